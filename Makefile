@@ -1,0 +1,107 @@
+# Makefile - builds build/scxprof, the static library build/libscxprof.a of all
+# stages, the tests, fuzzers and benchmarks. `make help` lists the targets.
+
+CC       ?= gcc
+BUILD    ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SAN      ?=
+
+PKGS      := libelf libarchive libpcre2-8 json-c libbpf zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+LDLIBS   += $(PKG_LIBS) -lpfm -liberty -lm -lpthread
+ifeq ($(SAN),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+LIB_SRCS  := $(sort $(wildcard lib/*.c process/*.c record/*.c extract/*.c))
+CMD_SRCS  := $(sort $(wildcard cmd/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/obj/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
+WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(BUILD)/workloads/%)
+
+LIB  := $(BUILD)/libscxprof.a
+BIN  := $(BUILD)/scxprof
+UNIT := $(BUILD)/unit-tests
+
+.PHONY: all deps test unit integration asan fuzz bench demo install clean help check-deps
+
+all: $(BIN) $(LIB)
+
+help:
+	@echo "make            build $(BIN) and $(LIB)"
+	@echo "make deps       install missing Debian packages and test tools (root)"
+	@echo "make test       check deps, build, run unit + integration tests"
+	@echo "make asan       the same tests under ASan+UBSan (build-asan/)"
+	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60)"
+	@echo "make bench      benchmarks against perf (ratios, median of 3)"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+
+deps:
+	@bash scripts/deps.sh install
+
+check-deps:
+	@bash scripts/deps.sh check
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CMD_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIB) $(LDLIBS)
+
+$(UNIT): $(UNIT_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJS) $(LIB) $(LDLIBS) -lcriterion
+
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 -o $@ $< $(LDFLAGS) -lpthread
+
+test: check-deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS)
+	@BUILD=$(BUILD) bash tests/run.sh
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test
+
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
+build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS)
+	@mkdir -p build-fuzz
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	    -o $@ $< $(LIB_SRCS) $(LDLIBS)
+fuzz: check-deps $(FUZZ_BINS)
+	@bash fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+bench: check-deps
+	@$(MAKE) --no-print-directory $(BIN) $(WORKLOADS)
+	@BUILD=$(BUILD) bash bench/run.sh
+
+demo: check-deps
+	@$(MAKE) --no-print-directory $(BIN) $(WORKLOADS)
+	@BUILD=$(BUILD) bash scripts/demo.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/scxprof
+	install -m 0644 docs/scxprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/scxprof.1
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

@@ -1,0 +1,247 @@
+/*
+ * cmd_process.c - `scxprof process`: find the profile (directory or .tar.gz,
+ * extracted next to it), write PROFILE.out/ through a temporary directory
+ * renamed at the end, and print upstream's summary. All decoding is in
+ * process/; this file only decides where files go.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/opts.h"
+#include "lib/archive.h"
+#include "lib/error.h"
+#include "lib/fsutil.h"
+#include "process/process.h"
+
+struct process_args {
+	const char *file;
+	const char *outdir;
+	const char *symfs;
+	bool force;
+	bool no_filter;
+	int verbose;
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* PATH -> the profile directory, extracting an archive next to it. */
+static int resolve_profile(const char *path, char *dir, size_t size)
+{
+	char top[1024];
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return scx_fail_errno("%s", path);
+	if (S_ISDIR(st.st_mode)) {
+		fs_strip_suffix(dir, size, path, "");
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) || !ends_with(path, ".tar.gz"))
+		return scx_fail("%s: not a profile directory or a .tar.gz archive of one", path);
+	fs_strip_suffix(dir, size, path, ".tar.gz");
+	if (fs_is_dir(dir)) {
+		printf("Using already extracted %s\n", dir);
+		return 0;
+	}
+	if (fs_exists(dir))
+		return scx_fail("%s: exists and is not a directory; cannot extract %s there", dir, path);
+	if (archive_top_level(path, top, sizeof(top)) < 0)
+		return -1;
+	if (archive_extract(path, dir, NULL) < 0)
+		return -1;
+	printf("Extracted %s to %s\n", path, dir);
+	return 0;
+}
+
+static FILE *create_in(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	if (fs_join(path, sizeof(path), dir, name) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		scx_fail_errno("%s: cannot create", path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+static int close_checked(FILE **f, const char *what)
+{
+	int rc = 0;
+
+	if (!*f)
+		return 0;
+	if (fflush(*f) != 0 || ferror(*f))
+		rc = scx_fail_errno("%s: write failed", what);
+	if (fclose(*f) != 0 && !rc)
+		rc = scx_fail_errno("%s: write failed", what);
+	*f = NULL;
+	return rc;
+}
+
+static int write_outputs(const struct process_args *a, const struct process_inputs *in,
+			 const char *tmp, struct process_result *res)
+{
+	struct process_outputs out = {0};
+	struct process_opts po = {
+		.in = in, .symfs = a->symfs, .no_filter = a->no_filter, .verbose = a->verbose,
+		.log = stderr, .stop = &scx_interrupted,
+	};
+	FILE *summary = NULL;
+	int rc;
+
+	out.perf_jsonl = create_in(tmp, "perf.jsonl");
+	if (!out.perf_jsonl)
+		return -1;
+	if (in->has_hints && !(out.hints_copy = create_in(tmp, "hints.jsonl"))) {
+		fclose(out.perf_jsonl);
+		return -1;
+	}
+	rc = process_run(&po, &out, res);
+	if (close_checked(&out.perf_jsonl, "perf.jsonl") < 0 && !rc)
+		rc = -1;
+	if (close_checked(&out.hints_copy, "hints.jsonl") < 0 && !rc)
+		rc = -1;
+	if (rc)
+		return rc;
+	summary = create_in(tmp, "process.json");
+	if (!summary)
+		return -1;
+	rc = process_write_summary(summary, in, res);
+	if (close_checked(&summary, "process.json") < 0)
+		rc = -1;
+	return rc;
+}
+
+static void print_listing(const char *dir)
+{
+	struct dirent **names;
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		char path[4096];
+		struct stat st;
+
+		if (names[i]->d_name[0] != '.' && fs_join(path, sizeof(path), dir, names[i]->d_name) == 0 &&
+		    stat(path, &st) == 0)
+			printf("  %-16s %12lld bytes\n", names[i]->d_name, (long long)st.st_size);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+static void print_summary(const char *outdir, const struct process_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_warnings; i++)
+		fprintf(stderr, "WARNING: %s\n", r->warnings[i]);
+	printf("Output directory: %s\n", outdir);
+	printf("Parsed %llu of %llu records (%llu skipped, %llu unparseable)\n",
+	       (unsigned long long)r->kept, (unsigned long long)r->total,
+	       (unsigned long long)(r->skipped_no_phys + r->skipped_comm),
+	       (unsigned long long)r->unparseable);
+	print_listing(outdir);
+}
+
+static int run(const struct process_args *a)
+{
+	struct process_inputs *in = calloc(1, sizeof(*in));
+	struct process_result *res = calloc(1, sizeof(*res));
+	char dir[4096], outdir[4096], tmp[4096];
+	int rc = EXIT_ERROR;
+
+	if (!in || !res) {
+		fprintf(stderr, "scxprof process: out of memory\n");
+		goto out;
+	}
+	if (resolve_profile(a->file, dir, sizeof(dir)) < 0 || process_find_inputs(dir, in) < 0)
+		goto fail;
+	if (a->outdir)
+		fs_strip_suffix(outdir, sizeof(outdir), a->outdir, "");
+	else
+		snprintf(outdir, sizeof(outdir), "%.4090s.out", dir);
+	if (fs_exists(outdir) && !a->force) {
+		scx_fail("%s already exists (use --force to replace it)", outdir);
+		goto fail;
+	}
+	if (fs_make_temp_dir_for(outdir, tmp, sizeof(tmp)) < 0)
+		goto fail;
+	if (write_outputs(a, in, tmp, res) < 0 || fs_commit_dir(tmp, outdir, a->force) < 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", scx_errmsg());
+		fs_remove_tree(tmp);
+		scx_fail("%s", msg);
+		goto fail;
+	}
+	print_summary(outdir, res);
+	rc = EXIT_OK;
+	goto out;
+fail:
+	fprintf(stderr, "scxprof process: %s\n", scx_errmsg());
+	rc = scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+out:
+	free(in);
+	free(res);
+	return rc;
+}
+
+int cmd_process(int argc, char **argv)
+{
+	static const struct cmd_usage u = {
+		"process", "-f PATH [-v] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter]",
+		"Decode a recorded profile into JSONL. PATH is a profile directory or a .tar.gz\n"
+		"of one (extracted next to it, reused if already there). Reads perf.mem.data or\n"
+		"perf.data natively (or upstream's perf.mem.script / perf.script text), annotates\n"
+		"each sample with its thread's hint from hints.jsonl, and writes PROFILE.out/:\n"
+		"perf.jsonl, hints.jsonl (copy) and process.json. Like upstream it drops samples\n"
+		"without a physical address and samples of perf and swapper.",
+	};
+	struct process_args a = {0};
+	const struct opt opts[] = {
+		OPT_STRING('f', "file", &a.file, "PATH", "profile directory or .tar.gz (required)"),
+		OPT_STRING('o', "output", &a.outdir, "OUTDIR", "output directory (default PROFILE.out)"),
+		OPT_STRING(0, "symfs", &a.symfs, "DIR", "look for binaries under DIR, as perf --symfs"),
+		OPT_FLAG(0, "force", &a.force, "replace OUTDIR if it exists"),
+		OPT_FLAG(0, "no-filter", &a.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper)"),
+		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
+		OPT_END(),
+	};
+	char **rest = NULL;
+	int nr = 0, rc = opts_parse(argc, argv, opts, &u, &rest, &nr);
+
+	if (rc == 0 && nr > 0) {
+		fprintf(stderr, "scxprof process: unexpected argument '%s'\n", rest[0]);
+		opts_print_usage(&u);
+		rc = -1;
+	} else if (rc == 0 && !a.file) {
+		fprintf(stderr, "scxprof process: -f PATH is required\n");
+		opts_print_usage(&u);
+		rc = -1;
+	}
+	free(rest);
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	return run(&a);
+}

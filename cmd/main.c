@@ -1,0 +1,84 @@
+/*
+ * main.c - scxprof's entry point: global options and the command table.
+ * Each command's code is a thin layer over the stage library (cmd_NAME.c).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "lib/version.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{"record", cmd_record, "sample memory accesses, scheduling and hints into a profile archive"},
+	{"process", cmd_process, "decode a profile (perf.data, hints) into perf.jsonl"},
+	{"extract", cmd_extract, "cluster threads by shared memory into a cell config"},
+};
+
+volatile sig_atomic_t scx_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	scx_interrupted = 1;
+}
+
+void install_signal_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: scxprof [--version] [-h|--help] COMMAND [OPTIONS]\n\n"
+		   "Which threads of a workload share memory, and so belong together under a\n"
+		   "sched_ext scheduler? Record a profile, process it, extract a cell config.\n\n"
+		   "Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nRun 'scxprof COMMAND --help' for a command's options; 'man scxprof' for more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("scxprof %s\n", SCXPROF_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			install_signal_handlers();
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	if (argv[1][0] == '-')
+		fprintf(stderr, "scxprof: unknown option '%s'\n", argv[1]);
+	else
+		fprintf(stderr, "scxprof: '%s' is not a scxprof command\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

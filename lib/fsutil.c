@@ -1,0 +1,177 @@
+/*
+ * fsutil.c - filesystem helpers declared in fsutil.h.
+ */
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+
+static int remove_at(int dirfd, const char *name, const char *shown);
+
+static int remove_dir_contents(int fd, const char *shown)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		close(fd);
+		return scx_fail_errno("%s: cannot read directory", shown);
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (remove_at(dirfd(d), e->d_name, shown) < 0)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int remove_at(int dirfd, const char *name, const char *shown)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : scx_fail_errno("%s/%s: cannot stat", shown, name);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return scx_fail_errno("%s/%s: cannot remove", shown, name);
+		return 0;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return scx_fail_errno("%s/%s: cannot open", shown, name);
+	if (remove_dir_contents(fd, shown) < 0)
+		return -1;
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return scx_fail_errno("%s/%s: cannot remove", shown, name);
+	return 0;
+}
+
+int fs_remove_tree(const char *path)
+{
+	return remove_at(AT_FDCWD, path, ".") < 0 ? scx_fail("%s: %s", path, scx_errmsg()) : 0;
+}
+
+bool fs_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+bool fs_is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool fs_is_file(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int fs_join(char *out, size_t size, const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	int n;
+
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	n = snprintf(out, size, "%.*s/%s", (int)dl, dir, name);
+	if (n < 0 || (size_t)n >= size)
+		return scx_fail("%s/%s: path too long", dir, name);
+	return 0;
+}
+
+int fs_make_temp_dir_for(const char *final, char *out, size_t size)
+{
+	int n = snprintf(out, size, "%s.tmp.XXXXXX", final);
+
+	if (n < 0 || (size_t)n >= size)
+		return scx_fail("%s: path too long", final);
+	if (!mkdtemp(out))
+		return scx_fail_errno("%s: cannot create temporary directory", out);
+	return 0;
+}
+
+int fs_commit_dir(const char *tmp, const char *final, bool replace)
+{
+	char aside[4096];
+
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return scx_fail_errno("%s: cannot rename to %s", tmp, final);
+	if (!replace)
+		return scx_fail("%s already exists", final);
+	if (fs_make_temp_dir_for(final, aside, sizeof(aside)) < 0)
+		return -1;
+	if (renameat2(AT_FDCWD, final, AT_FDCWD, aside, RENAME_EXCHANGE) < 0) {
+		rmdir(aside);
+		return scx_fail_errno("%s: cannot move aside", final);
+	}
+	/* aside now holds the old output, final the empty dir: swap in the new */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE) < 0) {
+		renameat2(AT_FDCWD, aside, AT_FDCWD, final, RENAME_EXCHANGE);
+		rmdir(aside);
+		return scx_fail_errno("%s: cannot replace", final);
+	}
+	/* tmp is now the empty directory */
+	rmdir(tmp);
+	return fs_remove_tree(aside);
+}
+
+int fs_copy_file(const char *src, const char *dst)
+{
+	char buf[1 << 16];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
+		return scx_fail_errno("%s: cannot open", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0) {
+		close(in);
+		return scx_fail_errno("%s: cannot create", dst);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			rc = scx_fail_errno("%s: write failed", dst);
+			break;
+		}
+	}
+	if (n < 0)
+		rc = scx_fail_errno("%s: read failed", src);
+	if (close(out) < 0 && !rc)
+		rc = scx_fail_errno("%s: write failed", dst);
+	close(in);
+	if (rc)
+		unlink(dst);
+	return rc;
+}
+
+void fs_strip_suffix(char *out, size_t size, const char *path, const char *suffix)
+{
+	size_t len = strlen(path), sl = strlen(suffix);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len > sl && !memcmp(path + len - sl, suffix, sl))
+		len -= sl;
+	snprintf(out, size, "%.*s", (int)len, path);
+}

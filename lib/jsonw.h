@@ -1,0 +1,63 @@
+/*
+ * jsonw.h - a small, fast JSON text builder for the files we write.
+ *
+ * Output is appended to a growable byte buffer; the caller flushes it to a
+ * FILE* (jsonw_flush_to) when it suits it, e.g. once per JSONL line batch.
+ * It does no validation of structure: callers emit keys and values in the
+ * order the schema says. Strings are escaped per RFC 8259 (control characters
+ * as \u00XX; invalid UTF-8 bytes are replaced by U+FFFD so the output is
+ * always valid JSON).
+ */
+#ifndef SCX_JSONW_H
+#define SCX_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct jsonw {
+	char *buf;
+	size_t len, cap;
+	bool need_comma; /* a value was written at the current nesting level */
+	int oom;         /* an allocation failed; further writes are dropped */
+};
+
+void jsonw_init(struct jsonw *w);
+void jsonw_free(struct jsonw *w);
+void jsonw_reset(struct jsonw *w);
+
+void jsonw_obj_open(struct jsonw *w);
+void jsonw_obj_close(struct jsonw *w);
+void jsonw_arr_open(struct jsonw *w);
+void jsonw_arr_close(struct jsonw *w);
+void jsonw_key(struct jsonw *w, const char *key);
+
+void jsonw_str(struct jsonw *w, const char *s);
+void jsonw_strn(struct jsonw *w, const char *s, size_t n);
+void jsonw_u64(struct jsonw *w, uint64_t v);
+void jsonw_i64(struct jsonw *w, int64_t v);
+void jsonw_bool(struct jsonw *w, bool v);
+void jsonw_null(struct jsonw *w);
+void jsonw_double(struct jsonw *w, double v, int decimals);
+/* Lower-case hex without 0x and without padding, as a JSON string. */
+void jsonw_hex_str(struct jsonw *w, uint64_t v);
+/* Seconds with 9 decimals from ns, as a JSON string ("12.000000345"). */
+void jsonw_time_str(struct jsonw *w, uint64_t ns);
+
+/* key + value in one call */
+void jsonw_kv_str(struct jsonw *w, const char *key, const char *s);
+void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);
+void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v);
+void jsonw_kv_bool(struct jsonw *w, const char *key, bool v);
+
+/* End a JSONL line: '\n' and a fresh top level. */
+void jsonw_newline(struct jsonw *w);
+
+/* Raw bytes (already valid JSON or a newline). */
+void jsonw_raw(struct jsonw *w, const char *s, size_t n);
+
+/* Write the buffer to f and empty it. -1 (scx_fail naming what) on error or OOM. */
+int jsonw_flush_to(struct jsonw *w, FILE *f, const char *what);
+
+#endif

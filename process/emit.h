@@ -1,0 +1,47 @@
+/*
+ * emit.h - what every memory input path (perf.data, script text) shares:
+ * upstream's sample filter, hint annotation, the -v "skipped" lines, and
+ * buffered writing of perf.jsonl. Internal to process/.
+ */
+#ifndef SCX_EMIT_H
+#define SCX_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/jsonw.h"
+#include "process/hints.h"
+#include "process/mem_jsonl.h"
+#include "process/process.h"
+
+struct emitter {
+	const struct process_opts *opts;
+	struct process_outputs *out;
+	struct process_result *res;
+	struct hints_index *hints;
+	struct jsonw w;
+};
+
+enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM };
+
+void emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
+		  struct process_result *res, struct hints_index *hints);
+void emitter_free(struct emitter *e);
+
+/* Upstream's filter: no phys_addr (0 or absent) first, then comm perf/swapper.
+ * Counts the skip and prints the -v line; KEEP when the sample stays. */
+enum skip_reason emitter_filter(struct emitter *e, const char *comm, int64_t pid, int64_t tid,
+				uint64_t time_ns, bool has_phys, uint64_t phys_addr);
+
+/* Annotate r->hint and append the line; flushes every 256 KiB. */
+int emitter_write(struct emitter *e, struct mem_record *r);
+int emitter_flush(struct emitter *e);
+
+/* Add a warning to the result (deduplicated, capped). */
+void process_warn(struct process_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The two input paths. */
+int process_perf_data(struct emitter *e);
+int process_script_text(struct emitter *e);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * mem_jsonl.h - one perf.jsonl line: a kept memory sample with upstream's
+ * keys, order and types, followed by our extra keys.
+ *
+ * Upstream keys (in order): comm, tid, pid, time (string, seconds with 9
+ * decimals), addr (hex string), cgroup, ip (hex string), sym, dso,
+ * phys_addr (hex string), data_page_size (bytes), hint.
+ * Extra keys, present when the input has them: event, cpu, time_ns, period,
+ * weight, weight_struct {var1, var2, var3}, data_src {...}.
+ * schemas/perf-sample.schema.json is the contract.
+ */
+#ifndef SCX_MEM_JSONL_H
+#define SCX_MEM_JSONL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/jsonw.h"
+
+struct mem_record {
+	const char *comm;
+	int64_t tid, pid;
+	uint64_t time_ns;
+	uint64_t addr;
+	const char *cgroup;
+	uint64_t ip;
+	const char *sym, *dso;
+	uint64_t phys_addr;
+	uint64_t data_page_size;
+	uint64_t hint;
+	/* extras */
+	const char *event; /* NULL: omitted */
+	bool has_cpu, has_time_ns, has_period, has_weight, has_weight_struct, has_data_src;
+	uint32_t cpu;
+	uint64_t period, weight, data_src;
+	uint32_t var1;
+	uint16_t var2, var3;
+};
+
+/* Append the record as one JSON line (with the trailing newline). */
+void mem_jsonl_line(struct jsonw *w, const struct mem_record *r);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * mem_perfdata.c - the perf.data input path of `process`: walks the data
+ * section, orders records by time within rounds (like perf script), replays
+ * side-band records into the session and turns samples into perf.jsonl lines.
+ */
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "lib/error.h"
+#include "lib/perfdata.h"
+#include "process/emit.h"
+#include "process/order.h"
+#include "process/session.h"
+#include "process/symbols.h"
+
+struct walk {
+	struct emitter *e;
+	struct pd_file *f;
+	struct session *s;
+	struct order_queue q;
+	bool ordered;
+	uint64_t since_release;
+};
+
+static const char *clock_name(int clockid)
+{
+	switch (clockid) {
+	case CLOCK_REALTIME: return "CLOCK_REALTIME";
+	case CLOCK_MONOTONIC: return "CLOCK_MONOTONIC";
+	case CLOCK_MONOTONIC_RAW: return "CLOCK_MONOTONIC_RAW";
+	case CLOCK_BOOTTIME: return "CLOCK_BOOTTIME";
+	case CLOCK_TAI: return "CLOCK_TAI";
+	default: return "unknown clock";
+	}
+}
+
+/* Every attr must sample TIME for ordering; note the clock of the first. */
+static void inspect_attrs(struct walk *wk)
+{
+	struct process_result *res = wk->e->res;
+	size_t i;
+
+	wk->ordered = wk->f->sample_id_all && wk->f->nr_attrs > 0;
+	for (i = 0; i < wk->f->nr_attrs; i++)
+		if (!(wk->f->attrs[i].attr.sample_type & PERF_SAMPLE_TIME))
+			wk->ordered = false;
+	res->ordered = wk->ordered;
+	if (wk->f->nr_attrs && wk->f->attrs[0].attr.use_clockid) {
+		res->clock_known = true;
+		res->clockid = wk->f->attrs[0].attr.clockid;
+	}
+	if (!wk->ordered && wk->e->opts->verbose && wk->e->opts->log)
+		fprintf(wk->e->opts->log, "%s: no sample_id_all/time on every event: samples in file order\n",
+			wk->f->path);
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void count_kernel_record(struct walk *wk, const struct perf_event_header *h, size_t body)
+{
+	struct process_result *res = wk->e->res;
+	const uint8_t *b = (const uint8_t *)(h + 1);
+
+	switch (h->type) {
+	case PERF_RECORD_LOST:
+		res->lost_records++;
+		if (body >= 16)
+			res->lost_events += u64_at(b + 8);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (body >= 8)
+			res->lost_samples += u64_at(b);
+		break;
+	case PERF_RECORD_THROTTLE:
+		res->throttle++;
+		break;
+	case PERF_RECORD_UNTHROTTLE:
+		res->unthrottle++;
+		break;
+	default:
+		break;
+	}
+}
+
+static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
+{
+	struct emitter *e = wk->e;
+	struct pd_sample smp;
+	struct session_thread *t;
+	struct session_resolved where;
+	struct mem_record r = {0};
+	const char *cg = "";
+
+	if (pd_parse_sample(wk->f, h, &smp) < 0)
+		return -1;
+	e->res->total++;
+	t = session_thread(wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
+	if (!t)
+		return -1;
+	if (emitter_filter(e, t->comm, (int32_t)smp.pid, (int32_t)smp.tid, smp.time,
+			   smp.present & PERF_SAMPLE_PHYS_ADDR, smp.phys_addr) != KEEP)
+		return 0;
+	session_resolve_ip(wk->s, t, smp.misc & PERF_RECORD_MISC_CPUMODE_MASK, smp.ip, &where);
+	if (smp.present & PERF_SAMPLE_CGROUP) {
+		cg = session_cgroup(wk->s, smp.cgroup);
+		if (!cg)
+			cg = "unknown";
+	}
+	r.comm = t->comm;
+	r.tid = (int32_t)smp.tid;
+	r.pid = (int32_t)smp.pid;
+	r.time_ns = smp.time;
+	r.addr = smp.addr;
+	r.cgroup = cg;
+	r.ip = smp.ip;
+	r.sym = where.sym;
+	r.dso = where.dso;
+	r.phys_addr = smp.phys_addr;
+	r.data_page_size = smp.data_page_size;
+	r.event = smp.attr && smp.attr->name[0] ? smp.attr->name : NULL;
+	r.has_cpu = smp.present & PERF_SAMPLE_CPU;
+	r.cpu = smp.cpu;
+	r.has_time_ns = smp.present & PERF_SAMPLE_TIME;
+	r.has_period = smp.present & PERF_SAMPLE_PERIOD;
+	r.period = smp.period;
+	r.has_weight = smp.present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT);
+	r.weight = smp.weight;
+	r.has_weight_struct = smp.present & PERF_SAMPLE_WEIGHT_STRUCT;
+	r.var1 = smp.weight_var1;
+	r.var2 = smp.weight_var2;
+	r.var3 = smp.weight_var3;
+	r.has_data_src = smp.present & PERF_SAMPLE_DATA_SRC;
+	r.data_src = smp.data_src;
+	return emitter_write(e, &r);
+}
+
+static int deliver(struct walk *wk, const struct perf_event_header *h)
+{
+	size_t body;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		return deliver_sample(wk, h);
+	body = pd_body_size(wk->f, h);
+	count_kernel_record(wk, h, body);
+	if (session_apply(wk->s, h, body) < 0)
+		return scx_fail("%s: record at offset %llu: %s", wk->f->path,
+				(unsigned long long)pd_offset_of(wk->f, h), scx_errmsg());
+	return 0;
+}
+
+/* Time of a kernel record for ordering; false when it has none. */
+static int record_time(struct walk *wk, const struct perf_event_header *h, uint64_t *time, bool *has)
+{
+	struct pd_sample smp;
+	int rc;
+
+	rc = h->type == PERF_RECORD_SAMPLE ? pd_parse_sample(wk->f, h, &smp)
+					   : pd_parse_sample_id(wk->f, h, &smp);
+	if (rc < 0)
+		return -1;
+	*has = smp.present & PERF_SAMPLE_TIME;
+	*time = smp.time;
+	return 0;
+}
+
+static int drain(struct walk *wk)
+{
+	struct order_item it;
+
+	while (order_pop(&wk->q, &it))
+		if (deliver(wk, it.rec) < 0)
+			return -1;
+	return 0;
+}
+
+/* Give back file pages nothing queued still points into. */
+static void release_pages(struct walk *wk, uint64_t cursor_pos)
+{
+	const void *low = order_lowest_rec(&wk->q);
+	uint64_t upto = cursor_pos;
+
+	if (low)
+		upto = pd_offset_of(wk->f, low);
+	pd_release_before(wk->f, upto);
+}
+
+static int on_record(struct walk *wk, const struct perf_event_header *h, uint64_t pos)
+{
+	uint64_t time;
+	bool has_time;
+
+	if (h->type < PROCESS_RECORD_TYPES)
+		wk->e->res->records[h->type]++;
+	if (h->type == PD_RECORD_FINISHED_ROUND) {
+		wk->e->res->rounds++;
+		if (!wk->ordered)
+			return 0;
+		order_round(&wk->q);
+		if (drain(wk) < 0)
+			return -1;
+		if (++wk->since_release >= 16) {
+			wk->since_release = 0;
+			release_pages(wk, pos);
+		}
+		return 0;
+	}
+	if (h->type >= PD_RECORD_HEADER_ATTR)
+		return 0; /* perf tool records: nothing we need */
+	if (!wk->ordered)
+		return deliver(wk, h);
+	if (record_time(wk, h, &time, &has_time) < 0)
+		return -1;
+	if (!has_time)
+		return deliver(wk, h);
+	return order_push(&wk->q, time, h);
+}
+
+static int walk_records(struct walk *wk)
+{
+	struct pd_cursor c;
+	const struct perf_event_header *h;
+	uint64_t n = 0;
+	int r;
+
+	pd_cursor_init(&c, wk->f);
+	while ((r = pd_next(&c, &h)) > 0) {
+		if ((++n & 0xfff) == 0 && wk->e->opts->stop && *wk->e->opts->stop)
+			return scx_fail("interrupted");
+		if (on_record(wk, h, c.pos) < 0)
+			return -1;
+		if (!wk->ordered && (n & 0xffff) == 0)
+			pd_release_before(wk->f, c.pos);
+	}
+	if (r < 0)
+		return -1;
+	order_finish(&wk->q);
+	return drain(wk);
+}
+
+static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f)
+{
+	const struct process_inputs *in = e->opts->in;
+	struct sym_cache_opts so = {.symfs = e->opts->symfs};
+	struct stat st;
+	struct timespec now, boot;
+	bool same_boot = false;
+
+	if (in->has_kallsyms) {
+		so.kallsyms_path = in->kallsyms_path;
+		e->res->kallsyms_source = "snapshot";
+	} else {
+		/* no snapshot: /proc/kallsyms only if the file was written during this boot */
+		clock_gettime(CLOCK_REALTIME, &now);
+		clock_gettime(CLOCK_BOOTTIME, &boot);
+		if (fstat(f->fd, &st) == 0 && st.st_mtime >= now.tv_sec - boot.tv_sec - 1)
+			same_boot = true;
+		so.allow_proc_kallsyms = same_boot;
+		e->res->kallsyms_source = same_boot ? "/proc/kallsyms" : "none";
+		if (!same_boot)
+			process_warn(e->res, "%s: no kallsyms snapshot and recorded before this boot: "
+				     "kernel symbols shown as [unknown]", f->path);
+	}
+	return sym_cache_new(&so);
+}
+
+int process_perf_data(struct emitter *e)
+{
+	struct pd_file f;
+	struct session s;
+	struct sym_cache *syms;
+	struct walk wk = {.e = e, .f = &f, .s = &s};
+	int rc;
+
+	if (pd_open(&f, e->opts->in->mem_path) < 0)
+		return -1;
+	syms = open_symbols(e, &f);
+	if (!syms) {
+		pd_close(&f);
+		return -1;
+	}
+	session_init(&s, syms);
+	order_init(&wk.q);
+	inspect_attrs(&wk);
+	rc = walk_records(&wk);
+	if (rc == 0)
+		rc = emitter_flush(e);
+	e->res->peak_queued = wk.q.peak;
+	e->res->late_records = wk.q.late;
+	e->res->threads = s.stats.threads;
+	e->res->cgroups = s.stats.cgroups;
+	e->res->dsos = s.stats.dsos;
+	sym_cache_stats(syms, &e->res->syms);
+	e->res->kernel_symbols = e->res->syms.kernel_symbols > 0;
+	if (rc == 0 && e->res->has_hints && (!e->res->clock_known || e->res->clockid != CLOCK_MONOTONIC))
+		process_warn(e->res, "%s was recorded on %s, hints on CLOCK_MONOTONIC: hint times may be skewed",
+			     f.path, e->res->clock_known ? clock_name(e->res->clockid) : "perf's default clock");
+	order_free(&wk.q);
+	session_free(&s);
+	sym_cache_free(syms);
+	pd_close(&f);
+	return rc;
+}

@@ -1,0 +1,98 @@
+/*
+ * mem_script.c - the text input path of `process`: upstream archives may hold
+ * `perf script` output (perf.mem.script / perf.script) instead of perf.data.
+ * Each line is parsed with upstream's rules (script_text.c); blank lines and
+ * '#' comments are not records; a line that does not parse counts as
+ * unparseable and is reported with -v.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "process/emit.h"
+#include "process/script_text.h"
+
+static bool blank_or_comment(const char *line, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	return i == len || line[i] == '#';
+}
+
+static int one_line(struct emitter *e, const char *line, size_t len, uint64_t lineno,
+		    struct script_mem_sample *smp)
+{
+	struct mem_record r = {0};
+
+	e->res->total++;
+	if (script_parse_mem_line(line, len, smp) < 0) {
+		e->res->unparseable++;
+		if (e->opts->verbose && e->opts->log)
+			fprintf(e->opts->log, "unparseable (%s:%llu: %s): %.*s\n", e->opts->in->mem_name,
+				(unsigned long long)lineno, scx_errmsg(), (int)(len > 200 ? 200 : len), line);
+		return 0;
+	}
+	if (emitter_filter(e, smp->comm, smp->pid, smp->tid, smp->time_ns, smp->has_phys_addr,
+			   smp->phys_addr) != KEEP)
+		return 0;
+	r.comm = smp->comm;
+	r.tid = smp->tid;
+	r.pid = smp->pid;
+	r.time_ns = smp->time_ns;
+	r.has_time_ns = true;
+	r.addr = smp->addr;
+	r.cgroup = smp->cgroup;
+	r.ip = smp->ip;
+	r.sym = smp->sym[0] ? smp->sym : "[unknown]";
+	r.dso = smp->dso[0] ? smp->dso : "[unknown]";
+	r.phys_addr = smp->phys_addr;
+	r.data_page_size = smp->data_page_size;
+	return emitter_write(e, &r);
+}
+
+int process_script_text(struct emitter *e)
+{
+	const char *path = e->opts->in->mem_path;
+	struct script_mem_sample *smp = malloc(sizeof(*smp));
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	uint64_t lineno = 0;
+	int rc = 0;
+
+	if (!f || !smp) {
+		free(smp);
+		if (f)
+			fclose(f);
+		return scx_fail_errno("%s: cannot open", path);
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (n && line[n - 1] == '\n')
+			n--;
+		if (blank_or_comment(line, (size_t)n))
+			continue;
+		if ((lineno & 0xfff) == 0 && e->opts->stop && *e->opts->stop) {
+			rc = scx_fail("interrupted");
+			break;
+		}
+		if (one_line(e, line, (size_t)n, lineno, smp) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = scx_fail_errno("%s: read failed", path);
+	if (!rc)
+		rc = emitter_flush(e);
+	if (!rc && e->res->has_hints)
+		process_warn(e->res, "%s is perf script text (perf's clock, not CLOCK_MONOTONIC): "
+			     "hint times may be skewed", path);
+	free(line);
+	free(smp);
+	fclose(f);
+	return rc;
+}

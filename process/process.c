@@ -1,0 +1,116 @@
+/*
+ * process.c - entry points of the process stage: find a profile's inputs and
+ * run the right input path (see process.h).
+ */
+#include "process.h"
+
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/fsutil.h"
+#include "process/emit.h"
+
+static const struct {
+	const char *name;
+	enum process_mem_kind kind;
+} mem_candidates[] = {
+	{"perf.mem.data", MEM_PERF_DATA},
+	{"perf.data", MEM_PERF_DATA},
+	{"perf.mem.script", MEM_SCRIPT_TEXT},
+	{"perf.script", MEM_SCRIPT_TEXT},
+};
+
+/* Sets *found when dir/name is a regular file. */
+static int find_file(const char *dir, const char *name, char *path, size_t size, bool *found)
+{
+	if (fs_join(path, size, dir, name) < 0)
+		return -1;
+	*found = fs_is_file(path);
+	return 0;
+}
+
+int process_find_inputs(const char *dir, struct process_inputs *in)
+{
+	size_t i;
+	bool found = false;
+
+	memset(in, 0, sizeof(*in));
+	snprintf(in->dir, sizeof(in->dir), "%s", dir);
+	if (!fs_is_dir(dir))
+		return scx_fail("%s: not a profile directory", dir);
+	for (i = 0; i < sizeof(mem_candidates) / sizeof(mem_candidates[0]) && !found; i++) {
+		if (find_file(dir, mem_candidates[i].name, in->mem_path, sizeof(in->mem_path), &found) < 0)
+			return -1;
+		if (found) {
+			in->mem_kind = mem_candidates[i].kind;
+			snprintf(in->mem_name, sizeof(in->mem_name), "%s", mem_candidates[i].name);
+		}
+	}
+	if (!found)
+		return scx_fail("%s: no memory stream found (perf.mem.data, perf.data, perf.mem.script "
+				"or perf.script)", dir);
+	if (find_file(dir, "hints.jsonl", in->hints_path, sizeof(in->hints_path), &in->has_hints) < 0 ||
+	    find_file(dir, "kallsyms", in->kallsyms_path, sizeof(in->kallsyms_path), &in->has_kallsyms) < 0 ||
+	    find_file(dir, "metadata.json", in->metadata_path, sizeof(in->metadata_path), &in->has_metadata) < 0)
+		return -1;
+	return 0;
+}
+
+static void hint_warnings(struct process_result *res)
+{
+	const struct hints_stats *h = &res->hints;
+	char tids[128];
+	size_t i, len = 0;
+
+	if (h->unordered_updates) {
+		for (i = 0, len = 0; i < h->nr_unordered_update_tids && len < sizeof(tids) - 12; i++)
+			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%u", i ? ", " : "",
+						h->unordered_update_tids[i]);
+		tids[len] = '\0';
+		process_warn(res, "hints.jsonl: %llu hint updates out of time order (e.g. tids %s); "
+			     "sorted before use", (unsigned long long)h->unordered_updates, tids);
+	}
+	if (h->unordered_lookups) {
+		for (i = 0, len = 0; i < h->nr_unordered_lookup_tids && len < sizeof(tids) - 12; i++)
+			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%u", i ? ", " : "",
+						h->unordered_lookup_tids[i]);
+		tids[len] = '\0';
+		process_warn(res, "%llu samples went back in time for their thread (e.g. tids %s); "
+			     "hint lookups used binary search", (unsigned long long)h->unordered_lookups, tids);
+	}
+}
+
+int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res)
+{
+	struct hints_index *hints = NULL;
+	struct emitter e;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->kallsyms_source = "none";
+	if (opts->in->has_hints) {
+		if (hints_load(&hints, opts->in->hints_path, out->hints_copy) < 0)
+			return -1;
+		res->has_hints = true;
+	} else {
+		hints = hints_empty();
+		if (!hints)
+			return scx_fail("out of memory");
+	}
+	emitter_init(&e, opts, out, res, hints);
+	if (opts->in->mem_kind == MEM_PERF_DATA)
+		rc = process_perf_data(&e);
+	else
+		rc = process_script_text(&e);
+	hints_get_stats(hints, &res->hints);
+	if (rc == 0) {
+		hint_warnings(res);
+		if (res->lost_events || res->lost_samples)
+			process_warn(res, "the kernel reported %llu lost events and %llu lost samples "
+				     "while recording", (unsigned long long)res->lost_events,
+				     (unsigned long long)res->lost_samples);
+	}
+	emitter_free(&e);
+	hints_free(hints);
+	return rc;
+}

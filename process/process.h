@@ -1,0 +1,85 @@
+/*
+ * process.h - the `process` stage as a library call: read one profile
+ * directory (perf.mem.data / perf.data, or upstream's perf script text, plus
+ * hints.jsonl) and write perf.jsonl lines, a copy of hints.jsonl, and the
+ * numbers for process.json to streams the caller opened.
+ *
+ * Where files go (temp names, renames, refusing to overwrite) is the
+ * caller's business; this module only reads the profile and writes to the
+ * FILE*s it is given.
+ */
+#ifndef SCX_PROCESS_H
+#define SCX_PROCESS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "process/hints.h"
+#include "process/symbols.h"
+
+enum process_mem_kind { MEM_NONE, MEM_PERF_DATA, MEM_SCRIPT_TEXT };
+
+struct process_inputs {
+	char dir[4096];
+	enum process_mem_kind mem_kind;
+	char mem_name[64];      /* "perf.mem.data", "perf.data", "perf.mem.script" or "perf.script" */
+	char mem_path[4096];
+	bool has_hints;
+	char hints_path[4096];
+	bool has_kallsyms;      /* kallsyms snapshot written by record */
+	char kallsyms_path[4096];
+	bool has_metadata;
+	char metadata_path[4096];
+};
+
+/* Look for the inputs in dir; first match wins per stream. -1 if there is
+ * no memory stream at all. */
+int process_find_inputs(const char *dir, struct process_inputs *in);
+
+struct process_opts {
+	const struct process_inputs *in;
+	const char *symfs;            /* perf --symfs, or NULL */
+	bool no_filter;               /* keep samples upstream drops (phys_addr 0, perf/swapper) */
+	int verbose;                  /* -v: skipped samples to log */
+	FILE *log;                    /* -v lines and notes; warnings are returned, not printed */
+	volatile sig_atomic_t *stop;  /* set asynchronously to abort ("interrupted") */
+};
+
+struct process_outputs {
+	FILE *perf_jsonl;
+	FILE *hints_copy;  /* NULL when there are no hints */
+};
+
+#define PROCESS_MAX_WARNINGS 16
+#define PROCESS_RECORD_TYPES 128
+
+struct process_result {
+	/* samples (upstream's "Parsed X of Y records (S skipped, U unparseable)") */
+	uint64_t total, kept, skipped_no_phys, skipped_comm, unparseable;
+	/* perf.data records by type; see pd_record_name() */
+	uint64_t records[PROCESS_RECORD_TYPES];
+	uint64_t lost_events, lost_records, lost_samples, throttle, unthrottle;
+	bool clock_known;
+	int clockid;                   /* when clock_known */
+	bool ordered;                  /* timestamp order by rounds; else file order */
+	uint64_t rounds, peak_queued, late_records;
+	struct hints_stats hints;
+	bool has_hints;
+	struct sym_stats syms;
+	bool kernel_symbols;           /* kallsyms was available */
+	const char *kallsyms_source;   /* "snapshot", "/proc/kallsyms" or "none" */
+	uint64_t threads, cgroups, dsos;
+	char warnings[PROCESS_MAX_WARNINGS][512];
+	size_t nr_warnings;
+};
+
+/* Run the stage. On error returns -1 with scx_errmsg() set; the caller
+ * removes whatever it created. */
+int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res);
+
+/* Write process.json (pretty, with the trailing newline). */
+int process_write_summary(FILE *f, const struct process_inputs *in, const struct process_result *res);
+
+#endif

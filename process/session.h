@@ -1,0 +1,89 @@
+/*
+ * session.h - the state of the profiled machine as perf.data side-band
+ * records describe it, replayed in time order: threads (tid -> pid, comm),
+ * each process's memory maps, the kernel's maps, and cgroup ids -> paths.
+ *
+ * The rules follow perf's own (tools/perf/util/machine.c, thread.c): a thread
+ * first seen in a sample is named ":TID"; threads of a process share its
+ * maps, a new process (fork with a different pid) gets a copy; a new mapping
+ * replaces the parts of older ones it overlaps; a user-mode address outside
+ * every user map that looks like a kernel address is looked up in the kernel
+ * maps (vsyscall/vdso). Exited threads are kept for late samples.
+ */
+#ifndef SCX_SESSION_H
+#define SCX_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/perfdata.h"
+#include "lib/u64map.h"
+#include "process/symbols.h"
+
+struct session_dso {
+	char *name;           /* as in the MMAP record; "[kernel.kallsyms]" for the kernel */
+	struct sym_dso *syms; /* loaded on first lookup; NULL for names with no file */
+	bool looked_up;
+	bool is_kernel;       /* kernel image: symbols from kallsyms */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+};
+
+struct session_map {
+	uint64_t start, end, pgoff;
+	struct session_dso *dso;
+};
+
+struct session_maps {
+	struct session_map *v;
+	size_t n, cap;
+	int refs;
+};
+
+struct session_thread {
+	int32_t pid, tid;
+	char comm[32];
+	bool exited;
+	struct session_maps *maps;
+};
+
+struct session_stats {
+	uint64_t threads, processes, maps, dsos, cgroups;
+};
+
+struct session {
+	struct u64map threads;   /* tid -> session_thread* */
+	struct u64map cgroups;   /* cgroup id -> char* path */
+	struct u64map dsos;      /* name hash -> session_dso* (chained by name compare) */
+	struct session_maps kernel;
+	struct sym_cache *syms;
+	struct session_stats stats;
+};
+
+/* Where an address resolved to. dso/sym are "[unknown]" when not found. */
+struct session_resolved {
+	const char *dso;
+	const char *sym;
+};
+
+int session_init(struct session *s, struct sym_cache *syms);
+void session_free(struct session *s);
+
+/*
+ * Apply one side-band record (COMM, FORK, EXIT, MMAP, MMAP2, CGROUP); other
+ * types are ignored. body_size is the record's size without its sample_id
+ * trailer (pd_body_size). -1 when the record is malformed (scx_fail).
+ */
+int session_apply(struct session *s, const struct perf_event_header *h, size_t body_size);
+
+/* The thread for a sample, created on first sight as perf does. */
+struct session_thread *session_thread(struct session *s, int32_t pid, int32_t tid);
+
+/* Resolve an instruction address of thread t; cpumode from header.misc. */
+void session_resolve_ip(struct session *s, struct session_thread *t, uint16_t cpumode,
+			uint64_t ip, struct session_resolved *out);
+
+/* Path of a cgroup id, or NULL when no CGROUP record named it. */
+const char *session_cgroup(const struct session *s, uint64_t id);
+
+#endif

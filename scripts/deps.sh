@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# deps.sh - check (and with "install", install) what scxprof needs to build
+# and test: Debian -dev packages found with pkg-config, libpfm4 (no .pc file),
+# the BPF toolchain, perf (the test oracle) and ajv (schema validator, npm).
+set -u
+mode=${1:-check}
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+# pkg-config name -> Debian package
+declare -A pc_pkgs=(
+	[libelf]=libelf-dev [libarchive]=libarchive-dev [libpcre2-8]=libpcre2-dev
+	[json-c]=libjson-c-dev [libbpf]=libbpf-dev [criterion]=libcriterion-dev
+	[zlib]=zlib1g-dev
+)
+missing=()
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+for pc in "${!pc_pkgs[@]}"; do
+	pkg-config --exists "$pc" 2>/dev/null || missing+=("${pc_pkgs[$pc]}")
+done
+[ -f /usr/include/perfmon/pfmlib_perf_event.h ] || missing+=(libpfm4-dev)
+[ -f /usr/include/libiberty/demangle.h ] || missing+=(libiberty-dev)
+command -v clang >/dev/null || missing+=(clang)
+command -v bpftool >/dev/null || missing+=(bpftool)
+command -v perf >/dev/null || missing+=(linux-perf)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+# libFuzzer runtime for `make fuzz`
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
+
+need_ajv=0
+[ -f "$here/tests/node_modules/ajv/package.json" ] || need_ajv=1
+
+if [ ${#missing[@]} -eq 0 ] && [ $need_ajv -eq 0 ]; then
+	exit 0
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+	line="apt-get install -y ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "scxprof: missing build dependencies; run as root: apt-get update && $line" >&2
+		exit 1
+	fi
+	echo "scxprof: installing: ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		{ echo "scxprof: failed: $line" >&2; exit 1; }
+fi
+if [ $need_ajv -eq 1 ]; then
+	command -v npm >/dev/null || { echo "scxprof: npm missing (apt-get install -y npm)" >&2; exit 1; }
+	(cd "$here/tests" && npm install --no-audit --no-fund --silent ajv@8 ajv-formats@3 >/dev/null 2>&1) ||
+		{ echo "scxprof: failed: (cd tests && npm install ajv@8 ajv-formats@3)" >&2; exit 1; }
+fi
+exit 0

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""compare_perf_script.py - compares scxprof's perf.jsonl with `perf script`
+output of the same perf.data, sample by sample, in order.
+
+usage: compare_perf_script.py PERF_DATA PERF_JSONL
+Runs perf script three times (so that every field parses without ambiguity):
+  -F tid,pid,time,ip,addr,phys_addr,data_page_size --ns
+  -F comm
+  -F ip,sym,dso
+and checks pid, tid, comm, time, ip, addr, phys_addr, data_page_size, sym and
+dso of every sample. Prints a per-field mismatch count and up to 10 examples,
+and exits 1 on any mismatch or a different sample count.
+"""
+import json
+import re
+import subprocess
+import sys
+
+SIZES = {"N/A": 0, "4K": 4096, "2M": 2 << 20, "1G": 1 << 30, "16K": 16384, "64K": 65536}
+
+
+def perf_script(data, fields, extra=()):
+    out = subprocess.run(["perf", "script", "-i", data, "-F", fields, *extra],
+                         check=True, capture_output=True, text=True, errors="replace")
+    return [l for l in out.stdout.split("\n") if l.strip()]
+
+
+def parse_nums(line):
+    # "  1234/1235  107.172290179:  7f25... 55bc... 0 4K"  (addr before ip)
+    m = re.match(r"\s*(-?\d+)/(-?\d+)\s+(\d+\.\d+):\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+(\S+)\s*$", line)
+    if not m:
+        raise ValueError("cannot parse: " + line)
+    pid, tid, time, addr, ip, phys, size = m.groups()
+    return {"pid": int(pid), "tid": int(tid), "time": time, "addr": int(addr, 16), "ip": int(ip, 16),
+            "phys_addr": int(phys, 16), "data_page_size": SIZES.get(size, size)}
+
+
+def parse_sym(line):
+    # "  7f25... getenv (/usr/lib/x86_64-linux-gnu/libc.so.6)"
+    m = re.match(r"\s*([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$", line)
+    if not m:
+        raise ValueError("cannot parse: " + line)
+    return {"ip_s": int(m.group(1), 16), "sym": m.group(2), "dso": m.group(3)}
+
+
+def main():
+    data, jsonl = sys.argv[1], sys.argv[2]
+    nums = [parse_nums(l) for l in perf_script(data, "tid,pid,time,ip,addr,phys_addr,data_page_size", ["--ns"])]
+    comms = [l.strip() for l in perf_script(data, "comm")]
+    syms = [parse_sym(l) for l in perf_script(data, "ip,sym,dso")]
+    ours = [json.loads(l) for l in open(jsonl)]
+    print(f"perf script: {len(nums)} samples; scxprof: {len(ours)} samples")
+    if not (len(nums) == len(comms) == len(syms)):
+        print("perf script runs disagree on the sample count")
+        return 1
+    bad = {}
+    examples = []
+    for i, (n, c, s) in enumerate(zip(nums, comms, syms)):
+        if i >= len(ours):
+            break
+        o = ours[i]
+        want = dict(n, comm=c, sym=s["sym"], dso=s["dso"])
+        got = {"pid": o["pid"], "tid": o["tid"], "time": o["time"], "addr": int(o["addr"], 16),
+               "ip": int(o["ip"], 16), "phys_addr": int(o["phys_addr"], 16),
+               "data_page_size": o["data_page_size"], "comm": o["comm"], "sym": o["sym"], "dso": o["dso"]}
+        for k in want:
+            if want[k] != got[k]:
+                bad[k] = bad.get(k, 0) + 1
+                if len(examples) < 10:
+                    examples.append(f"sample {i}: {k}: perf {want[k]!r} ours {got[k]!r}")
+    for k in sorted(bad):
+        print(f"mismatch {k}: {bad[k]} of {len(nums)}")
+    for e in examples:
+        print("  " + e)
+    if len(ours) != len(nums):
+        print("sample counts differ")
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test_cli.sh - the command table, help, exit codes and usage errors.
+. "$(dirname "$0")/lib.sh"
+
+# expect_rc NAME RC CMD...: CMD must exit with RC
+expect_rc() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$@" >"$WORK/o" 2>"$WORK/e"
+	rc=$?
+	[ $rc -eq "$want" ] && pass "$name" || fail "$name" "exit $rc, want $want: $(head -c 300 "$WORK/e")"
+}
+expect_rc "--version exits 0" 0 "$SCXPROF" --version
+check "--version prints the version" grep -qE '^scxprof [0-9]+\.[0-9]+\.[0-9]+$' "$WORK/o"
+expect_rc "--help exits 0" 0 "$SCXPROF" --help
+check "--help lists the three commands" bash -c "grep -q record '$WORK/o' && grep -q process '$WORK/o' && grep -q extract '$WORK/o'"
+expect_rc "no command: usage, exit 2" 2 "$SCXPROF"
+expect_rc "unknown command: exit 2" 2 "$SCXPROF" frobnicate
+check "unknown command is named" grep -q "'frobnicate' is not a scxprof command" "$WORK/e"
+expect_rc "unknown global option: exit 2" 2 "$SCXPROF" --bogus
+expect_rc "process --help exits 0" 0 "$SCXPROF" process --help
+check "process --help documents every option" bash -c "for o in --file --output --symfs --force --no-filter --verbose; do grep -q -- \"\$o\" '$WORK/o' || exit 1; done"
+expect_rc "process: unknown option exit 2" 2 "$SCXPROF" process --bogus
+check "process: unknown option named" grep -q "unknown option '--bogus'" "$WORK/e"
+expect_rc "process: missing -f exit 2" 2 "$SCXPROF" process
+expect_rc "process: -f without value exit 2" 2 "$SCXPROF" process -f
+expect_rc "process: stray argument exit 2" 2 "$SCXPROF" process -f x y
+expect_rc "record: not implemented yet, exit 1" 1 "$SCXPROF" record -t 1
+check "record says not implemented" grep -q "not implemented yet" "$WORK/e"
+expect_rc "extract: not implemented yet, exit 1" 1 "$SCXPROF" extract -f x
+expect_rc "record --help exits 0" 0 "$SCXPROF" record --help

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# test_process_errors.sh - hostile and corrupt input: every case must give a
+# clear one-line error naming the file, exit 1, and leave no output behind
+# (no PROFILE.out, no extracted directory, nothing outside the target).
+. "$(dirname "$0")/lib.sh"
+WL="$TOP/$BUILD/workloads/scxprof-workload"
+
+# expect_error NAME DIR_OR_ARCHIVE PATTERN: process must fail cleanly
+expect_error() {
+	local name=$1 input=$2 pattern=$3 base rc lines
+	base=${input%.tar.gz}
+	"$SCXPROF" process -f "$input" >"$WORK/out.txt" 2>"$WORK/err.txt"
+	rc=$?
+	lines=$(wc -l <"$WORK/err.txt")
+	if [ $rc -ne 1 ]; then fail "$name" "exit $rc (want 1): $(cat "$WORK/err.txt")"; return; fi
+	if [ "$lines" -ne 1 ]; then fail "$name" "want one line of error, got $lines: $(cat "$WORK/err.txt")"; return; fi
+	if ! grep -q -- "$pattern" "$WORK/err.txt"; then fail "$name" "error does not match '$pattern': $(cat "$WORK/err.txt")"; return; fi
+	if ! grep -qF -- "$(basename "$base")" "$WORK/err.txt"; then fail "$name" "error does not name the file: $(cat "$WORK/err.txt")"; return; fi
+	if ls -d "$base.out"* >/dev/null 2>&1; then fail "$name" "output left behind: $(ls -d "$base.out"*)"; return; fi
+	pass "$name"
+}
+
+# --- corrupt perf.data ----------------------------------------------------
+if perf record -q -e page-faults -c 1 -g -d -o "$WORK/good.data" -- "$WL" -i 20 -p 8 g:1 >/dev/null 2>&1; then
+	for kind in truncated-header bad-magic data-past-eof attrs-past-eof record-size-zero record-past-end \
+		short-sample absurd-callchain truncated-data; do
+		mkdir -p "$WORK/c-$kind"
+		python3 "$TOP/tests/integration/corrupt_perf.py" "$kind" "$WORK/good.data" "$WORK/c-$kind/perf.data"
+		expect_error "corrupt perf.data: $kind" "$WORK/c-$kind" "perf.data"
+	done
+else
+	skip "corrupt perf.data cases" "perf cannot record here to make the valid base file"
+fi
+mkdir -p "$WORK/empty-file"
+: >"$WORK/empty-file/perf.data"
+expect_error "corrupt perf.data: empty file" "$WORK/empty-file" "perf.data"
+
+# --- hostile archives -------------------------------------------------------
+for kind in not-gzip gzip-not-tar empty two-top absolute dotdot symlink-out symlink-then-file \
+	hardlink-out fifo chardev truncated; do
+	python3 "$TOP/tests/integration/hostile_archive.py" "$kind" "$WORK/a-$kind.tar.gz"
+	expect_error "hostile archive: $kind" "$WORK/a-$kind.tar.gz" "a-$kind"
+	if [ -e "$WORK/a-$kind" ] || ls "$WORK"/a-$kind.tmp* >/dev/null 2>&1; then
+		fail "hostile archive: $kind leaves nothing" "$(ls -d "$WORK"/a-$kind*)"
+	fi
+done
+for evil in /tmp/scxprof-evil-abs /tmp/scxprof-evil-through-link "$(dirname "$WORK")/scxprof-evil-dotdot"; do
+	if [ -e "$evil" ]; then fail "hostile archives wrote outside the target" "$evil exists"; rm -f "$evil"; fi
+done
+check "empty archive: upstream wording" bash -c "'$SCXPROF' process -f '$WORK/a-empty.tar.gz' 2>&1 | grep -q 'appears to be empty'"
+check "two top-level entries: upstream wording" bash -c "'$SCXPROF' process -f '$WORK/a-two-top.tar.gz' 2>&1 | grep -q 'contains multiple top-level entries'"
+
+# --- output directory rules -------------------------------------------------
+cp -r "$TOP/tests/fixtures/profile_basic" "$WORK/p"
+"$SCXPROF" process -f "$WORK/p" >/dev/null 2>&1
+echo keep >"$WORK/p.out/marker"
+"$SCXPROF" process -f "$WORK/p" >/dev/null 2>"$WORK/err.txt"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "already exists" "$WORK/err.txt" && [ -f "$WORK/p.out/marker" ]; then
+	pass "existing output directory is refused and kept"
+else
+	fail "existing output directory is refused" "rc=$rc $(cat "$WORK/err.txt")"
+fi
+if "$SCXPROF" process -f "$WORK/p" --force >/dev/null 2>&1 && [ ! -e "$WORK/p.out/marker" ] && [ -s "$WORK/p.out/perf.jsonl" ]; then
+	pass "--force replaces the output directory"
+else
+	fail "--force replaces the output directory" "$(ls "$WORK/p.out")"
+fi
+expect_error "missing input" "$WORK/does-not-exist" "No such file"
+mkdir -p "$WORK/nostream"
+expect_error "directory without a memory stream" "$WORK/nostream" "no memory stream"
+mkdir -p "$WORK/badhints" && cp "$TOP/tests/fixtures/profile_basic/perf.mem.script" "$WORK/badhints/"
+echo '{"pid": 1, "tgid": 1, "hints": "x", "timestamp": 5}' >"$WORK/badhints/hints.jsonl"
+expect_error "malformed hints.jsonl" "$WORK/badhints" "hints.jsonl:1"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_process_vs_perf.sh - differential test: perf.data files recorded here
+# with the system perf are decoded by `scxprof process` and compared, sample
+# by sample and in order, with `perf script` (the oracle nobody here wrote):
+# pid, tid, comm, time (ns), ip, addr, phys_addr, data_page_size, dso, sym.
+# Also checks cgroup paths against `perf report --sort cgroup`.
+. "$(dirname "$0")/lib.sh"
+WL="$TOP/$BUILD/workloads/scxprof-workload"
+
+if ! perf record -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+	skip "process matches perf script" "perf cannot record page-fault samples here"
+	exit 0
+fi
+
+# 1. page-fault samples with data addresses, system-wide, a workload whose
+#    thread names contain spaces
+mkdir -p "$WORK/pf"
+perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -a -o "$WORK/pf/perf.data" \
+	-- "$WL" -d 0.4 -p 32 "alpha worker:2:A" beta:1:A gamma:1 >/dev/null 2>&1
+if "$SCXPROF" process -f "$WORK/pf" --no-filter >"$WORK/pf.log" 2>&1; then
+	check "page faults: every sample equals perf script" \
+		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/pf/perf.data" "$WORK/pf.out/perf.jsonl"
+else
+	fail "page faults: process ran" "$(tail -n 3 "$WORK/pf.log")"
+fi
+n=$(wc -l <"$WORK/pf.out/perf.jsonl" 2>/dev/null || echo 0)
+if [ "$n" -gt 1000 ]; then pass "page faults: recorded a real workload ($n samples)"; else fail "page faults: sample count" "only $n samples"; fi
+
+# 2. several events in one file: samples find their attr by id
+mkdir -p "$WORK/multi"
+perf record -q -e page-faults/period=1/ -e cpu-clock/period=200000/ -d --phys-data --data-page-size -a \
+	-o "$WORK/multi/perf.data" -- "$WL" -d 0.3 -p 16 multi:2 >/dev/null 2>&1
+if "$SCXPROF" process -f "$WORK/multi" --no-filter >"$WORK/multi.log" 2>&1; then
+	check "two events: every sample equals perf script" \
+		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/multi/perf.data" "$WORK/multi.out/perf.jsonl"
+	events=$(python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l).get("event","?") for l in open(sys.argv[1])})))' "$WORK/multi.out/perf.jsonl")
+	if [ "$events" = "cpu-clock page-faults" ]; then pass "two events: event names from EVENT_DESC"; else fail "two events: event names" "got '$events'"; fi
+else
+	fail "two events: process ran" "$(tail -n 3 "$WORK/multi.log")"
+fi
+
+# 3. cgroups: samples of a workload in its own cgroup carry its path
+cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+if [ -n "$cg2" ] && [ -w "$cg2" ]; then
+	cg=$cg2/scxprof-test-$$
+	mkdir -p "$cg" && mkdir -p "$WORK/cg"
+	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size --all-cgroups -a -o "$WORK/cg/perf.data" \
+		-- sh -c "echo \$\$ > $cg/cgroup.procs && exec $WL -d 0.3 -p 16 cgw:1" >/dev/null 2>&1
+	rmdir "$cg" 2>/dev/null
+	if "$SCXPROF" process -f "$WORK/cg" --no-filter >"$WORK/cg.log" 2>&1; then
+		# perf report's per-cgroup sample counts must equal ours
+		perf report -i "$WORK/cg/perf.data" --sort cgroup --stdio -F sample,cgroup 2>/dev/null |
+			awk '!/^#/ && NF==2 {print $2, $1}' | sort >"$WORK/cg.perf"
+		python3 -c '
+import json,sys,collections
+c=collections.Counter(json.loads(l)["cgroup"] for l in open(sys.argv[1]))
+for k,v in sorted(c.items()): print(k, v)' "$WORK/cg.out/perf.jsonl" | sort >"$WORK/cg.ours"
+		if diff -u "$WORK/cg.perf" "$WORK/cg.ours" >"$WORK/cg.diff" && grep -q "scxprof-test-$$" "$WORK/cg.ours"; then
+			pass "cgroups: per-cgroup counts equal perf report --sort cgroup"
+		else
+			fail "cgroups: per-cgroup counts" "$(head -c 600 "$WORK/cg.diff"; head -c 300 "$WORK/cg.ours")"
+		fi
+	else
+		fail "cgroups: process ran" "$(tail -n 3 "$WORK/cg.log")"
+	fi
+else
+	skip "cgroups: per-cgroup counts equal perf report" "no writable cgroup2 hierarchy mounted"
+fi

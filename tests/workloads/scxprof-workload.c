@@ -1,0 +1,152 @@
+/*
+ * scxprof-workload.c - a workload with planted memory sharing, for tests,
+ * the demo and benchmarks.
+ *
+ * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] GROUP...
+ *   GROUP = NAME:THREADS[:REGION]
+ * Every group runs THREADS threads named "NAME-0", "NAME-1", ... (a NAME may
+ * contain spaces; the kernel keeps 15 bytes of a thread name, so NAME is cut
+ * to 10). Groups naming the same REGION work on one shared
+ * MAP_SHARED region of PAGES pages; a group without a REGION gets a private
+ * region of its own. Each thread loops: touch every page of its region
+ * (a write per page), then drop the region's page-table entries with
+ * MADV_DONTNEED so the next touch faults again on the same physical pages.
+ * That makes page faults (visible to the software sampling backend) on
+ * pages whose sharing is known. Exits 0 after the duration or iterations.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_GROUPS 32
+#define MAX_THREADS 256
+
+struct region {
+	char name[64];
+	uint8_t *mem;
+};
+
+struct group {
+	char name[64];
+	int threads;
+	struct region *region;
+};
+
+struct worker {
+	struct group *g;
+	int index;
+	pthread_t thread;
+};
+
+static struct region regions[MAX_GROUPS];
+static int nr_regions;
+static long pages = 64;
+static long iterations = -1;
+static double seconds = 2.0;
+static size_t page_size;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct region *region_new(const char *name)
+{
+	struct region *r;
+	int i;
+
+	for (i = 0; name[0] && i < nr_regions; i++)
+		if (!strcmp(regions[i].name, name))
+			return &regions[i];
+	if (nr_regions == MAX_GROUPS)
+		return NULL;
+	r = &regions[nr_regions++];
+	snprintf(r->name, sizeof(r->name), "%.63s", name);
+	r->mem = mmap(NULL, (size_t)pages * page_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return r->mem == MAP_FAILED ? NULL : r;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	char tname[16];
+	double end = now() + seconds;
+	long it, p;
+	volatile uint8_t *mem = w->g->region->mem;
+
+	snprintf(tname, sizeof(tname), "%.10s-%d", w->g->name, w->index % 1000);
+	pthread_setname_np(pthread_self(), tname);
+	for (it = 0; iterations < 0 ? now() < end : it < iterations; it++) {
+		for (p = 0; p < pages; p++)
+			mem[(size_t)p * page_size + (size_t)(w->index * 8 % 64)] += 1;
+		madvise((void *)mem, (size_t)pages * page_size, MADV_DONTNEED);
+	}
+	return NULL;
+}
+
+static int parse_group(char *spec, struct group *g)
+{
+	char *name = strtok(spec, ":"), *threads = strtok(NULL, ":"), *region = strtok(NULL, ":");
+	char priv[80];
+
+	if (!name || !threads || atoi(threads) <= 0)
+		return -1;
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->threads = atoi(threads);
+	snprintf(priv, sizeof(priv), "private:%s", name);
+	g->region = region_new(region ? region : priv);
+	return g->region ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct group groups[MAX_GROUPS];
+	static struct worker workers[MAX_THREADS];
+	int opt, nr_groups = 0, nr_workers = 0, i, t;
+
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	while ((opt = getopt(argc, argv, "d:i:p:h")) != -1) {
+		switch (opt) {
+		case 'd': seconds = atof(optarg); break;
+		case 'i': iterations = atol(optarg); break;
+		case 'p': pages = atol(optarg); break;
+		default:
+			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] NAME:THREADS[:REGION]...\n", argv[0]);
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (optind == argc || pages <= 0) {
+		fprintf(stderr, "%s: name at least one group NAME:THREADS[:REGION]\n", argv[0]);
+		return 2;
+	}
+	for (i = optind; i < argc && nr_groups < MAX_GROUPS; i++) {
+		if (parse_group(argv[i], &groups[nr_groups]) < 0) {
+			fprintf(stderr, "%s: bad group '%s' (NAME:THREADS[:REGION]) or mmap failed: %s\n",
+				argv[0], argv[i], strerror(errno));
+			return 2;
+		}
+		nr_groups++;
+	}
+	for (i = 0; i < nr_groups; i++) {
+		for (t = 0; t < groups[i].threads && nr_workers < MAX_THREADS; t++) {
+			workers[nr_workers] = (struct worker){.g = &groups[i], .index = t};
+			if (pthread_create(&workers[nr_workers].thread, NULL, work, &workers[nr_workers])) {
+				fprintf(stderr, "%s: cannot start a thread\n", argv[0]);
+				return 1;
+			}
+			nr_workers++;
+		}
+	}
+	for (i = 0; i < nr_workers; i++)
+		pthread_join(workers[i].thread, NULL);
+	return 0;
+}
