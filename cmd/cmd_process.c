@@ -136,6 +136,7 @@ static void print_listing(const char *dir)
 	struct dirent **names;
 	int n, i;
 
+	printf("Output contents:\n");
 	n = scandir(dir, &names, NULL, alphasort);
 	for (i = 0; i < n; i++) {
 		char path[4096];
@@ -143,7 +144,7 @@ static void print_listing(const char *dir)
 
 		if (names[i]->d_name[0] != '.' && fs_join(path, sizeof(path), dir, names[i]->d_name) == 0 &&
 		    stat(path, &st) == 0)
-			printf("  %-16s %12lld bytes\n", names[i]->d_name, (long long)st.st_size);
+			printf("  %s (%lld bytes)\n", names[i]->d_name, (long long)st.st_size);
 		free(names[i]);
 	}
 	if (n >= 0)

@@ -138,10 +138,16 @@ int pd_open(struct pd_file *f, const char *path);
 void pd_close(struct pd_file *f);
 
 /* The attr a record belongs to: by sample id when several attrs exist, else
- * the only attr. NULL (with scx_fail) when an id is unknown. */
+ * the only attr. Id 0 (records perf synthesizes) maps to the first attr unless
+ * 0 is a real id, as in perf. NULL (with scx_fail) when an id is unknown. */
 const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct perf_event_header *h);
 const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h);
 const struct pd_attr *pd_attr_by_id(const struct pd_file *f, uint64_t id);
+
+/* True when the record's sample id could be read but belongs to no attr of
+ * the file (perf skips such records and counts them; so do we). False when
+ * the id is known, or cannot be read at all (then parsing reports why). */
+bool pd_id_is_unknown(const struct pd_file *f, const struct perf_event_header *h);
 
 /* Payload of a feature section, or -1 (no scx_fail) when the bit is unset. */
 int pd_feature(const struct pd_file *f, int feat, const void **data, uint64_t *size);
@@ -215,7 +221,8 @@ int pd_parse_sample(const struct pd_file *f, const struct perf_event_header *h, 
  * present = 0 and returns 0. */
 int pd_parse_sample_id(const struct pd_file *f, const struct perf_event_header *h, struct pd_sample *s);
 
-/* Bytes of a record body before its sample_id trailer (for COMM/MMAP strings). */
+/* Bytes of a record body before its sample_id trailer (for COMM/MMAP strings).
+ * 0 (with scx_fail) when the record's attr is unknown or the trailer does not fit. */
 size_t pd_body_size(const struct pd_file *f, const struct perf_event_header *h);
 
 /* ---- Writing ---------------------------------------------------------- */

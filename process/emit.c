@@ -25,28 +25,35 @@ void emitter_free(struct emitter *e)
 	jsonw_free(&e->w);
 }
 
-static void log_skip(struct emitter *e, const char *why, const char *comm, int64_t pid,
-		     int64_t tid, uint64_t time_ns)
+static void log_skip(struct emitter *e, const char *why, const struct skip_view *v, uint64_t phys)
 {
-	if (e->opts->verbose && e->opts->log)
-		fprintf(e->opts->log, "skipped (%s): %s %lld/%lld %llu.%09llu\n", why, comm,
-			(long long)pid, (long long)tid, (unsigned long long)(time_ns / 1000000000ULL),
-			(unsigned long long)(time_ns % 1000000000ULL));
+	FILE *log = e->opts->log;
+
+	if (!e->opts->verbose || !log)
+		return;
+	if (v->raw) {
+		fprintf(log, "skipped (%s): %.*s\n", why, (int)v->raw_len, v->raw);
+		return;
+	}
+	fprintf(log, "skipped (%s): %16s %6lld/%-6lld %llu.%09llu: %16llx %16llx %16llx\n", why, v->comm,
+		(long long)v->pid, (long long)v->tid, (unsigned long long)(v->time_ns / 1000000000ULL),
+		(unsigned long long)(v->time_ns % 1000000000ULL), (unsigned long long)v->addr,
+		(unsigned long long)v->ip, (unsigned long long)phys);
 }
 
-enum skip_reason emitter_filter(struct emitter *e, const char *comm, int64_t pid, int64_t tid,
-				uint64_t time_ns, bool has_phys, uint64_t phys_addr)
+enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bool has_phys,
+				uint64_t phys_addr)
 {
 	if (e->opts->no_filter)
 		return KEEP;
 	if (!has_phys || phys_addr == 0) {
 		e->res->skipped_no_phys++;
-		log_skip(e, "no phys_addr", comm, pid, tid, time_ns);
+		log_skip(e, "no phys_addr", v, phys_addr);
 		return SKIP_NO_PHYS;
 	}
-	if (!strcmp(comm, "perf") || !strcmp(comm, "swapper")) {
+	if (!strcmp(v->comm, "perf") || !strcmp(v->comm, "swapper")) {
 		e->res->skipped_comm++;
-		log_skip(e, "filtered comm", comm, pid, tid, time_ns);
+		log_skip(e, "filtered comm", v, phys_addr);
 		return SKIP_COMM;
 	}
 	return KEEP;

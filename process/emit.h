@@ -28,10 +28,22 @@ void emitter_init(struct emitter *e, const struct process_opts *opts, struct pro
 		  struct process_result *res, struct hints_index *hints);
 void emitter_free(struct emitter *e);
 
+/* What a -v line shows of a skipped sample: the input line itself (text
+ * input, as upstream prints it) or, for perf.data, the fields perf script
+ * would print. */
+struct skip_view {
+	const char *raw;  /* text input line (not NUL-terminated), or NULL */
+	size_t raw_len;
+	const char *comm;
+	int64_t pid, tid;
+	uint64_t time_ns, addr, ip;
+};
+
 /* Upstream's filter: no phys_addr (0 or absent) first, then comm perf/swapper.
- * Counts the skip and prints the -v line; KEEP when the sample stays. */
-enum skip_reason emitter_filter(struct emitter *e, const char *comm, int64_t pid, int64_t tid,
-				uint64_t time_ns, bool has_phys, uint64_t phys_addr);
+ * Counts the skip and prints the -v line "skipped (REASON): ..."; KEEP when
+ * the sample stays. */
+enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bool has_phys,
+				uint64_t phys_addr);
 
 /* Annotate r->hint and append the line; flushes every 256 KiB. */
 int emitter_write(struct emitter *e, struct mem_record *r);

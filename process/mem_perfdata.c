@@ -104,8 +104,10 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	t = session_thread(wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
 	if (!t)
 		return -1;
-	if (emitter_filter(e, t->comm, (int32_t)smp.pid, (int32_t)smp.tid, smp.time,
-			   smp.present & PERF_SAMPLE_PHYS_ADDR, smp.phys_addr) != KEEP)
+	struct skip_view v = {.comm = t->comm, .pid = (int32_t)smp.pid, .tid = (int32_t)smp.tid,
+			      .time_ns = smp.time, .addr = smp.addr, .ip = smp.ip};
+
+	if (emitter_filter(e, &v, smp.present & PERF_SAMPLE_PHYS_ADDR, smp.phys_addr) != KEEP)
 		return 0;
 	session_resolve_ip(wk->s, t, smp.misc & PERF_RECORD_MISC_CPUMODE_MASK, smp.ip, &where);
 	if (smp.present & PERF_SAMPLE_CGROUP) {
@@ -213,6 +215,10 @@ static int on_record(struct walk *wk, const struct perf_event_header *h, uint64_
 	}
 	if (h->type >= PD_RECORD_HEADER_ATTR)
 		return 0; /* perf tool records: nothing we need */
+	if (pd_id_is_unknown(wk->f, h)) {
+		wk->e->res->unknown_id_records++; /* as perf: skipped, counted */
+		return 0;
+	}
 	if (!wk->ordered)
 		return deliver(wk, h);
 	if (record_time(wk, h, &time, &has_time) < 0)
@@ -298,6 +304,9 @@ int process_perf_data(struct emitter *e)
 	e->res->dsos = s.stats.dsos;
 	sym_cache_stats(syms, &e->res->syms);
 	e->res->kernel_symbols = e->res->syms.kernel_symbols > 0;
+	if (rc == 0 && e->res->unknown_id_records)
+		process_warn(e->res, "%s: %llu records carry a sample id of no event in the file; skipped "
+			     "(perf script skips them too)", f.path, (unsigned long long)e->res->unknown_id_records);
 	if (rc == 0 && e->res->has_hints && (!e->res->clock_known || e->res->clockid != CLOCK_MONOTONIC))
 		process_warn(e->res, "%s was recorded on %s, hints on CLOCK_MONOTONIC: hint times may be skewed",
 			     f.path, e->res->clock_known ? clock_name(e->res->clockid) : "perf's default clock");

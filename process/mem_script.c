@@ -1,9 +1,9 @@
 /*
  * mem_script.c - the text input path of `process`: upstream archives may hold
  * `perf script` output (perf.mem.script / perf.script) instead of perf.data.
- * Each line is parsed with upstream's rules (script_text.c); blank lines and
- * '#' comments are not records; a line that does not parse counts as
- * unparseable and is reported with -v.
+ * Each line is parsed with upstream's rules (script_text.c). As upstream,
+ * blank lines are not records, while any other line that does not parse
+ * ('#' comments included) counts as unparseable and is reported with -v.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,30 +12,30 @@
 #include "process/emit.h"
 #include "process/script_text.h"
 
-static bool blank_or_comment(const char *line, size_t len)
+static bool blank(const char *line, size_t len)
 {
 	size_t i = 0;
 
 	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
 		i++;
-	return i == len || line[i] == '#';
+	return i == len;
 }
 
-static int one_line(struct emitter *e, const char *line, size_t len, uint64_t lineno,
+static int one_line(struct emitter *e, const char *line, size_t len,
 		    struct script_mem_sample *smp)
 {
 	struct mem_record r = {0};
+	struct skip_view v = {.raw = line, .raw_len = len};
 
 	e->res->total++;
 	if (script_parse_mem_line(line, len, smp) < 0) {
 		e->res->unparseable++;
 		if (e->opts->verbose && e->opts->log)
-			fprintf(e->opts->log, "unparseable (%s:%llu: %s): %.*s\n", e->opts->in->mem_name,
-				(unsigned long long)lineno, scx_errmsg(), (int)(len > 200 ? 200 : len), line);
+			fprintf(e->opts->log, "unparseable: %.*s\n", (int)len, line);
 		return 0;
 	}
-	if (emitter_filter(e, smp->comm, smp->pid, smp->tid, smp->time_ns, smp->has_phys_addr,
-			   smp->phys_addr) != KEEP)
+	v.comm = smp->comm;
+	if (emitter_filter(e, &v, smp->has_phys_addr, smp->phys_addr) != KEEP)
 		return 0;
 	r.comm = smp->comm;
 	r.tid = smp->tid;
@@ -73,13 +73,13 @@ int process_script_text(struct emitter *e)
 		lineno++;
 		if (n && line[n - 1] == '\n')
 			n--;
-		if (blank_or_comment(line, (size_t)n))
+		if (blank(line, (size_t)n))
 			continue;
 		if ((lineno & 0xfff) == 0 && e->opts->stop && *e->opts->stop) {
 			rc = scx_fail("interrupted");
 			break;
 		}
-		if (one_line(e, line, (size_t)n, lineno, smp) < 0) {
+		if (one_line(e, line, (size_t)n, smp) < 0) {
 			rc = -1;
 			break;
 		}

@@ -56,28 +56,37 @@ int process_find_inputs(const char *dir, struct process_inputs *in)
 	return 0;
 }
 
-static void hint_warnings(struct process_result *res)
+/* Upstream's ordering warning: "detected N out-of-order LABEL violation(s)
+ * across T tid(s) while processing CONTEXT. ACTION Example tids: a, b. Please
+ * fix the input ordering if possible." */
+static void ordering_warning(struct process_result *res, uint64_t n, const char *label, uint64_t tids,
+			     const char *context, const char *action, const uint32_t *ex, size_t nr_ex)
 {
-	const struct hints_stats *h = &res->hints;
-	char tids[128];
+	char list[128];
 	size_t i, len = 0;
 
-	if (h->unordered_updates) {
-		for (i = 0, len = 0; i < h->nr_unordered_update_tids && len < sizeof(tids) - 12; i++)
-			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%u", i ? ", " : "",
-						h->unordered_update_tids[i]);
-		tids[len] = '\0';
-		process_warn(res, "hints.jsonl: %llu hint updates out of time order (e.g. tids %s); "
-			     "sorted before use", (unsigned long long)h->unordered_updates, tids);
-	}
-	if (h->unordered_lookups) {
-		for (i = 0, len = 0; i < h->nr_unordered_lookup_tids && len < sizeof(tids) - 12; i++)
-			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%u", i ? ", " : "",
-						h->unordered_lookup_tids[i]);
-		tids[len] = '\0';
-		process_warn(res, "%llu samples went back in time for their thread (e.g. tids %s); "
-			     "hint lookups used binary search", (unsigned long long)h->unordered_lookups, tids);
-	}
+	list[0] = '\0';
+	for (i = 0; i < nr_ex && len < sizeof(list) - 24; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u", i ? ", " : " Example tids: ", ex[i]);
+	if (len)
+		snprintf(list + len, sizeof(list) - len, ".");
+	process_warn(res, "detected %llu out-of-order %s violation(s) across %llu tid(s) while processing %s. "
+		     "%s%s Please fix the input ordering if possible.", (unsigned long long)n, label,
+		     (unsigned long long)tids, context, action, list);
+}
+
+static void hint_warnings(const struct process_opts *opts, struct process_result *res)
+{
+	const struct hints_stats *h = &res->hints;
+
+	if (h->unordered_updates)
+		ordering_warning(res, h->unordered_updates, "hint timeline", h->unordered_update_tids_total,
+				 "hints.jsonl", "Hint events will be sorted conservatively before annotation.",
+				 h->unordered_update_tids, h->nr_unordered_update_tids);
+	if (h->unordered_lookups)
+		ordering_warning(res, h->unordered_lookups, "sample timeline", h->unordered_lookup_tids_total,
+				 opts->in->mem_path, "Hint lookup fell back conservatively for out-of-order samples.",
+				 h->unordered_lookup_tids, h->nr_unordered_lookup_tids);
 }
 
 int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res)
@@ -104,7 +113,7 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 		rc = process_script_text(&e);
 	hints_get_stats(hints, &res->hints);
 	if (rc == 0) {
-		hint_warnings(res);
+		hint_warnings(opts, res);
 		if (res->lost_events || res->lost_samples)
 			process_warn(res, "the kernel reported %llu lost events and %llu lost samples "
 				     "while recording", (unsigned long long)res->lost_events,

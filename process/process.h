@@ -61,6 +61,7 @@ struct process_result {
 	/* perf.data records by type; see pd_record_name() */
 	uint64_t records[PROCESS_RECORD_TYPES];
 	uint64_t lost_events, lost_records, lost_samples, throttle, unthrottle;
+	uint64_t unknown_id_records;   /* records whose sample id names no event: skipped */
 	bool clock_known;
 	int clockid;                   /* when clock_known */
 	bool ordered;                  /* timestamp order by rounds; else file order */

@@ -69,6 +69,7 @@ static void records_json(struct jsonw *w, const struct process_result *r)
 	jsonw_kv_u64(w, "lost_samples", r->lost_samples);
 	jsonw_kv_u64(w, "throttle", r->throttle);
 	jsonw_kv_u64(w, "unthrottle", r->unthrottle);
+	jsonw_kv_u64(w, "unknown_id_records", r->unknown_id_records);
 	jsonw_obj_close(w);
 }
 

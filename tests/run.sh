@@ -19,10 +19,10 @@ logdir=$(mktemp -d /tmp/scxprof-tests.XXXXXX)
 if [ -x "$top/$BUILD/unit-tests" ]; then
 	echo "== unit tests"
 	"$top/$BUILD/unit-tests" --tap="$logdir/unit.tap" -j2 2>&1 | tail -n 30
-	p=$(grep -cE '^ok [0-9]+' "$logdir/unit.tap" | tr -d ' ')
-	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$logdir/unit.tap" | tr -d ' ')
+	p=$(grep -cE '^ok ' "$logdir/unit.tap" | tr -d ' ')
+	s=$(grep -cE '^ok .*# SKIP' "$logdir/unit.tap" | tr -d ' ')
 	f=$(grep -cE '^not ok' "$logdir/unit.tap" | tr -d ' ')
-	grep -E '^ok [0-9]+.*# SKIP' "$logdir/unit.tap" | sed 's/^/  SKIP: /'
+	grep -E '^ok .*# SKIP' "$logdir/unit.tap" | sed 's/^/  SKIP: /'
 	grep -E '^not ok' "$logdir/unit.tap" | sed 's/^/  FAIL: /'
 	# a crashed suite may leave fewer tap lines than tests; criterion reports it
 	if ! grep -qE '^1\.\.[0-9]+' "$logdir/unit.tap"; then f=$((f + 1)); echo "  FAIL: unit-tests produced no TAP plan"; fi

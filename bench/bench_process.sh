@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# bench_process.sh - `scxprof process` against `perf script` on the same
+# perf.data (real page-fault samples recorded here with the system perf),
+# measured in the same run, median of 3 each. Prints both times, the ratio
+# and our peak RSS; then our peak RSS on a file twice as large, to show
+# memory does not grow with the sample count.
+# Targets (issue): >= 5x faster than perf script; < 100 MB RSS at 1M samples.
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin="$top/$BUILD/scxprof"
+wl="$top/$BUILD/workloads/scxprof-workload"
+runs=${BENCH_RUNS:-3}
+w=$(mktemp -d /tmp/scxprof-bench.XXXXXX)
+trap 'rm -rf "$w"' EXIT
+measure() { python3 "$top/bench/measure.py" "$@"; }
+
+record() { # DIR TARGET_SAMPLES
+	local dir=$1 want=$2 secs=2 n=0
+	while :; do
+		rm -rf "$dir"; mkdir -p "$dir"
+		perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -a -k CLOCK_MONOTONIC -m 1024 \
+			-o "$dir/perf.data" -- "$wl" -d "$secs" -p 256 "alpha worker:2:A" beta:2:A gamma:2 >/dev/null 2>&1 || return 1
+		n=$(perf script -i "$dir/perf.data" -F tid 2>/dev/null | wc -l)
+		[ -n "$n" ] && [ "$n" -ge "$want" ] && break
+		secs=$((secs * 2))
+		[ $secs -gt 64 ] && break
+	done
+	echo "$n"
+}
+
+if ! perf record -q -e page-faults -c 1 -o "$w/probe.data" -- true >/dev/null 2>&1; then
+	echo "SKIP: bench_process: perf cannot record page faults here"
+	exit 0
+fi
+echo "== process: scxprof process vs perf script (median of $runs)"
+record "$w/p500k" 500000 >/dev/null || { echo "bench_process: recording failed"; exit 1; }
+samples=$(perf script -i "$w/p500k/perf.data" -F tid 2>/dev/null | wc -l)
+echo "perf.data: $samples samples, $(du -m "$w/p500k/perf.data" | cut -f1) MB"
+perf_line=$(measure "$runs" /dev/null -- perf script -i "$w/p500k/perf.data" \
+	-F comm,tid,pid,time,ip,addr,phys_addr,data_page_size,dso,sym)
+ours_line=$(measure "$runs" /dev/null -- sh -c "rm -rf '$w/out'; exec '$bin' process -f '$w/p500k' -o '$w/out' --no-filter")
+echo "perf script:     $perf_line"
+echo "scxprof process: $ours_line"
+pt=$(echo "$perf_line" | sed -E 's/.*median_s=([0-9.]+).*/\1/')
+ot=$(echo "$ours_line" | sed -E 's/.*median_s=([0-9.]+).*/\1/')
+orss=$(echo "$ours_line" | sed -E 's/.*rss_mb=([0-9.]+).*/\1/')
+python3 -c "print(f'ratio: scxprof process is {$pt/$ot:.1f}x faster than perf script (target >= 5x); peak RSS {$orss} MB for $samples samples')"
+
+record "$w/p1m" 1000000 >/dev/null || { echo "bench_process: recording failed"; exit 1; }
+samples2=$(perf script -i "$w/p1m/perf.data" -F tid 2>/dev/null | wc -l)
+big_line=$(measure 1 /dev/null -- sh -c "rm -rf '$w/out'; exec '$bin' process -f '$w/p1m' -o '$w/out' --no-filter")
+brss=$(echo "$big_line" | sed -E 's/.*rss_mb=([0-9.]+).*/\1/')
+echo "scxprof process on $samples2 samples: $big_line"
+python3 -c "print(f'memory: peak RSS {$brss} MB at $samples2 samples vs {$orss} MB at $samples (target < 100 MB at 1M)')"

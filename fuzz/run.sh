@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# fuzz/run.sh - run libFuzzer targets for a fixed time each.
+#
+# usage: fuzz/run.sh SECONDS BIN...
+#
+# For each binary build-fuzz/fuzz_NAME the corpus is fuzz/corpus-NAME/
+# (gitignored), seeded from tests/fixtures/*.data (files under 1 MiB) and from
+# the files the target itself writes when SCX_FUZZ_SEED_DIR is set. Crash
+# artifacts go to build-fuzz/artifacts-NAME/. Prints one line per target:
+#   fuzz NAME: N execs, C crashes
+# and exits non-zero if any target crashed (or failed to run).
+set -u
+
+if [ $# -lt 2 ]; then
+	echo "usage: $0 SECONDS BIN..." >&2
+	exit 2
+fi
+seconds=$1
+shift
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+status=0
+
+seed_corpus() {
+	local corpus=$1 f
+	mkdir -p "$corpus"
+	for f in "$root"/tests/fixtures/*.data; do
+		[ -f "$f" ] || continue
+		[ "$(stat -c %s "$f")" -lt 1048576 ] || continue
+		cp -n "$f" "$corpus/fixture-$(basename "$f")" 2>/dev/null || true
+	done
+}
+
+# Executions: the final stats line, else "Done N runs", else the last "#N" status line.
+parse_execs() {
+	local log=$1 n
+	n=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	[ -n "$n" ] || n=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
+	[ -n "$n" ] || n=$(sed -n 's/^#\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	echo "${n:-0}"
+}
+
+for bin in "$@"; do
+	name=$(basename "$bin")
+	name=${name#fuzz_}
+	corpus="$root/fuzz/corpus-$name"
+	artifacts="$root/build-fuzz/artifacts-$name"
+	log="$root/build-fuzz/fuzz-$name.log"
+	mkdir -p "$artifacts" "$(dirname "$log")"
+	seed_corpus "$corpus"
+	before=$(find "$artifacts" -type f | wc -l)
+
+	SCX_FUZZ_SEED_DIR="$corpus" "$bin" -max_total_time="$seconds" -print_final_stats=1 \
+		-timeout=20 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
+	rc=$?
+
+	after=$(find "$artifacts" -type f | wc -l)
+	crashes=$((after - before))
+	if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then
+		crashes=1 # died without leaving an artifact
+	fi
+	echo "fuzz $name: $(parse_execs "$log") execs, $crashes crashes"
+	if [ "$crashes" -ne 0 ]; then
+		echo "  log: $log" >&2
+		grep -m 5 -E 'ERROR|runtime error|Test unit written' "$log" | sed 's/^/  /' >&2
+		status=1
+	fi
+done
+exit $status
