@@ -29,6 +29,12 @@ seed_corpus() {
 		[ "$(stat -c %s "$f")" -lt 1048576 ] || continue
 		cp -n "$f" "$corpus/fixture-$(basename "$f")" 2>/dev/null || true
 	done
+	# a small real recording (page faults with data addresses) as a seed
+	if [ "$(basename "$corpus")" = corpus-perfdata ] && [ ! -e "$corpus/real-pf.data" ] &&
+		command -v perf >/dev/null; then
+		perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$corpus/real-pf.data" \
+			-- true >/dev/null 2>&1 || rm -f "$corpus/real-pf.data"
+	fi
 }
 
 # Executions: the final stats line, else "Done N runs", else the last "#N" status line.

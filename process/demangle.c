@@ -8,7 +8,6 @@
 
 char *sym_demangle(const char *name)
 {
-	if (name[0] != '_' || name[1] != 'Z')
-		return NULL;
+	/* every name goes through it, as in perf: it also knows "_GLOBAL__sub_I_" */
 	return cplus_demangle(name, DMGL_NO_OPTS);
 }

@@ -291,7 +291,12 @@ int process_perf_data(struct emitter *e)
 		pd_close(&f);
 		return -1;
 	}
-	session_init(&s, syms);
+	if (session_init(&s, syms) < 0) {
+		session_free(&s);
+		sym_cache_free(syms);
+		pd_close(&f);
+		return -1;
+	}
 	order_init(&wk.q);
 	inspect_attrs(&wk);
 	rc = walk_records(&wk);

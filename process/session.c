@@ -480,7 +480,9 @@ static const char *dso_symbol(struct session *s, struct session_dso *d, uint64_t
 		return sym_kernel_lookup(s->syms, addr, &module);
 	if (!d->looked_up) {
 		d->looked_up = true;
-		if (!dso_has_no_file(d->name))
+		if (!strcmp(d->name, "[vdso]"))
+			d->syms = sym_dso_get_vdso(s->syms);
+		else if (!dso_has_no_file(d->name))
 			d->syms = sym_dso_get(s->syms, d->name, d->build_id_size ? d->build_id : NULL,
 					      d->build_id_size);
 	}
@@ -520,12 +522,19 @@ const char *session_cgroup(const struct session *s, uint64_t id)
 
 int session_init(struct session *s, struct sym_cache *syms)
 {
+	struct session_thread *idle;
+
 	memset(s, 0, sizeof(*s));
 	u64map_init(&s->threads);
 	u64map_init(&s->cgroups);
 	u64map_init(&s->dsos);
 	s->kernel.refs = 1;
 	s->syms = syms;
+	/* perf registers the idle task as pid 0 / tid 0 named "swapper" */
+	idle = session_thread(s, 0, 0);
+	if (!idle)
+		return -1;
+	snprintf(idle->comm, sizeof(idle->comm), "swapper");
 	return 0;
 }
 

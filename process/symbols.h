@@ -27,7 +27,9 @@ struct sym_dso;
 struct sym_cache_opts {
 	const char *symfs;            /* prefix for every DSO path (perf --symfs), or NULL */
 	const char *kallsyms_path;    /* kallsyms snapshot to use for kernel symbols, or NULL */
-	bool allow_proc_kallsyms;     /* no snapshot: may fall back to /proc/kallsyms (same boot only) */
+	bool allow_proc_kallsyms;     /* no snapshot: may fall back to /proc/kallsyms (same boot only);
+				       * also allows symbolizing [vdso] from this process's own vdso */
+	const char *vdso_path;        /* vdso image saved with the profile, or NULL */
 };
 
 struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts);
@@ -41,6 +43,13 @@ void sym_cache_free(struct sym_cache *c);
  */
 struct sym_dso *sym_dso_get(struct sym_cache *c, const char *filename,
 			    const uint8_t *build_id, size_t build_id_size);
+
+/*
+ * The DSO for "[vdso]" mappings: the profile's vdso image (vdso_path) or,
+ * for a recording of this boot, this process's own vdso (the kernel maps
+ * the same image into every process). Without either it has no symbols.
+ */
+struct sym_dso *sym_dso_get_vdso(struct sym_cache *c);
 
 /* Symbol covering file_offset in dso, or NULL ([unknown] in perf). */
 const char *sym_dso_lookup(struct sym_dso *d, uint64_t file_offset);

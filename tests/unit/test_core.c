@@ -1,0 +1,372 @@
+/*
+ * test_core.c - unit tests of the process stage's own machinery: the JSON
+ * writer, perf-style round ordering, session replay (threads, maps, cgroups),
+ * data_src decoding and the output-directory helpers.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/fsutil.h"
+#include "lib/jsonw.h"
+#include "process/data_src.h"
+#include "process/order.h"
+#include "process/session.h"
+
+static char *jsonw_text(struct jsonw *w)
+{
+	char *s = malloc(w->len + 1);
+
+	memcpy(s, w->buf, w->len);
+	s[w->len] = '\0';
+	return s;
+}
+
+Test(jsonw, escapes_and_replaces_invalid_utf8)
+{
+	struct jsonw w;
+	char *s;
+
+	jsonw_init(&w);
+	jsonw_obj_open(&w);
+	jsonw_kv_str(&w, "a", "q\"b\\s\n\t\x01 \xc3\xa9 \xff end");
+	jsonw_obj_close(&w);
+	s = jsonw_text(&w);
+	cr_assert_str_eq(s, "{\"a\":\"q\\\"b\\\\s\\n\\t\\u0001 \xc3\xa9 \xef\xbf\xbd end\"}");
+	free(s);
+	jsonw_free(&w);
+}
+
+Test(jsonw, numbers_hex_and_times)
+{
+	struct jsonw w;
+	char *s;
+
+	jsonw_init(&w);
+	jsonw_arr_open(&w);
+	jsonw_hex_str(&w, 0);
+	jsonw_hex_str(&w, 0x7f2519e64408ULL);
+	jsonw_hex_str(&w, UINT64_MAX);
+	jsonw_time_str(&w, 50);
+	jsonw_time_str(&w, 107172290179ULL);
+	jsonw_u64(&w, UINT64_MAX);
+	jsonw_i64(&w, -42);
+	jsonw_i64(&w, INT64_MIN);
+	jsonw_arr_close(&w);
+	s = jsonw_text(&w);
+	cr_assert_str_eq(s, "[\"0\",\"7f2519e64408\",\"ffffffffffffffff\",\"0.000000050\",\"107.172290179\","
+			    "18446744073709551615,-42,-9223372036854775808]");
+	free(s);
+	jsonw_free(&w);
+}
+
+Test(jsonw, jsonl_lines_restart_at_top_level)
+{
+	struct jsonw w;
+	char *s;
+
+	jsonw_init(&w);
+	jsonw_obj_open(&w);
+	jsonw_kv_u64(&w, "a", 1);
+	jsonw_obj_close(&w);
+	jsonw_newline(&w);
+	jsonw_obj_open(&w);
+	jsonw_kv_u64(&w, "b", 2);
+	jsonw_obj_close(&w);
+	jsonw_newline(&w);
+	s = jsonw_text(&w);
+	cr_assert_str_eq(s, "{\"a\":1}\n{\"b\":2}\n");
+	free(s);
+	jsonw_free(&w);
+}
+
+/* perf flushes, at each round end, what is at or below the previous round's max */
+Test(order, rounds_release_one_round_late_and_sort)
+{
+	struct order_queue q;
+	struct order_item it;
+	int recs[8];
+
+	order_init(&q);
+	order_push(&q, 30, &recs[0]);
+	order_push(&q, 10, &recs[1]);
+	order_push(&q, 20, &recs[2]);
+	order_round(&q); /* first round: limit 0, nothing poppable */
+	cr_assert_not(order_pop(&q, &it));
+	order_push(&q, 25, &recs[3]); /* CPU that lagged: older than 30 */
+	order_push(&q, 40, &recs[4]);
+	order_round(&q); /* limit = 30 (max before the previous round) */
+	cr_assert(order_pop(&q, &it) && it.rec == &recs[1] && it.time == 10);
+	cr_assert(order_pop(&q, &it) && it.rec == &recs[2]);
+	cr_assert(order_pop(&q, &it) && it.rec == &recs[3]);
+	cr_assert(order_pop(&q, &it) && it.rec == &recs[0]);
+	cr_assert_not(order_pop(&q, &it), "40 must wait for the next round");
+	order_finish(&q);
+	cr_assert(order_pop(&q, &it) && it.rec == &recs[4]);
+	cr_assert_eq(q.peak, 5);
+	order_free(&q);
+}
+
+Test(order, equal_times_keep_arrival_order)
+{
+	struct order_queue q;
+	struct order_item it;
+	int recs[100], i;
+
+	order_init(&q);
+	for (i = 0; i < 100; i++)
+		order_push(&q, (uint64_t)(i % 3), &recs[i]);
+	order_finish(&q);
+	for (int t = 0; t < 3; t++)
+		for (i = t; i < 100; i += 3) {
+			cr_assert(order_pop(&q, &it));
+			cr_assert_eq(it.rec, &recs[i], "time %d: want record %d", t, i);
+		}
+	order_free(&q);
+}
+
+/* ---- session replay ---- */
+
+struct rec_buf {
+	struct perf_event_header h;
+	uint8_t body[512];
+};
+
+static size_t put_mmap2(struct rec_buf *r, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *name, uint16_t misc)
+{
+	size_t off = 0, n = strlen(name) + 1;
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->body + off, &pid, 4), off += 4;
+	memcpy(r->body + off, &tid, 4), off += 4;
+	memcpy(r->body + off, &start, 8), off += 8;
+	memcpy(r->body + off, &len, 8), off += 8;
+	memcpy(r->body + off, &pgoff, 8), off += 8;
+	off += 24 + 8; /* maj/min/ino/gen, prot/flags */
+	memcpy(r->body + off, name, n), off += n;
+	off = (off + 7) & ~7UL;
+	r->h.type = PERF_RECORD_MMAP2;
+	r->h.misc = misc;
+	r->h.size = (uint16_t)(8 + off);
+	return off;
+}
+
+static size_t put_comm(struct rec_buf *r, uint32_t pid, uint32_t tid, const char *comm)
+{
+	size_t n = strlen(comm) + 1, off = 8 + n;
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->body, &pid, 4);
+	memcpy(r->body + 4, &tid, 4);
+	memcpy(r->body + 8, comm, n);
+	off = (off + 7) & ~7UL;
+	r->h.type = PERF_RECORD_COMM;
+	r->h.size = (uint16_t)(8 + off);
+	return off;
+}
+
+static size_t put_fork(struct rec_buf *r, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	uint32_t v[4] = {pid, ppid, tid, ptid};
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->body, v, sizeof(v));
+	r->h.type = PERF_RECORD_FORK;
+	r->h.size = 8 + 24;
+	return 24;
+}
+
+static void resolve(struct session *s, int pid, int tid, uint64_t ip, struct session_resolved *out)
+{
+	session_resolve_ip(s, session_thread(s, pid, tid), PERF_RECORD_MISC_USER, ip, out);
+}
+
+Test(session, threads_named_like_perf_and_forks_share_or_copy_maps)
+{
+	struct sym_cache_opts so = {0};
+	struct sym_cache *c = sym_cache_new(&so);
+	struct session s;
+	struct rec_buf r;
+	struct session_resolved where;
+	size_t n;
+
+	session_init(&s, c);
+	cr_assert_str_eq(session_thread(&s, 100, 101)->comm, ":101", "unknown thread is :TID as in perf");
+	cr_assert_str_eq(session_thread(&s, 0, 0)->comm, "swapper", "perf's idle thread");
+	n = put_comm(&r, 100, 100, "leader"), session_apply(&s, &r.h, n);
+	n = put_mmap2(&r, 100, 100, 0x1000, 0x1000, 0, "//anon", PERF_RECORD_MISC_USER);
+	cr_assert_eq(session_apply(&s, &r.h, n), 0);
+	resolve(&s, 100, 101, 0x1800, &where); /* thread of 100 shares its maps */
+	cr_assert_str_eq(where.dso, "//anon");
+	cr_assert_str_eq(where.sym, "[unknown]");
+	n = put_fork(&r, 200, 100, 200, 100), session_apply(&s, &r.h, n); /* new process: copy */
+	cr_assert_str_eq(session_thread(&s, 200, 200)->comm, "leader");
+	n = put_mmap2(&r, 200, 200, 0x1000, 0x1000, 0, "[heap]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 200, 200, 0x1800, &where);
+	cr_assert_str_eq(where.dso, "[heap]");
+	resolve(&s, 100, 100, 0x1800, &where);
+	cr_assert_str_eq(where.dso, "//anon", "the parent's maps must not change");
+	resolve(&s, 100, 100, 0x9000, &where);
+	cr_assert_str_eq(where.dso, "[unknown]");
+	session_free(&s);
+	sym_cache_free(c);
+}
+
+Test(session, new_mapping_clips_the_ones_it_overlaps)
+{
+	struct sym_cache_opts so = {0};
+	struct sym_cache *c = sym_cache_new(&so);
+	struct session s;
+	struct rec_buf r;
+	struct session_resolved where;
+	size_t n;
+
+	session_init(&s, c);
+	n = put_mmap2(&r, 7, 7, 0x10000, 0x10000, 0, "[a]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	n = put_mmap2(&r, 7, 7, 0x14000, 0x4000, 0, "[b]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 7, 7, 0x13fff, &where);
+	cr_assert_str_eq(where.dso, "[a]");
+	resolve(&s, 7, 7, 0x14000, &where);
+	cr_assert_str_eq(where.dso, "[b]");
+	resolve(&s, 7, 7, 0x17fff, &where);
+	cr_assert_str_eq(where.dso, "[b]");
+	resolve(&s, 7, 7, 0x18000, &where);
+	cr_assert_str_eq(where.dso, "[a]", "tail of [a] kept");
+	resolve(&s, 7, 7, 0x1ffff, &where);
+	cr_assert_str_eq(where.dso, "[a]");
+	n = put_mmap2(&r, 7, 7, 0x8000, 0x20000, 0, "[c]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 7, 7, 0x14000, &where);
+	cr_assert_str_eq(where.dso, "[c]", "covering map replaces all");
+	resolve(&s, 7, 7, 0x27fff, &where);
+	cr_assert_str_eq(where.dso, "[c]");
+	resolve(&s, 7, 7, 0x28000, &where);
+	cr_assert_str_eq(where.dso, "[unknown]");
+	session_free(&s);
+	sym_cache_free(c);
+}
+
+Test(session, kernel_maps_and_user_fallback_for_negative_addresses)
+{
+	struct sym_cache_opts so = {0};
+	struct sym_cache *c = sym_cache_new(&so);
+	struct session s;
+	struct rec_buf r;
+	struct session_resolved where;
+	size_t n;
+
+	session_init(&s, c);
+	n = put_mmap2(&r, (uint32_t)-1, 0, 0xffffffff81000000ULL, 0x1000000, 0xffffffff81000000ULL,
+		      "[kernel.kallsyms]_text", PERF_RECORD_MISC_KERNEL);
+	session_apply(&s, &r.h, n);
+	n = put_mmap2(&r, (uint32_t)-1, 0, 0xffffffffc0000000ULL, 0x10000, 0, "/lib/modules/6.1/kernel/fs/ext4/ext4.ko",
+		      PERF_RECORD_MISC_KERNEL);
+	session_apply(&s, &r.h, n);
+	session_resolve_ip(&s, session_thread(&s, 1, 1), PERF_RECORD_MISC_KERNEL, 0xffffffff81000100ULL, &where);
+	cr_assert_str_eq(where.dso, "[kernel.kallsyms]");
+	session_resolve_ip(&s, session_thread(&s, 1, 1), PERF_RECORD_MISC_KERNEL, 0xffffffffc0000100ULL, &where);
+	cr_assert_str_eq(where.dso, "[ext4]");
+	session_resolve_ip(&s, session_thread(&s, 1, 1), PERF_RECORD_MISC_USER, 0xffffffff81000100ULL, &where);
+	cr_assert_str_eq(where.dso, "[kernel.kallsyms]", "user-mode negative address falls back to kernel maps");
+	session_free(&s);
+	sym_cache_free(c);
+}
+
+/* ---- data_src ---- */
+
+static char *decode(uint64_t v)
+{
+	struct jsonw w;
+	char *s;
+
+	jsonw_init(&w);
+	data_src_json(&w, v);
+	s = jsonw_text(&w);
+	jsonw_free(&w);
+	return s;
+}
+
+#define DS(field, shift) ((uint64_t)(field) << (shift))
+
+Test(data_src, l1_hit_load)
+{
+	uint64_t v = DS(PERF_MEM_OP_LOAD, PERF_MEM_OP_SHIFT) | DS(PERF_MEM_LVL_HIT | PERF_MEM_LVL_L1, PERF_MEM_LVL_SHIFT) |
+		     DS(PERF_MEM_SNOOP_NONE, PERF_MEM_SNOOP_SHIFT) | DS(PERF_MEM_TLB_L1 | PERF_MEM_TLB_HIT, PERF_MEM_TLB_SHIFT) |
+		     DS(PERF_MEM_LOCK_NA, PERF_MEM_LOCK_SHIFT);
+	char *s = decode(v);
+
+	cr_assert(strstr(s, "\"op\":\"LOAD\""), "%s", s);
+	cr_assert(strstr(s, "\"level\":\"L1\",\"result\":\"HIT\",\"remote\":false"), "%s", s);
+	cr_assert(strstr(s, "\"snoop\":\"NONE\",\"hitm\":\"none\",\"lock\":\"NA\",\"dtlb\":\"HIT|L1\""), "%s", s);
+	free(s);
+}
+
+Test(data_src, local_and_remote_hitm_with_lvl_num)
+{
+	uint64_t local = DS(PERF_MEM_OP_LOAD, PERF_MEM_OP_SHIFT) | DS(PERF_MEM_LVL_HIT, PERF_MEM_LVL_SHIFT) |
+			 DS(PERF_MEM_LVLNUM_L3, PERF_MEM_LVLNUM_SHIFT) | DS(PERF_MEM_SNOOP_HITM, PERF_MEM_SNOOP_SHIFT);
+	uint64_t remote = DS(PERF_MEM_OP_LOAD, PERF_MEM_OP_SHIFT) | DS(PERF_MEM_LVL_HIT, PERF_MEM_LVL_SHIFT) |
+			  DS(PERF_MEM_LVLNUM_ANY_CACHE, PERF_MEM_LVLNUM_SHIFT) | DS(1, PERF_MEM_REMOTE_SHIFT) |
+			  DS(PERF_MEM_HOPS_2, PERF_MEM_HOPS_SHIFT) | DS(PERF_MEM_SNOOP_HITM, PERF_MEM_SNOOP_SHIFT);
+	char *a = decode(local), *b = decode(remote);
+
+	cr_assert(strstr(a, "\"level\":\"L3\",\"result\":\"HIT\",\"remote\":false,\"hops\":0"), "%s", a);
+	cr_assert(strstr(a, "\"hitm\":\"local\""), "%s", a);
+	cr_assert(strstr(b, "\"level\":\"ANY_CACHE\",\"result\":\"HIT\",\"remote\":true,\"hops\":2"), "%s", b);
+	cr_assert(strstr(b, "\"hitm\":\"remote\""), "%s", b);
+	free(a);
+	free(b);
+}
+
+Test(data_src, legacy_remote_ram_miss)
+{
+	uint64_t v = DS(PERF_MEM_OP_STORE, PERF_MEM_OP_SHIFT) | DS(PERF_MEM_LVL_MISS | PERF_MEM_LVL_REM_RAM1, PERF_MEM_LVL_SHIFT);
+	char *s = decode(v);
+
+	cr_assert(strstr(s, "\"op\":\"STORE\",\"level\":\"RAM\",\"result\":\"MISS\",\"remote\":true"), "%s", s);
+	free(s);
+}
+
+/* ---- output directory helpers ---- */
+
+Test(fsutil, commit_refuses_or_replaces)
+{
+	char base[] = "/tmp/scxprof-fsutil.XXXXXX", final[256], tmp[256], path[300];
+	FILE *f;
+
+	cr_assert(mkdtemp(base));
+	snprintf(final, sizeof(final), "%s/out", base);
+	cr_assert_eq(fs_make_temp_dir_for(final, tmp, sizeof(tmp)), 0);
+	cr_assert_eq(fs_commit_dir(tmp, final, false), 0);
+	cr_assert(fs_is_dir(final));
+	snprintf(path, sizeof(path), "%s/old", final);
+	f = fopen(path, "w");
+	fclose(f);
+	cr_assert_eq(fs_make_temp_dir_for(final, tmp, sizeof(tmp)), 0);
+	cr_assert_eq(fs_commit_dir(tmp, final, false), -1, "existing output must be refused");
+	cr_assert(fs_exists(path), "refusal must keep the old output");
+	cr_assert_eq(fs_commit_dir(tmp, final, true), 0);
+	cr_assert_not(fs_exists(path), "replace must drop the old output");
+	cr_assert_not(fs_exists(tmp));
+	cr_assert_eq(fs_remove_tree(base), 0);
+	cr_assert_not(fs_exists(base));
+}
+
+Test(fsutil, remove_tree_does_not_follow_symlinks)
+{
+	char base[] = "/tmp/scxprof-fsutil.XXXXXX", outside[] = "/tmp/scxprof-keep.XXXXXX", link[300], keep[300];
+	FILE *f;
+
+	cr_assert(mkdtemp(base) && mkdtemp(outside));
+	snprintf(keep, sizeof(keep), "%s/file", outside);
+	f = fopen(keep, "w");
+	fclose(f);
+	snprintf(link, sizeof(link), "%s/link", base);
+	cr_assert_eq(symlink(outside, link), 0);
+	cr_assert_eq(fs_remove_tree(base), 0);
+	cr_assert(fs_exists(keep), "a symlinked directory's content must survive");
+	fs_remove_tree(outside);
+}
