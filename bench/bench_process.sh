@@ -4,13 +4,16 @@
 # measured in the same run, median of 3 each. Prints both times, the ratio
 # and our peak RSS; then our peak RSS on a file twice as large, to show
 # memory does not grow with the sample count.
+# Both write their output to a file on the same filesystem, as upstream's
+# pipeline does (perf script > perf.mem.script). Runs alternate A B A B so
+# that machine noise hits both alike.
 # Targets (issue): >= 5x faster than perf script; < 100 MB RSS at 1M samples.
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin="$top/$BUILD/scxprof"
 wl="$top/$BUILD/workloads/scxprof-workload"
-runs=${BENCH_RUNS:-3}
+runs=${BENCH_RUNS:-5}
 w=$(mktemp -d /tmp/scxprof-bench.XXXXXX)
 trap 'rm -rf "$w"' EXIT
 measure() { python3 "$top/bench/measure.py" "$@"; }
@@ -37,15 +40,12 @@ echo "== process: scxprof process vs perf script (median of $runs)"
 record "$w/p500k" 500000 >/dev/null || { echo "bench_process: recording failed"; exit 1; }
 samples=$(perf script -i "$w/p500k/perf.data" -F tid 2>/dev/null | wc -l)
 echo "perf.data: $samples samples, $(du -m "$w/p500k/perf.data" | cut -f1) MB"
-perf_line=$(measure "$runs" /dev/null -- perf script -i "$w/p500k/perf.data" \
-	-F comm,tid,pid,time,ip,addr,phys_addr,data_page_size,dso,sym)
-ours_line=$(measure "$runs" /dev/null -- sh -c "rm -rf '$w/out'; exec '$bin' process -f '$w/p500k' -o '$w/out' --no-filter")
-echo "perf script:     $perf_line"
-echo "scxprof process: $ours_line"
-pt=$(echo "$perf_line" | sed -E 's/.*median_s=([0-9.]+).*/\1/')
-ot=$(echo "$ours_line" | sed -E 's/.*median_s=([0-9.]+).*/\1/')
-orss=$(echo "$ours_line" | sed -E 's/.*rss_mb=([0-9.]+).*/\1/')
-python3 -c "print(f'ratio: scxprof process is {$pt/$ot:.1f}x faster than perf script (target >= 5x); peak RSS {$orss} MB for $samples samples')"
+python3 "$top/bench/compare.py" "$runs" "scxprof process" "perf script" -- \
+	sh -c "rm -rf '$w/out'; exec '$bin' process -f '$w/p500k' -o '$w/out' --no-filter" ---- \
+	sh -c "exec perf script -i '$w/p500k/perf.data' -F comm,tid,pid,time,ip,addr,phys_addr,data_page_size,dso,sym > '$w/perf.script'" |
+	tee "$w/cmp.txt"
+orss=$(awk '/^scxprof process/ {for (i = 1; i <= NF; i++) if ($i == "RSS") print $(i + 1)}' "$w/cmp.txt")
+echo "target: scxprof process at least 5x faster than perf script (wall); peak RSS $orss MB at $samples samples"
 
 record "$w/p1m" 1000000 >/dev/null || { echo "bench_process: recording failed"; exit 1; }
 samples2=$(perf script -i "$w/p1m/perf.data" -F tid 2>/dev/null | wc -l)

@@ -108,8 +108,6 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	size_t len, i;
 	uint32_t cp;
 
-	if (s[0] < 0x80)
-		return 1;
 	if ((s[0] & 0xe0) == 0xc0) {
 		len = 2;
 		cp = s[0] & 0x1f;
@@ -135,49 +133,97 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void put_escaped(struct jsonw *w, const char *str, size_t n)
+static char *put_escape_char(char *p, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run;
 
-	put_char(w, '"');
+	*p++ = '\\';
+	switch (c) {
+	case '"': *p++ = '"'; break;
+	case '\\': *p++ = '\\'; break;
+	case '\n': *p++ = 'n'; break;
+	case '\t': *p++ = 't'; break;
+	case '\r': *p++ = 'r'; break;
+	default:
+		memcpy(p, "u00", 3);
+		p[3] = hex[c >> 4];
+		p[4] = hex[c & 15];
+		p += 5;
+	}
+	return p;
+}
+
+/* True when none of the 8 bytes needs escaping (< 0x20, '"', '\\', >= 0x80). */
+static inline bool word_is_plain(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t ctl = (x - ones * 0x20) & ~x;                  /* bytes < 0x20 */
+	uint64_t quote = ((x ^ (ones * '"')) - ones) & ~(x ^ (ones * '"'));
+	uint64_t bslash = ((x ^ (ones * '\\')) - ones) & ~(x ^ (ones * '\\'));
+
+	return !((ctl | quote | bslash | x) & highs);
+}
+
+char *jsonw_put_str(char *p, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	*p++ = '"';
 	while (i < n) {
-		run = i;
-		while (run < n && s[run] >= 0x20 && s[run] != '"' && s[run] != '\\' && s[run] < 0x80)
-			run++;
-		if (run > i) {
-			jsonw_raw(w, str + i, run - i);
-			i = run;
-			continue;
+		uint64_t word;
+
+		if (n - i >= 8) {
+			memcpy(&word, s + i, 8);
+			if (word_is_plain(word)) {
+				memcpy(p, &word, 8);
+				p += 8;
+				i += 8;
+				continue;
+			}
 		}
-		if (s[i] >= 0x80) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*p++ = (char)c;
+			i++;
+		} else if (c < 0x80) {
+			p = put_escape_char(p, c);
+			i++;
+		} else {
 			size_t l = utf8_seq_len(s + i, n - i);
 
 			if (l) {
-				jsonw_raw(w, str + i, l);
+				memcpy(p, s + i, l);
+				p += l;
 				i += l;
 			} else {
-				jsonw_raw(w, "\xef\xbf\xbd", 3);
+				memcpy(p, "\xef\xbf\xbd", 3);
+				p += 3;
 				i++;
 			}
-			continue;
 		}
-		switch (s[i]) {
-		case '"': jsonw_raw(w, "\\\"", 2); break;
-		case '\\': jsonw_raw(w, "\\\\", 2); break;
-		case '\n': jsonw_raw(w, "\\n", 2); break;
-		case '\t': jsonw_raw(w, "\\t", 2); break;
-		case '\r': jsonw_raw(w, "\\r", 2); break;
-		default: {
-			char e[6] = {'\\', 'u', '0', '0', hex[s[i] >> 4], hex[s[i] & 15]};
-
-			jsonw_raw(w, e, 6);
-		}
-		}
-		i++;
 	}
-	put_char(w, '"');
+	*p++ = '"';
+	return p;
+}
+
+char *jsonw_reserve(struct jsonw *w, size_t n)
+{
+	return reserve(w, n) ? w->buf + w->len : NULL;
+}
+
+void jsonw_commit(struct jsonw *w, char *end)
+{
+	w->len = (size_t)(end - w->buf);
+}
+
+static void put_escaped(struct jsonw *w, const char *str, size_t n)
+{
+	char *p = jsonw_reserve(w, jsonw_escaped_max(n));
+
+	if (p)
+		jsonw_commit(w, jsonw_put_str(p, str, n));
 }
 
 void jsonw_key(struct jsonw *w, const char *key)
@@ -199,41 +245,89 @@ void jsonw_str(struct jsonw *w, const char *s)
 	jsonw_strn(w, s, strlen(s));
 }
 
-static size_t fmt_u64(char *out, uint64_t v)
+char *jsonw_put_u64(char *p, uint64_t v)
 {
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				       "8081828384858687888990919293949596979899";
 	char tmp[20];
-	size_t n = 0, i;
+	size_t n = sizeof(tmp);
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n;
+	while (v >= 100) {
+		n -= 2;
+		memcpy(tmp + n, pairs + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(tmp + n, pairs + v * 2, 2);
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	memcpy(p, tmp + n, sizeof(tmp) - n);
+	return p + sizeof(tmp) - n;
 }
+
+char *jsonw_put_i64(char *p, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+
+	if (v < 0) {
+		*p++ = '-';
+		u = 0 - u;
+	}
+	return jsonw_put_u64(p, u);
+}
+
+char *jsonw_put_hex_str(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
+
+	*p = '"';
+	for (i = n; i >= 1; i--, v >>= 4)
+		p[i] = hex[v & 15];
+	p[n + 1] = '"';
+	return p + n + 2;
+}
+
+char *jsonw_put_time_str(char *p, uint64_t ns)
+{
+	uint64_t frac = ns % 1000000000ULL;
+	int i;
+
+	*p++ = '"';
+	p = jsonw_put_u64(p, ns / 1000000000ULL);
+	*p++ = '.';
+	for (i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	p += 9;
+	*p++ = '"';
+	return p;
+}
+
+/* A scalar value: comma if needed, then what put() writes (at most max bytes). */
+#define PUT_VALUE(w, max, expr)                            \
+	do {                                               \
+		char *p_;                                  \
+		value_prefix(w);                           \
+		p_ = jsonw_reserve((w), (max));            \
+		if (p_) {                                  \
+			char *p = p_;                      \
+			jsonw_commit((w), (expr));         \
+		}                                          \
+	} while (0)
 
 void jsonw_u64(struct jsonw *w, uint64_t v)
 {
-	char b[20];
-
-	value_prefix(w);
-	jsonw_raw(w, b, fmt_u64(b, v));
+	PUT_VALUE(w, 20, jsonw_put_u64(p, v));
 }
 
 void jsonw_i64(struct jsonw *w, int64_t v)
 {
-	char b[21];
-	size_t n = 0;
-	uint64_t u = (uint64_t)v;
-
-	value_prefix(w);
-	if (v < 0) {
-		b[n++] = '-';
-		u = 0 - u;
-	}
-	n += fmt_u64(b + n, u);
-	jsonw_raw(w, b, n);
+	PUT_VALUE(w, 21, jsonw_put_i64(p, v));
 }
 
 void jsonw_bool(struct jsonw *w, bool v)
@@ -268,38 +362,12 @@ void jsonw_double(struct jsonw *w, double v, int decimals)
 
 void jsonw_hex_str(struct jsonw *w, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char b[18];
-	int n = 16, start;
-
-	while (n > 1 && !(v >> ((n - 1) * 4)))
-		n--;
-	b[0] = '"';
-	for (start = 0; start < n; start++)
-		b[1 + start] = hex[(v >> ((n - 1 - start) * 4)) & 15];
-	b[n + 1] = '"';
-	value_prefix(w);
-	jsonw_raw(w, b, (size_t)n + 2);
+	PUT_VALUE(w, 18, jsonw_put_hex_str(p, v));
 }
 
 void jsonw_time_str(struct jsonw *w, uint64_t ns)
 {
-	char b[40];
-	size_t n = 0;
-	uint64_t frac = ns % 1000000000ULL;
-	int i;
-
-	b[n++] = '"';
-	n += fmt_u64(b + n, ns / 1000000000ULL);
-	b[n++] = '.';
-	for (i = 8; i >= 0; i--) {
-		b[n + (size_t)i] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	n += 9;
-	b[n++] = '"';
-	value_prefix(w);
-	jsonw_raw(w, b, n);
+	PUT_VALUE(w, 32, jsonw_put_time_str(p, ns));
 }
 
 void jsonw_kv_str(struct jsonw *w, const char *key, const char *s)

@@ -54,6 +54,22 @@ void jsonw_kv_bool(struct jsonw *w, const char *key, bool v);
 /* End a JSONL line: '\n' and a fresh top level. */
 void jsonw_newline(struct jsonw *w);
 
+/*
+ * Fast path for hot formatters: reserve room for n bytes and get a pointer
+ * to write into; then jsonw_commit() the bytes actually written. Returns
+ * NULL when out of memory. The jsonw_put_* helpers write into such a
+ * pointer and return the end of what they wrote; jsonw_escaped_max() is the
+ * most bytes jsonw_put_str() can write for a string of n bytes.
+ */
+char *jsonw_reserve(struct jsonw *w, size_t n);
+void jsonw_commit(struct jsonw *w, char *end);
+static inline size_t jsonw_escaped_max(size_t n) { return 6 * n + 2; }
+char *jsonw_put_str(char *p, const char *s, size_t n);
+char *jsonw_put_u64(char *p, uint64_t v);
+char *jsonw_put_i64(char *p, int64_t v);
+char *jsonw_put_hex_str(char *p, uint64_t v);
+char *jsonw_put_time_str(char *p, uint64_t ns);
+
 /* Raw bytes (already valid JSON or a newline). */
 void jsonw_raw(struct jsonw *w, const char *s, size_t n);
 

@@ -194,10 +194,18 @@ static void compute_id_positions(struct pd_attr *a)
 		a->id_index_sample = popcount64(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 						      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR));
 
+	a->time_index_sample = SIZE_MAX;
+	if (st & PERF_SAMPLE_TIME)
+		a->time_index_sample = popcount64(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+							PERF_SAMPLE_TID));
 	a->trailer_size = 0;
 	a->id_index_trailer = 0;
+	a->time_index_trailer = 0;
 	if (!a->attr.sample_id_all)
 		return;
+	if (st & PERF_SAMPLE_TIME)
+		a->time_index_trailer = 1 + popcount64(st & (PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+							     PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
 	a->trailer_size = 8 * popcount64(st & PD_TRAILER_BITS);
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		a->id_index_trailer = 1;
@@ -678,6 +686,39 @@ const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct p
 	return a;
 }
 
+int pd_record_time(const struct pd_file *f, const struct perf_event_header *h, uint64_t *time)
+{
+	const struct pd_attr *a;
+	size_t body = h->size >= 8 ? (size_t)h->size - 8 : 0, idx;
+
+	if (h->type >= PD_RECORD_HEADER_ATTR)
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (!(a = pd_attr_for_sample(f, h)))
+			return -1;
+		idx = a->time_index_sample;
+		if (idx == SIZE_MAX)
+			return 0;
+		if ((idx + 1) * 8 > body)
+			return scx_fail("%s: sample at offset %llu: too short to hold its time", f->path,
+					rec_off(f, h));
+		*time = rd64((const uint8_t *)h + 8 + idx * 8);
+		return 1;
+	}
+	if (!f->sample_id_all)
+		return 0;
+	if (!(a = pd_attr_for_trailer(f, h)))
+		return -1;
+	idx = a->time_index_trailer;
+	if (!idx)
+		return 0;
+	if (a->trailer_size > body)
+		return scx_fail("%s: record at offset %llu: too short to hold its sample_id trailer",
+				f->path, rec_off(f, h));
+	*time = rd64((const uint8_t *)h + h->size - idx * 8);
+	return 1;
+}
+
 bool pd_id_is_unknown(const struct pd_file *f, const struct perf_event_header *h)
 {
 	size_t idx, body;
@@ -1068,4 +1109,49 @@ size_t pd_body_size(const struct pd_file *f, const struct perf_event_header *h)
 	if (!a || a->trailer_size > body)
 		return 0;
 	return body - a->trailer_size;
+}
+
+/* ---- BUILD_ID feature --------------------------------------------------- */
+
+/*
+ * Entries are perf_record_header_build_id: a perf_event_header, pid (s32),
+ * 24 bytes of build-id (20 of id, then its size when misc has
+ * PERF_RECORD_MISC_BUILD_ID_SIZE), and the NUL-padded file name, header.size
+ * bytes in all.
+ */
+int pd_build_id_for(const struct pd_file *f, const char *filename, uint8_t bid[20], size_t *size)
+{
+	const uint8_t *p, *end;
+	const void *data;
+	uint64_t len;
+
+	if (pd_feature(f, PD_FEAT_BUILD_ID, &data, &len) < 0)
+		return 0;
+	p = data;
+	end = p + len;
+	while (end - p >= 8 + 4 + 24) {
+		struct perf_event_header h;
+		const char *name;
+		size_t name_max;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < 8 + 4 + 24 || h.size > end - p)
+			return 0;
+		name = (const char *)p + 8 + 4 + 24;
+		name_max = h.size - (8 + 4 + 24);
+		if (strnlen(name, name_max) < name_max && !strcmp(name, filename)) {
+			size_t n = 20;
+
+			if (h.misc & (1 << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+				n = p[8 + 4 + 20] <= 20 ? p[8 + 4 + 20] : 20;
+			else
+				while (n > 0 && p[8 + 4 + n - 1] == 0) /* perf trims trailing zeros */
+					n--;
+			memcpy(bid, p + 8 + 4, n);
+			*size = n;
+			return n > 0;
+		}
+		p += h.size;
+	}
+	return 0;
 }

@@ -110,6 +110,8 @@ struct pd_attr {
 	size_t id_index_trailer;     /* where the id sits in a sample_id trailer, in u64 counted
 				      * back from the end of the record (1 = last u64); 0 if absent */
 	size_t trailer_size;         /* bytes of the sample_id trailer (0 unless sample_id_all) */
+	size_t time_index_sample;    /* like id_index_sample, for PERF_SAMPLE_TIME */
+	size_t time_index_trailer;   /* like id_index_trailer, for PERF_SAMPLE_TIME */
 };
 
 /* An open, validated perf.data file. */
@@ -144,6 +146,11 @@ const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct p
 const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h);
 const struct pd_attr *pd_attr_by_id(const struct pd_file *f, uint64_t id);
 
+/* A record's time without decoding the rest (samples: PERF_SAMPLE_TIME;
+ * other kernel records: their sample_id trailer). 1: *time set; 0: the
+ * record carries no time; -1: unknown attr or too short (scx_fail). */
+int pd_record_time(const struct pd_file *f, const struct perf_event_header *h, uint64_t *time);
+
 /* True when the record's sample id could be read but belongs to no attr of
  * the file (perf skips such records and counts them; so do we). False when
  * the id is known, or cannot be read at all (then parsing reports why). */
@@ -151,6 +158,13 @@ bool pd_id_is_unknown(const struct pd_file *f, const struct perf_event_header *h
 
 /* Payload of a feature section, or -1 (no scx_fail) when the bit is unset. */
 int pd_feature(const struct pd_file *f, int feat, const void **data, uint64_t *size);
+
+/*
+ * The build-id the file's BUILD_ID feature section records for a DSO name
+ * (e.g. "[vdso]" or "/usr/lib/x86_64-linux-gnu/libc.so.6"). 1 and the id
+ * in bid (20 bytes max) with its size; 0 when not recorded or malformed.
+ */
+int pd_build_id_for(const struct pd_file *f, const char *filename, uint8_t bid[20], size_t *size);
 
 /* Human-readable name of a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND", ...),
  * "UNKNOWN" otherwise. */

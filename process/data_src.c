@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define FIELD(v, shift, bits) (((v) >> (shift)) & ((1ULL << (bits)) - 1))
+#define FIELDV(v, shift) ((uint64_t)(v) << (shift))
 
 struct bit_name {
 	uint64_t bit;
@@ -127,4 +128,37 @@ void data_src_json(struct jsonw *w, uint64_t v)
 	bits_json(w, "dtlb", tlb, tlb_names, sizeof(tlb_names) / sizeof(tlb_names[0]));
 	bits_json(w, "blk", blk, blk_names, sizeof(blk_names) / sizeof(blk_names[0]));
 	jsonw_obj_close(w);
+}
+
+bool data_src_is_unknown(uint64_t v)
+{
+	const uint64_t na = FIELDV(PERF_MEM_OP_NA, PERF_MEM_OP_SHIFT) | FIELDV(PERF_MEM_LVL_NA, PERF_MEM_LVL_SHIFT) |
+			    FIELDV(PERF_MEM_SNOOP_NA, PERF_MEM_SNOOP_SHIFT) | FIELDV(PERF_MEM_LOCK_NA, PERF_MEM_LOCK_SHIFT) |
+			    FIELDV(PERF_MEM_TLB_NA, PERF_MEM_TLB_SHIFT);
+
+	return v == 0 || v == na || v == (na | FIELDV(PERF_MEM_LVLNUM_NA, PERF_MEM_LVLNUM_SHIFT));
+}
+
+const char *data_src_text(struct data_src_cache *c, uint64_t value, size_t *len)
+{
+	size_t i = (size_t)((value * 0x9e3779b97f4a7c15ULL) >> 58) % DATA_SRC_CACHE;
+	struct jsonw w;
+
+	if (c->slot[i].len && c->slot[i].value == value) {
+		*len = c->slot[i].len;
+		return c->slot[i].text;
+	}
+	jsonw_init(&w);
+	data_src_json(&w, value);
+	if (w.oom || w.len > DATA_SRC_TEXT_MAX) {
+		jsonw_free(&w);
+		*len = 4;
+		return "null";
+	}
+	memcpy(c->slot[i].text, w.buf, w.len);
+	c->slot[i].len = (uint16_t)w.len;
+	c->slot[i].value = value;
+	jsonw_free(&w);
+	*len = c->slot[i].len;
+	return c->slot[i].text;
 }

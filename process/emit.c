@@ -5,12 +5,13 @@
 #include "emit.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
 
-void emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
-		  struct process_result *res, struct hints_index *hints)
+int emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
+		 struct process_result *res, struct hints_index *hints)
 {
 	memset(e, 0, sizeof(*e));
 	e->opts = opts;
@@ -18,11 +19,17 @@ void emitter_init(struct emitter *e, const struct process_opts *opts, struct pro
 	e->res = res;
 	e->hints = hints;
 	jsonw_init(&e->w);
+	e->data_src = calloc(1, sizeof(*e->data_src));
+	if (!e->data_src)
+		return scx_fail("out of memory");
+	return bgwriter_start(&e->writer, out->perf_jsonl, "perf.jsonl");
 }
 
 void emitter_free(struct emitter *e)
 {
+	bgwriter_finish(&e->writer);
 	jsonw_free(&e->w);
+	free(e->data_src);
 }
 
 static void log_skip(struct emitter *e, const char *why, const struct skip_view *v, uint64_t phys)
@@ -61,16 +68,18 @@ enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bo
 
 int emitter_flush(struct emitter *e)
 {
-	return jsonw_flush_to(&e->w, e->out->perf_jsonl, "perf.jsonl");
+	if (bgwriter_submit(&e->writer, &e->w) < 0)
+		return -1;
+	return bgwriter_finish(&e->writer);
 }
 
 int emitter_write(struct emitter *e, struct mem_record *r)
 {
 	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
-	mem_jsonl_line(&e->w, r);
+	mem_jsonl_line(&e->w, r, e->data_src);
 	e->res->kept++;
-	if (e->w.len >= (256u << 10))
-		return emitter_flush(e);
+	if (e->w.len >= (1u << 20))
+		return bgwriter_submit(&e->writer, &e->w);
 	return 0;
 }
 

@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/bgwrite.h"
 #include "lib/jsonw.h"
+#include "process/data_src.h"
 #include "process/hints.h"
 #include "process/mem_jsonl.h"
 #include "process/process.h"
@@ -20,12 +22,16 @@ struct emitter {
 	struct process_result *res;
 	struct hints_index *hints;
 	struct jsonw w;
+	struct bgwriter writer; /* perf.jsonl is written on a second thread */
+	struct data_src_cache *data_src;
 };
 
 enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM };
 
-void emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
-		  struct process_result *res, struct hints_index *hints);
+int emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
+		 struct process_result *res, struct hints_index *hints);
+/* Stops the writer thread; emitter_flush() must have succeeded for the
+ * output to be complete. */
 void emitter_free(struct emitter *e);
 
 /* What a -v line shows of a skipped sample: the input line itself (text
@@ -45,8 +51,9 @@ struct skip_view {
 enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bool has_phys,
 				uint64_t phys_addr);
 
-/* Annotate r->hint and append the line; flushes every 256 KiB. */
+/* Annotate r->hint and append the line; hands 1 MiB batches to the writer. */
 int emitter_write(struct emitter *e, struct mem_record *r);
+/* Write what is left and wait until everything is written. */
 int emitter_flush(struct emitter *e);
 
 /* Add a warning to the result (deduplicated, capped). */

@@ -6,7 +6,8 @@
  * decimals), addr (hex string), cgroup, ip (hex string), sym, dso,
  * phys_addr (hex string), data_page_size (bytes), hint.
  * Extra keys, present when the input has them: event, cpu, time_ns, period,
- * weight, weight_struct {var1, var2, var3}, data_src {...}.
+ * weight, weight_struct {var1, var2, var3}, data_src {...} (left out when
+ * the kernel reported every part of it as not available).
  * schemas/perf-sample.schema.json is the contract.
  */
 #ifndef SCX_MEM_JSONL_H
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "lib/jsonw.h"
+#include "process/data_src.h"
 
 struct mem_record {
 	const char *comm;
@@ -37,7 +39,8 @@ struct mem_record {
 	uint16_t var2, var3;
 };
 
-/* Append the record as one JSON line (with the trailing newline). */
-void mem_jsonl_line(struct jsonw *w, const struct mem_record *r);
+/* Append the record as one JSON line (with the trailing newline). dc
+ * caches formatted data_src objects across calls. */
+void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct data_src_cache *dc);
 
 #endif

@@ -160,16 +160,10 @@ static int deliver(struct walk *wk, const struct perf_event_header *h)
 /* Time of a kernel record for ordering; false when it has none. */
 static int record_time(struct walk *wk, const struct perf_event_header *h, uint64_t *time, bool *has)
 {
-	struct pd_sample smp;
-	int rc;
+	int rc = pd_record_time(wk->f, h, time);
 
-	rc = h->type == PERF_RECORD_SAMPLE ? pd_parse_sample(wk->f, h, &smp)
-					   : pd_parse_sample_id(wk->f, h, &smp);
-	if (rc < 0)
-		return -1;
-	*has = smp.present & PERF_SAMPLE_TIME;
-	*time = smp.time;
-	return 0;
+	*has = rc > 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static int drain(struct walk *wk)
@@ -204,8 +198,7 @@ static int on_record(struct walk *wk, const struct perf_event_header *h, uint64_
 		wk->e->res->rounds++;
 		if (!wk->ordered)
 			return 0;
-		order_round(&wk->q);
-		if (drain(wk) < 0)
+		if (order_round(&wk->q) < 0 || drain(wk) < 0)
 			return -1;
 		if (++wk->since_release >= 16) {
 			wk->since_release = 0;
@@ -246,7 +239,11 @@ static int walk_records(struct walk *wk)
 	}
 	if (r < 0)
 		return -1;
-	order_finish(&wk->q);
+	if (wk->ordered && !wk->e->res->rounds && wk->e->opts->verbose && wk->e->opts->log)
+		fprintf(wk->e->opts->log, "%s: no FINISHED_ROUND records: all %zu records were held "
+			"until the end to sort them\n", wk->f->path, wk->q.n - wk->q.head);
+	if (order_finish(&wk->q) < 0)
+		return -1;
 	return drain(wk);
 }
 
@@ -254,6 +251,8 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 {
 	const struct process_inputs *in = e->opts->in;
 	struct sym_cache_opts so = {.symfs = e->opts->symfs};
+	uint8_t vdso_bid[20];
+	size_t vdso_bid_size = 0;
 	struct stat st;
 	struct timespec now, boot;
 	bool same_boot = false;
@@ -273,6 +272,10 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 			process_warn(e->res, "%s: no kallsyms snapshot and recorded before this boot: "
 				     "kernel symbols shown as [unknown]", f->path);
 	}
+	if (pd_build_id_for(f, "[vdso]", vdso_bid, &vdso_bid_size) > 0) {
+		so.vdso_build_id = vdso_bid;
+		so.vdso_build_id_size = vdso_bid_size;
+	}
 	return sym_cache_new(&so);
 }
 
@@ -291,6 +294,7 @@ int process_perf_data(struct emitter *e)
 		pd_close(&f);
 		return -1;
 	}
+	sym_cache_prefetch_kernel(syms);
 	if (session_init(&s, syms) < 0) {
 		session_free(&s);
 		sym_cache_free(syms);

@@ -8,6 +8,7 @@
  * kernel guarantees nothing older arrives after that). Equal times keep
  * arrival order. At the end order_finish() makes everything poppable.
  * Records are referenced, not copied: they must outlive their stay here.
+ * Records pushed after a round are only poppable after the next one.
  */
 #ifndef SCX_ORDER_H
 #define SCX_ORDER_H
@@ -23,8 +24,11 @@ struct order_item {
 };
 
 struct order_queue {
-	struct order_item *heap;
-	size_t n, cap;
+	struct order_item *heap; /* queued records, [head, n) */
+	size_t head, n, cap;
+	size_t sorted_upto;      /* [head, sorted_upto) is in order and may be popped */
+	struct order_item *tmp;  /* merge scratch */
+	size_t tmp_cap;
 	uint64_t seq;
 	uint64_t max_time;   /* largest time queued so far */
 	uint64_t next_flush; /* the limit the next round will flush up to */
@@ -36,8 +40,9 @@ struct order_queue {
 void order_init(struct order_queue *q);
 void order_free(struct order_queue *q);
 int order_push(struct order_queue *q, uint64_t time, const void *rec);
-void order_round(struct order_queue *q);
-void order_finish(struct order_queue *q);
+/* Both sort what is queued: -1 (scx_fail) when memory runs out. */
+int order_round(struct order_queue *q);
+int order_finish(struct order_queue *q);
 /* Pop the oldest record if it is poppable. */
 bool order_pop(struct order_queue *q, struct order_item *out);
 /* Lowest-addressed record still queued (for releasing file pages), or NULL. */

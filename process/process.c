@@ -106,7 +106,11 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 		if (!hints)
 			return scx_fail("out of memory");
 	}
-	emitter_init(&e, opts, out, res, hints);
+	if (emitter_init(&e, opts, out, res, hints) < 0) {
+		emitter_free(&e);
+		hints_free(hints);
+		return -1;
+	}
 	if (opts->in->mem_kind == MEM_PERF_DATA)
 		rc = process_perf_data(&e);
 	else

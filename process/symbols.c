@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -524,12 +525,17 @@ struct sym_cache {
 	char *kallsyms_path;
 	char *vdso_path;
 	int vdso_fd;                    /* memfd holding this process's vdso, or -1 */
+	uint8_t vdso_bid[BID_MAX];
+	size_t vdso_bid_size;
 	bool allow_proc_kallsyms;
 	struct sym_dso **buckets;
 	size_t nbuckets, ndsos;
 	size_t loaded, without_symbols;
 	bool kernel_tried;
 	bool kernel_ok;
+	bool kernel_loading;            /* a prefetch thread is building kt */
+	pthread_t kernel_thread;
+	int kernel_rc;
 	struct stree kt;
 	uint64_t klast_addr;
 	uint32_t klast_node;
@@ -540,6 +546,8 @@ static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
+
+static void kernel_join(struct sym_cache *c);
 
 struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts)
 {
@@ -555,6 +563,10 @@ struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts)
 		c->symfs = dup_or_null(opts->symfs && *opts->symfs ? opts->symfs : NULL);
 		c->kallsyms_path = dup_or_null(opts->kallsyms_path);
 		c->vdso_path = dup_or_null(opts->vdso_path);
+		if (opts->vdso_build_id && opts->vdso_build_id_size) {
+			c->vdso_bid_size = opts->vdso_build_id_size > BID_MAX ? BID_MAX : opts->vdso_build_id_size;
+			memcpy(c->vdso_bid, opts->vdso_build_id, c->vdso_bid_size);
+		}
 		c->allow_proc_kallsyms = opts->allow_proc_kallsyms;
 	}
 	c->vdso_fd = -1;
@@ -580,6 +592,7 @@ void sym_cache_free(struct sym_cache *c)
 {
 	if (!c)
 		return;
+	kernel_join(c);
 	for (size_t i = 0; c->buckets && i < c->nbuckets; i++) {
 		struct sym_dso *d = c->buckets[i], *nx;
 
@@ -1395,57 +1408,215 @@ static uint8_t kallsyms_bind(char type)
 }
 
 /* One "ADDR TYPE NAME[\t[module]]" line; 1 kept, 0 skipped, -1 OOM. */
-static int kallsyms_line(struct stree *t, char *line, bool *nonzero)
+/* Append a node without linking it into the tree (see stree_build). */
+static int stree_append(struct stree *t, uint64_t start, uint8_t bind, const char *name,
+			size_t name_len, const char *module, size_t mod_len)
 {
-	char *p, *name, *tab, *mod = NULL;
+	struct snode *s;
+	int64_t off, moff = 0;
+
+	if (t->count == t->cap) {
+		struct snode *p = realloc(t->n, (size_t)t->cap * 2 * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->n = p;
+		t->cap *= 2;
+	}
+	off = arena_add(&t->str, name, name_len);
+	if (off < 0 || off > UINT32_MAX)
+		return -1;
+	if (module) {
+		moff = arena_add(&t->str, module, mod_len);
+		if (moff < 0 || moff > UINT32_MAX)
+			return -1;
+	}
+	s = &t->n[t->count++];
+	memset(s, 0, sizeof(*s));
+	s->start = s->end = start;
+	s->bind = bind;
+	s->name = (uint32_t)off;
+	s->module = (uint32_t)moff;
+	return 0;
+}
+
+static const struct snode *sort_nodes;
+
+/* By start, then by index: the order perf's tree gives equal starts
+ * (an equal start goes right, after the ones inserted before it). */
+static int cmp_node_index(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (sort_nodes[x].start != sort_nodes[y].start)
+		return sort_nodes[x].start < sort_nodes[y].start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t build_range(struct stree *t, const uint32_t *idx, size_t lo, size_t hi,
+			    uint32_t parent, unsigned depth, unsigned red_depth)
+{
+	size_t mid;
+	uint32_t x;
+
+	if (lo >= hi)
+		return NIL;
+	mid = lo + (hi - lo) / 2;
+	x = idx[mid];
+	t->n[x].parent = parent;
+	t->n[x].red = depth == red_depth && depth > 0;
+	t->n[x].left = build_range(t, idx, lo, mid, x, depth + 1, red_depth);
+	t->n[x].right = build_range(t, idx, mid + 1, hi, x, depth + 1, red_depth);
+	return x;
+}
+
+/*
+ * Link every appended node into a balanced red-black tree in sorted order,
+ * in O(n log n) for the sort and O(n) for the links. Splitting at the middle
+ * fills every level but the deepest, so colouring the deepest level red
+ * gives every path the same black height. For symbols that do not overlap
+ * (kallsyms after fixup_end) lookups give the same answers as perf's
+ * one-by-one inserts.
+ */
+static int stree_build(struct stree *t)
+{
+	size_t n = t->count - 1, i;
+	unsigned height = 0;
+	uint32_t *idx;
+
+	if (!n)
+		return 0;
+	idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		return -1;
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t)(i + 1);
+	for (i = 1; i < n && t->n[idx[i - 1]].start <= t->n[idx[i]].start; i++)
+		;
+	if (i < n) {
+		sort_nodes = t->n;
+		qsort(idx, n, sizeof(*idx), cmp_node_index);
+	}
+	while (((size_t)2 << height) <= n)
+		height++;
+	t->root = build_range(t, idx, 0, n, NIL, 0, height);
+	free(idx);
+	return 0;
+}
+
+static uint64_t parse_hex(const char **pp, const char *end, bool *ok)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int digits = 0;
+
+	for (; p < end && digits < 17; p++, digits++) {
+		unsigned c = (unsigned char)*p, d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*ok = digits > 0 && digits <= 16;
+	*pp = p;
+	return v;
+}
+
+/* One "ADDR TYPE NAME[\tMODULE]" line in [p, end). 1 kept, 0 skipped, -1 OOM. */
+static int kallsyms_line(struct stree *t, const char *p, const char *end, bool *nonzero)
+{
+	const char *name, *tab, *mod = NULL;
 	size_t mlen = 0;
 	uint64_t addr;
+	bool ok;
 	char type;
 
-	addr = strtoull(line, &p, 16);
-	if (p == line || *p != ' ' || !p[1] || p[2] != ' ')
+	addr = parse_hex(&p, end, &ok);
+	if (!ok || end - p < 3 || p[0] != ' ' || p[2] != ' ')
 		return 0;
 	type = p[1];
 	name = p + 3;
-	name[strcspn(name, "\n")] = '\0';
-	if (!kallsyms_type_kept(type) || name[0] == '$')
+	if (!kallsyms_type_kept(type) || name >= end || name[0] == '$')
 		return 0;
-	tab = strchr(name, '\t');
+	tab = memchr(name, '\t', (size_t)(end - name));
 	if (tab) {
-		*tab = '\0';
 		mod = tab + 1;
-		mod += strspn(mod, " \t[");
-		mlen = strcspn(mod, "] \t");
+		while (mod < end && (*mod == ' ' || *mod == '\t' || *mod == '['))
+			mod++;
+		while (mod + mlen < end && mod[mlen] != ']' && mod[mlen] != ' ' && mod[mlen] != '\t')
+			mlen++;
 	}
 	if (addr)
 		*nonzero = true;
-	return stree_add(t, addr, 0, kallsyms_bind(type), name, strlen(name), mod, mlen) ? -1 : 1;
+	return stree_append(t, addr, kallsyms_bind(type), name, (size_t)((tab ? tab : end) - name),
+			    mod, mlen) ? -1 : 1;
+}
+
+/* The whole file in one buffer (kallsyms is a few MB; /proc's is not seekable). */
+static char *read_whole(const char *path, size_t *len)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap > (1u << 30) || !(nb = realloc(buf, cap * 2)))
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
 }
 
 static int kallsyms_load(struct sym_cache *c, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
+	size_t len = 0;
+	char *buf = read_whole(path, &len);
+	const char *p, *end, *nl;
 	bool nonzero = false;
 	int ret = 0;
 
-	if (!f)
+	if (!buf)
 		return scx_fail_errno("%s", path);
 	if (stree_init(&c->kt)) {
-		fclose(f);
+		free(buf);
 		return scx_fail("symbols: out of memory");
 	}
-	while (getline(&line, &cap, f) > 0) {
-		if (kallsyms_line(&c->kt, line, &nonzero) < 0) {
+	for (p = buf, end = buf + len; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (kallsyms_line(&c->kt, p, nl, &nonzero) < 0) {
 			ret = scx_fail("symbols: out of memory reading %s", path);
 			break;
 		}
 	}
-	free(line);
-	fclose(f);
+	free(buf);
 	if (!ret && !nonzero)
 		ret = scx_fail("%s: all addresses are zero (kptr_restrict)", path);
+	if (!ret && stree_build(&c->kt) < 0)
+		ret = scx_fail("symbols: out of memory reading %s", path);
 	if (ret) {
 		stree_free(&c->kt);
 		return ret;
@@ -1455,8 +1626,43 @@ static int kallsyms_load(struct sym_cache *c, const char *path)
 	return 0;
 }
 
+static const char *kernel_source(const struct sym_cache *c)
+{
+	if (c->kallsyms_path)
+		return c->kallsyms_path;
+	return c->allow_proc_kallsyms ? "/proc/kallsyms" : NULL;
+}
+
+static void *kernel_prefetch_main(void *arg)
+{
+	struct sym_cache *c = arg;
+
+	c->kernel_rc = kallsyms_load(c, kernel_source(c));
+	return NULL;
+}
+
+void sym_cache_prefetch_kernel(struct sym_cache *c)
+{
+	if (!c || c->kernel_tried || c->kernel_loading || !kernel_source(c))
+		return;
+	if (pthread_create(&c->kernel_thread, NULL, kernel_prefetch_main, c) == 0)
+		c->kernel_loading = true;
+}
+
+/* Wait for a prefetch thread; its result becomes kernel_ok. */
+static void kernel_join(struct sym_cache *c)
+{
+	if (!c->kernel_loading)
+		return;
+	pthread_join(c->kernel_thread, NULL);
+	c->kernel_loading = false;
+	c->kernel_tried = true;
+	c->kernel_ok = c->kernel_rc == 0;
+}
+
 static bool kernel_ready(struct sym_cache *c)
 {
+	kernel_join(c);
 	if (!c->kernel_tried) {
 		const char *path = c->kallsyms_path;
 
@@ -1502,11 +1708,12 @@ uint64_t sym_kernel_symbol_addr(struct sym_cache *c, const char *name)
 	return 0;
 }
 
-void sym_cache_stats(const struct sym_cache *c, struct sym_stats *st)
+void sym_cache_stats(struct sym_cache *c, struct sym_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (!c)
 		return;
+	kernel_join(c);
 	st->dsos_loaded = c->loaded;
 	st->dsos_without_symbols = c->without_symbols;
 	if (c->kernel_ok) {
@@ -1552,14 +1759,18 @@ static int dump_own_vdso(struct sym_cache *c, char *path, size_t size)
 
 struct sym_dso *sym_dso_get_vdso(struct sym_cache *c)
 {
-	struct sym_dso *d = sym_dso_get(c, "[vdso]", NULL, 0);
+	struct sym_dso *d;
 	char path[64];
 
-	if (!c || d->real_path || d->loaded || d == &oom_dso)
+	if (!c)
+		return &oom_dso;
+	/* with a recorded build-id the loader checks the image against it */
+	d = sym_dso_get(c, "[vdso]", c->vdso_bid_size ? c->vdso_bid : NULL, c->vdso_bid_size);
+	if (d->real_path || d->loaded || d == &oom_dso)
 		return d;
 	if (c->vdso_path)
 		d->real_path = strdup(c->vdso_path);
-	else if (c->allow_proc_kallsyms && dump_own_vdso(c, path, sizeof(path)) == 0)
+	else if ((c->allow_proc_kallsyms || c->vdso_bid_size) && dump_own_vdso(c, path, sizeof(path)) == 0)
 		d->real_path = strdup(path);
 	return d;
 }

@@ -30,6 +30,8 @@ struct sym_cache_opts {
 	bool allow_proc_kallsyms;     /* no snapshot: may fall back to /proc/kallsyms (same boot only);
 				       * also allows symbolizing [vdso] from this process's own vdso */
 	const char *vdso_path;        /* vdso image saved with the profile, or NULL */
+	const uint8_t *vdso_build_id; /* the recording's [vdso] build-id (perf.data BUILD_ID), or NULL */
+	size_t vdso_build_id_size;
 };
 
 struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts);
@@ -45,9 +47,10 @@ struct sym_dso *sym_dso_get(struct sym_cache *c, const char *filename,
 			    const uint8_t *build_id, size_t build_id_size);
 
 /*
- * The DSO for "[vdso]" mappings: the profile's vdso image (vdso_path) or,
- * for a recording of this boot, this process's own vdso (the kernel maps
- * the same image into every process). Without either it has no symbols.
+ * The DSO for "[vdso]" mappings: the profile's vdso image (vdso_path) or
+ * this process's own vdso (the kernel maps the same image into every
+ * process) when the recording's [vdso] build-id matches it, or, with no
+ * build-id recorded, for a recording of this boot. Else it has no symbols.
  */
 struct sym_dso *sym_dso_get_vdso(struct sym_cache *c);
 
@@ -64,6 +67,10 @@ const char *sym_dso_note(const struct sym_dso *d);
  */
 const char *sym_kernel_lookup(struct sym_cache *c, uint64_t addr, const char **module);
 
+/* Start reading kallsyms on a second thread now, so it is ready (or
+ * nearly) at the first kernel lookup. No effect without a kallsyms source. */
+void sym_cache_prefetch_kernel(struct sym_cache *c);
+
 /* Address of a kallsyms symbol (e.g. "_text"), 0 if unknown. */
 uint64_t sym_kernel_symbol_addr(struct sym_cache *c, const char *name);
 
@@ -73,6 +80,6 @@ struct sym_stats {
 	size_t dsos_without_symbols;
 	size_t kernel_symbols;
 };
-void sym_cache_stats(const struct sym_cache *c, struct sym_stats *st);
+void sym_cache_stats(struct sym_cache *c, struct sym_stats *st);
 
 #endif

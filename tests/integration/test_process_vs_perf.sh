@@ -23,6 +23,12 @@ if "$SCXPROF" process -f "$WORK/pf" --no-filter >"$WORK/pf.log" 2>&1; then
 else
 	fail "page faults: process ran" "$(tail -n 3 "$WORK/pf.log")"
 fi
+check "page faults: perf.jsonl valid against its schema" validate "$TOP/schemas/perf-sample.schema.json" "$WORK/pf.out/perf.jsonl" --jsonl
+check "page faults: process.json valid against its schema" validate "$TOP/schemas/process-summary.schema.json" "$WORK/pf.out/process.json"
+check "page faults: process.json counts every sample" python3 -c '
+import json,sys; p=json.load(open(sys.argv[1])); n=sum(1 for _ in open(sys.argv[2]))
+assert p["samples"]["total"]==n==p["records"]["SAMPLE"], (p["samples"], n)
+assert p["ordering"]["mode"]=="time" and p["ordering"]["rounds"]>0, p["ordering"]' "$WORK/pf.out/process.json" "$WORK/pf.out/perf.jsonl"
 n=$(wc -l <"$WORK/pf.out/perf.jsonl" 2>/dev/null || echo 0)
 if [ "$n" -gt 1000 ]; then pass "page faults: recorded a real workload ($n samples)"; else fail "page faults: sample count" "only $n samples"; fi
 
@@ -66,4 +72,30 @@ for k,v in sorted(c.items()): print(k, v)' "$WORK/cg.out/perf.jsonl" | sort >"$W
 	fi
 else
 	skip "cgroups: per-cgroup counts equal perf report" "no writable cgroup2 hierarchy mounted"
+fi
+
+# 4. kernel symbols: a recording from before this boot must not use this
+#    boot's /proc/kallsyms; a kallsyms snapshot in the profile restores them
+if [ -s "$WORK/pf/perf.data" ] && grep -q '"dso":"\[kernel.kallsyms\]"' "$WORK/pf.out/perf.jsonl"; then
+	mkdir -p "$WORK/old"
+	cp "$WORK/pf/perf.data" "$WORK/old/perf.data"
+	touch -d "@$(( $(date +%s) - $(awk '{print int($1)}' /proc/uptime) - 3600 ))" "$WORK/old/perf.data"
+	"$SCXPROF" process -f "$WORK/old" --no-filter >/dev/null 2>"$WORK/old.err"
+	check "old recording: warns that kernel symbols are unavailable" grep -q "no kallsyms snapshot and recorded before this boot" "$WORK/old.err"
+	check "old recording: kernel samples keep their dso, symbol [unknown]" python3 -c '
+import json,sys
+k=[json.loads(l) for l in open(sys.argv[1]) if "\"[kernel.kallsyms]\"" in l]
+assert k and all(s["sym"]=="[unknown]" for s in k), len(k)' "$WORK/old.out/perf.jsonl"
+	mkdir -p "$WORK/snap"
+	cp -p "$WORK/old/perf.data" "$WORK/snap/perf.data"
+	cp /proc/kallsyms "$WORK/snap/kallsyms"
+	if "$SCXPROF" process -f "$WORK/snap" --no-filter >/dev/null 2>&1; then
+		check "kallsyms snapshot: every sample equals perf script again" \
+			python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/snap/perf.data" "$WORK/snap.out/perf.jsonl"
+		check "kallsyms snapshot: process.json names the source" grep -q '"kallsyms_source":"snapshot"' "$WORK/snap.out/process.json"
+	else
+		fail "kallsyms snapshot: process ran" "see log"
+	fi
+else
+	skip "kernel symbol policy" "no kernel-mode samples in the page-fault recording"
 fi

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/error.h"
 #include "lib/fsutil.h"
+#include "lib/perfdata.h"
 #include "lib/jsonw.h"
 #include "process/data_src.h"
 #include "process/order.h"
@@ -107,6 +109,7 @@ Test(order, rounds_release_one_round_late_and_sort)
 	order_finish(&q);
 	cr_assert(order_pop(&q, &it) && it.rec == &recs[4]);
 	cr_assert_eq(q.peak, 5);
+	cr_assert_eq(q.late, 0);
 	order_free(&q);
 }
 
@@ -125,6 +128,60 @@ Test(order, equal_times_keep_arrival_order)
 			cr_assert(order_pop(&q, &it));
 			cr_assert_eq(it.rec, &recs[i], "time %d: want record %d", t, i);
 		}
+	order_free(&q);
+}
+
+/* Four "CPUs" each produce increasing times; each round hands over, CPU by
+ * CPU, everything up to a random "now" (perf record drains every ring
+ * buffer each round). The output must be in (time, arrival) order with
+ * every record exactly once. */
+Test(order, random_per_cpu_runs_come_out_sorted_and_complete)
+{
+	enum { CPUS = 4, PER_CPU = 5000 };
+	static uint64_t times[CPUS][PER_CPU];
+	static int seen[CPUS * PER_CPU];
+	struct order_queue q;
+	struct order_item it;
+	size_t pos[CPUS] = {0}, out = 0, c, k;
+	uint64_t last_time = 0, last_seq = 0;
+	unsigned seed = 12345;
+
+	for (c = 0; c < CPUS; c++)
+		for (k = 0, times[c][0] = 0; k < PER_CPU; k++)
+			times[c][k] = (k ? times[c][k - 1] : 0) + (rand_r(&seed) % 50);
+	order_init(&q);
+	for (uint64_t now = 0;; ) {
+		bool any = false;
+
+		now += (uint64_t)(rand_r(&seed) % 5000);
+		for (c = 0; c < CPUS; c++) {
+			for (; pos[c] < PER_CPU && times[c][pos[c]] <= now; pos[c]++) {
+				cr_assert_eq(order_push(&q, times[c][pos[c]], &seen[c * PER_CPU + pos[c]]), 0);
+				any = true;
+			}
+		}
+		cr_assert_eq(order_round(&q), 0);
+		while (order_pop(&q, &it)) {
+			cr_assert(it.time > last_time || (it.time == last_time && it.seq > last_seq) || out == 0,
+				  "out of order at %zu", out);
+			last_time = it.time, last_seq = it.seq;
+			(*(int *)it.rec)++;
+			out++;
+		}
+		if (!any && pos[0] == PER_CPU && pos[1] == PER_CPU && pos[2] == PER_CPU && pos[3] == PER_CPU)
+			break;
+	}
+	cr_assert_eq(order_finish(&q), 0);
+	while (order_pop(&q, &it)) {
+		cr_assert(it.time > last_time || (it.time == last_time && it.seq > last_seq));
+		last_time = it.time, last_seq = it.seq;
+		(*(int *)it.rec)++;
+		out++;
+	}
+	cr_assert_eq(out, (size_t)CPUS * PER_CPU);
+	for (k = 0; k < CPUS * PER_CPU; k++)
+		cr_assert_eq(seen[k], 1, "record %zu delivered %d times", k, seen[k]);
+	cr_assert_eq(q.late, 0);
 	order_free(&q);
 }
 
@@ -369,4 +426,74 @@ Test(fsutil, remove_tree_does_not_follow_symlinks)
 	cr_assert_eq(fs_remove_tree(base), 0);
 	cr_assert(fs_exists(keep), "a symlinked directory's content must survive");
 	fs_remove_tree(outside);
+}
+
+/* ---- BUILD_ID feature lookup (lib/perfdata) ---- */
+
+static size_t put_build_id(uint8_t *buf, const char *name, uint8_t fill, uint8_t size, bool with_size)
+{
+	struct perf_event_header h = {.type = PD_RECORD_HEADER_BUILD_ID, .misc = with_size ? (1 << 15) : 0};
+	size_t n = strlen(name) + 1, total = (8 + 4 + 24 + n + 7) & ~7UL;
+
+	memset(buf, 0, total);
+	h.size = (uint16_t)total;
+	memcpy(buf, &h, sizeof(h));
+	memset(buf + 12, fill, size);
+	buf[12 + 20] = size;
+	memcpy(buf + 36, name, n);
+	return total;
+}
+
+Test(perfdata_build_id, finds_entries_by_name_and_size)
+{
+	char dir[] = "/tmp/scxprof-bid.XXXXXX", path[300];
+	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+				       .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID};
+	uint64_t id = 1;
+	uint8_t feat[512], bid[20];
+	size_t len = 0, size = 0;
+	struct pd_writer w;
+	struct pd_file f;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	len += put_build_id(feat + len, "/usr/bin/app", 0xab, 20, false);
+	len += put_build_id(feat + len, "[vdso]", 0x5c, 8, true);
+	cr_assert_eq(pd_writer_open(&w, path), 0);
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id, 1, "e"), 0);
+	cr_assert_eq(pd_writer_add_feature(&w, PD_FEAT_BUILD_ID, feat, len), 0);
+	cr_assert_eq(pd_writer_finish(&w), 0);
+	cr_assert_eq(pd_open(&f, path), 0, "%s", scx_errmsg());
+	cr_assert_eq(pd_build_id_for(&f, "[vdso]", bid, &size), 1);
+	cr_assert_eq(size, 8, "explicit size from the entry");
+	cr_assert_eq(bid[0], 0x5c);
+	cr_assert_eq(pd_build_id_for(&f, "/usr/bin/app", bid, &size), 1);
+	cr_assert_eq(size, 20);
+	cr_assert_eq(pd_build_id_for(&f, "/usr/bin/other", bid, &size), 0);
+	pd_close(&f);
+	fs_remove_tree(dir);
+}
+
+Test(perfdata_build_id, truncated_section_is_not_trusted)
+{
+	char dir[] = "/tmp/scxprof-bid.XXXXXX", path[300];
+	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+				       .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID};
+	uint64_t id = 1;
+	uint8_t feat[256], bid[20];
+	size_t len, size = 0;
+	struct pd_writer w;
+	struct pd_file f;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	len = put_build_id(feat, "[vdso]", 0x11, 20, false);
+	cr_assert_eq(pd_writer_open(&w, path), 0);
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id, 1, "e"), 0);
+	cr_assert_eq(pd_writer_add_feature(&w, PD_FEAT_BUILD_ID, feat, len - 8), 0); /* cut the name */
+	cr_assert_eq(pd_writer_finish(&w), 0);
+	cr_assert_eq(pd_open(&f, path), 0, "%s", scx_errmsg());
+	cr_assert_eq(pd_build_id_for(&f, "[vdso]", bid, &size), 0);
+	pd_close(&f);
+	fs_remove_tree(dir);
 }

@@ -1,0 +1,106 @@
+/*
+ * bgwrite.c - the background output writer declared in bgwrite.h.
+ */
+#include "bgwrite.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+static void *writer_main(void *arg)
+{
+	struct bgwriter *bw = arg;
+
+	pthread_mutex_lock(&bw->lock);
+	for (;;) {
+		while (!bw->busy && !bw->stopping)
+			pthread_cond_wait(&bw->cond, &bw->lock);
+		if (!bw->busy && bw->stopping)
+			break;
+		pthread_mutex_unlock(&bw->lock);
+		size_t done = fwrite(bw->buf, 1, bw->len, bw->f);
+		int err = done == bw->len ? 0 : (errno ? errno : EIO);
+		pthread_mutex_lock(&bw->lock);
+		if (err && !bw->err)
+			bw->err = err;
+		bw->busy = false;
+		pthread_cond_broadcast(&bw->cond);
+	}
+	pthread_mutex_unlock(&bw->lock);
+	return NULL;
+}
+
+int bgwriter_start(struct bgwriter *bw, FILE *f, const char *what)
+{
+	memset(bw, 0, sizeof(*bw));
+	bw->f = f;
+	snprintf(bw->what, sizeof(bw->what), "%s", what);
+	pthread_mutex_init(&bw->lock, NULL);
+	pthread_cond_init(&bw->cond, NULL);
+	if (pthread_create(&bw->thread, NULL, writer_main, bw) != 0) {
+		pthread_mutex_destroy(&bw->lock);
+		pthread_cond_destroy(&bw->cond);
+		return scx_fail("%s: cannot start the writer thread", what);
+	}
+	bw->started = true;
+	return 0;
+}
+
+/* Wait until nothing is in flight; the lock is held on return. */
+static void wait_idle(struct bgwriter *bw)
+{
+	pthread_mutex_lock(&bw->lock);
+	while (bw->busy)
+		pthread_cond_wait(&bw->cond, &bw->lock);
+}
+
+int bgwriter_submit(struct bgwriter *bw, struct jsonw *w)
+{
+	char *tmp;
+	size_t cap;
+
+	if (w->oom)
+		return scx_fail("%s: out of memory while formatting", bw->what);
+	if (!w->len)
+		return 0;
+	wait_idle(bw);
+	if (bw->err) {
+		errno = bw->err;
+		pthread_mutex_unlock(&bw->lock);
+		return scx_fail_errno("%s: write failed", bw->what);
+	}
+	/* swap: the thread gets w's full buffer, w gets the spare one */
+	tmp = bw->buf, cap = bw->cap;
+	bw->buf = w->buf, bw->cap = w->cap, bw->len = w->len;
+	w->buf = tmp, w->cap = cap, w->len = 0;
+	bw->busy = true;
+	pthread_cond_broadcast(&bw->cond);
+	pthread_mutex_unlock(&bw->lock);
+	return 0;
+}
+
+int bgwriter_finish(struct bgwriter *bw)
+{
+	int err;
+
+	if (!bw->started)
+		return 0;
+	wait_idle(bw);
+	bw->stopping = true;
+	pthread_cond_broadcast(&bw->cond);
+	pthread_mutex_unlock(&bw->lock);
+	pthread_join(bw->thread, NULL);
+	pthread_mutex_destroy(&bw->lock);
+	pthread_cond_destroy(&bw->cond);
+	free(bw->buf);
+	bw->buf = NULL;
+	bw->started = false;
+	err = bw->err;
+	if (err) {
+		errno = err;
+		return scx_fail_errno("%s: write failed", bw->what);
+	}
+	return 0;
+}
