@@ -6,8 +6,25 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/error.h"
+
+/* write(2) the whole buffer (stdio would copy it once more); errno or 0. */
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
 
 static void *writer_main(void *arg)
 {
@@ -20,8 +37,7 @@ static void *writer_main(void *arg)
 		if (!bw->busy && bw->stopping)
 			break;
 		pthread_mutex_unlock(&bw->lock);
-		size_t done = fwrite(bw->buf, 1, bw->len, bw->f);
-		int err = done == bw->len ? 0 : (errno ? errno : EIO);
+		int err = write_all(bw->fd, bw->buf, bw->len);
 		pthread_mutex_lock(&bw->lock);
 		if (err && !bw->err)
 			bw->err = err;
@@ -36,6 +52,10 @@ int bgwriter_start(struct bgwriter *bw, FILE *f, const char *what)
 {
 	memset(bw, 0, sizeof(*bw));
 	bw->f = f;
+	/* whatever stdio holds goes first; from here on the fd is written directly */
+	if (fflush(f) != 0)
+		return scx_fail_errno("%s: write failed", what);
+	bw->fd = fileno(f);
 	snprintf(bw->what, sizeof(bw->what), "%s", what);
 	pthread_mutex_init(&bw->lock, NULL);
 	pthread_cond_init(&bw->cond, NULL);

@@ -7,6 +7,8 @@
  *   ... fill a jsonw; when it is large: bgwriter_submit(&bw, &w);
  *   bgwriter_finish(&bw);   // waits, reports the first write error
  *
+ * The FILE is flushed at start and then written with write(2) on its fd:
+ * do not use the FILE for writing until bgwriter_finish().
  * submit hands w's buffer to the thread and gives w an empty one back
  * (the buffers are swapped, never copied). One buffer is in flight at a
  * time; submit waits for the previous write first.
@@ -21,7 +23,8 @@
 #include "lib/jsonw.h"
 
 struct bgwriter {
-	FILE *f;
+	FILE *f;            /* flushed at start, then written through its fd */
+	int fd;
 	char what[64];
 	pthread_t thread;
 	pthread_mutex_t lock;

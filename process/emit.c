@@ -19,8 +19,8 @@ int emitter_init(struct emitter *e, const struct process_opts *opts, struct proc
 	e->res = res;
 	e->hints = hints;
 	jsonw_init(&e->w);
-	e->data_src = calloc(1, sizeof(*e->data_src));
-	if (!e->data_src)
+	e->fmt = mem_jsonl_ctx_new();
+	if (!e->fmt)
 		return scx_fail("out of memory");
 	return bgwriter_start(&e->writer, out->perf_jsonl, "perf.jsonl");
 }
@@ -29,7 +29,7 @@ void emitter_free(struct emitter *e)
 {
 	bgwriter_finish(&e->writer);
 	jsonw_free(&e->w);
-	free(e->data_src);
+	mem_jsonl_ctx_free(e->fmt);
 }
 
 static void log_skip(struct emitter *e, const char *why, const struct skip_view *v, uint64_t phys)
@@ -76,7 +76,7 @@ int emitter_flush(struct emitter *e)
 int emitter_write(struct emitter *e, struct mem_record *r)
 {
 	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
-	mem_jsonl_line(&e->w, r, e->data_src);
+	mem_jsonl_line(&e->w, r, e->fmt);
 	e->res->kept++;
 	if (e->w.len >= (1u << 20))
 		return bgwriter_submit(&e->writer, &e->w);

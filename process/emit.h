@@ -11,7 +11,6 @@
 
 #include "lib/bgwrite.h"
 #include "lib/jsonw.h"
-#include "process/data_src.h"
 #include "process/hints.h"
 #include "process/mem_jsonl.h"
 #include "process/process.h"
@@ -23,7 +22,7 @@ struct emitter {
 	struct hints_index *hints;
 	struct jsonw w;
 	struct bgwriter writer; /* perf.jsonl is written on a second thread */
-	struct data_src_cache *data_src;
+	struct mem_jsonl_ctx *fmt;
 };
 
 enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM };

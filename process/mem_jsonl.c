@@ -5,9 +5,76 @@
  */
 #include "mem_jsonl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+struct mem_jsonl_ctx *mem_jsonl_ctx_new(void)
+{
+	return calloc(1, sizeof(struct mem_jsonl_ctx));
+}
+
+void mem_jsonl_ctx_free(struct mem_jsonl_ctx *c)
+{
+	if (c) {
+		free(c->arena);
+		free(c);
+	}
+}
+
+/* Escaped form of a stable string, from the cache or made now; NULL when
+ * memory is short (the caller escapes directly then). */
+static const char *escaped(struct mem_jsonl_ctx *c, const char *s, size_t *len)
+{
+	size_t slot = ((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ULL >> 52, n, need;
+	char *end;
+
+	slot &= ESCAPE_CACHE - 1;
+	if (c->esc[slot].key == s) {
+		*len = c->esc[slot].len;
+		return c->arena + c->esc[slot].off;
+	}
+	n = strlen(s);
+	need = jsonw_escaped_max(n);
+	if (c->arena_len + need > c->arena_cap) {
+		size_t cap = c->arena_cap ? c->arena_cap * 2 : 1 << 16;
+		char *a;
+
+		if (cap > (64u << 20)) { /* start over rather than grow without bound */
+			memset(c->esc, 0, sizeof(c->esc));
+			c->arena_len = 0;
+			cap = c->arena_cap;
+		}
+		while (cap < c->arena_len + need)
+			cap *= 2;
+		if (cap != c->arena_cap) {
+			if (!(a = realloc(c->arena, cap)))
+				return NULL;
+			c->arena = a;
+			c->arena_cap = cap;
+		}
+	}
+	end = jsonw_put_str(c->arena + c->arena_len, s, n);
+	c->esc[slot].key = s;
+	c->esc[slot].off = (uint32_t)c->arena_len;
+	c->esc[slot].len = (uint32_t)(end - (c->arena + c->arena_len));
+	c->arena_len += c->esc[slot].len;
+	*len = c->esc[slot].len;
+	return c->arena + c->esc[slot].off;
+}
+
+/* A name: from the escape cache when stable, else escaped in place. */
+static char *put_name(char *p, struct mem_jsonl_ctx *c, const char *s, size_t n, bool stable)
+{
+	size_t len;
+	const char *e = stable ? escaped(c, s, &len) : NULL;
+
+	if (!e) /* not cached (out of memory): the same bytes, escaped here */
+		return jsonw_put_str(p, s, stable ? strlen(s) : n);
+	memcpy(p, e, len);
+	return p + len;
+}
 
 /* Most bytes the line can take, so one reservation fits it. */
 static size_t line_max(const struct mem_record *r, size_t *lens)
@@ -20,11 +87,24 @@ static size_t line_max(const struct mem_record *r, size_t *lens)
 	return 512 + DATA_SRC_TEXT_MAX + jsonw_escaped_max(lens[0] + lens[1] + lens[2] + lens[3] + lens[4]);
 }
 
-static char *extras(char *p, const struct mem_record *r, size_t event_len, struct data_src_cache *dc)
+/* The same bound when sym, dso and event come from the escape cache. */
+static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens)
+{
+	size_t sym, dso, ev = 0;
+
+	if (!escaped(c, r->sym, &sym) || !escaped(c, r->dso, &dso) || (r->event && !escaped(c, r->event, &ev)))
+		return line_max(r, lens);
+	lens[0] = strlen(r->comm);
+	lens[1] = strlen(r->cgroup);
+	lens[2] = lens[3] = lens[4] = 0; /* unused: cached */
+	return 512 + DATA_SRC_TEXT_MAX + jsonw_escaped_max(lens[0] + lens[1]) + sym + dso + ev;
+}
+
+static char *extras(char *p, const struct mem_record *r, size_t event_len, struct mem_jsonl_ctx *c)
 {
 	if (r->event) {
 		p = LIT(p, ",\"event\":");
-		p = jsonw_put_str(p, r->event, event_len);
+		p = put_name(p, c, r->event, event_len, r->stable_names);
 	}
 	if (r->has_cpu) {
 		p = LIT(p, ",\"cpu\":");
@@ -53,7 +133,7 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, struc
 	}
 	if (r->has_data_src && !data_src_is_unknown(r->data_src)) {
 		size_t n;
-		const char *t = data_src_text(dc, r->data_src, &n);
+		const char *t = data_src_text(&c->data_src, r->data_src, &n);
 
 		p = LIT(p, ",\"data_src\":");
 		memcpy(p, t, n);
@@ -62,10 +142,13 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, struc
 	return p;
 }
 
-void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct data_src_cache *dc)
+void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_jsonl_ctx *c)
 {
 	size_t lens[5];
-	char *p = jsonw_reserve(w, line_max(r, lens));
+	bool stable = r->stable_names;
+	char *p;
+
+	p = jsonw_reserve(w, stable ? line_max_stable(r, c, lens) : line_max(r, lens));
 
 	if (!p)
 		return;
@@ -84,16 +167,16 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct data_src
 	p = LIT(p, ",\"ip\":");
 	p = jsonw_put_hex_str(p, r->ip);
 	p = LIT(p, ",\"sym\":");
-	p = jsonw_put_str(p, r->sym, lens[2]);
+	p = put_name(p, c, r->sym, lens[2], stable);
 	p = LIT(p, ",\"dso\":");
-	p = jsonw_put_str(p, r->dso, lens[3]);
+	p = put_name(p, c, r->dso, lens[3], stable);
 	p = LIT(p, ",\"phys_addr\":");
 	p = jsonw_put_hex_str(p, r->phys_addr);
 	p = LIT(p, ",\"data_page_size\":");
 	p = jsonw_put_u64(p, r->data_page_size);
 	p = LIT(p, ",\"hint\":");
 	p = jsonw_put_u64(p, r->hint);
-	p = extras(p, r, lens[4], dc);
+	p = extras(p, r, lens[4], c);
 	p = LIT(p, "}\n");
 	jsonw_commit(w, p);
 }

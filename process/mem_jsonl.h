@@ -19,6 +19,25 @@
 #include "lib/jsonw.h"
 #include "process/data_src.h"
 
+/*
+ * Formatting state kept across lines: formatted data_src objects, and the
+ * escaped JSON form of strings whose pointers stay valid and unchanged for
+ * the whole run (interned dso, symbol and event names), keyed by pointer.
+ */
+#define ESCAPE_CACHE 4096
+struct mem_jsonl_ctx {
+	struct data_src_cache data_src;
+	struct {
+		const char *key;
+		uint32_t off, len;
+	} esc[ESCAPE_CACHE];
+	char *arena;
+	size_t arena_len, arena_cap;
+};
+
+struct mem_jsonl_ctx *mem_jsonl_ctx_new(void);
+void mem_jsonl_ctx_free(struct mem_jsonl_ctx *c);
+
 struct mem_record {
 	const char *comm;
 	int64_t tid, pid;
@@ -37,10 +56,12 @@ struct mem_record {
 	uint64_t period, weight, data_src;
 	uint32_t var1;
 	uint16_t var2, var3;
+	/* sym, dso and event point to strings that live and stay unchanged as
+	 * long as the ctx: their escaped form may be cached by pointer */
+	bool stable_names;
 };
 
-/* Append the record as one JSON line (with the trailing newline). dc
- * caches formatted data_src objects across calls. */
-void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct data_src_cache *dc);
+/* Append the record as one JSON line (with the trailing newline). */
+void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_jsonl_ctx *ctx);
 
 #endif

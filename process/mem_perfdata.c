@@ -140,6 +140,7 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	r.var3 = smp.weight_var3;
 	r.has_data_src = smp.present & PERF_SAMPLE_DATA_SRC;
 	r.data_src = smp.data_src;
+	r.stable_names = true; /* interned by the session and symbol cache, alive until the end */
 	return emitter_write(e, &r);
 }
 

@@ -6,7 +6,8 @@
  * arrival order that is put in (time, arrival) order by a natural merge sort
  * when a round ends: O(n log runs), sequential memory access. The sorted
  * part at or below the limit is then popped from the front; what stays is
- * already sorted and is merged with the next round's runs.
+ * already sorted and is merged with the next round's runs. The consumed
+ * front is only reclaimed when the array is full (no copy per round).
  */
 #include "order.h"
 
@@ -91,29 +92,27 @@ static size_t run_end(const struct order_item *a, size_t lo, size_t hi)
 	return i;
 }
 
-/* Natural merge sort of everything queued; -1 when the scratch array cannot grow. */
+/* Natural merge sort of heap[head, n); -1 when the scratch array cannot grow. */
 static int sort_pending(struct order_queue *q)
 {
 	struct order_item *a, *b, *t;
-	size_t lo, n, c;
+	size_t lo, n = q->n - q->head, c;
 	bool merged;
 
-	compact(q);
-	n = q->n;
-	q->sorted_upto = n;
-	if (n < 2 || run_end(q->heap, 0, n) == n)
+	q->sorted_upto = q->n;
+	if (n < 2 || run_end(q->heap + q->head, 0, n) == n)
 		return 0;
 	if (q->tmp_cap < q->cap) {
 		t = realloc(q->tmp, q->cap * sizeof(*t));
 		if (!t) {
-			q->sorted_upto = 0;
+			q->sorted_upto = q->head;
 			return scx_fail("out of memory ordering %zu records", n);
 		}
 		q->tmp = t;
 		q->tmp_cap = q->cap;
 	}
-	a = q->heap;
-	b = q->tmp;
+	a = q->heap + q->head;
+	b = q->tmp + q->head;
 	do {
 		merged = false;
 		for (lo = 0; lo < n;) {
@@ -125,10 +124,12 @@ static int sort_pending(struct order_queue *q)
 		}
 		t = a, a = b, b = t;
 	} while (merged);
-	if (a != q->heap) {
-		/* the result is in the scratch array: swap the two buffers */
-		q->tmp = q->heap;
-		q->heap = a;
+	if (a != q->heap + q->head) {
+		/* the result is in the scratch array: swap the two buffers (the
+		 * consumed front [0, head) is garbage in either) */
+		t = q->heap;
+		q->heap = q->tmp;
+		q->tmp = t;
 		c = q->cap, q->cap = q->tmp_cap, q->tmp_cap = c;
 	}
 	return 0;
