@@ -40,7 +40,7 @@ static struct session_dso *intern_dso(struct session *s, const char *name,
 		if (!d)
 			break;
 		if (!strcmp(d->name, name) && d->build_id_size == bid_size &&
-		    !memcmp(d->build_id, bid, bid_size))
+		    (!bid_size || !memcmp(d->build_id, bid, bid_size)))
 			return d;
 	}
 	d = calloc(1, sizeof(*d));
@@ -49,7 +49,8 @@ static struct session_dso *intern_dso(struct session *s, const char *name,
 		scx_fail("out of memory (dso %s)", name);
 		return NULL;
 	}
-	memcpy(d->build_id, bid, bid_size);
+	if (bid_size)
+		memcpy(d->build_id, bid, bid_size);
 	d->build_id_size = (uint8_t)bid_size;
 	if (u64map_put(&s->dsos, key, d) < 0) {
 		free(d->name);
@@ -169,7 +170,8 @@ static struct session_maps *maps_clone(const struct session_maps *src)
 		free(m);
 		return NULL;
 	}
-	memcpy(m->v, src->v, src->n * sizeof(*m->v));
+	if (src->n)
+		memcpy(m->v, src->v, src->n * sizeof(*m->v));
 	m->n = src->n;
 	return m;
 }
