@@ -23,6 +23,8 @@ command -v clang >/dev/null || missing+=(clang)
 command -v bpftool >/dev/null || missing+=(bpftool)
 command -v perf >/dev/null || missing+=(linux-perf)
 command -v node >/dev/null || missing+=(nodejs)
+command -v python3 >/dev/null || missing+=(python3)
+command -v tar >/dev/null || missing+=(tar)
 command -v npm >/dev/null || missing+=(npm)
 # libFuzzer runtime for `make fuzz`
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)

@@ -29,3 +29,15 @@ expect_rc "record: not implemented yet, exit 1" 1 "$SCXPROF" record -t 1
 check "record says not implemented" grep -q "not implemented yet" "$WORK/e"
 expect_rc "extract: not implemented yet, exit 1" 1 "$SCXPROF" extract -f x
 expect_rc "record --help exits 0" 0 "$SCXPROF" record --help
+
+# make install PREFIX= DESTDIR=: the binary and the man page, nothing else needed
+if make -s -C "$TOP" install BUILD="$BUILD" PREFIX=/usr DESTDIR="$WORK/inst" >"$WORK/inst.log" 2>&1; then
+	check "install: binary runs from DESTDIR" "$WORK/inst/usr/bin/scxprof" --version
+	check "install: man page installed" test -s "$WORK/inst/usr/share/man/man1/scxprof.1"
+	if command -v man >/dev/null; then
+		check "install: man page renders with every command section" bash -c \
+			"man -l '$WORK/inst/usr/share/man/man1/scxprof.1' 2>/dev/null | grep -q '^PROCESS' && man -l '$WORK/inst/usr/share/man/man1/scxprof.1' 2>/dev/null | grep -q '^RECORD' && man -l '$WORK/inst/usr/share/man/man1/scxprof.1' 2>/dev/null | grep -q '^EXTRACT'"
+	fi
+else
+	fail "make install" "$(tail -n 3 "$WORK/inst.log")"
+fi

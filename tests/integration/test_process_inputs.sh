@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# test_process_inputs.sh - the ways a profile reaches `process`: a .tar.gz
+# (extracted next to itself, reused when already there), perf.mem.data
+# taking precedence over the other names, pipe-mode perf.data refused
+# clearly, and --symfs finding binaries that moved.
+. "$(dirname "$0")/lib.sh"
+WL="$TOP/$BUILD/workloads/scxprof-workload"
+
+# --- archive round trip -------------------------------------------------------
+mkdir -p "$WORK/a/myprofile"
+cp "$TOP/tests/fixtures/profile_basic/"* "$WORK/a/myprofile/"
+(cd "$WORK/a" && tar czf myprofile.tar.gz myprofile && rm -rf myprofile)
+if (cd "$WORK/a" && "$SCXPROF" process -f myprofile.tar.gz >"$WORK/a.out.txt" 2>&1); then
+	check "archive: extracted next to itself" test -f "$WORK/a/myprofile/perf.mem.script"
+	check "archive: output in PROFILE.out" test -s "$WORK/a/myprofile.out/perf.jsonl"
+	check "archive: says where it extracted" grep -q "Extracted myprofile.tar.gz to myprofile" "$WORK/a.out.txt"
+	rm -rf "$WORK/a/myprofile.out"
+	(cd "$WORK/a" && "$SCXPROF" process -f myprofile.tar.gz >"$WORK/a2.out.txt" 2>&1)
+	check "archive: existing extraction reused" grep -q "Using already extracted myprofile" "$WORK/a2.out.txt"
+	check "archive: same result the second time" test "$(wc -l <"$WORK/a/myprofile.out/perf.jsonl")" -eq 8
+else
+	fail "archive: process ran" "$(cat "$WORK/a.out.txt")"
+fi
+# a top-level directory named differently from the archive (upstream renames it)
+mkdir -p "$WORK/b/other-name"
+cp "$TOP/tests/fixtures/profile_basic/"* "$WORK/b/other-name/"
+(cd "$WORK/b" && tar czf renamed.tar.gz other-name && rm -rf other-name)
+if "$SCXPROF" process -f "$WORK/b/renamed.tar.gz" >/dev/null 2>&1 && [ -f "$WORK/b/renamed/perf.mem.script" ]; then
+	pass "archive: extracted into the archive's base name"
+else
+	fail "archive: extracted into the archive's base name" "$(ls -R "$WORK/b")"
+fi
+
+# --- which file wins ------------------------------------------------------------
+mkdir -p "$WORK/both"
+cp "$TOP/tests/fixtures/profile_basic/perf.mem.script" "$WORK/both/perf.script"
+printf 'garbage\n' >"$WORK/both/perf.mem.script"
+"$SCXPROF" process -f "$WORK/both" >"$WORK/both.txt" 2>&1
+check "inputs: perf.mem.script wins over perf.script" grep -q "Parsed 0 of 1 records (0 skipped, 1 unparseable)" "$WORK/both.txt"
+
+if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+	skip "pipe-mode and --symfs" "perf cannot record here"
+	exit 0
+fi
+
+# --- pipe-mode perf.data -----------------------------------------------------------
+mkdir -p "$WORK/pipe"
+perf record -q -e page-faults -c 1 -o - -- true 2>/dev/null >"$WORK/pipe/perf.data"
+"$SCXPROF" process -f "$WORK/pipe" >/dev/null 2>"$WORK/pipe.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "pipe-mode" "$WORK/pipe.err" && [ ! -e "$WORK/pipe.out" ]; then
+	pass "pipe-mode perf.data refused with a clear message"
+else
+	fail "pipe-mode perf.data refused" "rc=$rc $(cat "$WORK/pipe.err")"
+fi
+
+# --- --symfs --------------------------------------------------------------------------
+# record a copy of the workload, then move the binary away: only --symfs finds it
+mkdir -p "$WORK/bin" "$WORK/sy"
+cp "$WL" "$WORK/bin/wl"
+perf record -q -e page-faults -c 1 -d -o "$WORK/sy/perf.data" -- "$WORK/bin/wl" -i 200 -p 8 s:1 >/dev/null 2>&1
+mkdir -p "$WORK/symfs$WORK/bin"
+mv "$WORK/bin/wl" "$WORK/symfs$WORK/bin/wl"
+count_wl_syms() { # OUTDIR: samples in wl that got a symbol
+	python3 -c '
+import json,sys
+s=[json.loads(l) for l in open(sys.argv[1])]
+w=[x for x in s if x["dso"].endswith("/bin/wl")]
+print(len(w), sum(1 for x in w if x["sym"] != "[unknown]"))' "$1/perf.jsonl"
+}
+"$SCXPROF" process -f "$WORK/sy" --no-filter -o "$WORK/sy-plain" >/dev/null 2>&1
+"$SCXPROF" process -f "$WORK/sy" --no-filter -o "$WORK/sy-symfs" --symfs "$WORK/symfs" >/dev/null 2>&1
+read -r n_plain named_plain <<<"$(count_wl_syms "$WORK/sy-plain")"
+read -r n_symfs named_symfs <<<"$(count_wl_syms "$WORK/sy-symfs")"
+if [ "${n_plain:-0}" -gt 0 ] && [ "$named_plain" -eq 0 ] && [ "$named_symfs" -eq "$n_symfs" ]; then
+	pass "--symfs: moved binary's samples resolved only with --symfs ($named_symfs of $n_symfs)"
+else
+	fail "--symfs" "plain: $named_plain of $n_plain named; symfs: $named_symfs of $n_symfs"
+fi
