@@ -651,39 +651,70 @@ static const struct pd_attr *attr_for_record_id(const struct pd_file *f, uint64_
 	return a;
 }
 
-const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct perf_event_header *h)
+/*
+ * The sample id of a record when the file has several attrs: from the
+ * sample body, or from the sample_id trailer of other records. 0 and *id
+ * set; -1 (scx_fail) when the record cannot carry or hold one.
+ */
+static int read_record_id(const struct pd_file *f, const struct perf_event_header *h, bool trailer,
+			  uint64_t *id)
 {
-	size_t idx;
+	size_t idx, body = h->size >= 8 ? (size_t)h->size - 8 : 0;
+
+	if (f->nr_attrs == 0)
+		return scx_fail("%s: the file has no event attributes", f->path);
+	if (h->size < 8)
+		return scx_fail("%s: record at offset %llu: size %u is smaller than its header", f->path,
+				rec_off(f, h), h->size);
+	if (!trailer) {
+		idx = f->attrs[0].id_index_sample;
+		if (idx == SIZE_MAX)
+			return scx_fail("%s: sample at offset %llu: %zu event attributes but sample_type has "
+					"neither ID nor IDENTIFIER, cannot tell them apart",
+					f->path, rec_off(f, h), f->nr_attrs);
+		if ((idx + 1) * 8 > body)
+			return scx_fail("%s: sample at offset %llu: record too short to hold its sample id",
+					f->path, rec_off(f, h));
+		*id = rd64((const uint8_t *)h + 8 + idx * 8);
+		return 0;
+	}
+	idx = f->attrs[0].id_index_trailer;
+	if (!f->sample_id_all || idx == 0)
+		return scx_fail("%s: record at offset %llu: %zu event attributes but no id in the "
+				"sample_id trailer (needs sample_id_all and ID or IDENTIFIER)",
+				f->path, rec_off(f, h), f->nr_attrs);
+	if (idx * 8 > body)
+		return scx_fail("%s: record at offset %llu: too short to hold its sample id", f->path,
+				rec_off(f, h));
+	*id = rd64((const uint8_t *)h + h->size - idx * 8);
+	return 0;
+}
+
+static const struct pd_attr *attr_of_record(const struct pd_file *f, const struct perf_event_header *h,
+					    bool trailer)
+{
+	const struct pd_attr *a;
+	uint64_t id;
 
 	if (f->nr_attrs == 1)
 		return &f->attrs[0];
-	if (f->nr_attrs == 0) {
-		scx_fail("%s: the file has no event attributes", f->path);
+	if (read_record_id(f, h, trailer, &id) < 0)
 		return NULL;
-	}
-	if (h->size < 8) {
-		scx_fail("%s: record at offset %llu: size %u is smaller than its header", f->path,
-			 rec_off(f, h), h->size);
-		return NULL;
-	}
-	idx = f->attrs[0].id_index_sample;
-	if (idx == SIZE_MAX) {
-		scx_fail("%s: sample at offset %llu: %zu event attributes but sample_type has "
-			 "neither ID nor IDENTIFIER, cannot tell them apart",
-			 f->path, rec_off(f, h), f->nr_attrs);
-		return NULL;
-	}
-	if ((idx + 1) * 8 > (size_t)h->size - 8) {
-		scx_fail("%s: sample at offset %llu: record too short to hold its sample id",
-			 f->path, rec_off(f, h));
-		return NULL;
-	}
-	uint64_t id = rd64((const uint8_t *)h + 8 + idx * 8);
-	const struct pd_attr *a = attr_for_record_id(f, id);
+	a = attr_for_record_id(f, id);
 	if (!a)
-		scx_fail("%s: sample at offset %llu: unknown sample id %llu", f->path,
-			 rec_off(f, h), (unsigned long long)id);
+		scx_fail("%s: %s at offset %llu: unknown sample id %llu", f->path,
+			 trailer ? "record" : "sample", rec_off(f, h), (unsigned long long)id);
 	return a;
+}
+
+const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct perf_event_header *h)
+{
+	return attr_of_record(f, h, false);
+}
+
+const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h)
+{
+	return attr_of_record(f, h, true);
 }
 
 int pd_record_time(const struct pd_file *f, const struct perf_event_header *h, uint64_t *time)
@@ -721,60 +752,14 @@ int pd_record_time(const struct pd_file *f, const struct perf_event_header *h, u
 
 bool pd_id_is_unknown(const struct pd_file *f, const struct perf_event_header *h)
 {
-	size_t idx, body;
 	uint64_t id;
 
-	if (f->nr_attrs < 2 || h->size < 8)
+	if (f->nr_attrs < 2 || h->type >= PD_RECORD_HEADER_ATTR ||
+	    read_record_id(f, h, h->type != PERF_RECORD_SAMPLE, &id) < 0)
 		return false;
-	body = (size_t)h->size - 8;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		idx = f->attrs[0].id_index_sample;
-		if (idx == SIZE_MAX || (idx + 1) * 8 > body)
-			return false;
-		id = rd64((const uint8_t *)h + 8 + idx * 8);
-	} else {
-		idx = f->attrs[0].id_index_trailer;
-		if (!f->sample_id_all || idx == 0 || idx * 8 > body || h->type >= PD_RECORD_HEADER_ATTR)
-			return false;
-		id = rd64((const uint8_t *)h + h->size - idx * 8);
-	}
 	return attr_for_record_id(f, id) == NULL;
 }
 
-const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h)
-{
-	size_t idx;
-
-	if (f->nr_attrs == 1)
-		return &f->attrs[0];
-	if (f->nr_attrs == 0) {
-		scx_fail("%s: the file has no event attributes", f->path);
-		return NULL;
-	}
-	if (h->size < 8) {
-		scx_fail("%s: record at offset %llu: size %u is smaller than its header", f->path,
-			 rec_off(f, h), h->size);
-		return NULL;
-	}
-	idx = f->attrs[0].id_index_trailer;
-	if (!f->sample_id_all || idx == 0) {
-		scx_fail("%s: record at offset %llu: %zu event attributes but no id in the "
-			 "sample_id trailer (needs sample_id_all and ID or IDENTIFIER)",
-			 f->path, rec_off(f, h), f->nr_attrs);
-		return NULL;
-	}
-	if (idx * 8 > (size_t)h->size - 8) {
-		scx_fail("%s: record at offset %llu: too short to hold its sample id", f->path,
-			 rec_off(f, h));
-		return NULL;
-	}
-	uint64_t id = rd64((const uint8_t *)h + h->size - idx * 8);
-	const struct pd_attr *a = attr_for_record_id(f, id);
-	if (!a)
-		scx_fail("%s: record at offset %llu: unknown sample id %llu", f->path,
-			 rec_off(f, h), (unsigned long long)id);
-	return a;
-}
 
 /* ---- sample decoding ------------------------------------------------------------ */
 

@@ -497,3 +497,44 @@ Test(perfdata_build_id, truncated_section_is_not_trusted)
 	pd_close(&f);
 	fs_remove_tree(dir);
 }
+
+/* Two events; a sample whose id is neither is "unknown" (skipped like perf),
+ * one with a real id is not. */
+Test(perfdata_ids, unknown_sample_id_is_told_apart)
+{
+	char dir[] = "/tmp/scxprof-ids.XXXXXX", path[300];
+	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+				       .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID};
+	uint64_t id1 = 11, id2 = 22;
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+	} rec = {{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec)}, 0, 0x1000, 1, 1};
+	const struct perf_event_header *h;
+	struct pd_cursor cur;
+	struct pd_writer w;
+	struct pd_file f;
+	bool unknown[2];
+	int i = 0;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	cr_assert_eq(pd_writer_open(&w, path), 0);
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id1, 1, "a"), 0);
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id2, 1, "b"), 0);
+	rec.id = 22;
+	cr_assert_eq(pd_writer_add_record(&w, &rec, sizeof(rec)), 0);
+	rec.id = 77;
+	cr_assert_eq(pd_writer_add_record(&w, &rec, sizeof(rec)), 0);
+	cr_assert_eq(pd_writer_finish(&w), 0);
+	cr_assert_eq(pd_open(&f, path), 0, "%s", scx_errmsg());
+	pd_cursor_init(&cur, &f);
+	while (pd_next(&cur, &h) > 0 && i < 2)
+		unknown[i++] = pd_id_is_unknown(&f, h);
+	cr_assert_eq(i, 2);
+	cr_assert_not(unknown[0], "id 22 belongs to event b");
+	cr_assert(unknown[1], "id 77 belongs to no event");
+	pd_close(&f);
+	fs_remove_tree(dir);
+}
