@@ -104,4 +104,34 @@ install: $(BIN)
 clean:
 	rm -rf build build-asan build-fuzz
 
+# BPF programs, libbpf-tools style: bpf/NAME.bpf.c -> $(BUILD)/bpf/NAME.bpf.o ->
+# $(BUILD)/bpf/NAME.skel.h (struct NAME_bpf), against a vmlinux.h generated from
+# the running kernel's BTF. Nothing generated is committed.
+BPF_CLANG ?= clang
+BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
+BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
+CFLAGS    += -I$(BUILD)/bpf
+.SECONDARY: $(BPF_OBJS)
+
+$(BUILD)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h $(wildcard bpf/*.h)
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/bpf -I. -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	bpftool gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/record/hints_tracer.o: $(BUILD)/bpf/hints.skel.h
+# the fuzzers compile every library source, record/ included
+$(FUZZ_BINS): $(BPF_SKELS)
+$(FUZZ_BINS): PKG_CFLAGS += -I$(BUILD)/bpf
+
+# test driver of the hints tracer: links the library (the generic workloads rule does not)
+$(BUILD)/workloads/hints-trace: tests/workloads/hints-trace.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LIB) $(LDLIBS)
+
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

@@ -1,30 +1,208 @@
 /*
- * cmd_record.c - `scxprof record`. Not implemented yet: the recorder is
- * tracked by its own issue. The command exists so the command table, help
- * and exit codes are final.
+ * cmd_record.c - `scxprof record`: options, where the profile goes (a
+ * temporary directory next to DIR, then DIR.tar.gz or DIR), signals and
+ * the summary. The recording itself is record/record.c.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
+#include "lib/archive.h"
+#include "lib/error.h"
+#include "lib/fsutil.h"
+#include "record/record.h"
+
+struct record_args {
+	const char *outdir, *archive, *hints_map, *backend, *event;
+	long timeout, ldlat, ring_mb, poll_ms, period, freq, mmap_pages;
+	bool no_archive, no_mem, no_sched, stores, perf_script;
+	int verbose;
+};
+
+static int check_args(struct record_args *a, const struct cmd_usage *u, struct record_opts *o, char *archive,
+		      size_t archive_size)
+{
+	const char *fail = NULL;
+
+	if (a->no_mem && !a->hints_map && a->no_sched)
+		fail = "at least one of the memory, sched and hints streams must stay on";
+	else if (a->no_mem && !a->hints_map)
+		fail = "nothing to record: the sched stream is not implemented yet; keep the memory stream "
+		       "or give --hints-map";
+	else if (a->period && a->freq)
+		fail = "-c PERIOD and -F HZ exclude each other";
+	else if (a->archive && a->no_archive)
+		fail = "-f ARCHIVE and --disable-archive exclude each other";
+	else if (a->archive && (strlen(a->archive) < 8 || strcmp(a->archive + strlen(a->archive) - 7, ".tar.gz")))
+		fail = "-f ARCHIVE must end in .tar.gz";
+	if (!fail && a->backend && mem_backend_parse_name(a->backend, &o->backend.want) < 0)
+		fail = "--backend must be auto, intel-pebs, amd-ibs, arm-spe or software";
+	if (fail) {
+		fprintf(stderr, "scxprof record: %s\n", fail);
+		opts_print_usage(u);
+		return -1;
+	}
+	if (a->archive)
+		snprintf(archive, archive_size, "%s", a->archive);
+	else
+		snprintf(archive, archive_size, "%.4088s.tar.gz", a->outdir);
+	return 0;
+}
+
+/* The archive's top-level directory: its base name without .tar.gz. */
+static void archive_top(const char *archive, char *out, size_t size)
+{
+	const char *base = strrchr(archive, '/');
+
+	fs_strip_suffix(out, size, base ? base + 1 : archive, ".tar.gz");
+}
+
+static void print_summary(const struct record_result *r, const char *where)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_warnings; i++)
+		fprintf(stderr, "WARNING: %s\n", r->warnings[i]);
+	if (r->mem_on)
+		printf("Memory samples: %llu (%s; lost %llu events, %llu samples; phys_addr from pagemap %llu, "
+		       "unresolved %llu)\n", (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),
+		       (unsigned long long)r->mem.lost_events, (unsigned long long)r->mem.lost_samples,
+		       (unsigned long long)r->mem.phys_resolved, (unsigned long long)r->mem.phys_unresolved);
+	if (r->hints_on)
+		printf("Hint updates: %llu (%s)\n", (unsigned long long)r->hints_updates, r->hints_mode);
+	printf("Profile: %s\n", where);
+}
+
+static int run(struct record_args *a, struct record_opts *o, const struct cmd_usage *u)
+{
+	char archive[PATH_MAX], top[PATH_MAX], outdir[PATH_MAX], tmp[PATH_MAX];
+	struct record_result *res = calloc(1, sizeof(*res));
+	int rc = EXIT_ERROR;
+
+	if (!res || check_args(a, u, o, archive, sizeof(archive)) < 0) {
+		free(res);
+		return res ? EXIT_USAGE : EXIT_ERROR;
+	}
+	fs_strip_suffix(outdir, sizeof(outdir), a->outdir, "");
+	if (fs_exists(outdir)) {
+		scx_fail("output directory '%s' already exists", outdir);
+		goto fail;
+	}
+	if (!a->no_archive && fs_exists(archive)) {
+		scx_fail("archive '%s' already exists", archive);
+		goto fail;
+	}
+	if (fs_make_temp_dir_for(outdir, tmp, sizeof(tmp)) < 0)
+		goto fail;
+	o->dir = tmp;
+	if (!a->no_sched)
+		fprintf(stderr, "note: the scheduling stream is not implemented yet; recording %s\n",
+			o->mem && o->hints_map ? "memory and hints" : o->mem ? "memory" : "hints");
+	if (record_run(o, res) < 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", scx_errmsg());
+		fs_remove_tree(tmp);
+		scx_fail("%s", msg);
+		goto fail;
+	}
+	if (a->no_archive) {
+		if (fs_commit_dir(tmp, outdir, false) < 0)
+			goto fail_rm;
+		print_summary(res, outdir);
+	} else {
+		archive_top(archive, top, sizeof(top));
+		if (archive_create(archive, tmp, top) < 0)
+			goto fail_rm;
+		fs_remove_tree(tmp);
+		print_summary(res, archive);
+	}
+	rc = EXIT_OK;
+	goto out;
+fail_rm:
+	{
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", scx_errmsg());
+		fs_remove_tree(tmp);
+		scx_fail("%s", msg);
+	}
+fail:
+	fprintf(stderr, "scxprof record: %s\n", scx_errmsg());
+	rc = res->interrupted || scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+out:
+	free(res);
+	return rc;
+}
 
 int cmd_record(int argc, char **argv)
 {
 	static const struct cmd_usage u = {
-		"record", "[-o DIR] [-t SECS] [-l CYCLES] [--hints-map PATH] [-- COMMAND ARGS...]",
-		"Record memory-access samples, scheduler activity and hints system-wide into a\n"
-		"profile directory and archive it. NOT IMPLEMENTED YET in this version.",
+		"record",
+		"[-o DIR] [-f ARCHIVE.tar.gz] [-t SECS] [-l CYCLES] [--hints-map PATH] [--backend NAME] "
+		"[--event SPEC] [-c PERIOD | -F HZ] [--stores] [--mmap-pages N] [-v] [-- COMMAND ARGS...]",
+		"Sample memory accesses system-wide (with the CPU's load-latency sampling, or page faults\n"
+		"on machines without it) and trace per-thread hints, all on CLOCK_MONOTONIC, for -t\n"
+		"seconds or until COMMAND exits. Writes DIR/ (perf.mem.data, hints.jsonl, kallsyms,\n"
+		"topology.json, metadata.json) and archives it as DIR.tar.gz, whose single top-level\n"
+		"directory is the archive's base name; DIR is then removed. Needs root (or\n"
+		"CAP_PERFMON + CAP_BPF). SIGINT/SIGTERM stop and delete everything (exit 130).",
 	};
-	const struct opt opts[] = {OPT_END()};
-	int i;
+	struct record_args a = {.outdir = "scxprof.out", .timeout = 30, .ldlat = 10, .ring_mb = 8, .poll_ms = 10};
+	const struct opt opts[] = {
+		OPT_STRING('o', "output", &a.outdir, "DIR", "output directory, refused if it exists (scxprof.out)"),
+		OPT_STRING('f', "file", &a.archive, "ARCHIVE", "archive path, must end in .tar.gz (DIR.tar.gz)"),
+		OPT_INT('t', "timeout", &a.timeout, "SECS", "recording duration in seconds (30)", 1, 86400),
+		OPT_INT('l', "ldlat", &a.ldlat, "CYCLES", "load-latency threshold (10)", 1, 65535),
+		OPT_STRING(0, "hints-map", &a.hints_map, "PATH", "pinned BPF task-storage map whose updates are traced"),
+		OPT_INT(0, "hints-map-ring-sz", &a.ring_mb, "MB", "ring buffer for hint events (8)", 1, 1024),
+		OPT_INT(0, "hints-poll-ms", &a.poll_ms, "MS", "snapshot period when fentry is refused (10)", 1, 10000),
+		OPT_FLAG(0, "disable-archive", &a.no_archive, "keep DIR instead of DIR.tar.gz"),
+		OPT_FLAG(0, "disable-mem-trace", &a.no_mem, "do not record the memory stream"),
+		OPT_FLAG(0, "disable-sched-trace", &a.no_sched, "do not record the scheduling stream"),
+		OPT_STRING(0, "backend", &a.backend, "NAME", "auto|intel-pebs|amd-ibs|arm-spe|software (auto)"),
+		OPT_STRING(0, "event", &a.event, "SPEC", "libpfm4 event string or pmu/term=val,.../"),
+		OPT_INT('c', "count", &a.period, "PERIOD", "sample every PERIOD events", 1, LONG_MAX),
+		OPT_INT('F', "freq", &a.freq, "HZ", "sample at HZ per second and cpu", 1, 1000000),
+		OPT_FLAG(0, "stores", &a.stores, "also sample stores"),
+		OPT_INT(0, "mmap-pages", &a.mmap_pages, "N", "ring buffer pages per cpu, a power of two (1024)", 1, 1 << 20),
+		OPT_COUNT('v', "verbose", &a.verbose, "more detail on stderr"),
+		OPT_END(),
+	};
+	struct record_opts o = {0};
+	char **rest = NULL;
+	int nr = 0, rc = opts_parse(argc, argv, opts, &u, &rest, &nr);
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			opts_print_help(opts, &u);
-			return EXIT_OK;
-		}
+	if (rc) {
+		free(rest);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
-	fprintf(stderr, "scxprof record: not implemented yet\n");
-	return EXIT_ERROR;
+	o.timeout_s = (unsigned)a.timeout;
+	o.mem = !a.no_mem;
+	o.backend.want = MEM_BACKEND_AUTO;
+	o.backend.event_spec = a.event;
+	o.backend.ldlat = (unsigned)a.ldlat;
+	o.backend.period = (uint64_t)a.period;
+	o.backend.freq = (uint64_t)a.freq;
+	o.backend.stores = a.stores;
+	o.mmap_pages = (size_t)a.mmap_pages;
+	o.hints_map = a.hints_map;
+	o.hints_ring_mb = (unsigned)a.ring_mb;
+	o.hints_poll_ms = (unsigned)a.poll_ms;
+	o.command = nr > 0 ? rest : NULL;
+	o.argc = argc;
+	o.argv = argv;
+	o.stop = &scx_interrupted;
+	o.status = stderr;
+	o.status_tty = isatty(STDERR_FILENO);
+	o.verbose = a.verbose;
+	rc = run(&a, &o, &u);
+	free(rest);
+	return rc;
 }

@@ -29,6 +29,35 @@ seed_corpus() {
 		[ "$(stat -c %s "$f")" -lt 1048576 ] || continue
 		cp -n "$f" "$corpus/fixture-$(basename "$f")" 2>/dev/null || true
 	done
+	# archives: valid and hostile tars; fuzz_archive reads its first byte as
+	# a mode (odd: gzip the rest itself, even: the rest is the archive)
+	if [ "$(basename "$corpus")" = corpus-archive ] && [ ! -e "$corpus/seed-valid-tar" ] && command -v python3 >/dev/null; then
+		python3 - "$corpus" "$root/tests/integration/hostile_archive.py" <<'PY'
+import gzip, importlib.util, io, os, sys, tarfile
+corpus, script = sys.argv[1], sys.argv[2]
+def tar_bytes(entries):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for name, kind, data, link in entries:
+            info = tarfile.TarInfo(name); info.type = kind; info.linkname = link
+            info.size = len(data) if kind == tarfile.REGTYPE else 0
+            t.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+    return buf.getvalue()
+seeds = {
+    "valid": [("p", tarfile.DIRTYPE, b"", ""), ("p/perf.data", tarfile.REGTYPE, b"PERFILE2" + bytes(96), ""),
+              ("p/sub", tarfile.DIRTYPE, b"", ""), ("p/sub/hints.jsonl", tarfile.REGTYPE, b"{}\n", "")],
+    "dotdot": [("p", tarfile.DIRTYPE, b"", ""), ("p/../../x", tarfile.REGTYPE, b"x", "")],
+    "symlink": [("p", tarfile.DIRTYPE, b"", ""), ("p/l", tarfile.SYMTYPE, b"", "/tmp"), ("p/l/f", tarfile.REGTYPE, b"x", "")],
+    "hardlink": [("p", tarfile.DIRTYPE, b"", ""), ("p/h", tarfile.LNKTYPE, b"", "/etc/passwd")],
+    "fifo": [("p", tarfile.DIRTYPE, b"", ""), ("p/f", tarfile.FIFOTYPE, b"", "")],
+    "two": [("p", tarfile.DIRTYPE, b"", ""), ("q", tarfile.DIRTYPE, b"", "")],
+}
+for name, entries in seeds.items():
+    raw = tar_bytes(entries)
+    open(os.path.join(corpus, f"seed-{name}-tar"), "wb").write(b"\x01" + raw)
+    open(os.path.join(corpus, f"seed-{name}-tgz"), "wb").write(b"\x00" + gzip.compress(raw))
+PY
+	fi
 	# a small real recording (page faults with data addresses) as a seed
 	if [ "$(basename "$corpus")" = corpus-perfdata ] && [ ! -e "$corpus/real-pf.data" ] &&
 		command -v perf >/dev/null; then

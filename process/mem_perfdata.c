@@ -89,6 +89,11 @@ static void count_kernel_record(struct walk *wk, const struct perf_event_header 
 	}
 }
 
+static int noted_build_id(void *ctx, const char *name, uint8_t bid[20], size_t *size)
+{
+	return pd_build_id_for(ctx, name, bid, size);
+}
+
 static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 {
 	struct emitter *e = wk->e;
@@ -258,6 +263,8 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 	struct timespec now, boot;
 	bool same_boot = false;
 
+	if (in->has_vdso)
+		so.vdso_path = in->vdso_path;
 	if (in->has_kallsyms) {
 		so.kallsyms_path = in->kallsyms_path;
 		e->res->kallsyms_source = "snapshot";
@@ -302,6 +309,8 @@ int process_perf_data(struct emitter *e)
 		pd_close(&f);
 		return -1;
 	}
+	s.build_id_of = noted_build_id;
+	s.build_id_ctx = &f;
 	order_init(&wk.q);
 	inspect_attrs(&wk);
 	rc = walk_records(&wk);

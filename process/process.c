@@ -51,7 +51,8 @@ int process_find_inputs(const char *dir, struct process_inputs *in)
 				"or perf.script)", dir);
 	if (find_file(dir, "hints.jsonl", in->hints_path, sizeof(in->hints_path), &in->has_hints) < 0 ||
 	    find_file(dir, "kallsyms", in->kallsyms_path, sizeof(in->kallsyms_path), &in->has_kallsyms) < 0 ||
-	    find_file(dir, "metadata.json", in->metadata_path, sizeof(in->metadata_path), &in->has_metadata) < 0)
+	    find_file(dir, "metadata.json", in->metadata_path, sizeof(in->metadata_path), &in->has_metadata) < 0 ||
+	    find_file(dir, "vdso.so", in->vdso_path, sizeof(in->vdso_path), &in->has_vdso) < 0)
 		return -1;
 	return 0;
 }

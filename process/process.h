@@ -32,6 +32,8 @@ struct process_inputs {
 	char kallsyms_path[4096];
 	bool has_metadata;
 	char metadata_path[4096];
+	bool has_vdso;          /* vdso image saved by record */
+	char vdso_path[4096];
 };
 
 /* Look for the inputs in dir; first match wins per stream. -1 if there is
@@ -80,7 +82,7 @@ struct process_result {
  * removes whatever it created. */
 int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res);
 
-/* Write process.json (pretty, with the trailing newline). */
+/* Write process.json (one JSON object and a newline). */
 int process_write_summary(FILE *f, const struct process_inputs *in, const struct process_result *res);
 
 #endif

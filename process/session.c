@@ -270,6 +270,7 @@ static int apply_comm(struct session *s, const uint8_t *b, size_t len)
 	if (!t)
 		return -1;
 	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(t->comm) - 1, comm);
+	t->comm_set = true;
 	return 0;
 }
 
@@ -303,7 +304,11 @@ static int apply_fork(struct session *s, const uint8_t *b, size_t len)
 	child = thread_new(s, (int32_t)f.pid, (int32_t)f.tid);
 	if (!child)
 		return -1;
-	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	/* as perf's thread__fork: only a real name is inherited */
+	if (parent->comm_set) {
+		memcpy(child->comm, parent->comm, sizeof(child->comm));
+		child->comm_set = true;
+	}
 	if ((int32_t)f.pid == parent->pid) {
 		child->maps = parent->maps;
 		child->maps->refs++;
@@ -371,10 +376,18 @@ static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t cpumo
 			m.dso = intern_dso(s, filename, bid, bid_size);
 		}
 	} else {
+		uint8_t noted[20];
+		size_t noted_size = 0;
+
 		t = session_thread(s, (int32_t)pid, (int32_t)tid);
 		if (!t)
 			return -1;
 		maps = t->maps;
+		if (!bid_size && s->build_id_of && filename[0] == '/' &&
+		    s->build_id_of(s->build_id_ctx, filename, noted, &noted_size) > 0) {
+			bid = noted;
+			bid_size = noted_size;
+		}
 		m.dso = intern_dso(s, filename, bid, bid_size);
 	}
 	if (!m.dso)
@@ -537,6 +550,7 @@ int session_init(struct session *s, struct sym_cache *syms)
 	if (!idle)
 		return -1;
 	snprintf(idle->comm, sizeof(idle->comm), "swapper");
+	idle->comm_set = true;
 	return 0;
 }
 

@@ -43,6 +43,7 @@ struct session_maps {
 struct session_thread {
 	int32_t pid, tid;
 	char comm[32];
+	bool comm_set;   /* named by a COMM record (else perf's ":TID" placeholder) */
 	bool exited;
 	struct session_maps *maps;
 };
@@ -58,6 +59,10 @@ struct session {
 	struct session_maps kernel;
 	struct sym_cache *syms;
 	struct session_stats stats;
+	/* optional: the build-id the recording noted for a file name (perf.data
+	 * BUILD_ID feature), used when its MMAP record carries none */
+	int (*build_id_of)(void *ctx, const char *name, uint8_t bid[20], size_t *size);
+	void *build_id_ctx;
 };
 
 /* Where an address resolved to. dso/sym are "[unknown]" when not found. */

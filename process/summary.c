@@ -34,6 +34,7 @@ static void inputs_json(struct jsonw *w, const struct process_inputs *in)
 	kv_path_or_null(w, "hints", in->has_hints, in->hints_path);
 	kv_path_or_null(w, "kallsyms", in->has_kallsyms, in->kallsyms_path);
 	kv_path_or_null(w, "metadata", in->has_metadata, in->metadata_path);
+	kv_path_or_null(w, "vdso", in->has_vdso, in->vdso_path);
 	jsonw_obj_close(w);
 }
 

@@ -48,11 +48,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/vdso.h"
 #include "process/demangle.h"
 
 #define BID_MAX 20
@@ -843,7 +843,7 @@ fail:
 /* Candidate files (perf's dso__read_binary_type_filename)             */
 /* ------------------------------------------------------------------ */
 
-enum cand { C_DEBUGLINK, C_FEDORA, C_UBUNTU, C_BUILDID, C_SYSTEM, C_OPENEMBEDDED,
+enum cand { C_DEBUGLINK, C_FEDORA, C_UBUNTU, C_BUILDID, C_SYSTEM, C_PERF_CACHE, C_OPENEMBEDDED,
 	    C_MIXEDUP_UBUNTU, C_COUNT };
 
 static bool is_regular(const char *path)
@@ -957,6 +957,19 @@ static int candidate_path(const struct sym_dso *d, enum cand type, char *buf, si
 			snprintf(hex + 2 * i, 3, "%02x", d->bid[i]);
 		snprintf(tmp, sizeof(tmp), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 		break;
+	}
+	case C_PERF_CACHE: {
+		/* perf record keeps a copy of every binary it saw here, by
+		 * build-id: the right one when the file was replaced since */
+		char hex[2 * BID_MAX + 1];
+		const char *home = getenv("HOME");
+
+		if (!d->has_bid || !home || !*home)
+			return -1;
+		for (size_t i = 0; i < d->bid_size; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d->bid[i]);
+		snprintf(buf, sz, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+		return 0;
 	}
 	case C_SYSTEM:
 		if (d->real_path) {
@@ -1729,26 +1742,16 @@ void sym_cache_stats(struct sym_cache *c, struct sym_stats *st)
 /* Copy this process's vdso image into a memfd; "/proc/self/fd/N" in path. */
 static int dump_own_vdso(struct sym_cache *c, char *path, size_t size)
 {
-	unsigned long start = getauxval(AT_SYSINFO_EHDR), lo, hi;
-	char line[512];
-	FILE *maps;
+	const void *start;
+	size_t len;
 	int fd;
 
-	if (!start || !(maps = fopen("/proc/self/maps", "re")))
-		return -1;
-	hi = 0;
-	while (fgets(line, sizeof(line), maps))
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == start)
-			break;
-		else
-			hi = 0;
-	fclose(maps);
-	if (!hi || hi <= start || hi - start > (64UL << 20))
+	if (vdso_image(&start, &len) < 0)
 		return -1;
 	fd = memfd_create("scxprof-vdso", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (write(fd, (const void *)start, hi - start) != (ssize_t)(hi - start)) {
+	if (write(fd, start, len) != (ssize_t)len) {
 		close(fd);
 		return -1;
 	}

@@ -36,11 +36,22 @@ def parse_nums(line):
 
 
 def parse_sym(line):
-    # "  7f25... getenv (/usr/lib/x86_64-linux-gnu/libc.so.6)"
-    m = re.match(r"\s*([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$", line)
-    if not m:
+    # "  7f25... getenv (/usr/lib/x86_64-linux-gnu/libc.so.6)": the dso is the
+    # last balanced (...) group; symbols and dsos may contain parentheses
+    # ("f<(T)1>", "/memfd:x (deleted)")
+    line = line.rstrip()
+    m = re.match(r"\s*([0-9a-f]+)\s+", line)
+    if not m or not line.endswith(")"):
         raise ValueError("cannot parse: " + line)
-    return {"ip_s": int(m.group(1), 16), "sym": m.group(2), "dso": m.group(3)}
+    depth, i = 0, len(line) - 1
+    while i >= 0:
+        depth += {")": 1, "(": -1}.get(line[i], 0)
+        if depth == 0:
+            break
+        i -= 1
+    if i < m.end():
+        raise ValueError("cannot parse: " + line)
+    return {"ip_s": int(m.group(1), 16), "sym": line[m.end():i].rstrip(), "dso": line[i + 1:-1]}
 
 
 def main():

@@ -25,10 +25,15 @@ check "process: unknown option named" grep -q "unknown option '--bogus'" "$WORK/
 expect_rc "process: missing -f exit 2" 2 "$SCXPROF" process
 expect_rc "process: -f without value exit 2" 2 "$SCXPROF" process -f
 expect_rc "process: stray argument exit 2" 2 "$SCXPROF" process -f x y
-expect_rc "record: not implemented yet, exit 1" 1 "$SCXPROF" record -t 1
-check "record says not implemented" grep -q "not implemented yet" "$WORK/e"
+expect_rc "record: -c with -F is a usage error" 2 "$SCXPROF" record -c 1 -F 100
+check "record: says why" grep -q "exclude each other" "$WORK/e"
+expect_rc "record: bad --backend is a usage error" 2 "$SCXPROF" record --backend nope
+expect_rc "record: -f must end in .tar.gz" 2 "$SCXPROF" record -f out.zip
+expect_rc "record: -t must be a number" 2 "$SCXPROF" record -t soon
+expect_rc "record: nothing to record is a usage error" 2 "$SCXPROF" record --disable-mem-trace --disable-sched-trace
 expect_rc "extract: not implemented yet, exit 1" 1 "$SCXPROF" extract -f x
 expect_rc "record --help exits 0" 0 "$SCXPROF" record --help
+check "record --help documents every option" bash -c "for o in --output --file --timeout --ldlat --hints-map --hints-map-ring-sz --hints-poll-ms --disable-archive --disable-mem-trace --disable-sched-trace --backend --event --count --freq --stores --mmap-pages --verbose; do grep -q -- \"\$o\" '$WORK/o' || { echo missing \$o; exit 1; }; done"
 
 # make install PREFIX= DESTDIR=: the binary and the man page, nothing else needed
 if make -s -C "$TOP" install BUILD="$BUILD" PREFIX=/usr DESTDIR="$WORK/inst" >"$WORK/inst.log" 2>&1; then

@@ -99,3 +99,21 @@ assert k and all(s["sym"]=="[unknown]" for s in k), len(k)' "$WORK/old.out/perf.
 else
 	skip "kernel symbol policy" "no kernel-mode samples in the page-fault recording"
 fi
+
+# 5. a binary replaced after recording: perf symbolizes from its build-id
+#    cache (~/.debug); so must we (the recording's BUILD_ID feature names it),
+#    instead of reading the new file's symbols
+mkdir -p "$WORK/rebuilt" "$WORK/rbin"
+cp "$WL" "$WORK/rbin/wl"
+perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$WORK/rebuilt/perf.data" -- "$WORK/rbin/wl" -i 100 -p 8 r:1 >/dev/null 2>&1
+cp /usr/bin/ls "$WORK/rbin/wl" # a different ELF at the same path
+if "$SCXPROF" process -f "$WORK/rebuilt" --no-filter >/dev/null 2>&1; then
+	check "replaced binary: every sample equals perf script (build-id cache)" \
+		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/rebuilt/perf.data" "$WORK/rebuilt.out/perf.jsonl"
+	check "replaced binary: its samples still have symbols" python3 -c '
+import json,sys
+w=[json.loads(l) for l in open(sys.argv[1]) if "/rbin/wl" in l]
+assert w and sum(s["sym"] != "[unknown]" for s in w) * 2 > len(w), len(w)' "$WORK/rebuilt.out/perf.jsonl"
+else
+	fail "replaced binary: process ran" "see log"
+fi

@@ -262,6 +262,8 @@ Test(session, threads_named_like_perf_and_forks_share_or_copy_maps)
 	cr_assert_str_eq(where.sym, "[unknown]");
 	n = put_fork(&r, 200, 100, 200, 100), session_apply(&s, &r.h, n); /* new process: copy */
 	cr_assert_str_eq(session_thread(&s, 200, 200)->comm, "leader");
+	n = put_fork(&r, 301, 300, 301, 300), session_apply(&s, &r.h, n); /* parent never named */
+	cr_assert_str_eq(session_thread(&s, 301, 301)->comm, ":301", "a placeholder name is not inherited (perf)");
 	n = put_mmap2(&r, 200, 200, 0x1000, 0x1000, 0, "[heap]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
 	resolve(&s, 200, 200, 0x1800, &where);
 	cr_assert_str_eq(where.dso, "[heap]");

@@ -2,15 +2,19 @@
  * scxprof-workload.c - a workload with planted memory sharing, for tests,
  * the demo and benchmarks.
  *
- * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] GROUP...
+ * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] GROUP...
  *   GROUP = NAME:THREADS[:REGION]
- * Every group runs THREADS threads named "NAME-0", "NAME-1", ... (a NAME may
+ * Each of the PAGES pages of a region sits in its own 64 KiB window (see
+ * STRIDE). Every group runs THREADS threads named "NAME-0", "NAME-1", ... (a NAME may
  * contain spaces; the kernel keeps 15 bytes of a thread name, so NAME is cut
  * to 10). Groups naming the same REGION work on one shared
  * MAP_SHARED region of PAGES pages; a group without a REGION gets a private
  * region of its own. Each thread loops: touch every page of its region
- * (a write per page), then drop the region's page-table entries with
- * MADV_DONTNEED so the next touch faults again on the same physical pages.
+ * (a write per page), keep the pages mapped for -H milliseconds (default 0;
+ * the software sampling backend reads physical addresses from pagemap a few
+ * milliseconds after the fault, so it needs them still mapped), then drop
+ * the region's page-table entries with MADV_DONTNEED so the next touch
+ * faults again on the same physical pages.
  * That makes page faults (visible to the software sampling backend) on
  * pages whose sharing is known. Exits 0 after the duration or iterations.
  */
@@ -25,6 +29,10 @@
 #include <unistd.h>
 
 #define MAX_GROUPS 32
+/* One touched page per 64 KiB: the kernel's fault-around maps the other
+ * pages of a 16-page window of a shared mapping on one fault, so touching
+ * neighbours would fault once per window only. */
+#define STRIDE 16
 #define MAX_THREADS 256
 
 struct region {
@@ -49,6 +57,7 @@ static int nr_regions;
 static long pages = 64;
 static long iterations = -1;
 static double seconds = 2.0;
+static long hold_ms;
 static size_t page_size;
 
 static double now(void)
@@ -71,7 +80,8 @@ static struct region *region_new(const char *name)
 		return NULL;
 	r = &regions[nr_regions++];
 	snprintf(r->name, sizeof(r->name), "%.63s", name);
-	r->mem = mmap(NULL, (size_t)pages * page_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r->mem = mmap(NULL, (size_t)pages * STRIDE * page_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
 	return r->mem == MAP_FAILED ? NULL : r;
 }
 
@@ -87,8 +97,10 @@ static void *work(void *arg)
 	pthread_setname_np(pthread_self(), tname);
 	for (it = 0; iterations < 0 ? now() < end : it < iterations; it++) {
 		for (p = 0; p < pages; p++)
-			mem[(size_t)p * page_size + (size_t)(w->index * 8 % 64)] += 1;
-		madvise((void *)mem, (size_t)pages * page_size, MADV_DONTNEED);
+			mem[(size_t)p * STRIDE * page_size + (size_t)(w->index * 8 % 64)] += 1;
+		if (hold_ms)
+			nanosleep(&(struct timespec){hold_ms / 1000, (hold_ms % 1000) * 1000000L}, NULL);
+		madvise((void *)mem, (size_t)pages * STRIDE * page_size, MADV_DONTNEED);
 	}
 	return NULL;
 }
@@ -114,13 +126,14 @@ int main(int argc, char **argv)
 	int opt, nr_groups = 0, nr_workers = 0, i, t;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "d:i:p:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:p:H:h")) != -1) {
 		switch (opt) {
+		case 'H': hold_ms = atol(optarg); break;
 		case 'd': seconds = atof(optarg); break;
 		case 'i': iterations = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] NAME:THREADS[:REGION]...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] NAME:THREADS[:REGION]...\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
 	}

@@ -1,0 +1,536 @@
+/*
+ * backend.c - picks the memory-sampling backend from the sysfs PMUs and
+ * builds its perf_event_attrs (see backend.h). Probe order for --backend
+ * auto: Intel PEBS load latency (cpu, or hybrid cpu_core + cpu_atom, with
+ * events/mem-loads), AMD IBS op (ibs_op), Arm SPE (arm_spe_N), then
+ * page-fault software samples. Every config bit comes from the PMU's own
+ * events/ and format/ files through pmu_sysfs.c.
+ */
+#include "record/backend.h"
+#include "record/backend_internal.h"
+#include "record/pmu_sysfs.h"
+#include "lib/error.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define INTEL_MIN_LDLAT 3
+#define AMD_MIN_LDLAT 128
+#define AMD_MAX_LDLAT 2048
+#define AMD_LDLAT_STEP 128
+#define MAX_SPE_PMUS 4
+
+static const char *const backend_names[] = {
+	[MEM_BACKEND_AUTO] = "auto",
+	[MEM_BACKEND_INTEL_PEBS] = "intel-pebs",
+	[MEM_BACKEND_AMD_IBS] = "amd-ibs",
+	[MEM_BACKEND_ARM_SPE] = "arm-spe",
+	[MEM_BACKEND_SOFTWARE] = "software",
+};
+
+const char *mem_backend_name(enum mem_backend_kind k)
+{
+	if ((unsigned)k < sizeof(backend_names) / sizeof(backend_names[0]))
+		return backend_names[k];
+	return "unknown";
+}
+
+int mem_backend_parse_name(const char *s, enum mem_backend_kind *k)
+{
+	for (unsigned i = 0; i < sizeof(backend_names) / sizeof(backend_names[0]); i++) {
+		if (strcmp(s, backend_names[i]) == 0) {
+			*k = (enum mem_backend_kind)i;
+			return 0;
+		}
+	}
+	return scx_fail("--backend %s: expected auto, intel-pebs, amd-ibs, arm-spe or software", s);
+}
+
+void mem_backend_opts_init(struct mem_backend_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->want = MEM_BACKEND_AUTO;
+	o->ldlat = MEM_BACKEND_DEFAULT_LDLAT;
+}
+
+/* ---- shared attr pieces ------------------------------------------------ */
+
+static bool kind_is_x86(enum mem_backend_kind kind)
+{
+	return kind == MEM_BACKEND_INTEL_PEBS || kind == MEM_BACKEND_AMD_IBS;
+}
+
+void mem_attr_common(struct perf_event_attr *attr, enum mem_backend_kind kind)
+{
+	attr->size = sizeof(*attr);
+	attr->sample_type = MEM_SAMPLE_COMMON;
+	if (kind_is_x86(kind))
+		attr->sample_type |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT;
+	else if (kind == MEM_BACKEND_ARM_SPE)
+		attr->sample_type |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	attr->disabled = 1;
+	attr->inherit = 0;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	attr->exclude_guest = kind != MEM_BACKEND_AMD_IBS;
+	attr->precise_ip = kind == MEM_BACKEND_INTEL_PEBS ? 3 : 0;
+}
+
+static int check_ibs_period(uint64_t period)
+{
+	if (period < IBS_MIN_PERIOD || (period & 0xf))
+		return scx_fail("-c %" PRIu64 ": AMD IBS needs a period that is a multiple of 16 "
+				"(low 4 bits zero) and at least %#x",
+				period, IBS_MIN_PERIOD);
+	return 0;
+}
+
+static int spe_min_interval(const struct pmu_desc *pmu, uint64_t *out)
+{
+	int rc;
+
+	*out = SPE_DEFAULT_MIN_INTERVAL;
+	if (!pmu)
+		return 0;
+	rc = pmu_read_cap(pmu, "min_interval", out);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		*out = SPE_DEFAULT_MIN_INTERVAL;
+	return 0;
+}
+
+static int spe_sampling(struct perf_event_attr *attr, const struct mem_backend_opts *o,
+			const struct pmu_desc *pmu, bool keep_own)
+{
+	uint64_t min;
+
+	if (o->freq || (keep_own && attr->freq))
+		return scx_fail("Arm SPE samples by a fixed period only: use -c PERIOD instead of "
+				"-F/freq=");
+	if (spe_min_interval(pmu, &min) < 0)
+		return -1;
+	if (o->period)
+		attr->sample_period = o->period;
+	else if (!(keep_own && attr->sample_period))
+		attr->sample_period = min;
+	if (attr->sample_period < min)
+		return scx_fail("-c %" PRIu64 ": below %s's minimum sampling interval %" PRIu64
+				" (caps/min_interval)",
+				(uint64_t)attr->sample_period, pmu ? pmu->name : "Arm SPE", min);
+	attr->freq = 0;
+	return 0;
+}
+
+int mem_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
+		      const struct mem_backend_opts *o, const struct pmu_desc *pmu, bool keep_own)
+{
+	if (o->period && o->freq)
+		return scx_fail("-c PERIOD and -F HZ are mutually exclusive");
+	if (kind == MEM_BACKEND_ARM_SPE)
+		return spe_sampling(attr, o, pmu, keep_own);
+	if (o->period) {
+		attr->freq = 0;
+		attr->sample_period = o->period;
+	} else if (o->freq) {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	} else if (!(keep_own && (attr->freq || attr->sample_period))) {
+		attr->freq = kind != MEM_BACKEND_SOFTWARE;
+		attr->sample_period = kind == MEM_BACKEND_SOFTWARE ? 1 : MEM_BACKEND_DEFAULT_FREQ;
+	}
+	if (kind == MEM_BACKEND_AMD_IBS && !attr->freq)
+		return check_ibs_period(attr->sample_period);
+	return 0;
+}
+
+static void copy_truncated(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int mem_backend_add(struct mem_backend *b, const struct perf_event_attr *attr, const char *name,
+		    int leader, const char *cpus)
+{
+	struct mem_event *ev;
+
+	if (b->nr_events == MEM_BACKEND_MAX_EVENTS)
+		return scx_fail("more than %d memory events", MEM_BACKEND_MAX_EVENTS);
+	ev = &b->ev[b->nr_events];
+	memset(ev, 0, sizeof(*ev));
+	ev->attr = *attr;
+	copy_truncated(ev->name, sizeof(ev->name), name);
+	snprintf(ev->cpus, sizeof(ev->cpus), "%s", cpus ? cpus : "");
+	ev->leader = leader;
+	if (leader >= 0)
+		ev->attr.disabled = 0; /* group members follow their leader */
+	return (int)b->nr_events++;
+}
+
+void mem_backend_warn(struct mem_backend *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->nr_warnings == MEM_BACKEND_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->warnings[b->nr_warnings++], sizeof(b->warnings[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Intel PEBS -------------------------------------------------------- */
+
+int mem_backend_add_aux_leader(struct mem_backend *b, const struct pmu_desc *pmu)
+{
+	struct perf_event_attr attr = { 0 };
+	char name[128];
+	int idx;
+
+	mem_attr_common(&attr, MEM_BACKEND_INTEL_PEBS);
+	attr.type = pmu->type;
+	if (pmu_apply_terms(pmu, &attr, "mem-loads-aux") < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s/mem-loads-aux/", pmu->name);
+	idx = mem_backend_add(b, &attr, name, -1, pmu->cpus);
+	if (idx >= 0)
+		b->ev[idx].is_aux_leader = true;
+	return idx;
+}
+
+static int intel_base_attr(const struct pmu_desc *pmu, const struct mem_backend_opts *o,
+			   const char *event, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	mem_attr_common(attr, MEM_BACKEND_INTEL_PEBS);
+	attr->type = pmu->type;
+	if (pmu_apply_terms(pmu, attr, event) < 0)
+		return -1;
+	return mem_attr_sampling(attr, MEM_BACKEND_INTEL_PEBS, o, NULL, false);
+}
+
+static int intel_add_loads(struct mem_backend *b, const struct pmu_desc *pmu,
+			   const struct mem_backend_opts *o)
+{
+	struct perf_event_attr attr;
+	char name[128];
+	int leader = -1;
+
+	if (pmu_has_event(pmu, "mem-loads-aux")) {
+		leader = mem_backend_add_aux_leader(b, pmu);
+		if (leader < 0 || mem_attr_sampling(&b->ev[leader].attr, MEM_BACKEND_INTEL_PEBS, o,
+						    NULL, false) < 0)
+			return -1;
+	}
+	if (intel_base_attr(pmu, o, "mem-loads", &attr) < 0 ||
+	    pmu_set_term(pmu, &attr, "ldlat", o->ldlat) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s/mem-loads,ldlat=%u/P", pmu->name, o->ldlat);
+	return mem_backend_add(b, &attr, name, leader, pmu->cpus);
+}
+
+static int intel_add_stores(struct mem_backend *b, const struct pmu_desc *pmu,
+			    const struct mem_backend_opts *o)
+{
+	struct perf_event_attr attr;
+	char name[128];
+
+	if (!pmu_has_event(pmu, "mem-stores")) {
+		mem_backend_warn(b, "%s has no mem-stores event: stores are not sampled on its cpus",
+				 pmu->name);
+		return 0;
+	}
+	if (intel_base_attr(pmu, o, "mem-stores", &attr) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s/mem-stores/P", pmu->name);
+	return mem_backend_add(b, &attr, name, -1, pmu->cpus);
+}
+
+/* Names of the Intel core PMUs with events/mem-loads under root. */
+static size_t intel_pmus(const char *root, const char *names[3])
+{
+	static const char *const candidates[] = { "cpu", "cpu_core", "cpu_atom" };
+	size_t n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		struct pmu_desc p;
+
+		if (!pmu_exists(root, candidates[i]) || pmu_load(root, candidates[i], &p) < 0)
+			continue;
+		if (pmu_has_event(&p, "mem-loads"))
+			names[n++] = candidates[i];
+	}
+	scx_clear_error();
+	return n;
+}
+
+static int build_intel(const struct mem_backend_opts *o, const char *const *names, size_t n,
+		       struct mem_backend *b)
+{
+	struct pmu_desc pmu;
+	size_t used = 0;
+
+	if (o->ldlat < INTEL_MIN_LDLAT)
+		return scx_fail("--ldlat %u: below %d, the minimum load latency the Intel SDM allows",
+				o->ldlat, INTEL_MIN_LDLAT);
+	for (size_t i = 0; i < n; i++) {
+		if (pmu_load(o->sysfs_root, names[i], &pmu) < 0 || intel_add_loads(b, &pmu, o) < 0)
+			return -1;
+		if (o->stores && intel_add_stores(b, &pmu, o) < 0)
+			return -1;
+		used += (size_t)snprintf(b->pmu + used, sizeof(b->pmu) - used, "%s%s",
+					 i ? "," : "", names[i]);
+	}
+	b->kind = MEM_BACKEND_INTEL_PEBS;
+	b->ldlat_applied = true;
+	snprintf(b->description, sizeof(b->description),
+		 "Intel PEBS load latency on %s: loads slower than %u cycles%s, with data "
+		 "address, source and latency",
+		 b->pmu, o->ldlat, o->stores ? " and stores" : "");
+	return 0;
+}
+
+/* ---- AMD IBS ----------------------------------------------------------- */
+
+static int ibs_ldlat(const struct pmu_desc *pmu, const struct mem_backend_opts *o,
+		     struct perf_event_attr *attr, struct mem_backend *b)
+{
+	uint64_t cap = 0;
+	int rc = pmu_read_cap(pmu, "ldlat", &cap);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0 || cap == 0) {
+		mem_backend_warn(b, "ldlat unavailable on this AMD CPU (no %s/caps/ldlat; needs "
+				    "kernel 6.15+ and a CPU with the IBS load-latency filter): "
+				    "sampling all ops, --ldlat %u ignored",
+				 pmu->name, o->ldlat);
+		return 0;
+	}
+	if (o->ldlat > AMD_MAX_LDLAT)
+		return scx_fail("--ldlat %u: AMD IBS accepts %d..%d", o->ldlat, AMD_MIN_LDLAT,
+				AMD_MAX_LDLAT);
+	if (o->ldlat < AMD_MIN_LDLAT) {
+		mem_backend_warn(b, "--ldlat %u is below the AMD IBS minimum %d: sampling all ops "
+				    "without a latency filter (use --ldlat %d..%d to filter)",
+				 o->ldlat, AMD_MIN_LDLAT, AMD_MIN_LDLAT, AMD_MAX_LDLAT);
+		return 0;
+	}
+	if (o->ldlat % AMD_LDLAT_STEP)
+		mem_backend_warn(b, "--ldlat %u: AMD IBS filters in steps of %d cycles; the kernel "
+				    "uses %u",
+				 o->ldlat, AMD_LDLAT_STEP, o->ldlat / AMD_LDLAT_STEP * AMD_LDLAT_STEP);
+	if (pmu_set_term(pmu, attr, "ldlat", o->ldlat) < 0)
+		return -1;
+	b->ldlat_applied = true;
+	return 0;
+}
+
+static int build_amd(const struct mem_backend_opts *o, struct mem_backend *b)
+{
+	struct perf_event_attr attr = { 0 };
+	struct pmu_desc pmu;
+	char name[128];
+
+	if (pmu_load(o->sysfs_root, "ibs_op", &pmu) < 0)
+		return -1;
+	mem_attr_common(&attr, MEM_BACKEND_AMD_IBS);
+	attr.type = pmu.type;
+	if (ibs_ldlat(&pmu, o, &attr, b) < 0 ||
+	    mem_attr_sampling(&attr, MEM_BACKEND_AMD_IBS, o, &pmu, false) < 0)
+		return -1;
+	if (b->ldlat_applied)
+		snprintf(name, sizeof(name), "ibs_op/ldlat=%u/", o->ldlat);
+	else
+		snprintf(name, sizeof(name), "ibs_op//");
+	if (mem_backend_add(b, &attr, name, -1, pmu.cpus) < 0)
+		return -1;
+	b->kind = MEM_BACKEND_AMD_IBS;
+	snprintf(b->pmu, sizeof(b->pmu), "ibs_op");
+	if (b->ldlat_applied)
+		snprintf(b->description, sizeof(b->description),
+			 "AMD IBS op sampling: L3-miss loads slower than %u cycles, with data "
+			 "address, source and latency",
+			 o->ldlat);
+	else
+		snprintf(b->description, sizeof(b->description),
+			 "AMD IBS op sampling: all ops (loads and stores; non-memory ops carry "
+			 "mem_op NA), with data address, source and latency");
+	return 0;
+}
+
+/* ---- Arm SPE ----------------------------------------------------------- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* arm_spe_N directories under root, sorted; count. */
+static size_t spe_pmus(const char *root, char names[MAX_SPE_PMUS][64])
+{
+	DIR *d = opendir(pmu_sysfs_root(root));
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL && n < MAX_SPE_PMUS) {
+		if (strncmp(de->d_name, "arm_spe_", 8) == 0 && strlen(de->d_name) < 64)
+			strcpy(names[n++], de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_name);
+	return n;
+}
+
+static int spe_add(struct mem_backend *b, const struct pmu_desc *pmu,
+		   const struct mem_backend_opts *o)
+{
+	struct perf_event_attr attr = { 0 };
+	char terms[128], name[200];
+
+	snprintf(terms, sizeof(terms), "ts_enable=1,pa_enable=1,load_filter=1%s,min_latency=%u",
+		 o->stores ? ",store_filter=1" : "", o->ldlat);
+	mem_attr_common(&attr, MEM_BACKEND_ARM_SPE);
+	attr.type = pmu->type;
+	if (pmu_apply_terms(pmu, &attr, terms) < 0 ||
+	    mem_attr_sampling(&attr, MEM_BACKEND_ARM_SPE, o, pmu, false) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s/%s/", pmu->name, terms);
+	return mem_backend_add(b, &attr, name, -1, pmu->cpus);
+}
+
+static int build_spe(const struct mem_backend_opts *o, char names[][64], size_t n,
+		     struct mem_backend *b)
+{
+	struct pmu_desc pmu;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pmu_load(o->sysfs_root, names[i], &pmu) < 0 || spe_add(b, &pmu, o) < 0)
+			return -1;
+		used += (size_t)snprintf(b->pmu + used, sizeof(b->pmu) - used, "%s%s",
+					 i ? "," : "", names[i]);
+	}
+	b->kind = MEM_BACKEND_ARM_SPE;
+	b->ldlat_applied = true;
+	b->needs_aux_decoder = true;
+	snprintf(b->description, sizeof(b->description),
+		 "Arm SPE on %s: loads%s with latency >= %u cycles; records arrive as AUX-buffer "
+		 "packets",
+		 b->pmu, o->stores ? " and stores" : "", o->ldlat);
+	mem_backend_warn(b, "Arm SPE found (%s), but decoding its AUX-buffer packets is not "
+			    "implemented yet: no memory samples can be produced from it",
+			 b->pmu);
+	return 0;
+}
+
+/* ---- software fallback ------------------------------------------------- */
+
+static int build_software(const struct mem_backend_opts *o, struct mem_backend *b)
+{
+	struct perf_event_attr attr = { 0 };
+
+	mem_attr_common(&attr, MEM_BACKEND_SOFTWARE);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	if (mem_attr_sampling(&attr, MEM_BACKEND_SOFTWARE, o, NULL, false) < 0 ||
+	    mem_backend_add(b, &attr, "page-faults", -1, "") < 0)
+		return -1;
+	b->kind = MEM_BACKEND_SOFTWARE;
+	snprintf(b->pmu, sizeof(b->pmu), "software");
+	if (attr.freq)
+		snprintf(b->description, sizeof(b->description),
+			 "software page-fault samples at %" PRIu64 " Hz: first touches of pages, "
+			 "no latency or data source",
+			 (uint64_t)attr.sample_freq);
+	else
+		snprintf(b->description, sizeof(b->description),
+			 "software page-fault samples, 1 in %" PRIu64 " faults: first touches of "
+			 "pages, no latency or data source",
+			 (uint64_t)attr.sample_period);
+	return 0;
+}
+
+/* ---- choosing ---------------------------------------------------------- */
+
+static int refuse_missing(const struct mem_backend_opts *o, const char *what)
+{
+	char found[512];
+
+	pmu_list_names(o->sysfs_root, found, sizeof(found));
+	return scx_fail("--backend %s: %s under %s (found: %s)", mem_backend_name(o->want), what,
+			pmu_sysfs_root(o->sysfs_root), found[0] ? found : "nothing");
+}
+
+static int choose_wanted(const struct mem_backend_opts *o, struct mem_backend *b)
+{
+	const char *intel[3];
+	char spe[MAX_SPE_PMUS][64];
+	size_t n;
+
+	switch (o->want) {
+	case MEM_BACKEND_INTEL_PEBS:
+		n = intel_pmus(o->sysfs_root, intel);
+		if (!n)
+			return refuse_missing(o, "no Intel PEBS PMU (cpu, cpu_core or cpu_atom with "
+						 "events/mem-loads)");
+		return build_intel(o, intel, n, b);
+	case MEM_BACKEND_AMD_IBS:
+		if (!pmu_exists(o->sysfs_root, "ibs_op"))
+			return refuse_missing(o, "no AMD IBS op PMU (ibs_op)");
+		return build_amd(o, b);
+	case MEM_BACKEND_ARM_SPE:
+		n = spe_pmus(o->sysfs_root, spe);
+		if (!n)
+			return refuse_missing(o, "no Arm SPE PMU (arm_spe_N)");
+		return build_spe(o, spe, n, b);
+	case MEM_BACKEND_SOFTWARE:
+		return build_software(o, b);
+	default:
+		return scx_fail("unknown backend %d", (int)o->want);
+	}
+}
+
+static const char no_pmu_warning[] =
+	"no memory-sampling PMU (Intel PEBS, AMD IBS, Arm SPE) found, as in most VMs: "
+	"sampling page faults instead; they see only the first touch of each page, carry "
+	"no latency or data source (--ldlat ignored), and most lack phys_addr";
+
+static int choose_auto(const struct mem_backend_opts *o, struct mem_backend *b)
+{
+	const char *intel[3];
+	char spe[MAX_SPE_PMUS][64];
+	size_t n = intel_pmus(o->sysfs_root, intel);
+
+	if (n)
+		return build_intel(o, intel, n, b);
+	if (pmu_exists(o->sysfs_root, "ibs_op"))
+		return build_amd(o, b);
+	n = spe_pmus(o->sysfs_root, spe);
+	if (n)
+		return build_spe(o, spe, n, b);
+	mem_backend_warn(b, "%s", no_pmu_warning);
+	return build_software(o, b);
+}
+
+int mem_backend_choose(const struct mem_backend_opts *o, struct mem_backend *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (o->period && o->freq)
+		return scx_fail("-c PERIOD and -F HZ are mutually exclusive");
+	if (o->event_spec)
+		return mem_backend_from_spec(o, out);
+	if (o->want == MEM_BACKEND_AUTO)
+		return choose_auto(o, out);
+	return choose_wanted(o, out);
+}

@@ -1,0 +1,84 @@
+/*
+ * backend.h - choosing how `record` samples memory accesses: Intel PEBS
+ * load latency, AMD IBS op, Arm SPE, or page-fault software samples when no
+ * memory-sampling PMU exists (VMs). mem_backend_choose() probes the sysfs
+ * PMUs (or encodes --event) and builds complete perf_event_attrs;
+ * mem_event_open() opens one of them on one cpu with perf's fallbacks.
+ */
+#ifndef SCX_RECORD_BACKEND_H
+#define SCX_RECORD_BACKEND_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mem_backend_kind {
+	MEM_BACKEND_AUTO,
+	MEM_BACKEND_INTEL_PEBS,
+	MEM_BACKEND_AMD_IBS,
+	MEM_BACKEND_ARM_SPE,
+	MEM_BACKEND_SOFTWARE,
+};
+
+#define MEM_BACKEND_DEFAULT_LDLAT 10
+#define MEM_BACKEND_DEFAULT_FREQ 4000 /* perf's default when no period is given */
+
+struct mem_backend_opts {
+	const char *sysfs_root;     /* directory holding the PMU dirs; NULL = /sys/bus/event_source/devices */
+	enum mem_backend_kind want; /* --backend (AUTO by default) */
+	const char *event_spec;     /* --event, or NULL */
+	unsigned ldlat;             /* --ldlat, default 10 */
+	uint64_t period;            /* -c, 0 = unset */
+	uint64_t freq;              /* -F, 0 = unset */
+	bool stores;                /* --stores */
+};
+
+#define MEM_BACKEND_MAX_EVENTS 6
+#define MEM_BACKEND_MAX_WARNINGS 4
+
+struct mem_event {
+	struct perf_event_attr attr; /* complete: type, config*, sample_type, flags, clockid, precise_ip (max wanted) */
+	char name[128];              /* "cpu/mem-loads,ldlat=10/P", "page-faults", ... (used for EVENT_DESC) */
+	int leader;                  /* index of the group leader in the set, or -1 (the aux leader itself: -1) */
+	char cpus[256];              /* cpu list the PMU covers ("0-7"), "" = all online cpus (hybrid: per PMU) */
+	bool is_aux_leader;          /* mem-loads-aux: opened but its samples are not memory samples */
+};
+
+struct mem_backend {
+	enum mem_backend_kind kind;
+	char pmu[64];         /* "cpu", "cpu_core,cpu_atom", "ibs_op", "arm_spe_0", "software" */
+	char description[256]; /* one line for messages/metadata: what is sampled and how */
+	struct mem_event ev[MEM_BACKEND_MAX_EVENTS];
+	size_t nr_events;
+	bool ldlat_applied;   /* false e.g. on AMD without caps/ldlat, or software */
+	char warnings[MEM_BACKEND_MAX_WARNINGS][256]; /* e.g. the no-PMU warning */
+	size_t nr_warnings;
+	bool needs_aux_decoder; /* Arm SPE: data arrives in the AUX buffer (not supported yet) */
+};
+
+/* opts with the defaults: AUTO, ldlat 10, nothing else set. */
+void mem_backend_opts_init(struct mem_backend_opts *o);
+
+/* Probe and build the event set. -1 with scx_fail() on a clear refusal
+ * (e.g. --backend intel-pebs on a machine without it: says what was found;
+ * bad --event string: names it and libpfm's/our error). */
+int mem_backend_choose(const struct mem_backend_opts *o, struct mem_backend *out);
+
+/* Open one event of the set on one cpu (pid -1, system-wide) with
+ * perf_event_open: tries precise_ip from attr.precise_ip down to 0 on
+ * EOPNOTSUPP/EINVAL, and WEIGHT_STRUCT -> WEIGHT on EINVAL; remembers what
+ * worked in *ev (so later cpus open the same). group_fd -1 or the leader's
+ * fd. Returns fd or -1 with scx_fail naming the event, cpu and errno
+ * (errno is kept). */
+int mem_event_open(struct mem_event *ev, int cpu, int group_fd);
+
+/* For tests: replace perf_event_open(2) (pid -1) by fn, which returns an fd
+ * or -1 with errno set; NULL restores the real system call. */
+typedef int (*mem_perf_open_fn)(struct perf_event_attr *attr, int cpu, int group_fd);
+void mem_event_set_open_fn(mem_perf_open_fn fn);
+
+const char *mem_backend_name(enum mem_backend_kind k); /* "intel-pebs", ... */
+int mem_backend_parse_name(const char *s, enum mem_backend_kind *k);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * metadata.c - writes metadata.json (see metadata.h).
+ */
+#include "metadata.h"
+
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "lib/jsonw.h"
+#include "lib/version.h"
+
+static void attr_json(struct jsonw *w, const struct mem_event *ev)
+{
+	const struct perf_event_attr *a = &ev->attr;
+
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "name", ev->name);
+	jsonw_kv_u64(w, "type", a->type);
+	jsonw_key(w, "config");
+	jsonw_hex_str(w, a->config);
+	jsonw_key(w, "config1");
+	jsonw_hex_str(w, a->config1);
+	jsonw_key(w, "config2");
+	jsonw_hex_str(w, a->config2);
+	jsonw_key(w, "sample_type");
+	jsonw_hex_str(w, a->sample_type);
+	jsonw_kv_bool(w, "freq", a->freq);
+	jsonw_kv_u64(w, "sample_period_or_freq", a->sample_period);
+	jsonw_kv_u64(w, "precise_ip", a->precise_ip);
+	jsonw_kv_i64(w, "leader", ev->leader);
+	jsonw_kv_str(w, "cpus", ev->cpus);
+	jsonw_obj_close(w);
+}
+
+static void host_json(struct jsonw *w)
+{
+	struct utsname u;
+	char host[256] = "", model[256] = "", line[512], boot_id[64] = "";
+	FILE *f;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	if ((f = fopen("/proc/cpuinfo", "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+				snprintf(model, sizeof(model), "%.*s", (int)strcspn(strchr(line, ':') + 2, "\n"),
+					 strchr(line, ':') + 2);
+				break;
+			}
+		fclose(f);
+	}
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "re"))) {
+		if (fgets(boot_id, sizeof(boot_id), f))
+			boot_id[strcspn(boot_id, "\n")] = '\0';
+		fclose(f);
+	}
+	jsonw_kv_str(w, "host", host);
+	jsonw_kv_str(w, "kernel", u.release);
+	jsonw_kv_str(w, "arch", u.machine);
+	jsonw_kv_str(w, "cpu_model", model);
+	jsonw_kv_u64(w, "online_cpus", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
+	jsonw_kv_str(w, "boot_id", boot_id);
+}
+
+static void mem_json(struct jsonw *w, const struct record_opts *o, const struct record_result *r)
+{
+	const struct mem_stream_stats *m = &r->mem;
+	size_t i;
+
+	jsonw_key(w, "mem");
+	if (!r->mem_on) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "file", "perf.mem.data");
+	jsonw_kv_str(w, "backend", mem_backend_name(r->backend.kind));
+	jsonw_kv_str(w, "pmu", r->backend.pmu);
+	jsonw_kv_str(w, "description", r->backend.description);
+	jsonw_kv_u64(w, "ldlat", o->backend.ldlat);
+	jsonw_kv_bool(w, "ldlat_applied", r->backend.ldlat_applied);
+	jsonw_key(w, "events");
+	jsonw_arr_open(w);
+	for (i = 0; i < r->backend.nr_events; i++)
+		attr_json(w, &r->backend.ev[i]);
+	jsonw_arr_close(w);
+	jsonw_kv_u64(w, "samples", m->samples);
+	jsonw_kv_u64(w, "records", m->records);
+	jsonw_kv_u64(w, "lost_records", m->lost_records);
+	jsonw_kv_u64(w, "lost_events", m->lost_events);
+	jsonw_kv_u64(w, "lost_samples", m->lost_samples);
+	jsonw_kv_u64(w, "throttle", m->throttle);
+	jsonw_kv_u64(w, "unthrottle", m->unthrottle);
+	jsonw_key(w, "phys_addr");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "source", o->backend.want == MEM_BACKEND_SOFTWARE || r->backend.kind == MEM_BACKEND_SOFTWARE
+					  ? "kernel, else /proc/PID/pagemap while draining" : "kernel");
+	jsonw_kv_u64(w, "from_kernel", m->phys_kernel);
+	jsonw_kv_u64(w, "from_pagemap", m->phys_resolved);
+	jsonw_kv_u64(w, "unresolved", m->phys_unresolved);
+	jsonw_obj_close(w);
+	jsonw_kv_u64(w, "first_sample_ns", m->first_time);
+	jsonw_kv_u64(w, "last_sample_ns", m->last_time);
+	jsonw_kv_u64(w, "rounds", m->rounds);
+	jsonw_obj_close(w);
+}
+
+static void hints_json(struct jsonw *w, const struct record_opts *o, const struct record_result *r)
+{
+	jsonw_key(w, "hints");
+	if (!r->hints_on) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "file", "hints.jsonl");
+	jsonw_kv_str(w, "map", o->hints_map);
+	jsonw_kv_str(w, "mode", r->hints_mode);
+	jsonw_kv_str(w, "why_not_fentry", r->hints_why_not_fentry);
+	jsonw_kv_u64(w, "updates", r->hints_updates);
+	jsonw_kv_u64(w, "drops", r->hints_drops);
+	jsonw_kv_u64(w, "ring_mb", o->hints_ring_mb);
+	jsonw_obj_close(w);
+}
+
+int metadata_write(FILE *out, const struct record_opts *o, const struct record_result *r)
+{
+	struct jsonw w;
+	size_t i;
+	int rc;
+
+	jsonw_init(&w);
+	jsonw_obj_open(&w);
+	jsonw_kv_str(&w, "tool", "scxprof");
+	jsonw_kv_str(&w, "version", SCXPROF_VERSION);
+	jsonw_key(&w, "command_line");
+	jsonw_arr_open(&w);
+	for (i = 0; i < (size_t)o->argc; i++)
+		jsonw_str(&w, o->argv[i]);
+	jsonw_arr_close(&w);
+	host_json(&w);
+	jsonw_kv_str(&w, "clock", "CLOCK_MONOTONIC");
+	jsonw_kv_u64(&w, "start_ns", r->start_mono_ns);
+	jsonw_kv_u64(&w, "end_ns", r->end_mono_ns);
+	jsonw_kv_u64(&w, "start_wall_ns", r->start_wall_ns);
+	jsonw_kv_u64(&w, "end_wall_ns", r->end_wall_ns);
+	jsonw_kv_u64(&w, "timeout_s", o->timeout_s);
+	mem_json(&w, o, r);
+	jsonw_key(&w, "sched");
+	jsonw_null(&w);
+	hints_json(&w, o, r);
+	jsonw_key(&w, "warnings");
+	jsonw_arr_open(&w);
+	for (i = 0; i < r->nr_warnings; i++)
+		jsonw_str(&w, r->warnings[i]);
+	jsonw_arr_close(&w);
+	jsonw_obj_close(&w);
+	jsonw_newline(&w);
+	rc = jsonw_flush_to(&w, out, "metadata.json");
+	jsonw_free(&w);
+	return rc;
+}

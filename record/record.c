@@ -1,0 +1,379 @@
+/*
+ * record.c - the record stage's main loop (see record.h): open the streams,
+ * synthesize what already exists, start the command, drain every few
+ * milliseconds until the timeout, the command's exit or a signal, then stop
+ * hints first and the memory stream last (as upstream), and write the
+ * profile's files.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/fsutil.h"
+#include "lib/perfdata.h"
+#include "lib/vdso.h"
+#include "record/features.h"
+#include "record/hints_tracer.h"
+#include "record/metadata.h"
+#include "record/synth.h"
+#include "record/topology.h"
+
+#define DRAIN_MS 5
+
+struct recorder {
+	const struct record_opts *o;
+	struct record_result *res;
+	struct pd_writer w;
+	bool writer_open;
+	struct mem_stream ms;
+	bool ms_open;
+	struct hints_tracer *ht;
+	FILE *hints_out;
+	pid_t child;
+};
+
+static void warn(struct record_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct record_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nr_warnings == RECORD_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->warnings[r->nr_warnings++], sizeof(r->warnings[0]), fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int path_in(const struct recorder *rc, const char *name, char *out, size_t size)
+{
+	return fs_join(out, size, rc->o->dir, name);
+}
+
+static FILE *create_file(const struct recorder *rc, const char *name)
+{
+	char path[4096];
+	int fd;
+	FILE *f;
+
+	if (path_in(rc, name, path, sizeof(path)) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		scx_fail_errno("%s: cannot create", path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+static int close_file(FILE **f, const char *what)
+{
+	int rc = 0;
+
+	if (*f && (fflush(*f) != 0 || ferror(*f)))
+		rc = scx_fail_errno("%s: write failed", what);
+	if (*f && fclose(*f) != 0 && !rc)
+		rc = scx_fail_errno("%s: write failed", what);
+	*f = NULL;
+	return rc;
+}
+
+/* ---- streams ----------------------------------------------------------------- */
+
+static int start_mem(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	struct mem_stream_opts mo = {.mmap_pages = o->mmap_pages};
+	char path[4096];
+	size_t i;
+
+	if (mem_backend_choose(&o->backend, &rc->res->backend) < 0)
+		return -1;
+	for (i = 0; i < rc->res->backend.nr_warnings; i++)
+		warn(rc->res, "%s", rc->res->backend.warnings[i]);
+	if (rc->res->backend.needs_aux_decoder)
+		return scx_fail("%s: %s; decoding its AUX data is not supported yet (use --backend software)",
+				rc->res->backend.pmu, rc->res->backend.description);
+	mo.resolve_phys = rc->res->backend.kind == MEM_BACKEND_SOFTWARE;
+	if (path_in(rc, "perf.mem.data", path, sizeof(path)) < 0 || pd_writer_open(&rc->w, path) < 0)
+		return -1;
+	rc->writer_open = true;
+	if (mem_stream_open(&rc->ms, &rc->res->backend, &rc->w, &mo) < 0)
+		return -1;
+	rc->ms_open = true;
+	rc->res->mem_on = true;
+	return 0;
+}
+
+static int start_hints(struct recorder *rc)
+{
+	struct hints_tracer_opts ho = {
+		.map_path = rc->o->hints_map,
+		.ring_mb = rc->o->hints_ring_mb ? rc->o->hints_ring_mb : 8,
+		.poll_ms = rc->o->hints_poll_ms ? rc->o->hints_poll_ms : 10,
+	};
+
+	rc->hints_out = create_file(rc, "hints.jsonl");
+	if (!rc->hints_out)
+		return -1;
+	ho.out = rc->hints_out;
+	if (hints_tracer_start(&rc->ht, &ho) < 0)
+		return -1;
+	rc->res->hints_on = true;
+	return 0;
+}
+
+/* Kernel map, existing tasks and cgroups, plus the kallsyms snapshot. */
+static int synthesize(struct recorder *rc)
+{
+	struct synth_stats st = {0};
+	char ksyms[4096], vdso[4096];
+	size_t trailer = rc->ms.trailer_size;
+
+	if (path_in(rc, "kallsyms", ksyms, sizeof(ksyms)) < 0 || fs_copy_file("/proc/kallsyms", ksyms) < 0)
+		return -1;
+	if (path_in(rc, "vdso.so", vdso, sizeof(vdso)) < 0 || vdso_save(vdso) < 0)
+		warn(rc->res, "[vdso] symbols will not resolve offline: %s", scx_errmsg());
+	if (synth_kernel_map(&rc->w, ksyms, trailer) < 0)
+		warn(rc->res, "no kernel map record: %s", scx_errmsg());
+	if (synth_tasks(&rc->w, "/proc", trailer, &st) < 0 || synth_cgroups(&rc->w, trailer, &st) < 0)
+		return -1;
+	if (rc->o->verbose && rc->o->status)
+		fprintf(rc->o->status, "synthesized %llu processes, %llu threads, %llu maps, %llu cgroups\n",
+			(unsigned long long)st.tasks, (unsigned long long)st.threads,
+			(unsigned long long)st.mmaps, (unsigned long long)st.cgroups);
+	return 0;
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+static int start_command(struct recorder *rc)
+{
+	int pipefd[2];
+	char err;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return scx_fail_errno("pipe");
+	rc->child = fork();
+	if (rc->child < 0)
+		return scx_fail_errno("fork");
+	if (rc->child == 0) {
+		close(pipefd[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(rc->o->command[0], rc->o->command);
+		err = (char)errno;
+		if (write(pipefd[1], &err, 1) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* the exec closes the pipe; a byte means it failed */
+	if (read(pipefd[0], &err, 1) == 1) {
+		close(pipefd[0]);
+		waitpid(rc->child, NULL, 0);
+		rc->child = 0;
+		errno = err;
+		return scx_fail_errno("%s: cannot run", rc->o->command[0]);
+	}
+	close(pipefd[0]);
+	return 0;
+}
+
+/* 1 when the command has exited (status stored). */
+static int command_done(struct recorder *rc)
+{
+	int status;
+
+	if (rc->child <= 0)
+		return 0;
+	if (waitpid(rc->child, &status, WNOHANG) != rc->child)
+		return 0;
+	rc->res->command_status = status;
+	rc->child = 0;
+	return 1;
+}
+
+static void stop_command(struct recorder *rc)
+{
+	if (rc->child > 0) {
+		kill(rc->child, SIGKILL);
+		waitpid(rc->child, NULL, 0);
+		rc->child = 0;
+	}
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static void status_line(struct recorder *rc, uint64_t start, bool final)
+{
+	const struct record_opts *o = rc->o;
+	double el = (double)(now_ns() - start) / 1e9;
+
+	if (!o->status)
+		return;
+	fprintf(o->status, "%s[record] %5.1fs of %us  samples %llu  lost %llu  hints %llu%s",
+		o->status_tty ? "\r" : "", el, o->timeout_s, (unsigned long long)rc->ms.st.samples,
+		(unsigned long long)(rc->ms.st.lost_events + rc->ms.st.lost_samples),
+		(unsigned long long)rc->res->hints_updates, o->status_tty && !final ? "   " : "\n");
+	fflush(o->status);
+}
+
+static int run_loop(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	uint64_t start = now_ns(), deadline = start + (uint64_t)o->timeout_s * 1000000000ULL, next_status = start;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = rc->ht ? hints_tracer_fd(rc->ht) : -1, .events = POLLIN};
+		int timeout = DRAIN_MS;
+
+		if (rc->ht && hints_tracer_timeout_ms(rc->ht) >= 0 && hints_tracer_timeout_ms(rc->ht) < timeout)
+			timeout = hints_tracer_timeout_ms(rc->ht);
+		poll(&pfd, pfd.fd >= 0 ? 1 : 0, timeout);
+		if (o->stop && *o->stop) {
+			rc->res->interrupted = true;
+			return scx_fail("interrupted");
+		}
+		if (rc->ht && hints_tracer_poll(rc->ht) < 0)
+			return -1;
+		if (rc->ms_open && mem_stream_drain(&rc->ms) < 0)
+			return -1;
+		if (now_ns() >= next_status) {
+			status_line(rc, start, false);
+			next_status += 1000000000ULL;
+		}
+		if (command_done(rc) || now_ns() >= deadline)
+			break;
+	}
+	status_line(rc, start, true);
+	return 0;
+}
+
+/* Hints first (the hint window ends with the capture), memory last. */
+static int stop_streams(struct recorder *rc)
+{
+	struct hints_tracer_stats hs = {0};
+	int rc_ = 0;
+
+	if (rc->ht) {
+		if (hints_tracer_stop(rc->ht, &hs) < 0)
+			rc_ = -1;
+		rc->ht = NULL;
+		rc->res->hints_updates = hs.updates_written;
+		rc->res->hints_drops = hs.drops;
+		snprintf(rc->res->hints_mode, sizeof(rc->res->hints_mode), "%s", hs.mode);
+		snprintf(rc->res->hints_why_not_fentry, sizeof(rc->res->hints_why_not_fentry), "%s", hs.why_not_fentry);
+		if (hs.drops)
+			warn(rc->res, "%llu hint events were dropped because the ring buffer was full; "
+			     "consider increasing --hints-map-ring-sz", (unsigned long long)hs.drops);
+	}
+	if (rc->ms_open && !rc_) {
+		if (mem_stream_disable(&rc->ms) < 0 || mem_stream_drain(&rc->ms) < 0)
+			rc_ = -1;
+	}
+	return rc_;
+}
+
+static int finish_files(struct recorder *rc)
+{
+	struct feature_info fi = {.argc = rc->o->argc, .argv = rc->o->argv};
+	FILE *f;
+	int r;
+
+	if (rc->ms_open) {
+		fi.first_sample_ns = rc->ms.st.first_time;
+		fi.last_sample_ns = rc->ms.st.last_time;
+		fi.clock_ns = rc->res->start_mono_ns;
+		fi.wall_ns = rc->res->start_wall_ns;
+		rc->res->mem = rc->ms.st;
+		if (features_add(&rc->w, &fi) < 0 || pd_writer_finish(&rc->w) < 0)
+			return -1;
+		rc->writer_open = false;
+		if (rc->ms.st.lost_events || rc->ms.st.lost_samples)
+			warn(rc->res, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
+			     (unsigned long long)rc->ms.st.lost_events, (unsigned long long)rc->ms.st.lost_samples);
+	}
+	if (close_file(&rc->hints_out, "hints.jsonl") < 0)
+		return -1;
+	if (!(f = create_file(rc, "topology.json")))
+		return -1;
+	r = topology_write(f, "/sys");
+	if (close_file(&f, "topology.json") < 0 || r < 0)
+		return -1;
+	rc->res->end_mono_ns = now_ns();
+	features_clock_pair(&rc->res->end_mono_ns, &rc->res->end_wall_ns);
+	if (!(f = create_file(rc, "metadata.json")))
+		return -1;
+	r = metadata_write(f, rc->o, rc->res);
+	return close_file(&f, "metadata.json") < 0 || r < 0 ? -1 : 0;
+}
+
+static void cleanup(struct recorder *rc)
+{
+	struct hints_tracer_stats hs;
+
+	stop_command(rc);
+	if (rc->ht)
+		hints_tracer_stop(rc->ht, &hs);
+	if (rc->ms_open)
+		mem_stream_close(&rc->ms);
+	if (rc->writer_open)
+		pd_writer_abort(&rc->w);
+	if (rc->hints_out)
+		fclose(rc->hints_out);
+}
+
+int record_run(const struct record_opts *o, struct record_result *res)
+{
+	struct recorder rc = {.o = o, .res = res};
+	int r = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->command_status = -1;
+	if (!o->mem && !o->hints_map) {
+		return scx_fail("nothing to record: the memory stream is off, the sched stream is not "
+				"implemented yet, and no --hints-map was given");
+	}
+	features_clock_pair(&res->start_mono_ns, &res->start_wall_ns);
+	if ((o->mem && start_mem(&rc) < 0) || (o->hints_map && start_hints(&rc) < 0))
+		goto out;
+	if (rc.ms_open && (mem_stream_enable(&rc.ms) < 0 || synthesize(&rc) < 0))
+		goto out;
+	if (o->command && start_command(&rc) < 0)
+		goto out;
+	if (run_loop(&rc) < 0)
+		goto out;
+	stop_command(&rc);
+	if (stop_streams(&rc) < 0 || finish_files(&rc) < 0)
+		goto out;
+	if (res->command_status > 0 || (res->command_status >= 0 && !WIFEXITED(res->command_status))) {
+		scx_fail("%s %s", o->command[0], WIFEXITED(res->command_status)
+			 ? "exited with a failure status" : "was killed by a signal");
+		if (WIFEXITED(res->command_status))
+			scx_fail("%s exited with status %d", o->command[0], WEXITSTATUS(res->command_status));
+		goto out;
+	}
+	r = 0;
+out:
+	cleanup(&rc);
+	return r;
+}

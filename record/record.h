@@ -1,0 +1,57 @@
+/*
+ * record.h - the record stage as a library call: sample memory accesses
+ * (and trace hints) system-wide for a duration or while a command runs,
+ * writing perf.mem.data, hints.jsonl, kallsyms, topology.json and
+ * metadata.json into a directory the caller created. Naming, temporary
+ * directories and archiving are the caller's business (cmd/cmd_record.c).
+ */
+#ifndef SCX_RECORD_H
+#define SCX_RECORD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record/backend.h"
+#include "record/mem_stream.h"
+
+struct record_opts {
+	const char *dir;               /* existing, empty output directory */
+	unsigned timeout_s;            /* -t (30) */
+	bool mem;                      /* memory stream on (not --disable-mem-trace) */
+	struct mem_backend_opts backend;
+	size_t mmap_pages;             /* --mmap-pages (0: default) */
+	const char *hints_map;         /* --hints-map or NULL */
+	unsigned hints_ring_mb;        /* --hints-map-ring-sz (8) */
+	unsigned hints_poll_ms;        /* --hints-poll-ms (10) */
+	char **command;                /* -- COMMAND ARGS..., NULL-terminated, or NULL */
+	int argc;                      /* our own command line, for metadata */
+	char **argv;
+	volatile sig_atomic_t *stop;   /* set on SIGINT/SIGTERM */
+	FILE *status;                  /* progress lines (stderr), or NULL */
+	bool status_tty;               /* refresh one line in place */
+	int verbose;
+};
+
+#define RECORD_MAX_WARNINGS 16
+
+struct record_result {
+	struct mem_backend backend;
+	struct mem_stream_stats mem;
+	bool mem_on, hints_on;
+	char hints_mode[32];
+	char hints_why_not_fentry[256];
+	uint64_t hints_updates, hints_drops;
+	uint64_t start_mono_ns, end_mono_ns, start_wall_ns, end_wall_ns;
+	bool interrupted;
+	int command_status;            /* wait status of COMMAND, -1 if none */
+	char warnings[RECORD_MAX_WARNINGS][320];
+	size_t nr_warnings;
+};
+
+/* -1 with scx_errmsg() on failure; an interrupt returns -1 with
+ * result->interrupted set. The caller removes the directory on failure. */
+int record_run(const struct record_opts *o, struct record_result *res);
+
+#endif

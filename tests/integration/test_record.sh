@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# test_record.sh - `scxprof record` on this machine (software backend: no
+# memory PMU here): the archive and its files, perf 6.1 reading
+# perf.mem.data without a warning, our process agreeing with perf script
+# on every sample, physical addresses (>= 90% of the generator's samples,
+# shared pages shared), and failure/interrupt behaviour.
+. "$(dirname "$0")/lib.sh"
+WL="$TOP/$BUILD/workloads/scxprof-workload"
+
+if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+	skip "record" "perf_event_open of software events is refused here"
+	exit 0
+fi
+cd "$WORK" || exit 1
+
+# --- a recording of the planted workload --------------------------------------
+"$SCXPROF" record -t 10 -o prof -- "$WL" -d 2 -p 32 -H 20 "alpha:2:A" "beta:2:A" "gamma:2" >rec.out 2>rec.err
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "record -- workload" "exit $rc: $(tail -n 5 rec.err)"
+	exit 0
+fi
+pass "record -- workload exits 0"
+check "record: archive written, directory removed" bash -c "test -f prof.tar.gz && test ! -e prof"
+check "record: archive has one top-level directory named like it" bash -c \
+	"test \"\$(tar tzf prof.tar.gz | cut -d/ -f1 | sort -u)\" = prof"
+tar xzf prof.tar.gz
+for f in perf.mem.data kallsyms topology.json metadata.json; do
+	check "record: profile holds $f" test -s "prof/$f"
+done
+check "record: files are 0600" bash -c "test \"\$(stat -c %a prof/perf.mem.data)\" = 600"
+check "record: metadata.json valid" validate "$TOP/schemas/metadata.schema.json" prof/metadata.json
+check "record: topology.json valid" validate "$TOP/schemas/topology.schema.json" prof/topology.json
+check "record: metadata names the software backend" grep -q '"backend":"software"' prof/metadata.json
+check "record: no memory PMU warning" grep -q "no memory-sampling PMU" rec.err
+
+# --- perf 6.1 reads it without a word of warning --------------------------------
+perf script -i prof/perf.mem.data >perf.script 2>perf.script.err
+check "perf script reads perf.mem.data" test -s perf.script
+check "perf script prints no warning" test ! -s perf.script.err
+perf report -i prof/perf.mem.data --stdio >perf.report 2>perf.report.err
+check "perf report prints no warning" test ! -s perf.report.err
+
+# --- our process agrees with perf script --------------------------------------------
+if "$SCXPROF" process -f prof --no-filter -o all >/dev/null 2>proc.err; then
+	check "process agrees with perf script on every sample" \
+		python3 "$TOP/tests/integration/compare_perf_script.py" prof/perf.mem.data all/perf.jsonl
+	check "process: samples are on CLOCK_MONOTONIC" grep -q '"clockid":1,"monotonic":true' all/process.json
+	python3 - all/perf.jsonl >phys.txt <<'PY'
+import json, sys, collections
+pages = collections.defaultdict(set)
+n = nz = 0
+for line in open(sys.argv[1]):
+    s = json.loads(line)
+    g = s["comm"].rsplit("-", 1)[0]
+    if g not in ("alpha", "beta", "gamma"):
+        continue
+    n += 1
+    p = int(s["phys_addr"], 16)
+    if p:
+        nz += 1
+        pages[g].add(p >> 12)
+print(n, nz, len(pages["alpha"] & pages["beta"]), len(pages["alpha"] & pages["gamma"]),
+      len(pages["beta"] & pages["gamma"]), len(pages["alpha"]))
+PY
+	read -r n nz ab ag bg na <phys.txt
+	if [ "${n:-0}" -gt 100 ] && [ $((nz * 100)) -ge $((n * 90)) ]; then
+		pass "phys_addr: $nz of $n generator samples non-zero (>= 90%)"
+	else
+		fail "phys_addr: >= 90% of generator samples non-zero" "$nz of $n"
+	fi
+	if [ "${ab:-0}" -ge 16 ] && [ "${ag:-1}" -eq 0 ] && [ "${bg:-1}" -eq 0 ]; then
+		pass "planted sharing: alpha and beta share $ab physical pages, gamma none"
+	else
+		fail "planted sharing" "alpha&beta $ab, alpha&gamma $ag, beta&gamma $bg (alpha has $na pages)"
+	fi
+else
+	fail "process of the recording" "$(cat proc.err)"
+fi
+
+# --- refusals ------------------------------------------------------------------------
+"$SCXPROF" record -t 1 -o prof2 --disable-archive -- true >/dev/null 2>&1
+check "--disable-archive keeps the directory" test -f prof2/perf.mem.data
+"$SCXPROF" record -t 1 -o prof2 --disable-archive -- true >/dev/null 2>err.txt
+rc=$?
+check "existing output directory: one clear error, exit 1" bash -c "test $rc -eq 1 && grep -q \"already exists\" err.txt && test \$(wc -l <err.txt) -le 2"
+"$SCXPROF" record -t 1 -o /proc/forbidden/prof -- true >/dev/null 2>err.txt
+rc=$?
+check "unwritable parent: clear error, exit 1" bash -c "test $rc -eq 1 && grep -q 'forbidden' err.txt"
+"$SCXPROF" record -t 1 -o p3 --hints-map /sys/fs/bpf/does-not-exist -- true >/dev/null 2>err.txt
+rc=$?
+check "missing hints map: clear error, exit 1, nothing left" bash -c "test $rc -eq 1 && grep -q 'does-not-exist' err.txt && ! ls -d p3* 2>/dev/null"
+"$SCXPROF" record -t 5 -o p4 -- false >/dev/null 2>err.txt
+rc=$?
+check "failing command: error, exit 1, nothing left" bash -c "test $rc -eq 1 && grep -q 'false' err.txt && ! ls -d p4* 2>/dev/null"
+"$SCXPROF" record -t 5 -o p5 -- /no/such/binary >/dev/null 2>err.txt
+rc=$?
+check "command that cannot run: error, exit 1" bash -c "test $rc -eq 1 && grep -q 'no/such/binary' err.txt && ! ls -d p5* 2>/dev/null"
+
+# --- interrupt --------------------------------------------------------------------------
+for sig in INT TERM; do
+	"$SCXPROF" record -t 30 -o "int-$sig" >/dev/null 2>"int-$sig.err" &
+	pid=$!
+	sleep 1.5
+	kill -s "$sig" $pid
+	wait $pid
+	rc=$?
+	left=$(ls -d int-$sig* 2>/dev/null | grep -v '\.err$')
+	if [ $rc -eq 130 ] && [ -z "$left" ]; then
+		pass "SIG$sig while recording: exit 130, nothing left"
+	else
+		fail "SIG$sig while recording" "rc=$rc left='$left' $(tail -n 2 "int-$sig.err")"
+	fi
+done

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# test_record_hints.sh - the hints tracer (record/hints_tracer.c) end to end:
+# a pinned task-storage map, a helper that sets hints of its threads at known
+# CLOCK_MONOTONIC times (tests/workloads/hint-setter.c) and the tracer driver
+# (tests/workloads/hints-trace.c, until `scxprof record --hints-map` uses it).
+# Every update the helper made must be in hints.jsonl, in order, with the
+# right pid/tgid/value and a timestamp between the update and the next one.
+# The default run tries fentry first (the mode it ends up in is checked either
+# way); a second run forces the iter/task snapshot mode on a map with another
+# value size. Needs root and bpffs (mounted here if it is not).
+. "$(dirname "$0")/lib.sh"
+TRACE="$TOP/$BUILD/workloads/hints-trace"
+SETTER="$TOP/$BUILD/workloads/hint-setter"
+BPFFS=/sys/fs/bpf
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "record hints" "needs root (bpf maps, bpffs)"
+	exit 0
+fi
+for b in "$TRACE" "$SETTER"; do
+	if [ ! -x "$b" ]; then fail "record hints: build" "$b missing (make $BUILD/workloads/$(basename "$b"))"; exit 0; fi
+done
+mounted_here=
+if ! mountpoint -q "$BPFFS"; then
+	if mount -t bpf bpf "$BPFFS" 2>"$WORK/mount.err"; then
+		mounted_here=1
+	else
+		skip "record hints" "bpffs not mounted and mount -t bpf failed: $(cat "$WORK/mount.err")"
+		exit 0
+	fi
+fi
+PIN="$BPFFS/scxprof-test-$$" # bpffs refuses names with a dot
+cleanup() {
+	rm -rf "$PIN"
+	[ -n "$mounted_here" ] && umount "$BPFFS" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+for d in "$BPFFS"/scxprof-test-*; do # left by a run that was killed
+	[ -d "$d" ] && ! kill -0 "${d##*-}" 2>/dev/null && rm -rf "$d"
+done
+mkdir -p "$PIN"
+if ! "$TRACE" --create "$PIN/hints" 2>"$WORK/create.err"; then
+	skip "record hints" "cannot create a task-storage map: $(cat "$WORK/create.err")"
+	exit 0
+fi
+check "create a 32-byte-value task-storage map" "$TRACE" --create "$PIN/hints32" --value-size 32
+check "create a hash map" "$TRACE" --create "$PIN/hash" --hash
+
+# expect_error NAME WANT ARGS...: the driver fails and says WANT
+expect_error() {
+	local name=$1 want=$2; shift 2
+	if "$TRACE" "$@" -o "$WORK/err.jsonl" -d 1 >/dev/null 2>"$WORK/err.txt"; then
+		fail "$name" "succeeded"
+	elif grep -qF -- "$want" "$WORK/err.txt"; then
+		pass "$name"
+	else
+		fail "$name" "wanted '$want', got: $(cat "$WORK/err.txt")"
+	fi
+}
+expect_error "missing map path is named" "$PIN/nope: no such file" -m "$PIN/nope"
+expect_error "file outside bpffs is refused" "/etc/hostname: not a pinned BPF object" -m /etc/hostname
+expect_error "hash map: says its type" "is a hash map (type 1), not a task-storage map" -m "$PIN/hash"
+expect_error "ring size must be a power of two" "must be a power of two" -m "$PIN/hints" -r 3
+
+# record MAP NAME EXTRA...: run the tracer around one hint-setter run; leaves
+# $WORK/NAME.{jsonl,stats,err,set}
+record() {
+	local map=$1 name=$2; shift 2
+	"$TRACE" -m "$map" -o "$WORK/$name.jsonl" -d 60 "$@" >"$WORK/$name.stats" 2>"$WORK/$name.err" &
+	local pid=$! i
+	for i in $(seq 100); do grep -q '^ready ' "$WORK/$name.err" && break; sleep 0.1; done
+	if ! grep -q '^ready ' "$WORK/$name.err"; then
+		kill -INT $pid 2>/dev/null; wait $pid
+		fail "$name: tracer started" "$(cat "$WORK/$name.err")"
+		return 1
+	fi
+	pass "$name: tracer started ($(sed -n 's/^ready //p' "$WORK/$name.err"))"
+	"$SETTER" "$map" 4 5 60 >"$WORK/$name.set" 2>"$WORK/$name.set.err" ||
+		fail "$name: hint-setter ran" "$(cat "$WORK/$name.set.err")"
+	sleep 0.1
+	local t0=$(date +%s%N)
+	kill -INT $pid
+	wait $pid
+	local rc=$? t1=$(date +%s%N)
+	[ $rc -eq 0 ] && pass "$name: tracer exits 0 on SIGINT" || fail "$name: tracer exit" "rc=$rc: $(cat "$WORK/$name.err")"
+	[ $(((t1 - t0) / 1000000)) -lt 2000 ] && pass "$name: stops within 2 s" || fail "$name: stop time" "$(((t1 - t0) / 1000000)) ms"
+	return 0
+}
+
+# compare NAME: every update of the setter is in NAME.jsonl (see the header)
+compare() {
+	python3 - "$WORK/$1.set" "$WORK/$1.jsonl" "$WORK/$1.stats" <<'EOF'
+import json, re, sys
+sets = [json.loads(l) for l in open(sys.argv[1])]
+lines = open(sys.argv[2]).read().splitlines()
+stats = json.loads(open(sys.argv[3]).read())
+errs = []
+pat = re.compile(r'^\{"pid":\d+,"tgid":\d+,"hints":\d+,"timestamp":\d+\}$')
+bad = [l for l in lines if not pat.match(l)]
+if bad:
+    errs.append("lines not in upstream form: %r" % bad[:2])
+recs = [json.loads(l) for l in lines]
+if stats["updates_written"] != len(recs):
+    errs.append("updates_written %d but %d lines" % (stats["updates_written"], len(recs)))
+if len(sets) != 4 * 5 + 1 + 4 + 1:
+    errs.append("setter made %d updates" % len(sets))
+tgid = sets[0]["tgid"]
+fentry = stats["mode"] == "fentry"
+by_tid = {}
+for s in sets:
+    by_tid.setdefault(s["tid"], []).append(s)
+got = {}
+for r in recs:
+    if r["tgid"] == tgid or r["pid"] in by_tid:
+        got.setdefault(r["pid"], []).append(r)
+if set(got) != set(by_tid):
+    errs.append("tids traced %s, set %s" % (sorted(got), sorted(by_tid)))
+for tid, want in by_tid.items():
+    have = got.get(tid, [])
+    if [r["hints"] for r in have] != [s["hints"] for s in want]:
+        errs.append("tid %d: values %s, want %s" % (tid, [r["hints"] for r in have], [s["hints"] for s in want]))
+        continue
+    for i, (r, s) in enumerate(zip(have, want)):
+        hi = s["after"] if fentry else (want[i + 1]["after"] if i + 1 < len(want) else float("inf"))
+        if r["tgid"] != tgid:
+            errs.append("tid %d: tgid %d, want %d" % (tid, r["tgid"], tgid))
+        if not s["before"] <= r["timestamp"] <= hi:
+            errs.append("tid %d value %d: timestamp %d outside [%d, %s]" % (tid, r["hints"], r["timestamp"], s["before"], hi))
+big = [r for r in recs if r["hints"] >= 1 << 63]
+if not big:
+    errs.append("no value above 2^63 recorded")
+if errs:
+    print("; ".join(errs[:5]))
+    sys.exit(1)
+EOF
+}
+
+if record "$PIN/hints" default; then
+	check "default: every update in hints.jsonl, in order, with its tid/tgid/value/time" compare default
+	check "default: hints.jsonl valid" validate "$TOP/schemas/hints.schema.json" "$WORK/default.jsonl" --jsonl
+	mode=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' "$WORK/default.stats" 2>/dev/null)
+	why=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["why_not_fentry"])' "$WORK/default.stats" 2>/dev/null)
+	case "$mode" in
+	fentry) [ -z "$why" ] && pass "default: fentry mode" || fail "default: fentry mode" "why_not_fentry set: $why" ;;
+	iter-snapshot)
+		# fentry was tried first and the reason names the attach point and the kernel's answer
+		if [[ "$why" == fentry/bpf_* ]] && [[ "$why" == *failed:* ]]; then
+			pass "default: fell back to iter-snapshot, fentry tried first ($why)"
+		else
+			fail "default: why not fentry" "'$why'"
+		fi ;;
+	*) fail "default: mode" "'$mode' in $(cat "$WORK/default.stats")" ;;
+	esac
+	check "default: no drops" grep -q '"drops":0,' "$WORK/default.stats"
+fi
+
+if record "$PIN/hints32" forced -s -p 5; then
+	check "forced snapshot: every update in hints.jsonl (32-byte values)" compare forced
+	check "forced snapshot: mode and reason" grep -q '"mode":"iter-snapshot","why_not_fentry":"snapshot mode forced"' "$WORK/forced.stats"
+	# the helper runs >= 25 x 60 ms; 5 ms snapshots: far more than 100 of them
+	snaps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["snapshots"])' "$WORK/forced.stats" 2>/dev/null)
+	[ "${snaps:-0}" -ge 100 ] && pass "forced snapshot: snapshots every poll period ($snaps)" || fail "forced snapshot: snapshots" "${snaps:-none}"
+fi
