@@ -30,9 +30,20 @@ struct cpu_ring {
 };
 
 #define PAGEMAP_SLOTS 64
+#define PAGEMAP_BLOCK 64 /* entries read at once: 256 KiB of address space */
+#define PAGEMAP_BLOCKS 256
 struct pagemap_cache {
 	struct { int pid, fd; uint64_t used; } slot[PAGEMAP_SLOTS];
 	uint64_t clock;
+	/* blocks read during the current drain pass (reset at each pass: the
+	 * answer is "mapped at drain time" either way, just read in bulk) */
+	struct {
+		int pid;
+		uint64_t block;
+		uint64_t pass;
+		uint64_t entry[PAGEMAP_BLOCK];
+	} block[PAGEMAP_BLOCKS];
+	uint64_t pass;
 };
 
 /* ---- layout -------------------------------------------------------------- */
@@ -280,6 +291,7 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 	ms->w = w;
 	ms->opts = *o;
 	ms->kpageflags_fd = -1;
+	ms->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (pages & (pages - 1))
 		return scx_fail("--mmap-pages %zu: must be a power of two", pages);
 	if (!be->nr_events)
@@ -369,26 +381,50 @@ static int pagemap_fd(struct pagemap_cache *pc, int pid)
 	return pc->slot[victim].fd;
 }
 
+/* The pagemap entry of virtual page vpage of pid, from this pass's blocks. */
+static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint64_t *entry)
+{
+	uint64_t blk = vpage / PAGEMAP_BLOCK;
+	size_t slot = (size_t)((blk * 0x9e3779b97f4a7c15ULL ^ (uint64_t)pid) >> 56) % PAGEMAP_BLOCKS;
+	ssize_t n;
+	int fd;
+
+	if (pc->block[slot].pass != pc->pass || pc->block[slot].pid != pid || pc->block[slot].block != blk) {
+		fd = pagemap_fd(pc, pid);
+		if (fd <= 0)
+			return -1;
+		n = pread(fd, pc->block[slot].entry, sizeof(pc->block[slot].entry), (off_t)(blk * PAGEMAP_BLOCK * 8));
+		if (n <= 0)
+			return -1;
+		if ((size_t)n < sizeof(pc->block[slot].entry)) /* end of the address space */
+			memset((char *)pc->block[slot].entry + n, 0, sizeof(pc->block[slot].entry) - (size_t)n);
+		pc->block[slot].pass = pc->pass;
+		pc->block[slot].pid = pid;
+		pc->block[slot].block = blk;
+	}
+	*entry = pc->block[slot].entry[vpage % PAGEMAP_BLOCK];
+	return 0;
+}
+
 /* Physical address of vaddr in pid, 0 when the page is not present. */
 static uint64_t pagemap_phys(struct mem_stream *ms, int pid, uint64_t vaddr, uint64_t *page_size)
 {
 	uint64_t entry, pfn, flags;
-	long page = sysconf(_SC_PAGESIZE);
-	int fd = pagemap_fd(ms->pagemaps, pid);
+	uint64_t page = ms->page_size;
 
-	if (fd <= 0 || pread(fd, &entry, sizeof(entry), (off_t)(vaddr / (uint64_t)page) * 8) != sizeof(entry))
+	if (pagemap_entry(ms->pagemaps, pid, vaddr / page, &entry) < 0)
 		return 0;
 	if (!(entry >> 63 & 1))
 		return 0;
 	pfn = entry & ((1ULL << 55) - 1);
 	if (!pfn)
 		return 0; /* without CAP_SYS_ADMIN the kernel hides PFNs */
-	*page_size = (uint64_t)page;
+	*page_size = page;
 	if (ms->kpageflags_fd >= 0 &&
 	    pread(ms->kpageflags_fd, &flags, sizeof(flags), (off_t)pfn * 8) == sizeof(flags) &&
 	    (flags & ((1ULL << 17) | (1ULL << 22)))) /* KPF_HUGE, KPF_THP */
 		*page_size = 2ULL << 20;
-	return pfn * (uint64_t)page + (vaddr & ((uint64_t)page - 1));
+	return pfn * page + (vaddr & (page - 1));
 }
 
 static uint64_t rd64(const uint8_t *p)
@@ -499,6 +535,8 @@ int mem_stream_drain(struct mem_stream *ms)
 	static const struct perf_event_header round = {.type = PD_RECORD_FINISHED_ROUND, .size = 8};
 	size_t c;
 
+	if (ms->pagemaps)
+		ms->pagemaps->pass++;
 	for (c = 0; c < ms->nr_rings; c++)
 		if (ms->rings[c].base && drain_ring(ms, &ms->rings[c]) < 0)
 			return -1;

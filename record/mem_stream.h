@@ -48,6 +48,7 @@ struct mem_stream {
 	struct mem_stream_stats st;
 	struct pagemap_cache *pagemaps;
 	int kpageflags_fd;
+	uint64_t page_size;
 };
 
 /* Open every event on every online CPU and map the rings; the attrs and

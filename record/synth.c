@@ -232,16 +232,26 @@ int synth_tasks(struct pd_writer *w, const char *proc_root, size_t trailer, stru
 
 /* ---- kernel ---------------------------------------------------------------- */
 
-static uint64_t kallsyms_addr(FILE *f, const char *name)
+/* Addresses of _text and _etext in one pass over kallsyms, stopping when
+ * both are found ("ADDR T NAME" lines; no sscanf: the file has 100k+ lines). */
+static void kernel_text_range(FILE *f, uint64_t *text, uint64_t *etext)
 {
-	char line[512], sym[256], type;
-	unsigned long long addr;
+	char line[512];
 
-	rewind(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name))
-			return addr;
-	return 0;
+	*text = *etext = 0;
+	while ((!*text || !*etext) && fgets(line, sizeof(line), f)) {
+		char *p = line, *name;
+		uint64_t addr = strtoull(p, &p, 16);
+
+		if (p[0] != ' ' || !p[1] || p[2] != ' ')
+			continue;
+		name = p + 3;
+		name[strcspn(name, "\n\t")] = '\0';
+		if (!strcmp(name, "_text"))
+			*text = addr;
+		else if (!strcmp(name, "_etext"))
+			*etext = addr;
+	}
 }
 
 int synth_kernel_map(struct pd_writer *w, const char *kallsyms_path, size_t trailer)
@@ -253,8 +263,7 @@ int synth_kernel_map(struct pd_writer *w, const char *kallsyms_path, size_t trai
 
 	if (!f)
 		return scx_fail_errno("%s", kallsyms_path);
-	text = kallsyms_addr(f, "_text");
-	etext = kallsyms_addr(f, "_etext");
+	kernel_text_range(f, &text, &etext);
 	fclose(f);
 	if (!text || etext <= text)
 		return scx_fail("%s: no _text/_etext (kptr_restrict hides kernel addresses?)", kallsyms_path);

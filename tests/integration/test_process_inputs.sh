@@ -55,10 +55,11 @@ else
 fi
 
 # --- --symfs --------------------------------------------------------------------------
-# record a copy of the workload, then move the binary away: only --symfs finds it
+# record a copy of the workload (no build-ids, no perf build-id cache), then
+# move the binary away: only --symfs finds it
 mkdir -p "$WORK/bin" "$WORK/sy"
 cp "$WL" "$WORK/bin/wl"
-perf record -q -e page-faults -c 1 -d -o "$WORK/sy/perf.data" -- "$WORK/bin/wl" -i 200 -p 8 s:1 >/dev/null 2>&1
+perf record -q -N -B -e page-faults -c 1 -d -o "$WORK/sy/perf.data" -- "$WORK/bin/wl" -i 200 -p 8 s:1 >/dev/null 2>&1
 mkdir -p "$WORK/symfs$WORK/bin"
 mv "$WORK/bin/wl" "$WORK/symfs$WORK/bin/wl"
 count_wl_syms() { # OUTDIR: samples in wl that got a symbol

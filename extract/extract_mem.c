@@ -1,0 +1,213 @@
+/*
+ * extract_mem.c - extract mem from input to cell config (see
+ * extract_mem.h): aggregate the stream, report, then for each group kind
+ * (allotment, workload, rest) build its units and subcells.
+ */
+#include "extract/extract_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "extract/cell_config.h"
+#include "extract/mem_agg.h"
+#include "extract/mem_groups.h"
+#include "extract/mem_report.h"
+#include "extract/sharing.h"
+#include "extract/topology.h"
+#include "lib/error.h"
+
+struct run {
+	const struct extract_mem_opts *o;
+	struct mem_agg agg;
+	struct sharing_params sp;
+	FILE *log; /* NULL unless verbose */
+};
+
+static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->workload = o->workload ? o->workload : EXTRACT_DEFAULT_WORKLOAD;
+	ao->allotment_re = o->allotment_re ? o->allotment_re : EXTRACT_DEFAULT_ALLOTMENT_RE;
+	ao->evidence = o->cluster == CLUSTER_SHARING;
+	ao->line_granularity = o->line_granularity;
+	ao->max_keys = o->max_keys;
+}
+
+int extract_mem_check_opts(const struct extract_mem_opts *o)
+{
+	struct mem_agg_opts ao;
+	struct mem_agg a;
+	int rc;
+
+	agg_opts(o, &ao);
+	ao.evidence = false;
+	rc = mem_agg_init(&a, &ao);
+	mem_agg_free(&a);
+	return rc;
+}
+
+static int add_rest_subcell(struct cell *cell)
+{
+	struct cell *rest = cell_add_subcell(cell, "rest");
+
+	return rest ? cell_add_clause(rest, NULL, false, 0) : -1;
+}
+
+static int add_unit_clauses(struct cell *sub, const struct unit *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_clauses; i++)
+		if (cell_add_clause(sub, u->clauses[i].comm_prefix, u->clauses[i].has_hint, u->clauses[i].hint) < 0)
+			return -1;
+	return 0;
+}
+
+static int subcells_from_units(struct cell *cell, const struct unit_list *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++) {
+		struct cell *sub = cell_add_subcell(cell, u->v[i].name);
+
+		if (!sub || add_unit_clauses(sub, &u->v[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static char *joined_name(const struct unit_list *u, const struct unit_cluster *c)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < c->n; i++)
+		len += strlen(u->v[c->members[i]].name) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < c->n; i++) {
+		if (i)
+			strcat(s, "+");
+		strcat(s, u->v[c->members[i]].name);
+	}
+	return s;
+}
+
+static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u)
+{
+	struct clustering cl;
+	size_t i, m;
+	int rc = 0;
+
+	if (sharing_cluster(&r->agg, u, &r->sp, cell->name, r->log, &cl) < 0)
+		return -1;
+	for (i = 0; i < cl.n && !rc; i++) {
+		char *name = joined_name(u, &cl.v[i]);
+		struct cell *sub = name ? cell_add_subcell(cell, name) : NULL;
+
+		free(name);
+		if (!sub) {
+			rc = scx_fail("out of memory");
+			break;
+		}
+		for (m = 0; m < cl.v[i].n && !rc; m++)
+			rc = add_unit_clauses(sub, &u->v[cl.v[i].members[m]]);
+	}
+	clustering_free(&cl);
+	return rc;
+}
+
+/* One top-level cell for the groups of one kind, if it has samples. */
+static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kind kind)
+{
+	const struct mem_agg_opts *ao = &r->agg.o;
+	struct comm_summary s = {0};
+	struct unit_list units = {0};
+	size_t n, *groups = groups_of_kind(&r->agg, kind, &n);
+	struct cell *cell = NULL;
+	int rc = -1;
+
+	if (!groups)
+		return -1;
+	if (n == 0) {
+		free(groups);
+		return 0;
+	}
+	if (comm_summary_build(&r->agg, groups, n, &s) < 0)
+		goto out;
+	comm_summary_sort_by_name(&s);
+	if ((kind == GROUP_ALLOTMENT || r->o->cluster == CLUSTER_SHARING) &&
+	    upstream_units(&s, r->o->use_hints, &units) < 0)
+		goto out;
+	if (kind == GROUP_ALLOTMENT)
+		cell = cell_config_add(cfg, "allotment", TOP_CGROUP_REGEX, ao->allotment_re);
+	else if (kind == GROUP_WORKLOAD)
+		cell = cell_config_add(cfg, ao->workload, TOP_CGROUP_CONTAINS, ao->workload);
+	else
+		cell = cell_config_add(cfg, "rest", TOP_EMPTY, NULL);
+	if (!cell)
+		goto out;
+	if (units.n) {
+		if (r->o->cluster == CLUSTER_SHARING ? subcells_from_clusters(r, cell, &units) < 0
+						     : subcells_from_units(cell, &units) < 0)
+			goto out;
+		if (add_rest_subcell(cell) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	unit_list_free(&units);
+	comm_summary_free(&s);
+	free(groups);
+	return rc;
+}
+
+static int sharing_setup(struct run *r)
+{
+	struct cpu_topology t;
+
+	if (topology_for_input(r->o->path, &t) < 0)
+		return -1;
+	r->sp.threshold = r->o->share_threshold >= 0 ? r->o->share_threshold : SHARE_THRESHOLD_DEFAULT;
+	r->sp.cap_cpus = r->o->max_cell_cpus > 0 ? r->o->max_cell_cpus : (double)t.largest_llc_cpus;
+	r->sp.online_cpus = (double)t.online_cpus;
+	r->sp.total_samples = r->agg.total;
+	if (r->log)
+		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s); cap %.2f CPUs per cell (%s)\n",
+			t.online_cpus, t.source, r->sp.cap_cpus,
+			r->o->max_cell_cpus > 0 ? "--max-cell-cpus" : "largest LLC");
+	return 0;
+}
+
+int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE *log)
+{
+	static const enum group_kind kinds[] = {GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST};
+	struct mem_agg_opts ao;
+	struct cell_config cfg = {0};
+	struct run r = {.o = o, .log = o->verbose ? log : NULL};
+	size_t k;
+	int rc = -1;
+
+	agg_opts(o, &ao);
+	if (mem_agg_init(&r.agg, &ao) < 0)
+		goto out;
+	if (mem_agg_read(&r.agg, in, o->path, o->stop) < 0)
+		goto out;
+	if (r.log && mem_report_write(r.log, &r.agg, o->verbose, o->use_hints) < 0)
+		goto out;
+	if (o->cluster == CLUSTER_SHARING && sharing_setup(&r) < 0)
+		goto out;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (add_group_cell(&r, &cfg, kinds[k]) < 0)
+			goto out;
+	if (r.log && fflush(r.log) != 0) {
+		scx_fail_errno("writing the report failed");
+		goto out;
+	}
+	rc = cell_config_write(&cfg, out);
+out:
+	cell_config_free(&cfg);
+	mem_agg_free(&r.agg);
+	return rc;
+}

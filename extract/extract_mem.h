@@ -1,0 +1,44 @@
+/*
+ * extract_mem.h - the extract mem stage as one library call: read
+ * perf.jsonl, classify and count, print the -v report into a log FILE*,
+ * cluster (upstream's comm rule, or sharing-aware), write the cell config.
+ */
+#ifndef SCX_EXTRACT_MEM_H
+#define SCX_EXTRACT_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define EXTRACT_DEFAULT_WORKLOAD "workload.slice"
+#define EXTRACT_DEFAULT_ALLOTMENT_RE "workload-tw-[^/]+\\.allotment\\.slice"
+
+enum cluster_mode {
+	CLUSTER_SHARING, /* default: merge units that share memory, in every group */
+	CLUSTER_COMM,    /* upstream-exact: significant comms, allotment only */
+};
+
+struct extract_mem_opts {
+	const char *path;         /* input, for messages and finding topology.json */
+	const char *workload;     /* NULL: EXTRACT_DEFAULT_WORKLOAD */
+	const char *allotment_re; /* NULL: EXTRACT_DEFAULT_ALLOTMENT_RE */
+	bool use_hints;
+	int verbose;
+	enum cluster_mode cluster;
+	bool line_granularity;    /* --granularity line */
+	double share_threshold;   /* < 0: SHARE_THRESHOLD_DEFAULT */
+	double max_cell_cpus;     /* <= 0: largest LLC (topology.json or host) */
+	size_t max_keys;          /* evidence budget, 0: default */
+	volatile int *stop;       /* polled; set to interrupt */
+};
+
+/* Check the option values a user can get wrong (the regex). -1 + scx_fail. */
+int extract_mem_check_opts(const struct extract_mem_opts *o);
+
+/*
+ * Run the stage on in; the config goes to out, the -v report (when
+ * o->verbose) to log. -1 (scx_fail) on error.
+ */
+int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE *log);
+
+#endif

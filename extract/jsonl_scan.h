@@ -1,0 +1,39 @@
+/*
+ * jsonl_scan.h - a small dedicated scanner for one line of perf.jsonl
+ * (ours, with extra keys) or upstream's perf.mem.jsonl.
+ *
+ * It walks the top-level object once, decodes only the keys extract needs
+ * (comm, tid, pid, cgroup, phys_addr, data_page_size, hint, weight) and
+ * checks the syntax of every other value without building anything. String
+ * escapes in comm and cgroup (\" \\ \/ \b \f \n \r \t, \uXXXX including
+ * surrogate pairs) are decoded to UTF-8 in place, inside the line buffer.
+ */
+#ifndef SCX_EXTRACT_JSONL_SCAN_H
+#define SCX_EXTRACT_JSONL_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mem_sample {
+	const char *comm;      /* points into the line, decoded, not NUL-terminated */
+	size_t comm_len;
+	const char *cgroup;
+	size_t cgroup_len;
+	int64_t tid, pid;
+	uint64_t phys_addr;
+	uint64_t data_page_size; /* 0: unknown */
+	uint64_t hint;           /* 0 when the key is absent, as upstream */
+	uint64_t weight;         /* load latency when has_weight */
+	bool has_weight;
+};
+
+/*
+ * Scan line[0..len) (no trailing newline) into *s, decoding strings in
+ * place. Returns 0, or -1 with a short description of what is wrong in
+ * err ("missing key \"cgroup\"", "\"tid\": expected an integer", ...).
+ * Required keys: comm, tid, pid, cgroup, phys_addr, data_page_size.
+ */
+int jsonl_scan_mem(char *line, size_t len, struct mem_sample *s, char *err, size_t errlen);
+
+#endif

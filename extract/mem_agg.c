@@ -1,0 +1,323 @@
+/*
+ * mem_agg.c - the streaming side of extract mem (see mem_agg.h): cgroup
+ * classification with a per-path cache, per-group comm and hint counts,
+ * and the bounded per-unit page evidence.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "extract/mem_agg.h"
+
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *re;
+
+	memset(a, 0, sizeof(*a));
+	a->o = *o;
+	if (!a->o.max_keys)
+		a->o.max_keys = MEM_AGG_DEFAULT_MAX_KEYS;
+	a->workload_len = strlen(o->workload);
+	strmap_init(&a->group_index);
+	strmap_init(&a->cgroup_cache);
+	re = pcre2_compile((PCRE2_SPTR)o->allotment_re, PCRE2_ZERO_TERMINATED,
+			   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
+	if (!re) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		return scx_fail("--workload-allotment-cgroup-regex: %s at offset %zu", (char *)msg, (size_t)erroff);
+	}
+	pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+	a->re = re;
+	a->match = pcre2_match_data_create_from_pattern(re, NULL);
+	if (!a->match) {
+		pcre2_code_free(re);
+		a->re = NULL;
+		return scx_fail("out of memory (regex match data)");
+	}
+	return 0;
+}
+
+static void comm_rec_free(struct comm_rec *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_hints; i++)
+		u64cnt_free(&c->hints[i].pages);
+	free(c->hints);
+	u64cnt_free(&c->hint_index);
+	free(c->comm);
+}
+
+void mem_agg_free(struct mem_agg *a)
+{
+	size_t g, c;
+
+	for (g = 0; g < a->nr_groups; g++) {
+		for (c = 0; c < a->groups[g].nr_comms; c++)
+			comm_rec_free(&a->groups[g].comms[c]);
+		free(a->groups[g].comms);
+		free(a->groups[g].key);
+		strmap_free(&a->groups[g].comm_index);
+	}
+	free(a->groups);
+	strmap_free(&a->group_index);
+	strmap_free(&a->cgroup_cache);
+	if (a->match)
+		pcre2_match_data_free((pcre2_match_data *)a->match);
+	if (a->re)
+		pcre2_code_free((pcre2_code *)a->re);
+	memset(a, 0, sizeof(*a));
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 4;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return scx_fail("out of memory (%zu entries)", n);
+	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+static enum group_kind kind_of(const struct mem_agg *a, const char *key, size_t len)
+{
+	if (len == 4 && !memcmp(key, "rest", 4))
+		return GROUP_REST;
+	if (len == a->workload_len && !memcmp(key, a->o.workload, len))
+		return GROUP_WORKLOAD;
+	return GROUP_ALLOTMENT;
+}
+
+/* Index of the group with this key, created on first use; -1 on OOM. */
+static long group_by_key(struct mem_agg *a, const char *key, size_t len)
+{
+	int inserted;
+	struct strmap_slot *s = strmap_get_or_add(&a->group_index, key, len, a->nr_groups, &inserted);
+	struct group_rec *g;
+
+	if (!s)
+		return -1;
+	if (!inserted)
+		return (long)s->index;
+	if (grow((void **)&a->groups, &a->cap_groups, a->nr_groups + 1, sizeof(*a->groups)) < 0)
+		return -1;
+	g = &a->groups[a->nr_groups];
+	g->key = strndup(key, len);
+	if (!g->key)
+		return scx_fail("out of memory");
+	g->key_len = len;
+	g->kind = kind_of(a, key, len);
+	strmap_init(&g->comm_index);
+	return (long)a->nr_groups++;
+}
+
+/* Upstream's classify_cgroup, answering with a group index. */
+static long classify(struct mem_agg *a, const char *cgroup, size_t len)
+{
+	int rc;
+
+	if (!memmem(cgroup, len, a->o.workload, a->workload_len))
+		return group_by_key(a, "rest", 4);
+	rc = pcre2_match((pcre2_code *)a->re, (PCRE2_SPTR)cgroup, len, 0, 0, (pcre2_match_data *)a->match, NULL);
+	if (rc >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer((pcre2_match_data *)a->match);
+
+		return group_by_key(a, cgroup + ov[0], ov[1] - ov[0]);
+	}
+	if (rc != PCRE2_ERROR_NOMATCH) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		return scx_fail("--workload-allotment-cgroup-regex: matching failed: %s", (char *)msg);
+	}
+	return group_by_key(a, a->o.workload, a->workload_len);
+}
+
+static long group_of(struct mem_agg *a, const char *cgroup, size_t len)
+{
+	struct strmap_slot *s = strmap_find(&a->cgroup_cache, cgroup, len);
+	long g;
+	int inserted;
+
+	if (s)
+		return (long)s->index;
+	g = classify(a, cgroup, len);
+	if (g < 0)
+		return -1;
+	if (!strmap_get_or_add(&a->cgroup_cache, cgroup, len, (size_t)g, &inserted))
+		return -1;
+	return g;
+}
+
+static struct comm_rec *comm_of(struct group_rec *g, const char *comm, size_t len)
+{
+	int inserted;
+	struct strmap_slot *s = strmap_get_or_add(&g->comm_index, comm, len, g->nr_comms, &inserted);
+	struct comm_rec *c;
+
+	if (!s)
+		return NULL;
+	if (!inserted)
+		return &g->comms[s->index];
+	if (grow((void **)&g->comms, &g->cap_comms, g->nr_comms + 1, sizeof(*g->comms)) < 0)
+		return NULL;
+	c = &g->comms[g->nr_comms++];
+	c->comm = malloc(len + 1);
+	if (!c->comm) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	memcpy(c->comm, comm, len);
+	c->comm[len] = '\0';
+	c->len = len;
+	u64cnt_init(&c->hint_index);
+	return c;
+}
+
+static struct hint_rec *hint_of(struct comm_rec *c, uint64_t hint)
+{
+	uint64_t *idx;
+	struct hint_rec *h;
+
+	if (c->nr_hints && c->hints[c->last_hint].hint == hint)
+		return &c->hints[c->last_hint];
+	idx = u64cnt_find(&c->hint_index, hint);
+	if (idx) {
+		c->last_hint = (size_t)*idx;
+		return &c->hints[*idx];
+	}
+	if (grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
+		return NULL;
+	if (!(idx = u64cnt_slot(&c->hint_index, hint)))
+		return NULL;
+	*idx = c->nr_hints;
+	h = &c->hints[c->nr_hints];
+	h->hint = hint;
+	u64cnt_init(&h->pages);
+	c->last_hint = c->nr_hints++;
+	return h;
+}
+
+uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity)
+{
+	unsigned shift = 12;
+
+	if (line_granularity)
+		shift = 6;
+	else if (data_page_size >= 64)
+		shift = 63 - (unsigned)__builtin_clzll(data_page_size);
+	return (phys_addr >> shift) << 6 | shift;
+}
+
+static bool key_sampled(uint64_t key, unsigned level)
+{
+	return level == 0 || (u64_mix(key) >> (64 - level)) == 0;
+}
+
+static int keep_at_level(uint64_t key, void *arg)
+{
+	return key_sampled(key, *(unsigned *)arg);
+}
+
+/* Raise the sampling level until the evidence fits the budget again. */
+static int shrink_evidence(struct mem_agg *a)
+{
+	while (a->nr_keys > a->o.max_keys && a->level < 63) {
+		size_t g, c, h, dropped;
+
+		a->level++;
+		for (g = 0; g < a->nr_groups; g++)
+			for (c = 0; c < a->groups[g].nr_comms; c++)
+				for (h = 0; h < a->groups[g].comms[c].nr_hints; h++) {
+					struct u64cnt *m = &a->groups[g].comms[c].hints[h].pages;
+
+					if (u64cnt_filter(m, keep_at_level, &a->level, &dropped) < 0)
+						return -1;
+					a->nr_keys -= dropped;
+				}
+	}
+	return 0;
+}
+
+static int add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_sample *s)
+{
+	uint64_t key = mem_evidence_key(s->phys_addr, s->data_page_size, a->o.line_granularity);
+	uint64_t w = s->has_weight && s->weight ? s->weight : 1;
+	size_t before = h->pages.len;
+	uint64_t *v;
+
+	if (!key_sampled(key, a->level))
+		return 0;
+	if (!(v = u64cnt_slot(&h->pages, key)))
+		return -1;
+	*v += w;
+	if (h->pages.len != before && ++a->nr_keys > a->o.max_keys)
+		return shrink_evidence(a);
+	return 0;
+}
+
+int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
+{
+	long gi = group_of(a, s->cgroup, s->cgroup_len);
+	struct comm_rec *c;
+	struct hint_rec *h;
+
+	if (gi < 0)
+		return -1;
+	if (!(c = comm_of(&a->groups[gi], s->comm, s->comm_len)) || !(h = hint_of(c, s->hint)))
+		return -1;
+	a->groups[gi].count++;
+	c->count++;
+	h->count++;
+	a->total++;
+	if (a->o.evidence && s->phys_addr)
+		return add_evidence(a, h, s);
+	return 0;
+}
+
+int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *stop)
+{
+	char *line = NULL, err[256];
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	int rc = 0;
+
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		struct mem_sample s;
+
+		lineno++;
+		if (n > 0 && line[n - 1] == '\n')
+			n--;
+		if (jsonl_scan_mem(line, (size_t)n, &s, err, sizeof(err)) < 0) {
+			rc = scx_fail("%s:%zu: %s", path, lineno, err);
+			break;
+		}
+		if (mem_agg_add(a, &s) < 0) {
+			rc = -1;
+			break;
+		}
+		if (stop && *stop && (lineno & 0xfff) == 0) {
+			rc = scx_fail("interrupted");
+			break;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = scx_fail_errno("%s: read failed", path);
+	free(line);
+	return rc;
+}

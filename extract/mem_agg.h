@@ -1,0 +1,96 @@
+/*
+ * mem_agg.h - streaming aggregation of perf.jsonl samples for extract mem.
+ *
+ * Each sample is classified into a group (upstream's rule: "rest" unless the
+ * cgroup contains the workload string; then the allotment regex's matched
+ * text if it matches, else the workload string), then counted per concrete
+ * comm and per hint. When evidence is on, the physical memory each
+ * (group, comm, hint) touched is kept as a map from page (or cache line) to
+ * summed sample weight. Those maps are bounded as a whole: when they hold
+ * more than max_keys keys, a global sampling level rises and every map keeps
+ * only keys whose hash has `level` leading zero bits (the same subset of the
+ * key space for every unit, so overlaps stay comparable). Memory therefore
+ * depends on the number of distinct cgroups/comms/hints and on max_keys,
+ * never on the number of samples.
+ */
+#ifndef SCX_EXTRACT_MEM_AGG_H
+#define SCX_EXTRACT_MEM_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "extract/jsonl_scan.h"
+#include "extract/maps.h"
+
+enum group_kind { GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST };
+
+struct hint_rec {
+	uint64_t hint, count;
+	struct u64cnt pages; /* evidence key -> summed weight */
+};
+
+struct comm_rec {
+	char *comm; /* NUL-terminated copy (may contain other bytes than ASCII) */
+	size_t len;
+	uint64_t count;
+	struct hint_rec *hints;
+	size_t nr_hints, cap_hints, last_hint;
+	struct u64cnt hint_index; /* hint -> index in hints */
+};
+
+struct group_rec {
+	char *key;
+	size_t key_len;
+	enum group_kind kind;
+	uint64_t count;
+	struct comm_rec *comms;
+	size_t nr_comms, cap_comms;
+	struct strmap comm_index;
+};
+
+struct mem_agg_opts {
+	const char *workload;     /* --workload-cgroup-regex (a substring) */
+	const char *allotment_re; /* --workload-allotment-cgroup-regex (PCRE2) */
+	bool evidence;            /* keep page evidence (sharing clustering) */
+	bool line_granularity;    /* 64-byte lines instead of pages */
+	size_t max_keys;          /* evidence budget over all units (0: default) */
+};
+
+#define MEM_AGG_DEFAULT_MAX_KEYS ((size_t)1 << 20)
+
+struct mem_agg {
+	struct mem_agg_opts o;
+	size_t workload_len;
+	void *re, *match; /* pcre2_code_8 *, pcre2_match_data_8 * */
+	struct group_rec *groups;
+	size_t nr_groups, cap_groups;
+	struct strmap group_index;  /* group key -> index */
+	struct strmap cgroup_cache; /* cgroup path -> group index */
+	uint64_t total;
+	unsigned level;   /* evidence sampling level: keep 2^-level of the key space */
+	size_t nr_keys;   /* keys held in all evidence maps */
+};
+
+/*
+ * Compile the allotment regex (PCRE2, UTF, JIT when available). On a bad
+ * regex: -1 and scx_fail("--workload-allotment-cgroup-regex: MESSAGE at
+ * offset N").
+ */
+int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o);
+void mem_agg_free(struct mem_agg *a);
+
+/* Count one sample. -1 on OOM. */
+int mem_agg_add(struct mem_agg *a, const struct mem_sample *s);
+
+/*
+ * Read a whole perf.jsonl stream. A malformed line fails with
+ * scx_fail("PATH:LINE: what"). stop (may be NULL) is polled to interrupt.
+ */
+int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *stop);
+
+/* The evidence key of a sample: page (or line) number tagged with its size. */
+uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * topology.c - online CPUs and largest LLC size (see topology.h): a
+ * cpulist parser, a json-c reader for topology.json and a sysfs walk.
+ */
+#include "extract/topology.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+
+long cpulist_count(const char *s)
+{
+	long n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (end == s)
+			return -1;
+		s = end;
+		if (*s == '-') {
+			b = strtoul(++s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+			s = end;
+		}
+		n += (long)(b - a + 1);
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -1;
+	}
+	return n;
+}
+
+/* The CPU count of one cpus[] entry's LLC: its llc_cpus cpulist. */
+static long llc_cpus_of(struct json_object *cpu)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(cpu, "llc_cpus", &v) || !json_object_is_type(v, json_type_string))
+		return -1;
+	return cpulist_count(json_object_get_string(v));
+}
+
+int topology_from_json(const char *path, struct cpu_topology *t)
+{
+	struct json_object *root = json_object_from_file(path), *cpus;
+	size_t i, n;
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!root)
+		return scx_fail("%s: cannot read or parse: %s", path, json_util_get_last_err());
+	if (!json_object_object_get_ex(root, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array) ||
+	    (n = json_object_array_length(cpus)) == 0) {
+		rc = scx_fail("%s: no \"cpus\" array", path);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		long c = llc_cpus_of(json_object_array_get_idx(cpus, i));
+
+		if (c < 0) {
+			rc = scx_fail("%s: cpus[%zu]: \"llc_cpus\" is not a cpulist", path, i);
+			goto out;
+		}
+		if ((unsigned long)c > t->largest_llc_cpus)
+			t->largest_llc_cpus = (unsigned)c;
+	}
+	t->online_cpus = (unsigned)n;
+	if (!t->largest_llc_cpus) /* sysfs had no LLC: one cache domain */
+		t->largest_llc_cpus = t->online_cpus;
+	snprintf(t->source, sizeof(t->source), "topology.json");
+out:
+	json_object_put(root);
+	return rc;
+}
+
+static long read_cpulist_file(const char *path)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		n = cpulist_count(buf);
+	fclose(f);
+	return n;
+}
+
+int topology_from_host(const char *sysfs_cpu, struct cpu_topology *t)
+{
+	DIR *d = opendir(sysfs_cpu);
+	struct dirent *e;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(t, 0, sizeof(*t));
+	t->online_cpus = online > 0 ? (unsigned)online : 1;
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX];
+		long n;
+
+		if (strncmp(e->d_name, "cpu", 3) || e->d_name[3] < '0' || e->d_name[3] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cache/index3/shared_cpu_list", sysfs_cpu, e->d_name);
+		n = read_cpulist_file(path);
+		if (n > 0 && (unsigned long)n > t->largest_llc_cpus)
+			t->largest_llc_cpus = (unsigned)n;
+	}
+	if (d)
+		closedir(d);
+	if (!t->largest_llc_cpus)
+		t->largest_llc_cpus = t->online_cpus; /* no L3 reported: one cache domain */
+	snprintf(t->source, sizeof(t->source), "host");
+	return 0;
+}
+
+int topology_for_input(const char *input_path, struct cpu_topology *t)
+{
+	char path[PATH_MAX];
+	const char *slash = strrchr(input_path, '/');
+
+	if (slash)
+		snprintf(path, sizeof(path), "%.*s/topology.json", (int)(slash - input_path), input_path);
+	else
+		snprintf(path, sizeof(path), "topology.json");
+	if (access(path, F_OK) == 0)
+		return topology_from_json(path, t);
+	return topology_from_host("/sys/devices/system/cpu", t);
+}

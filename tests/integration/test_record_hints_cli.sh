@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_record_hints_cli.sh - `scxprof record --hints-map` end to end: a
+# helper sets hints for its threads at known times while scxprof records it;
+# every change must be in the profile's hints.jsonl (with the right tid, tgid
+# and value, stamped between the update's before/after times or, in snapshot
+# mode, after it), the memory samples and the hints must share one clock,
+# and `process` must annotate the helper's samples with those hints.
+. "$(dirname "$0")/lib.sh"
+TRACE="$TOP/$BUILD/workloads/hints-trace"
+SETTER="$TOP/$BUILD/workloads/hint-setter"
+BPFFS=/sys/fs/bpf
+mounted_here=
+if ! mountpoint -q "$BPFFS"; then
+	if mount -t bpf bpf "$BPFFS" 2>"$WORK/mount.err"; then
+		mounted_here=1
+	else
+		skip "record --hints-map" "bpffs not mounted and mount -t bpf failed: $(cat "$WORK/mount.err")"
+		exit 0
+	fi
+fi
+PIN="$BPFFS/scxprof-cli-$$"
+cleanup() { rm -f "$PIN"; [ -n "$mounted_here" ] && umount "$BPFFS" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+if ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
+	skip "record --hints-map" "cannot create a task-storage map: $(cat "$WORK/create.err")"
+	exit 0
+fi
+cd "$WORK" || exit 1
+"$SCXPROF" record -t 20 -o prof --disable-archive --hints-map "$PIN" -- \
+	sh -c "exec '$SETTER' '$PIN' 3 4 40 > '$WORK/set.jsonl'" >rec.out 2>rec.err
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "record --hints-map -- hint-setter" "exit $rc: $(tail -n 3 rec.err)"
+	exit 0
+fi
+pass "record --hints-map -- hint-setter exits 0"
+check "hints.jsonl valid" validate "$TOP/schemas/hints.schema.json" prof/hints.jsonl --jsonl
+check "metadata names the hints mode" grep -qE '"mode":"(fentry|iter-snapshot)"' prof/metadata.json
+check "every update the setter made is in hints.jsonl, per thread in order" python3 - "$WORK/set.jsonl" prof/hints.jsonl <<'PY'
+import json, sys, collections
+want = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    u = json.loads(l)
+    want[u["tid"]].append((u["hints"], u["tgid"], u["before"], u["after"]))
+got = collections.defaultdict(list)
+for l in open(sys.argv[2]):
+    h = json.loads(l)
+    got[h["pid"]].append((h["hints"], h["tgid"], h["timestamp"]))
+for tid, ups in want.items():
+    seq = [(v, g) for v, g, _, _ in ups]
+    have = [(v, g) for v, g, _ in got[tid]]
+    # drop repeats of the same value (a value set again after a delete may be seen once or twice)
+    dedup = lambda s: [x for i, x in enumerate(s) if i == 0 or x != s[i - 1]]
+    assert dedup(have) == dedup(seq), (tid, have, seq)
+    for (v, g, before, after), (hv, hg, ts) in zip(ups, got[tid]):
+        assert ts >= before, (tid, v, ts, before)
+print("ok", sum(len(v) for v in want.values()), "updates")
+PY
+check "process annotates samples with the hints of their thread" bash -c "
+	'$SCXPROF' process -f prof --no-filter -o out >/dev/null 2>&1 &&
+	python3 -c '
+import json,sys
+set_tids={json.loads(l)[\"tid\"] for l in open(\"$WORK/set.jsonl\")}
+s=[json.loads(l) for l in open(\"out/perf.jsonl\")]
+hinted=[x for x in s if x[\"tid\"] in set_tids and x[\"hint\"]]
+assert hinted, \"no sample of the setter threads carries a hint\"
+'"
