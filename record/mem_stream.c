@@ -279,6 +279,8 @@ static int add_attrs(struct mem_stream *ms)
 	return rc;
 }
 
+static uint64_t zero_page_pfn(struct mem_stream *ms);
+
 int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_writer *w,
 		    const struct mem_stream_opts *o)
 {
@@ -325,8 +327,10 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 		compute_layout(ms);
 		rc = add_attrs(ms);
 	}
-	if (rc == 0 && ms->opts.resolve_phys)
+	if (rc == 0 && ms->opts.resolve_phys) {
 		ms->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+		ms->zero_pfn = zero_page_pfn(ms);
+	}
 	return rc;
 }
 
@@ -419,6 +423,8 @@ static uint64_t pagemap_phys(struct mem_stream *ms, int pid, uint64_t vaddr, uin
 	pfn = entry & ((1ULL << 55) - 1);
 	if (!pfn)
 		return 0; /* without CAP_SYS_ADMIN the kernel hides PFNs */
+	if (pfn == ms->zero_pfn)
+		return 0; /* reads of untouched memory: nothing is shared through it */
 	*page_size = page;
 	if (ms->kpageflags_fd >= 0 &&
 	    pread(ms->kpageflags_fd, &flags, sizeof(flags), (off_t)pfn * 8) == sizeof(flags) &&
@@ -456,6 +462,27 @@ static void resolve_phys(struct mem_stream *ms, uint8_t *rec)
 	if (ms->off_page_size >= 0 && !rd64(body + ms->off_page_size))
 		memcpy(rec + sizeof(struct perf_event_header) + ms->off_page_size, &size, sizeof(size));
 	ms->st.phys_resolved++;
+}
+
+/* The PFN of the kernel's shared zero page: what a read of never-written
+ * anonymous memory maps. 0 when it cannot be learned. */
+static uint64_t zero_page_pfn(struct mem_stream *ms)
+{
+	volatile const char *p = mmap(NULL, ms->page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t entry = 0, pfn = 0;
+	int fd;
+
+	if (p == MAP_FAILED)
+		return 0;
+	(void)p[0];
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)p / ms->page_size) * 8) == sizeof(entry) &&
+	    (entry >> 63 & 1))
+		pfn = entry & ((1ULL << 55) - 1);
+	if (fd >= 0)
+		close(fd);
+	munmap((void *)p, ms->page_size);
+	return pfn;
 }
 
 /* ---- draining ---------------------------------------------------------------- */

@@ -7,7 +7,8 @@
  * All events share one sample_type, so every record's sample_id trailer
  * has the same layout (perf and our reader need that). With the software
  * backend, samples whose phys_addr is 0 (the fault was not served yet when
- * sampled) get it from /proc/PID/pagemap while draining.
+ * sampled) get it from /proc/PID/pagemap while draining; the shared zero
+ * page (reads of untouched memory) is not an address anything shares.
  */
 #ifndef SCX_MEM_STREAM_H
 #define SCX_MEM_STREAM_H
@@ -49,6 +50,7 @@ struct mem_stream {
 	struct pagemap_cache *pagemaps;
 	int kpageflags_fd;
 	uint64_t page_size;
+	uint64_t zero_pfn;      /* the shared zero page: never a real phys_addr */
 };
 
 /* Open every event on every online CPU and map the rings; the attrs and

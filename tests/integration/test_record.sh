@@ -57,8 +57,9 @@ for line in open(sys.argv[1]):
         continue
     n += 1
     p = int(s["phys_addr"], 16)
-    if p:
-        nz += 1
+    nz += p != 0
+    # sharing: the generator's own accesses to its regions (not stack or libc)
+    if p and s["sym"] == "work":
         pages[g].add(p >> 12)
 print(n, nz, len(pages["alpha"] & pages["beta"]), len(pages["alpha"] & pages["gamma"]),
       len(pages["beta"] & pages["gamma"]), len(pages["alpha"]))
