@@ -128,6 +128,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/record/hints_tracer.o: $(BUILD)/bpf/hints.skel.h
+$(BUILD)/obj/record/sched_stream.o: $(BUILD)/bpf/sched.skel.h
 # the fuzzers compile every library source, record/ included
 $(FUZZ_BINS): $(BPF_SKELS)
 $(FUZZ_BINS): PKG_CFLAGS += -I$(BUILD)/bpf

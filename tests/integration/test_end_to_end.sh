@@ -15,3 +15,28 @@ fi
 check "demo: config valid against its schema" validate "$TOP/schemas/cell-config.schema.json" \
 	"$(sed -n 's/^== files kept in //p' "$WORK/demo.out")/config.json"
 rm -rf "$(sed -n 's/^== files kept in //p' "$WORK/demo.out")"
+
+# cgroups: groups placed in an allotment slice and in workload.slice land in
+# upstream's cells, and sharing inside the allotment is found
+cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+if [ -n "$cg2" ] && [ -w "$cg2" ]; then
+	A="workload.slice/workload-tw-e2e$$.allotment.slice"
+	O="workload.slice/other-e2e$$"
+	cd "$WORK" || exit 1
+	"$SCXPROF" record -t 20 -o cgp --disable-archive --disable-sched-trace -- "$TOP/$BUILD/workloads/scxprof-workload" \
+		-d 2 -p 64 -H 20 "alpha:2:A:$A" "beta:2:A:$A" "gamma:2::$O" >/dev/null 2>cg.err
+	rmdir "$cg2/$A" "$cg2/$O" 2>/dev/null
+	rmdir "$cg2/workload.slice" 2>/dev/null
+	if "$SCXPROF" process -f cgp >/dev/null 2>&1 && "$SCXPROF" extract -f cgp.out/perf.jsonl >cg.json 2>/dev/null; then
+		check "cgroups: allotment cell holds alpha+beta, workload.slice cell holds gamma" python3 - cg.json <<'PY'
+import json, sys
+cells = {c["name"]: [s["name"] for s in c.get("subcells", [])] for c in json.load(open(sys.argv[1]))}
+assert "alpha-+beta-" in cells.get("allotment", []), cells
+assert "gamma-" in cells.get("workload.slice", []), cells
+PY
+	else
+		fail "cgroups: record/process/extract ran" "$(tail -n 3 cg.err)"
+	fi
+else
+	skip "cgroups end to end" "no writable cgroup2 hierarchy"
+fi

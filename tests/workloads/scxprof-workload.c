@@ -2,8 +2,13 @@
  * scxprof-workload.c - a workload with planted memory sharing, for tests,
  * the demo and benchmarks.
  *
- * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] GROUP...
- *   GROUP = NAME:THREADS[:REGION]
+ * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] GROUP...
+ *   GROUP = NAME:THREADS[:REGION[:CGROUP]]
+ * -P runs every group in a process of its own (default: all groups are
+ * threads of one process). A group with a CGROUP (a path under the cgroup2
+ * mount, e.g. workload.slice/app; created if missing) always runs in its own
+ * process, moved into that cgroup before its threads start. Regions are
+ * mapped before any fork, so a shared region is shared across processes too.
  * Each of the PAGES pages of a region sits in its own 64 KiB window (see
  * STRIDE). Every group runs THREADS threads named "NAME-0", "NAME-1", ... (a NAME may
  * contain spaces; the kernel keeps 15 bytes of a thread name, so NAME is cut
@@ -27,6 +32,9 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #define MAX_GROUPS 32
 /* One touched page per 64 KiB: the kernel's fault-around maps the other
@@ -44,6 +52,8 @@ struct group {
 	char name[64];
 	int threads;
 	struct region *region;
+	char cgroup[256];
+	pid_t pid;
 };
 
 struct worker {
@@ -58,6 +68,7 @@ static long pages = 64;
 static long iterations = -1;
 static double seconds = 2.0;
 static long hold_ms;
+static int own_process;
 static size_t page_size;
 
 static double now(void)
@@ -107,59 +118,132 @@ static void *work(void *arg)
 
 static int parse_group(char *spec, struct group *g)
 {
-	char *name = strtok(spec, ":"), *threads = strtok(NULL, ":"), *region = strtok(NULL, ":");
+	/* strsep, not strtok: "NAME:2::CGROUP" has an empty REGION */
+	char *name = strsep(&spec, ":"), *threads = strsep(&spec, ":"), *region = strsep(&spec, ":");
+	char *cgroup = strsep(&spec, ":");
 	char priv[80];
 
 	if (!name || !threads || atoi(threads) <= 0)
 		return -1;
-	snprintf(g->name, sizeof(g->name), "%s", name);
+	snprintf(g->name, sizeof(g->name), "%.63s", name);
 	g->threads = atoi(threads);
+	if (cgroup)
+		snprintf(g->cgroup, sizeof(g->cgroup), "%.255s", cgroup);
+	if (region && !*region)
+		region = NULL;
 	snprintf(priv, sizeof(priv), "private:%s", name);
 	g->region = region_new(region ? region : priv);
 	return g->region ? 0 : -1;
 }
 
+/* Move this process into the cgroup2 directory rel (created if missing). */
+static int enter_cgroup(const char *rel)
+{
+	char mnt[512] = "", line[1024], dev[256], dir[512], type[64], path[1024];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2")) {
+			snprintf(mnt, sizeof(mnt), "%s", dir);
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!mnt[0]) {
+		fprintf(stderr, "scxprof-workload: no cgroup2 mount for %s\n", rel);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", mnt, rel);
+	for (char *p = path + strlen(mnt) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+	strncat(path, "/cgroup.procs", sizeof(path) - strlen(path) - 1);
+	if (!(f = fopen(path, "w")) || fprintf(f, "%d\n", getpid()) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "scxprof-workload: cannot join %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the threads of groups [from, to) in this process and wait for them. */
+static int run_groups(struct group *groups, int from, int to)
+{
+	static struct worker workers[MAX_THREADS];
+	int nr = 0, i, t;
+
+	for (i = from; i < to; i++)
+		for (t = 0; t < groups[i].threads && nr < MAX_THREADS; t++) {
+			workers[nr] = (struct worker){.g = &groups[i], .index = t};
+			if (pthread_create(&workers[nr].thread, NULL, work, &workers[nr])) {
+				fprintf(stderr, "scxprof-workload: cannot start a thread\n");
+				return 1;
+			}
+			nr++;
+		}
+	for (i = 0; i < nr; i++)
+		pthread_join(workers[i].thread, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct group groups[MAX_GROUPS];
-	static struct worker workers[MAX_THREADS];
-	int opt, nr_groups = 0, nr_workers = 0, i, t;
+	int opt, nr_groups = 0, i, rc = 0, status;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "d:i:p:H:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:p:H:Ph")) != -1) {
 		switch (opt) {
 		case 'H': hold_ms = atol(optarg); break;
+		case 'P': own_process = 1; break;
 		case 'd': seconds = atof(optarg); break;
 		case 'i': iterations = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] NAME:THREADS[:REGION]...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] "
+					"NAME:THREADS[:REGION[:CGROUP]]...\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
 	}
 	if (optind == argc || pages <= 0) {
-		fprintf(stderr, "%s: name at least one group NAME:THREADS[:REGION]\n", argv[0]);
+		fprintf(stderr, "%s: name at least one group NAME:THREADS[:REGION[:CGROUP]]\n", argv[0]);
 		return 2;
 	}
 	for (i = optind; i < argc && nr_groups < MAX_GROUPS; i++) {
 		if (parse_group(argv[i], &groups[nr_groups]) < 0) {
-			fprintf(stderr, "%s: bad group '%s' (NAME:THREADS[:REGION]) or mmap failed: %s\n",
+			fprintf(stderr, "%s: bad group '%s' (NAME:THREADS[:REGION[:CGROUP]]) or mmap failed: %s\n",
 				argv[0], argv[i], strerror(errno));
 			return 2;
 		}
 		nr_groups++;
 	}
+	/* groups of their own process first, the rest as threads of this one */
 	for (i = 0; i < nr_groups; i++) {
-		for (t = 0; t < groups[i].threads && nr_workers < MAX_THREADS; t++) {
-			workers[nr_workers] = (struct worker){.g = &groups[i], .index = t};
-			if (pthread_create(&workers[nr_workers].thread, NULL, work, &workers[nr_workers])) {
-				fprintf(stderr, "%s: cannot start a thread\n", argv[0]);
-				return 1;
-			}
-			nr_workers++;
+		if (!own_process && !groups[i].cgroup[0])
+			continue;
+		groups[i].pid = fork();
+		if (groups[i].pid < 0) {
+			fprintf(stderr, "%s: fork: %s\n", argv[0], strerror(errno));
+			return 1;
+		}
+		if (groups[i].pid == 0) {
+			char pname[16];
+
+			snprintf(pname, sizeof(pname), "%.15s", groups[i].name);
+			prctl(PR_SET_NAME, pname);
+			if (groups[i].cgroup[0] && enter_cgroup(groups[i].cgroup) < 0)
+				_exit(1);
+			_exit(run_groups(groups, i, i + 1));
 		}
 	}
-	for (i = 0; i < nr_workers; i++)
-		pthread_join(workers[i].thread, NULL);
-	return 0;
+	for (i = 0; i < nr_groups; i++)
+		if (!groups[i].pid && run_groups(groups, i, i + 1))
+			rc = 1;
+	for (i = 0; i < nr_groups; i++)
+		if (groups[i].pid > 0 && (waitpid(groups[i].pid, &status, 0) < 0 || !WIFEXITED(status) ||
+					  WEXITSTATUS(status)))
+			rc = 1;
+	return rc;
 }
