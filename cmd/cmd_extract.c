@@ -1,9 +1,10 @@
 /*
  * cmd_extract.c - `scxprof extract [mem] ...`: parse options into
  * extract_mem_opts and call the stage (extract/extract_mem.c); the config
- * goes to stdout, the -v report to stderr. `extract sched` is not
- * implemented yet. `extract -f ...` without a subcommand means mem, as in
- * the original scxprof.
+ * goes to stdout, the -v report to stderr. `extract sched util` and
+ * `extract sched stats` parse theirs into sched_util_opts / sched_stats_opts
+ * (extract/sched_util.c, extract/sched_stats.c). `extract -f ...` without a
+ * subcommand means mem, as in the original scxprof.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 #include "cmd/commands.h"
 #include "cmd/opts.h"
 #include "extract/extract_mem.h"
+#include "extract/sched_stats.h"
+#include "extract/sched_util.h"
 #include "extract/sharing.h"
 #include "lib/error.h"
 
@@ -42,7 +45,23 @@ static const char summary[] =
 	"  --cluster comm: upstream's config exactly: subcells for the allotment\n"
 	"    group only, one per unit.\n"
 	"-v prints upstream's per-group summary (and the clustering steps) to stderr.\n"
-	"`extract sched` is not implemented yet.";
+	"`extract sched util` and `extract sched stats` read sched JSONL (see their --help).";
+
+static const char sched_util_summary[] =
+	"Read sched JSONL (ours, or upstream's perf.sched.jsonl) and print one JSON line\n"
+	"per window: busy percent of window x CPUs seen, total, uncategorized and per\n"
+	"category, by upstream's rules: the task of the last sched_switch runs unless a\n"
+	"hardirq/softirq section is active (ksoftirqd/N is softirq-other), nmi events\n"
+	"with delta_ns are cut out, a hint change of the running thread splits its time.\n"
+	"--categories: comma list of COMM, GLOB (* ?), COMM@hint=H (adds COMM@hint=0);\n"
+	"hardirq, softirq-rx, softirq-tx, softirq-other and nmi are always added. An\n"
+	"interval matching two categories is an error.";
+
+static const char sched_stats_summary[] =
+	"Read sched JSONL and print per-key scheduling statistics (JSON): runtime,\n"
+	"utilization, voluntary/involuntary switches, wakeups, migrations and\n"
+	"wakeup-to-run latency (count, min, avg, p50, p99, max; exact percentiles).\n"
+	"--by llc and --by node need --topology topology.json (written by record).";
 
 static int parse_enum(const char *opt, const char *val, const char *a, const char *b, int *out)
 {
@@ -158,8 +177,126 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	return run(&o);
 }
 
+static FILE *open_input(const char *cmd, const char *path)
+{
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!in)
+		fprintf(stderr, "scxprof %s: %s: %s\n", cmd, path, strerror(errno));
+	return in;
+}
+
+/* common tail of option parsing: no stray arguments, -f given; 1 help, 0 ok, -1 usage error */
+static int sched_args_ok(int rc, int nr, char **rest, const char *file, const struct cmd_usage *u)
+{
+	if (rc == 0 && nr > 0) {
+		fprintf(stderr, "scxprof %s: unexpected argument '%s'\n", u->name, rest[0]);
+		rc = -1;
+	} else if (rc == 0 && !file) {
+		fprintf(stderr, "scxprof %s: -f FILE is required\n", u->name);
+		rc = -1;
+	}
+	free(rest);
+	return rc;
+}
+
+static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage *u)
+{
+	const char *file = NULL, *cats = NULL;
+	long window = 1;
+	int verbose = 0;
+	const struct opt opts[] = {
+		OPT_STRING('f', "file", &file, "FILE", "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)"),
+		OPT_INT(0, "window-ms", &window, "N", "window length in ms (default 1)", 0, 1L << 40),
+		OPT_STRING(0, "categories", &cats, "LIST", "comma list of COMM, GLOB, COMM@hint=H (mutually exclusive)"),
+		OPT_COUNT('v', "verbose", &verbose, "a summary line to stderr"),
+		OPT_END(),
+	};
+	struct sched_util_opts o;
+	char **rest = NULL;
+	int nr = 0, rc = opts_parse(argc, argv, opts, u, &rest, &nr);
+	FILE *in;
+
+	rc = sched_args_ok(rc, nr, rest, file, u);
+	memset(&o, 0, sizeof(o));
+	o.path = file;
+	o.window_ms = (uint64_t)window;
+	o.categories = cats;
+	o.verbose = verbose;
+	if (rc == 0 && sched_util_check_opts(&o) < 0) {
+		fprintf(stderr, "scxprof %s: %s\n", u->name, scx_errmsg());
+		rc = -1;
+	}
+	if (rc < 0)
+		opts_print_usage(u);
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (!(in = open_input(u->name, file)))
+		return EXIT_ERROR;
+	rc = sched_util_run(&o, in, stdout, stderr);
+	if (in != stdin)
+		fclose(in);
+	if (rc < 0) {
+		fprintf(stderr, "scxprof %s: %s\n", u->name, scx_errmsg());
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage *u)
+{
+	const char *file = NULL, *topo = NULL, *by = NULL;
+	long limit = 0;
+	const struct opt opts[] = {
+		OPT_STRING('f', "file", &file, "FILE", "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)"),
+		OPT_STRING(0, "topology", &topo, "FILE", "topology.json (needed by --by llc and --by node)"),
+		OPT_STRING(0, "by", &by, "KEY", "thread (default), process, comm, cpu, llc or node"),
+		OPT_INT(0, "limit", &limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
+		OPT_END(),
+	};
+	struct sched_stats_opts o;
+	char **rest = NULL;
+	int nr = 0, rc = opts_parse(argc, argv, opts, u, &rest, &nr);
+	FILE *in;
+
+	rc = sched_args_ok(rc, nr, rest, file, u);
+	memset(&o, 0, sizeof(o));
+	o.path = file;
+	o.topology = topo;
+	o.limit = limit;
+	if (rc == 0 && by && sched_stats_parse_by(by, &o.by) < 0) {
+		fprintf(stderr, "scxprof %s: --by: '%s' is not thread, process, comm, cpu, llc or node\n", u->name, by);
+		rc = -1;
+	}
+	if (rc == 0 && (o.by == BY_LLC || o.by == BY_NODE) && !topo) {
+		fprintf(stderr, "scxprof %s: --by %s needs --topology topology.json\n", u->name, by);
+		rc = -1;
+	}
+	if (rc < 0)
+		opts_print_usage(u);
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (!(in = open_input(u->name, file)))
+		return EXIT_ERROR;
+	rc = sched_stats_run(&o, in, stdout);
+	if (in != stdin)
+		fclose(in);
+	if (rc < 0) {
+		fprintf(stderr, "scxprof %s: %s\n", u->name, scx_errmsg());
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 int cmd_extract(int argc, char **argv)
 {
+	static const struct cmd_usage sched_util_u = {
+		"extract sched util", "-f FILE [--window-ms N] [--categories LIST] [-v]", sched_util_summary,
+	};
+	static const struct cmd_usage sched_stats_u = {
+		"extract sched stats", "-f FILE [--by thread|process|comm|cpu|llc|node] [--topology FILE] [--limit N]",
+		sched_stats_summary,
+	};
 	static const struct cmd_usage extract_u = {
 		"extract", "[mem] -f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary,
 	};
@@ -170,8 +307,13 @@ int cmd_extract(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "mem"))
 		return cmd_extract_mem(argc - 1, argv + 1, &mem_u);
 	if (argc > 1 && !strcmp(argv[1], "sched")) {
-		fprintf(stderr, "scxprof extract sched: not implemented yet\n");
-		return EXIT_ERROR;
+		if (argc > 2 && !strcmp(argv[2], "util"))
+			return cmd_extract_sched_util(argc - 2, argv + 2, &sched_util_u);
+		if (argc > 2 && !strcmp(argv[2], "stats"))
+			return cmd_extract_sched_stats(argc - 2, argv + 2, &sched_stats_u);
+		fprintf(stderr, "scxprof extract sched: %s%s%s (util or stats)\n", argc > 2 ? "unknown subcommand '" : "missing subcommand",
+			argc > 2 ? argv[2] : "", argc > 2 ? "'" : "");
+		return EXIT_USAGE;
 	}
 	if (argc > 1 && argv[1][0] != '-') {
 		fprintf(stderr, "scxprof extract: unknown subcommand '%s' (mem or sched)\n", argv[1]);

@@ -108,15 +108,24 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	FILE *summary = NULL;
 	int rc;
 
-	out.perf_jsonl = create_in(tmp, "perf.jsonl");
-	if (!out.perf_jsonl)
+	if (in->mem_kind != MEM_NONE && !(out.perf_jsonl = create_in(tmp, "perf.jsonl")))
 		return -1;
+	if (in->sched_kind != SCHED_IN_NONE && !(out.sched_jsonl = create_in(tmp, "sched.jsonl"))) {
+		if (out.perf_jsonl)
+			fclose(out.perf_jsonl);
+		return -1;
+	}
 	if (in->has_hints && !(out.hints_copy = create_in(tmp, "hints.jsonl"))) {
-		fclose(out.perf_jsonl);
+		if (out.perf_jsonl)
+			fclose(out.perf_jsonl);
+		if (out.sched_jsonl)
+			fclose(out.sched_jsonl);
 		return -1;
 	}
 	rc = process_run(&po, &out, res);
 	if (close_checked(&out.perf_jsonl, "perf.jsonl") < 0 && !rc)
+		rc = -1;
+	if (close_checked(&out.sched_jsonl, "sched.jsonl") < 0 && !rc)
 		rc = -1;
 	if (close_checked(&out.hints_copy, "hints.jsonl") < 0 && !rc)
 		rc = -1;
@@ -151,17 +160,22 @@ static void print_listing(const char *dir)
 		free(names);
 }
 
-static void print_summary(const char *outdir, const struct process_result *r)
+static void print_summary(const char *outdir, const struct process_inputs *in, const struct process_result *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr_warnings; i++)
 		fprintf(stderr, "WARNING: %s\n", r->warnings[i]);
 	printf("Output directory: %s\n", outdir);
-	printf("Parsed %llu of %llu records (%llu skipped, %llu unparseable)\n",
-	       (unsigned long long)r->kept, (unsigned long long)r->total,
-	       (unsigned long long)(r->skipped_no_phys + r->skipped_comm),
-	       (unsigned long long)r->unparseable);
+	if (in->mem_kind != MEM_NONE)
+		printf("Parsed %llu of %llu records (%llu skipped, %llu unparseable)\n",
+		       (unsigned long long)r->kept, (unsigned long long)r->total,
+		       (unsigned long long)(r->skipped_no_phys + r->skipped_comm),
+		       (unsigned long long)r->unparseable);
+	if (in->sched_kind != SCHED_IN_NONE)
+		printf("Parsed %llu of %llu sched trace records (%llu unparseable)\n",
+		       (unsigned long long)r->sched.parsed, (unsigned long long)r->sched.total,
+		       (unsigned long long)r->sched.unparseable);
 	print_listing(outdir);
 }
 
@@ -196,7 +210,7 @@ static int run(const struct process_args *a)
 		scx_fail("%s", msg);
 		goto fail;
 	}
-	print_summary(outdir, res);
+	print_summary(outdir, in, res);
 	rc = EXIT_OK;
 	goto out;
 fail:
@@ -217,7 +231,9 @@ int cmd_process(int argc, char **argv)
 		"perf.data natively (or upstream's perf.mem.script / perf.script text), annotates\n"
 		"each sample with its thread's hint from hints.jsonl, and writes PROFILE.out/:\n"
 		"perf.jsonl, hints.jsonl (copy) and process.json. Like upstream it drops samples\n"
-		"without a physical address and samples of perf and swapper.",
+		"without a physical address and samples of perf and swapper. The scheduling\n"
+		"stream (sched.data, upstream's perf.sched.data or perf.sched.script) becomes\n"
+		"sched.jsonl; a profile needs at least one of the two streams.",
 	};
 	struct process_args a = {0};
 	const struct opt opts[] = {

@@ -20,7 +20,7 @@
 
 struct record_args {
 	const char *outdir, *archive, *hints_map, *backend, *event;
-	long timeout, ldlat, ring_mb, poll_ms, period, freq, mmap_pages;
+	long timeout, ldlat, ring_mb, sched_ring_mb, poll_ms, period, freq, mmap_pages;
 	bool no_archive, no_mem, no_sched, stores, perf_script;
 	int verbose;
 };
@@ -32,9 +32,8 @@ static int check_args(struct record_args *a, const struct cmd_usage *u, struct r
 
 	if (a->no_mem && !a->hints_map && a->no_sched)
 		fail = "at least one of the memory, sched and hints streams must stay on";
-	else if (a->no_mem && !a->hints_map)
-		fail = "nothing to record: the sched stream is not implemented yet; keep the memory stream "
-		       "or give --hints-map";
+	else if (a->sched_ring_mb & (a->sched_ring_mb - 1))
+		fail = "--sched-ring-sz must be a power of two";
 	else if (a->period && a->freq)
 		fail = "-c PERIOD and -F HZ exclude each other";
 	else if (a->archive && a->no_archive)
@@ -74,6 +73,9 @@ static void print_summary(const struct record_result *r, const char *where)
 		       "unresolved %llu)\n", (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),
 		       (unsigned long long)r->mem.lost_events, (unsigned long long)r->mem.lost_samples,
 		       (unsigned long long)r->mem.phys_resolved, (unsigned long long)r->mem.phys_unresolved);
+	if (r->sched_on)
+		printf("Sched records: %llu (%zu tracepoints; dropped %llu)\n", (unsigned long long)r->sched.records,
+		       r->sched.nr_attached, (unsigned long long)r->sched.drops);
 	if (r->hints_on)
 		printf("Hint updates: %llu (%s)\n", (unsigned long long)r->hints_updates, r->hints_mode);
 	printf("Profile: %s\n", where);
@@ -101,9 +103,6 @@ static int run(struct record_args *a, struct record_opts *o, const struct cmd_us
 	if (fs_make_temp_dir_for(outdir, tmp, sizeof(tmp)) < 0)
 		goto fail;
 	o->dir = tmp;
-	if (!a->no_sched)
-		fprintf(stderr, "note: the scheduling stream is not implemented yet; recording %s\n",
-			o->mem && o->hints_map ? "memory and hints" : o->mem ? "memory" : "hints");
 	if (record_run(o, res) < 0) {
 		char msg[1024];
 
@@ -145,16 +144,19 @@ int cmd_record(int argc, char **argv)
 {
 	static const struct cmd_usage u = {
 		"record",
-		"[-o DIR] [-f ARCHIVE.tar.gz] [-t SECS] [-l CYCLES] [--hints-map PATH] [--backend NAME] "
-		"[--event SPEC] [-c PERIOD | -F HZ] [--stores] [--mmap-pages N] [-v] [-- COMMAND ARGS...]",
+		"[-o DIR] [-f ARCHIVE.tar.gz] [-t SECS] [-l CYCLES] [--hints-map PATH] [--sched-ring-sz MB] "
+		"[--backend NAME] [--event SPEC] [-c PERIOD | -F HZ] [--stores] [--mmap-pages N] [-v] "
+		"[-- COMMAND ARGS...]",
 		"Sample memory accesses system-wide (with the CPU's load-latency sampling, or page faults\n"
-		"on machines without it) and trace per-thread hints, all on CLOCK_MONOTONIC, for -t\n"
-		"seconds or until COMMAND exits. Writes DIR/ (perf.mem.data, hints.jsonl, kallsyms,\n"
-		"topology.json, metadata.json) and archives it as DIR.tar.gz, whose single top-level\n"
+		"on machines without it), trace scheduler, irq and softirq events with BPF and trace\n"
+		"per-thread hints, all on CLOCK_MONOTONIC, for -t seconds or until COMMAND exits.\n"
+		"Writes DIR/ (perf.mem.data, sched.data, hints.jsonl, kallsyms, topology.json,\n"
+		"metadata.json) and archives it as DIR.tar.gz, whose single top-level\n"
 		"directory is the archive's base name; DIR is then removed. Needs root (or\n"
 		"CAP_PERFMON + CAP_BPF). SIGINT/SIGTERM stop and delete everything (exit 130).",
 	};
-	struct record_args a = {.outdir = "scxprof.out", .timeout = 30, .ldlat = 10, .ring_mb = 8, .poll_ms = 10};
+	struct record_args a = {.outdir = "scxprof.out", .timeout = 30, .ldlat = 10, .ring_mb = 8, .sched_ring_mb = 32,
+				 .poll_ms = 10};
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &a.outdir, "DIR", "output directory, refused if it exists (scxprof.out)"),
 		OPT_STRING('f', "file", &a.archive, "ARCHIVE", "archive path, must end in .tar.gz (DIR.tar.gz)"),
@@ -163,6 +165,8 @@ int cmd_record(int argc, char **argv)
 		OPT_STRING(0, "hints-map", &a.hints_map, "PATH", "pinned BPF task-storage map whose updates are traced"),
 		OPT_INT(0, "hints-map-ring-sz", &a.ring_mb, "MB", "ring buffer for hint events (8)", 1, 1024),
 		OPT_INT(0, "hints-poll-ms", &a.poll_ms, "MS", "snapshot period when fentry is refused (10)", 1, 10000),
+		OPT_INT(0, "sched-ring-sz", &a.sched_ring_mb, "MB",
+			"ring buffer for scheduling records, a power of two (32)", 1, 4096),
 		OPT_FLAG(0, "disable-archive", &a.no_archive, "keep DIR instead of DIR.tar.gz"),
 		OPT_FLAG(0, "disable-mem-trace", &a.no_mem, "do not record the memory stream"),
 		OPT_FLAG(0, "disable-sched-trace", &a.no_sched, "do not record the scheduling stream"),
@@ -192,6 +196,8 @@ int cmd_record(int argc, char **argv)
 	o.backend.freq = (uint64_t)a.freq;
 	o.backend.stores = a.stores;
 	o.mmap_pages = (size_t)a.mmap_pages;
+	o.sched = !a.no_sched;
+	o.sched_ring_mb = (unsigned)a.sched_ring_mb;
 	o.hints_map = a.hints_map;
 	o.hints_ring_mb = (unsigned)a.ring_mb;
 	o.hints_poll_ms = (unsigned)a.poll_ms;

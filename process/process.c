@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "process/emit.h"
+#include "process/sched_sink.h"
 
 static const struct {
 	const char *name;
@@ -18,6 +19,15 @@ static const struct {
 	{"perf.data", MEM_PERF_DATA},
 	{"perf.mem.script", MEM_SCRIPT_TEXT},
 	{"perf.script", MEM_SCRIPT_TEXT},
+};
+
+static const struct {
+	const char *name;
+	enum process_sched_kind kind;
+} sched_candidates[] = {
+	{"sched.data", SCHED_IN_DATA},
+	{"perf.sched.data", SCHED_IN_PERF_DATA},
+	{"perf.sched.script", SCHED_IN_SCRIPT},
 };
 
 /* Sets *found when dir/name is a regular file. */
@@ -46,9 +56,25 @@ int process_find_inputs(const char *dir, struct process_inputs *in)
 			snprintf(in->mem_name, sizeof(in->mem_name), "%s", mem_candidates[i].name);
 		}
 	}
+	if (!found) {
+		in->mem_kind = MEM_NONE;
+		in->mem_path[0] = '\0';
+	}
+	found = false;
+	for (i = 0; i < sizeof(sched_candidates) / sizeof(sched_candidates[0]) && !found; i++) {
+		if (find_file(dir, sched_candidates[i].name, in->sched_path, sizeof(in->sched_path), &found) < 0)
+			return -1;
+		if (found) {
+			in->sched_kind = sched_candidates[i].kind;
+			snprintf(in->sched_name, sizeof(in->sched_name), "%s", sched_candidates[i].name);
+		}
+	}
 	if (!found)
+		in->sched_path[0] = '\0';
+	if (in->mem_kind == MEM_NONE && in->sched_kind == SCHED_IN_NONE)
 		return scx_fail("%s: no memory stream found (perf.mem.data, perf.data, perf.mem.script "
-				"or perf.script)", dir);
+				"or perf.script) and no scheduling stream (sched.data, perf.sched.data or "
+				"perf.sched.script)", dir);
 	if (find_file(dir, "hints.jsonl", in->hints_path, sizeof(in->hints_path), &in->has_hints) < 0 ||
 	    find_file(dir, "kallsyms", in->kallsyms_path, sizeof(in->kallsyms_path), &in->has_kallsyms) < 0 ||
 	    find_file(dir, "metadata.json", in->metadata_path, sizeof(in->metadata_path), &in->has_metadata) < 0 ||
@@ -98,6 +124,19 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 
 	memset(res, 0, sizeof(*res));
 	res->kallsyms_source = "none";
+	if (opts->in->mem_kind == MEM_NONE) {
+		/* scheduling stream only; hints.jsonl is still copied */
+		if (opts->in->has_hints) {
+			if (hints_load(&hints, opts->in->hints_path, out->hints_copy) < 0)
+				return -1;
+			res->has_hints = true;
+			hints_get_stats(hints, &res->hints);
+			hints_free(hints);
+		}
+		if (opts->in->sched_kind == SCHED_IN_NONE)
+			return scx_fail("%s: no memory or scheduling stream", opts->in->dir);
+		return process_sched(opts, out->sched_jsonl, res);
+	}
 	if (opts->in->has_hints) {
 		if (hints_load(&hints, opts->in->hints_path, out->hints_copy) < 0)
 			return -1;
@@ -126,5 +165,7 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 	}
 	emitter_free(&e);
 	hints_free(hints);
+	if (rc == 0 && opts->in->sched_kind != SCHED_IN_NONE)
+		rc = process_sched(opts, out->sched_jsonl, res);
 	return rc;
 }

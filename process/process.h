@@ -20,12 +20,17 @@
 #include "process/symbols.h"
 
 enum process_mem_kind { MEM_NONE, MEM_PERF_DATA, MEM_SCRIPT_TEXT };
+/* scheduling stream: our sched.data, upstream's perf.sched.data or its text */
+enum process_sched_kind { SCHED_IN_NONE, SCHED_IN_DATA, SCHED_IN_PERF_DATA, SCHED_IN_SCRIPT };
 
 struct process_inputs {
 	char dir[4096];
 	enum process_mem_kind mem_kind;
 	char mem_name[64];      /* "perf.mem.data", "perf.data", "perf.mem.script" or "perf.script" */
 	char mem_path[4096];
+	enum process_sched_kind sched_kind;
+	char sched_name[64];    /* "sched.data", "perf.sched.data" or "perf.sched.script" */
+	char sched_path[4096];
 	bool has_hints;
 	char hints_path[4096];
 	bool has_kallsyms;      /* kallsyms snapshot written by record */
@@ -37,7 +42,7 @@ struct process_inputs {
 };
 
 /* Look for the inputs in dir; first match wins per stream. -1 if there is
- * no memory stream at all. */
+ * neither a memory nor a scheduling stream. */
 int process_find_inputs(const char *dir, struct process_inputs *in);
 
 struct process_opts {
@@ -50,11 +55,26 @@ struct process_opts {
 };
 
 struct process_outputs {
-	FILE *perf_jsonl;
+	FILE *perf_jsonl;  /* NULL when there is no memory stream */
+	FILE *sched_jsonl; /* NULL when there is no scheduling stream */
 	FILE *hints_copy;  /* NULL when there are no hints */
 };
 
 #define PROCESS_MAX_WARNINGS 16
+#define PROCESS_SCHED_EVENTS 32
+
+/* The scheduling stream (upstream's "Parsed X of Y sched trace records (U unparseable)"). */
+struct process_sched_result {
+	bool present;
+	uint64_t total, parsed, unparseable;
+	uint64_t truncated_bytes;      /* sched.data: trailing partial record */
+	uint64_t unknown_types;        /* sched.data: records of types we do not know (skipped) */
+	uint64_t hinted;               /* records whose tid had a non-zero hint */
+	uint64_t first_ns, last_ns;
+	struct { char name[64]; uint64_t count; } events[PROCESS_SCHED_EVENTS];
+	size_t nr_events;
+	uint64_t other_events;         /* records of events beyond the table */
+};
 #define PROCESS_RECORD_TYPES 128
 
 struct process_result {
@@ -74,6 +94,7 @@ struct process_result {
 	bool kernel_symbols;           /* kallsyms was available */
 	const char *kallsyms_source;   /* "snapshot", "/proc/kallsyms" or "none" */
 	uint64_t threads, cgroups, dsos;
+	struct process_sched_result sched;
 	char warnings[PROCESS_MAX_WARNINGS][512];
 	size_t nr_warnings;
 };

@@ -27,10 +27,24 @@ static void inputs_json(struct jsonw *w, const struct process_inputs *in)
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "profile", in->dir);
 	jsonw_key(w, "mem");
-	jsonw_obj_open(w);
-	jsonw_kv_str(w, "file", in->mem_name);
-	jsonw_kv_str(w, "format", in->mem_kind == MEM_PERF_DATA ? "perf.data" : "perf-script-text");
-	jsonw_obj_close(w);
+	if (in->mem_kind == MEM_NONE) {
+		jsonw_null(w);
+	} else {
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "file", in->mem_name);
+		jsonw_kv_str(w, "format", in->mem_kind == MEM_PERF_DATA ? "perf.data" : "perf-script-text");
+		jsonw_obj_close(w);
+	}
+	jsonw_key(w, "sched");
+	if (in->sched_kind == SCHED_IN_NONE) {
+		jsonw_null(w);
+	} else {
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "file", in->sched_name);
+		jsonw_kv_str(w, "format", in->sched_kind == SCHED_IN_DATA ? "sched.data" :
+				  in->sched_kind == SCHED_IN_PERF_DATA ? "perf.data" : "perf-script-text");
+		jsonw_obj_close(w);
+	}
 	kv_path_or_null(w, "hints", in->has_hints, in->hints_path);
 	kv_path_or_null(w, "kallsyms", in->has_kallsyms, in->kallsyms_path);
 	kv_path_or_null(w, "metadata", in->has_metadata, in->metadata_path);
@@ -71,6 +85,33 @@ static void records_json(struct jsonw *w, const struct process_result *r)
 	jsonw_kv_u64(w, "throttle", r->throttle);
 	jsonw_kv_u64(w, "unthrottle", r->unthrottle);
 	jsonw_kv_u64(w, "unknown_id_records", r->unknown_id_records);
+	jsonw_obj_close(w);
+}
+
+static void sched_json(struct jsonw *w, const struct process_sched_result *r)
+{
+	size_t i;
+
+	jsonw_key(w, "sched");
+	if (!r->present) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "total", r->total);
+	jsonw_kv_u64(w, "parsed", r->parsed);
+	jsonw_kv_u64(w, "unparseable", r->unparseable);
+	jsonw_kv_u64(w, "hinted", r->hinted);
+	jsonw_kv_u64(w, "first_ns", r->first_ns);
+	jsonw_kv_u64(w, "last_ns", r->last_ns);
+	jsonw_kv_u64(w, "truncated_bytes", r->truncated_bytes);
+	jsonw_kv_u64(w, "unknown_types", r->unknown_types);
+	jsonw_key(w, "events");
+	jsonw_obj_open(w);
+	for (i = 0; i < r->nr_events; i++)
+		jsonw_kv_u64(w, r->events[i].name, r->events[i].count);
+	jsonw_obj_close(w);
+	jsonw_kv_u64(w, "other_events", r->other_events);
 	jsonw_obj_close(w);
 }
 
@@ -153,6 +194,7 @@ int process_write_summary(FILE *f, const struct process_inputs *in, const struct
 	if (in->mem_kind == MEM_PERF_DATA)
 		records_json(&w, r);
 	hints_json(&w, r);
+	sched_json(&w, &r->sched);
 	decoding_json(&w, r);
 	jsonw_key(&w, "warnings");
 	jsonw_arr_open(&w);

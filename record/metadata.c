@@ -9,6 +9,7 @@
 
 #include "lib/jsonw.h"
 #include "lib/version.h"
+#include "bpf/sched.h"
 
 static void attr_json(struct jsonw *w, const struct mem_event *ev)
 {
@@ -124,6 +125,37 @@ static void hints_json(struct jsonw *w, const struct record_opts *o, const struc
 	jsonw_obj_close(w);
 }
 
+static void sched_json(struct jsonw *w, const struct record_result *r)
+{
+	const struct sched_stream_stats *s = &r->sched;
+	size_t i;
+
+	jsonw_key(w, "sched");
+	if (!r->sched_on) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "file", "sched.data");
+	jsonw_kv_u64(w, "format_version", SCHED_DATA_VERSION);
+	jsonw_kv_u64(w, "records", s->records);
+	jsonw_kv_u64(w, "drops", s->drops);
+	jsonw_kv_u64(w, "drops_nmi", s->drops_nmi);
+	jsonw_kv_u64(w, "ring_mb", s->ring_mb);
+	jsonw_kv_u64(w, "start_ns", s->start_ns);
+	jsonw_key(w, "attached");
+	jsonw_arr_open(w);
+	for (i = 0; i < s->nr_attached; i++)
+		jsonw_str(w, s->attached[i]);
+	jsonw_arr_close(w);
+	jsonw_key(w, "missing");
+	jsonw_arr_open(w);
+	for (i = 0; i < s->nr_missing; i++)
+		jsonw_str(w, s->missing[i]);
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
+}
+
 int metadata_write(FILE *out, const struct record_opts *o, const struct record_result *r)
 {
 	struct jsonw w;
@@ -147,8 +179,7 @@ int metadata_write(FILE *out, const struct record_opts *o, const struct record_r
 	jsonw_kv_u64(&w, "end_wall_ns", r->end_wall_ns);
 	jsonw_kv_u64(&w, "timeout_s", o->timeout_s);
 	mem_json(&w, o, r);
-	jsonw_key(&w, "sched");
-	jsonw_null(&w);
+	sched_json(&w, r);
 	hints_json(&w, o, r);
 	jsonw_key(&w, "warnings");
 	jsonw_arr_open(&w);

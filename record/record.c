@@ -2,8 +2,8 @@
  * record.c - the record stage's main loop (see record.h): open the streams,
  * synthesize what already exists, start the command, drain every few
  * milliseconds until the timeout, the command's exit or a signal, then stop
- * hints first and the memory stream last (as upstream), and write the
- * profile's files.
+ * hints first, then the sched stream, and the memory stream last (as
+ * upstream), and write the profile's files.
  */
 #include "record.h"
 
@@ -24,6 +24,7 @@
 #include "record/features.h"
 #include "record/hints_tracer.h"
 #include "record/metadata.h"
+#include "record/sched_stream.h"
 #include "record/synth.h"
 #include "record/topology.h"
 
@@ -38,6 +39,8 @@ struct recorder {
 	bool ms_open;
 	struct hints_tracer *ht;
 	FILE *hints_out;
+	struct sched_stream *ss;
+	FILE *sched_out;
 	pid_t child;
 };
 
@@ -141,6 +144,20 @@ static int start_hints(struct recorder *rc)
 	return 0;
 }
 
+static int start_sched(struct recorder *rc)
+{
+	struct sched_stream_opts so = {.ring_mb = rc->o->sched_ring_mb};
+
+	rc->sched_out = create_file(rc, "sched.data");
+	if (!rc->sched_out)
+		return -1;
+	so.out = rc->sched_out;
+	if (sched_stream_start(&rc->ss, &so) < 0)
+		return -1;
+	rc->res->sched_on = true;
+	return 0;
+}
+
 /* Kernel map, existing tasks and cgroups, plus the kallsyms snapshot. */
 static int synthesize(struct recorder *rc)
 {
@@ -230,9 +247,10 @@ static void status_line(struct recorder *rc, uint64_t start, bool final)
 
 	if (!o->status)
 		return;
-	fprintf(o->status, "%s[record] %5.1fs of %us  samples %llu  lost %llu  hints %llu%s",
+	fprintf(o->status, "%s[record] %5.1fs of %us  samples %llu  lost %llu  sched %llu  hints %llu%s",
 		o->status_tty ? "\r" : "", el, o->timeout_s, (unsigned long long)rc->ms.st.samples,
 		(unsigned long long)(rc->ms.st.lost_events + rc->ms.st.lost_samples),
+		(unsigned long long)sched_stream_records(rc->ss),
 		(unsigned long long)rc->res->hints_updates, o->status_tty && !final ? "   " : "\n");
 	fflush(o->status);
 }
@@ -243,17 +261,24 @@ static int run_loop(struct recorder *rc)
 	uint64_t start = now_ns(), deadline = start + (uint64_t)o->timeout_s * 1000000000ULL, next_status = start;
 
 	for (;;) {
-		struct pollfd pfd = {.fd = rc->ht ? hints_tracer_fd(rc->ht) : -1, .events = POLLIN};
+		struct pollfd pfds[2];
+		nfds_t n = 0;
 		int timeout = DRAIN_MS;
 
+		if (rc->ht && hints_tracer_fd(rc->ht) >= 0)
+			pfds[n++] = (struct pollfd){.fd = hints_tracer_fd(rc->ht), .events = POLLIN};
+		if (rc->ss)
+			pfds[n++] = (struct pollfd){.fd = sched_stream_fd(rc->ss), .events = POLLIN};
 		if (rc->ht && hints_tracer_timeout_ms(rc->ht) >= 0 && hints_tracer_timeout_ms(rc->ht) < timeout)
 			timeout = hints_tracer_timeout_ms(rc->ht);
-		poll(&pfd, pfd.fd >= 0 ? 1 : 0, timeout);
+		poll(pfds, n, timeout);
 		if (o->stop && *o->stop) {
 			rc->res->interrupted = true;
 			return scx_fail("interrupted");
 		}
 		if (rc->ht && hints_tracer_poll(rc->ht) < 0)
+			return -1;
+		if (rc->ss && sched_stream_poll(rc->ss) < 0)
 			return -1;
 		if (rc->ms_open && mem_stream_drain(&rc->ms) < 0)
 			return -1;
@@ -268,7 +293,8 @@ static int run_loop(struct recorder *rc)
 	return 0;
 }
 
-/* Hints first (the hint window ends with the capture), memory last. */
+/* Hints first (the hint window ends with the capture), then sched, memory
+ * last. */
 static int stop_streams(struct recorder *rc)
 {
 	struct hints_tracer_stats hs = {0};
@@ -285,6 +311,21 @@ static int stop_streams(struct recorder *rc)
 		if (hs.drops)
 			warn(rc->res, "%llu hint events were dropped because the ring buffer was full; "
 			     "consider increasing --hints-map-ring-sz", (unsigned long long)hs.drops);
+	}
+	if (rc->ss) {
+		if (sched_stream_stop(rc->ss, &rc->res->sched) < 0)
+			rc_ = -1;
+		rc->ss = NULL;
+		if (rc->res->sched.drops)
+			warn(rc->res, "%llu scheduling records were dropped because the ring buffer was full; "
+			     "consider increasing --sched-ring-sz (now %u MB)",
+			     (unsigned long long)rc->res->sched.drops, rc->res->sched.ring_mb);
+		if (rc->res->sched.nr_missing && rc->o->verbose && rc->o->status) {
+			fprintf(rc->o->status, "sched: tracepoints the kernel does not have:");
+			for (size_t i = 0; i < rc->res->sched.nr_missing; i++)
+				fprintf(rc->o->status, " %s", rc->res->sched.missing[i]);
+			fprintf(rc->o->status, "\n");
+		}
 	}
 	if (rc->ms_open && !rc_) {
 		if (mem_stream_disable(&rc->ms) < 0 || mem_stream_drain(&rc->ms) < 0)
@@ -312,7 +353,7 @@ static int finish_files(struct recorder *rc)
 			warn(rc->res, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
 			     (unsigned long long)rc->ms.st.lost_events, (unsigned long long)rc->ms.st.lost_samples);
 	}
-	if (close_file(&rc->hints_out, "hints.jsonl") < 0)
+	if (close_file(&rc->hints_out, "hints.jsonl") < 0 || close_file(&rc->sched_out, "sched.data") < 0)
 		return -1;
 	if (!(f = create_file(rc, "topology.json")))
 		return -1;
@@ -334,12 +375,16 @@ static void cleanup(struct recorder *rc)
 	stop_command(rc);
 	if (rc->ht)
 		hints_tracer_stop(rc->ht, &hs);
+	if (rc->ss)
+		sched_stream_stop(rc->ss, NULL);
 	if (rc->ms_open)
 		mem_stream_close(&rc->ms);
 	if (rc->writer_open)
 		pd_writer_abort(&rc->w);
 	if (rc->hints_out)
 		fclose(rc->hints_out);
+	if (rc->sched_out)
+		fclose(rc->sched_out);
 }
 
 int record_run(const struct record_opts *o, struct record_result *res)
@@ -349,12 +394,12 @@ int record_run(const struct record_opts *o, struct record_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->command_status = -1;
-	if (!o->mem && !o->hints_map) {
-		return scx_fail("nothing to record: the memory stream is off, the sched stream is not "
-				"implemented yet, and no --hints-map was given");
-	}
+	if (!o->mem && !o->sched && !o->hints_map)
+		return scx_fail("nothing to record: the memory and sched streams are off and no "
+				"--hints-map was given");
 	features_clock_pair(&res->start_mono_ns, &res->start_wall_ns);
-	if ((o->mem && start_mem(&rc) < 0) || (o->hints_map && start_hints(&rc) < 0))
+	if ((o->mem && start_mem(&rc) < 0) || (o->sched && start_sched(&rc) < 0) ||
+	    (o->hints_map && start_hints(&rc) < 0))
 		goto out;
 	if (rc.ms_open && (mem_stream_enable(&rc.ms) < 0 || synthesize(&rc) < 0))
 		goto out;

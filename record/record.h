@@ -1,8 +1,8 @@
 /*
- * record.h - the record stage as a library call: sample memory accesses
- * (and trace hints) system-wide for a duration or while a command runs,
- * writing perf.mem.data, hints.jsonl, kallsyms, topology.json and
- * metadata.json into a directory the caller created. Naming, temporary
+ * record.h - the record stage as a library call: sample memory accesses,
+ * trace the scheduler (and hints) system-wide for a duration or while a
+ * command runs, writing perf.mem.data, sched.data, hints.jsonl, kallsyms,
+ * topology.json and metadata.json into a directory the caller created. Naming, temporary
  * directories and archiving are the caller's business (cmd/cmd_record.c).
  */
 #ifndef SCX_RECORD_H
@@ -15,6 +15,7 @@
 
 #include "record/backend.h"
 #include "record/mem_stream.h"
+#include "record/sched_stream.h"
 
 struct record_opts {
 	const char *dir;               /* existing, empty output directory */
@@ -22,6 +23,8 @@ struct record_opts {
 	bool mem;                      /* memory stream on (not --disable-mem-trace) */
 	struct mem_backend_opts backend;
 	size_t mmap_pages;             /* --mmap-pages (0: default) */
+	bool sched;                    /* scheduling stream on (not --disable-sched-trace) */
+	unsigned sched_ring_mb;        /* --sched-ring-sz (32) */
 	const char *hints_map;         /* --hints-map or NULL */
 	unsigned hints_ring_mb;        /* --hints-map-ring-sz (8) */
 	unsigned hints_poll_ms;        /* --hints-poll-ms (10) */
@@ -39,7 +42,8 @@ struct record_opts {
 struct record_result {
 	struct mem_backend backend;
 	struct mem_stream_stats mem;
-	bool mem_on, hints_on;
+	bool mem_on, hints_on, sched_on;
+	struct sched_stream_stats sched; /* when sched_on */
 	char hints_mode[32];
 	char hints_why_not_fentry[256];
 	uint64_t hints_updates, hints_drops;

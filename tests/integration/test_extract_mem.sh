@@ -96,7 +96,7 @@ rc=$?
 	&& pass "invalid regex: exit 2, option named, PCRE2 message and offset" || fail "invalid regex" "rc=$rc $(cat "$WORK/re.err")"
 "$SCXPROF" extract sched -f "$G" >/dev/null 2>"$WORK/sched.err"
 rc=$?
-[ $rc -eq 1 ] && grep -q "not implemented yet" "$WORK/sched.err" && pass "extract sched: not implemented yet, exit 1" || fail "extract sched" "rc=$rc"
+[ $rc -eq 2 ] && pass "extract sched without util|stats: usage error, exit 2" || fail "extract sched without a subcommand" "rc=$rc"
 "$SCXPROF" extract mem --cluster bogus -f "$G" >/dev/null 2>&1
 check "bad --cluster value: exit 2" test $? -eq 2
 "$SCXPROF" extract mem --share-threshold 1.5 -f "$G" >/dev/null 2>&1

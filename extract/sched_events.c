@@ -1,0 +1,287 @@
+/*
+ * sched_events.c - sched JSONL line reader (see sched_events.h). Lines are
+ * parsed with json-c; the original text of "time" (json-c keeps it) is
+ * converted to nanoseconds without going through a double.
+ */
+#include "extract/sched_events.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+struct sched_reader {
+	FILE *in;
+	const char *path;
+	char *line;
+	size_t cap;
+	unsigned long lineno;
+	json_tokener *tok;
+	json_object *cur;
+};
+
+struct sched_reader *sched_reader_open(FILE *in, const char *path)
+{
+	struct sched_reader *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->tok = json_tokener_new())) {
+		free(r);
+		scx_fail("out of memory");
+		return NULL;
+	}
+	r->in = in;
+	r->path = path;
+	return r;
+}
+
+void sched_reader_close(struct sched_reader *r)
+{
+	if (!r)
+		return;
+	if (r->cur)
+		json_object_put(r->cur);
+	json_tokener_free(r->tok);
+	free(r->line);
+	free(r);
+}
+
+unsigned long sched_reader_line(const struct sched_reader *r)
+{
+	return r->lineno;
+}
+
+int sched_seconds_to_ns(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	int nd = 0, round_up = 0;
+	const char *p = s;
+
+	if (*p == '+')
+		p++;
+	if (!(*p >= '0' && *p <= '9') && *p != '.')
+		return -1;
+	while (*p >= '0' && *p <= '9') {
+		if (sec > (UINT64_MAX / 1000000000ULL) / 10)
+			return -1;
+		sec = sec * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (nd < 9)
+				frac = frac * 10 + (uint64_t)(*p - '0');
+			else if (nd == 9)
+				round_up = *p >= '5';
+			nd++;
+			p++;
+		}
+	}
+	if (*p == 'e' || *p == 'E') { /* rare: go through a double, rounded */
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(s, &end);
+		if (errno || *end || !isfinite(d) || d < 0 || d * 1e9 > 1.8e19)
+			return -1;
+		*ns = (uint64_t)llround(d * 1e9);
+		return 0;
+	}
+	if (*p)
+		return -1;
+	for (; nd < 9; nd++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac + (uint64_t)round_up;
+	return 0;
+}
+
+static int bad(struct sched_reader *r, const char *what, const char *key)
+{
+	return scx_fail("%s:%lu: %s%s%s%s", r->path, r->lineno, key ? "\"" : "", key ? key : "",
+			key ? "\": " : "", what);
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int req_str(struct sched_reader *r, json_object *o, const char *key, const char **out)
+{
+	json_object *v = get(o, key);
+
+	if (!v)
+		return bad(r, "missing key", key);
+	if (!json_object_is_type(v, json_type_string))
+		return bad(r, "expected a string", key);
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+static int req_int(struct sched_reader *r, json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+	json_object *v = get(o, key);
+
+	if (!v)
+		return bad(r, "missing key", key);
+	if (!json_object_is_type(v, json_type_int))
+		return bad(r, "expected an integer", key);
+	errno = 0;
+	*out = json_object_get_int64(v);
+	if (errno || *out < lo || *out > hi)
+		return bad(r, "integer out of range", key);
+	return 0;
+}
+
+/* Optional string/int inside fields: defaults when absent or of another type (as upstream's as_str/as_i64). */
+static const char *opt_str(json_object *o, const char *key)
+{
+	json_object *v = o ? get(o, key) : NULL;
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static int64_t opt_i64(json_object *o, const char *key, int64_t dflt)
+{
+	json_object *v = o ? get(o, key) : NULL;
+
+	if (!v || !json_object_is_type(v, json_type_int))
+		return dflt;
+	errno = 0;
+	int64_t x = json_object_get_int64(v);
+
+	return errno ? dflt : x;
+}
+
+static uint64_t opt_u64(json_object *o, const char *key)
+{
+	json_object *v = o ? get(o, key) : NULL;
+
+	if (!v || !json_object_is_type(v, json_type_int))
+		return 0;
+	if (json_object_get_int64(v) < 0)
+		return 0;
+	return json_object_get_uint64(v);
+}
+
+static const struct {
+	const char *name;
+	enum sched_ev_kind kind;
+} kinds[] = {
+	{"sched:sched_switch", SEV_SWITCH},
+	{"sched:sched_wakeup", SEV_WAKEUP},
+	{"sched:sched_wakeup_new", SEV_WAKEUP_NEW},
+	{"sched:sched_waking", SEV_WAKING},
+	{"sched:sched_migrate_task", SEV_MIGRATE},
+	{"sched:sched_process_exit", SEV_EXIT},
+	{"sched:sched_process_exec", SEV_EXEC},
+	{"irq:irq_handler_entry", SEV_IRQ_ENTRY},
+	{"irq:irq_handler_exit", SEV_IRQ_EXIT},
+	{"irq:softirq_entry", SEV_SOFTIRQ_ENTRY},
+	{"irq:softirq_exit", SEV_SOFTIRQ_EXIT},
+};
+
+static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
+{
+	json_object *v, *f;
+	int64_t x;
+	size_t i;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!json_object_is_type(o, json_type_object))
+		return bad(r, "not a JSON object", NULL);
+	if (req_str(r, o, "comm", &ev->comm) < 0 || req_int(r, o, "pid", INT32_MIN, INT32_MAX, &ev->pid) < 0 ||
+	    req_int(r, o, "tid", INT32_MIN, INT32_MAX, &ev->tid) < 0 ||
+	    req_int(r, o, "cpu", 0, UINT32_MAX, &x) < 0 || req_str(r, o, "event", &ev->event) < 0 ||
+	    req_str(r, o, "trace", &ev->trace) < 0)
+		return -1;
+	ev->cpu = (uint32_t)x;
+	if (!(v = get(o, "time")))
+		return bad(r, "missing key", "time");
+	if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
+		ev->time_ok = sched_seconds_to_ns(json_object_get_string(v), &ev->time_ns) == 0;
+	} else if (json_object_is_type(v, json_type_string)) { /* tolerated: perf's text */
+		if (sched_seconds_to_ns(json_object_get_string(v), &ev->time_ns) < 0)
+			return bad(r, "not a time in seconds", "time");
+		ev->time_ok = true;
+	} else {
+		return bad(r, "expected a number", "time");
+	}
+	if ((v = get(o, "time_ns")) && !json_object_is_type(v, json_type_null)) {
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return bad(r, "expected a non-negative integer", "time_ns");
+		ev->time_ns = json_object_get_uint64(v);
+		ev->time_ok = true;
+	}
+	if ((v = get(o, "hint")) && !json_object_is_type(v, json_type_null)) {
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return bad(r, "expected a non-negative integer", "hint");
+		ev->hint = json_object_get_uint64(v);
+	}
+	f = get(o, "fields");
+	if (f && json_object_is_type(f, json_type_null))
+		f = NULL;
+	if (f && !json_object_is_type(f, json_type_object))
+		return bad(r, "expected an object", "fields");
+	ev->has_fields = f != NULL;
+	ev->kind = SEV_OTHER;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(ev->event, kinds[i].name))
+			ev->kind = kinds[i].kind;
+	ev->prev_comm = opt_str(f, "prev_comm");
+	ev->prev_state = opt_str(f, "prev_state");
+	ev->next_comm = opt_str(f, "next_comm");
+	ev->prev_pid = opt_i64(f, "prev_pid", -1);
+	ev->next_pid = opt_i64(f, "next_pid", INT64_MIN);
+	ev->next_hint = opt_u64(f, "next_hint");
+	ev->f_pid = opt_i64(f, "pid", -1);
+	ev->target_cpu = opt_i64(f, "target_cpu", -1);
+	ev->dest_cpu = opt_i64(f, "dest_cpu", -1);
+	ev->action = opt_str(f, "action");
+	if (!ev->action)
+		ev->action = "";
+	return 0;
+}
+
+int sched_reader_next(struct sched_reader *r, struct sched_event *ev)
+{
+	for (;;) {
+		ssize_t n = getline(&r->line, &r->cap, r->in);
+		size_t len, i;
+
+		if (n < 0) {
+			if (ferror(r->in))
+				return scx_fail_errno("%s: read error", r->path);
+			return 0;
+		}
+		r->lineno++;
+		len = (size_t)n;
+		while (len && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r' || r->line[len - 1] == ' ' ||
+			       r->line[len - 1] == '\t'))
+			len--;
+		for (i = 0; i < len && (r->line[i] == ' ' || r->line[i] == '\t'); i++)
+			;
+		if (i == len)
+			continue;
+		if (r->cur) {
+			json_object_put(r->cur);
+			r->cur = NULL;
+		}
+		json_tokener_reset(r->tok);
+		r->cur = json_tokener_parse_ex(r->tok, r->line, (int)len);
+		enum json_tokener_error e = json_tokener_get_error(r->tok);
+
+		if (!r->cur || e != json_tokener_success || json_tokener_get_parse_end(r->tok) < len) {
+			const char *why = e == json_tokener_success ? "trailing characters after the JSON object"
+								    : e == json_tokener_continue ? "truncated JSON"
+								    : json_tokener_error_desc(e);
+			return scx_fail("%s:%lu: invalid JSON: %s", r->path, r->lineno, why);
+		}
+		return fill(r, r->cur, ev) < 0 ? -1 : 1;
+	}
+}

@@ -1,0 +1,606 @@
+/*
+ * sched_stats.c - `extract sched stats` (see sched_stats.h). One pass
+ * accumulates per thread and per CPU; process, comm, llc and node keys are
+ * rolled up from those at the end. Latencies are stored (8 bytes per
+ * wakeup-to-run latency) so percentiles are exact.
+ */
+#include "extract/sched_stats.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extract/sched_events.h"
+#include "lib/error.h"
+#include "lib/jsonw.h"
+#include "lib/u64map.h"
+
+struct acc {
+	uint64_t runtime, vol, invol, wakeups, wakings, migrations;
+	uint64_t *lat;
+	size_t nlat, caplat;
+};
+
+struct thread {
+	int64_t tid, pid; /* pid: tgid, -1 until a record of the thread shows it */
+	char *comm;
+	struct acc a;
+	int64_t last_cpu, running_cpu;
+	bool pending;
+	uint64_t pending_t;
+};
+
+struct cpu {
+	bool seen, running;
+	int64_t cur;
+	uint64_t since, last_seen;
+	struct acc a;
+};
+
+struct stats {
+	const struct sched_stats_opts *o;
+	struct u64map tmap;
+	struct thread **threads;
+	size_t nthreads, capthreads;
+	struct cpu *cpus;
+	size_t ncpus;
+};
+
+struct row {
+	int64_t num;      /* numeric key (tid, pid, cpu, llc, node) */
+	const char *comm; /* comm keys, and the comm of thread/process rows */
+	int64_t tid, pid;
+	unsigned ncpus;   /* capacity for CPU-like keys */
+	struct acc a;
+};
+
+int sched_stats_parse_by(const char *s, enum sched_stats_by *by)
+{
+	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return *by = (enum sched_stats_by)i, 0;
+	return -1;
+}
+
+static int lat_add(struct acc *a, uint64_t v)
+{
+	if (a->nlat == a->caplat) {
+		size_t cap = a->caplat ? 2 * a->caplat : 16;
+		uint64_t *l = realloc(a->lat, cap * sizeof(*l));
+
+		if (!l)
+			return scx_fail("out of memory");
+		a->lat = l;
+		a->caplat = cap;
+	}
+	a->lat[a->nlat++] = v;
+	return 0;
+}
+
+static int acc_merge(struct acc *to, const struct acc *from)
+{
+	to->runtime += from->runtime;
+	to->vol += from->vol;
+	to->invol += from->invol;
+	to->wakeups += from->wakeups;
+	to->wakings += from->wakings;
+	to->migrations += from->migrations;
+	for (size_t i = 0; i < from->nlat; i++)
+		if (lat_add(to, from->lat[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static struct thread *thread_get(struct stats *s, int64_t tid)
+{
+	struct thread *t = u64map_get(&s->tmap, (uint64_t)tid);
+
+	if (t)
+		return t;
+	if (s->nthreads == s->capthreads) {
+		size_t cap = s->capthreads ? 2 * s->capthreads : 64;
+		struct thread **v = realloc(s->threads, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		s->threads = v;
+		s->capthreads = cap;
+	}
+	if (!(t = calloc(1, sizeof(*t))))
+		goto oom;
+	t->tid = tid;
+	t->pid = -1;
+	t->last_cpu = t->running_cpu = -1;
+	if (u64map_put(&s->tmap, (uint64_t)tid, t) < 0) {
+		free(t);
+		return NULL;
+	}
+	s->threads[s->nthreads++] = t;
+	return t;
+oom:
+	scx_fail("out of memory");
+	return NULL;
+}
+
+static int set_comm(struct thread *t, const char *comm)
+{
+	if (!comm || (t->comm && !strcmp(t->comm, comm)))
+		return 0;
+	free(t->comm);
+	if (!(t->comm = strdup(comm)))
+		return scx_fail("out of memory");
+	return 0;
+}
+
+static struct cpu *cpu_get(struct stats *s, int64_t cpu)
+{
+	if (cpu < 0 || cpu >= (1 << 20)) {
+		scx_fail("%s: cpu %lld is out of range", s->o->path, (long long)cpu);
+		return NULL;
+	}
+	if ((size_t)cpu >= s->ncpus) {
+		size_t n = s->ncpus ? s->ncpus : 16;
+		struct cpu *c;
+
+		while (n <= (size_t)cpu)
+			n *= 2;
+		if (!(c = realloc(s->cpus, n * sizeof(*c)))) {
+			scx_fail("out of memory");
+			return NULL;
+		}
+		memset(c + s->ncpus, 0, (n - s->ncpus) * sizeof(*c));
+		s->cpus = c;
+		s->ncpus = n;
+	}
+	return &s->cpus[cpu];
+}
+
+static void mark_wakeup(struct thread *t, uint64_t now)
+{
+	if (!t->pending && t->running_cpu < 0) {
+		t->pending = true;
+		t->pending_t = now;
+	}
+}
+
+static int on_switch(struct stats *s, const struct sched_event *ev, struct cpu *c)
+{
+	uint64_t now = ev->time_ns;
+	int64_t prev = ev->prev_pid >= 0 ? ev->prev_pid : ev->tid, next = ev->next_pid;
+	struct thread *t;
+
+	if (c->running && now >= c->since) {
+		if (!(t = thread_get(s, c->cur)))
+			return -1;
+		t->a.runtime += now - c->since;
+		c->a.runtime += now - c->since;
+	}
+	if (c->running && (t = u64map_get(&s->tmap, (uint64_t)c->cur)) && t->running_cpu == (int64_t)ev->cpu)
+		t->running_cpu = -1;
+	if (prev > 0) {
+		bool invol = ev->prev_state && (!strcmp(ev->prev_state, "R") || !strcmp(ev->prev_state, "R+"));
+
+		if (!(t = thread_get(s, prev)) || set_comm(t, ev->prev_comm) < 0)
+			return -1;
+		if (invol) {
+			t->a.invol++;
+			c->a.invol++;
+		} else {
+			t->a.vol++;
+			c->a.vol++;
+		}
+		if (t->running_cpu == (int64_t)ev->cpu)
+			t->running_cpu = -1;
+	}
+	c->running = false;
+	if (next == 0 || next == INT64_MIN || (ev->next_comm && !strncmp(ev->next_comm, "swapper", 7)))
+		return 0;
+	if (!(t = thread_get(s, next)) || set_comm(t, ev->next_comm) < 0)
+		return -1;
+	if (t->last_cpu >= 0 && t->last_cpu != (int64_t)ev->cpu) {
+		t->a.migrations++;
+		c->a.migrations++;
+	}
+	t->last_cpu = t->running_cpu = ev->cpu;
+	if (t->pending) {
+		uint64_t lat = now >= t->pending_t ? now - t->pending_t : 0;
+
+		t->pending = false;
+		if (lat_add(&t->a, lat) < 0 || lat_add(&c->a, lat) < 0)
+			return -1;
+	}
+	c->running = true;
+	c->cur = next;
+	c->since = now;
+	return 0;
+}
+
+static int process(struct stats *s, const struct sched_event *ev)
+{
+	struct cpu *c = cpu_get(s, ev->cpu), *tc;
+	struct thread *t;
+
+	if (!c)
+		return -1;
+	c->seen = true;
+	c->last_seen = ev->time_ns;
+	if (ev->tid > 0) {
+		if (!(t = thread_get(s, ev->tid)) || set_comm(t, ev->comm) < 0)
+			return -1;
+		t->pid = ev->pid;
+	}
+	switch (ev->kind) {
+	case SEV_SWITCH:
+		return ev->has_fields ? on_switch(s, ev, c) : 0;
+	case SEV_WAKEUP:
+	case SEV_WAKEUP_NEW:
+	case SEV_WAKING:
+		if (ev->f_pid <= 0)
+			return 0;
+		if (!(t = thread_get(s, ev->f_pid)))
+			return -1;
+		if (!(tc = cpu_get(s, ev->kind != SEV_WAKING && ev->target_cpu >= 0 ? ev->target_cpu : ev->cpu)))
+			return -1;
+		c = &s->cpus[ev->cpu]; /* cpu_get may have moved the array */
+		if (ev->kind == SEV_WAKING) {
+			t->a.wakings++;
+			tc->a.wakings++;
+		} else {
+			t->a.wakeups++;
+			tc->a.wakeups++;
+		}
+		mark_wakeup(t, ev->time_ns);
+		return 0;
+	case SEV_EXIT:
+	case SEV_EXEC:
+		if (ev->f_pid > 0 && (t = u64map_get(&s->tmap, (uint64_t)ev->f_pid)))
+			t->pending = false;
+		if (ev->kind == SEV_EXEC && ev->tid > 0 && (t = u64map_get(&s->tmap, (uint64_t)ev->tid)))
+			t->pending = false;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t rank(const uint64_t *v, size_t n, unsigned pct)
+{
+	size_t k = (n * pct + 99) / 100; /* nearest rank: ceil(p/100 * n) */
+
+	return v[k ? k - 1 : 0];
+}
+
+static void put_row(struct jsonw *w, const struct stats *s, struct row *r, uint64_t dur)
+{
+	enum sched_stats_by by = s->o->by;
+	struct acc *a = &r->a;
+	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
+
+	jsonw_obj_open(w);
+	if (by == BY_COMM)
+		jsonw_kv_str(w, "comm", r->comm ? r->comm : "");
+	else
+		jsonw_kv_i64(w, names[by], r->num);
+	if (by == BY_THREAD) {
+		jsonw_kv_i64(w, "pid", r->pid);
+		jsonw_kv_str(w, "comm", r->comm ? r->comm : "");
+	} else if (by == BY_PROCESS) {
+		jsonw_kv_str(w, "comm", r->comm ? r->comm : "");
+	}
+	if (by >= BY_CPU)
+		jsonw_kv_u64(w, "cpus", r->ncpus);
+	jsonw_kv_u64(w, "runtime_ns", a->runtime);
+	jsonw_key(w, "util_pct");
+	jsonw_double(w, dur ? (double)a->runtime * 100.0 / ((double)dur * (by >= BY_CPU && r->ncpus ? r->ncpus : 1)) : 0.0, 3);
+	jsonw_key(w, "switches");
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "total", a->vol + a->invol);
+	jsonw_kv_u64(w, "voluntary", a->vol);
+	jsonw_kv_u64(w, "involuntary", a->invol);
+	jsonw_obj_close(w);
+	jsonw_kv_u64(w, "wakeups", a->wakeups);
+	jsonw_kv_u64(w, "wakings", a->wakings);
+	jsonw_kv_u64(w, "migrations", a->migrations);
+	jsonw_key(w, "latency_ns");
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "count", a->nlat);
+	if (a->nlat) {
+		uint64_t sum = 0;
+
+		qsort(a->lat, a->nlat, sizeof(uint64_t), cmp_u64);
+		for (size_t i = 0; i < a->nlat; i++)
+			sum += a->lat[i];
+		jsonw_kv_u64(w, "min", a->lat[0]);
+		jsonw_key(w, "avg");
+		jsonw_double(w, (double)sum / (double)a->nlat, 1);
+		jsonw_kv_u64(w, "p50", rank(a->lat, a->nlat, 50));
+		jsonw_kv_u64(w, "p99", rank(a->lat, a->nlat, 99));
+		jsonw_kv_u64(w, "max", a->lat[a->nlat - 1]);
+	} else {
+		const char *k[] = {"min", "avg", "p50", "p99", "max"};
+
+		for (size_t i = 0; i < 5; i++) {
+			jsonw_key(w, k[i]);
+			jsonw_null(w);
+		}
+	}
+	jsonw_obj_close(w);
+	jsonw_obj_close(w);
+}
+
+static enum sched_stats_by sort_by;
+static int cmp_row(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+
+	if (a->a.runtime != b->a.runtime)
+		return a->a.runtime > b->a.runtime ? -1 : 1;
+	if (sort_by == BY_COMM)
+		return strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+static int cmp_thread_comm(const void *x, const void *y)
+{
+	const struct thread *a = *(struct thread *const *)x, *b = *(struct thread *const *)y;
+
+	return strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
+}
+
+/* topology.json: cpu -> llc and node; -1 for CPUs it does not list */
+static int load_topology(const char *path, int64_t **llc, int64_t **node, size_t *n)
+{
+	json_object *root = json_object_from_file(path), *cpus, *e, *v;
+	size_t i, len;
+	int rc = -1;
+
+	*llc = *node = NULL;
+	*n = 0;
+	if (!root)
+		return scx_fail("%s: cannot read topology: %s", path, json_util_get_last_err());
+	if (!json_object_object_get_ex(root, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array)) {
+		scx_fail("%s: no \"cpus\" array", path);
+		goto out;
+	}
+	len = json_object_array_length(cpus);
+	for (i = 0; i < len; i++) {
+		int64_t cpu, l, nd;
+
+		e = json_object_array_get_idx(cpus, i);
+		if (!json_object_object_get_ex(e, "cpu", &v) || (cpu = json_object_get_int64(v)) < 0 || cpu >= (1 << 20) ||
+		    !json_object_object_get_ex(e, "llc", &v) || ((l = json_object_get_int64(v)), 0) ||
+		    !json_object_object_get_ex(e, "node", &v)) {
+			scx_fail("%s: cpus[%zu]: needs \"cpu\", \"llc\" and \"node\"", path, i);
+			goto out;
+		}
+		nd = json_object_get_int64(v);
+		if ((size_t)cpu >= *n) {
+			size_t m = (size_t)cpu + 1;
+			int64_t *a = realloc(*llc, m * sizeof(int64_t)), *b;
+
+			if (!a)
+				goto oom;
+			*llc = a;
+			if (!(b = realloc(*node, m * sizeof(int64_t))))
+				goto oom;
+			*node = b;
+			for (size_t j = *n; j < m; j++)
+				a[j] = b[j] = -1;
+			*n = m;
+		}
+		(*llc)[cpu] = l;
+		(*node)[cpu] = nd;
+	}
+	rc = 0;
+	goto out;
+oom:
+	scx_fail("out of memory");
+out:
+	json_object_put(root);
+	return rc;
+}
+
+static int build_rows(struct stats *s, struct row **rows_out, size_t *nrows_out)
+{
+	enum sched_stats_by by = s->o->by;
+	struct row *rows = NULL;
+	size_t nrows = 0, i;
+	struct u64map idx;
+	int64_t *llc = NULL, *node = NULL;
+	size_t ntopo = 0;
+	int rc = -1;
+
+	u64map_init(&idx);
+	if ((by == BY_LLC || by == BY_NODE) && load_topology(s->o->topology, &llc, &node, &ntopo) < 0)
+		return -1;
+	if (!(rows = calloc(s->nthreads + s->ncpus + 1, sizeof(*rows))))
+		goto oom;
+	if (by == BY_COMM)
+		qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_thread_comm);
+	if (by <= BY_COMM) {
+		for (i = 0; i < s->nthreads; i++) {
+			struct thread *t = s->threads[i];
+			struct row *r = NULL;
+			int64_t key = by == BY_PROCESS ? (t->pid >= 0 ? t->pid : t->tid) : t->tid;
+
+			if (by == BY_COMM && nrows && !strcmp(rows[nrows - 1].comm, t->comm ? t->comm : ""))
+				r = &rows[nrows - 1];
+			else if (by == BY_PROCESS && (r = u64map_get(&idx, (uint64_t)key)))
+				r = &rows[(uintptr_t)r - 1];
+			if (!r) {
+				r = &rows[nrows++];
+				r->num = key;
+				r->tid = t->tid;
+				r->pid = t->pid;
+				r->comm = t->comm ? t->comm : "";
+				if (by == BY_PROCESS && u64map_put(&idx, (uint64_t)key, (void *)(uintptr_t)nrows) < 0)
+					goto out;
+			}
+			if (by == BY_PROCESS && t->tid == key && t->comm)
+				r->comm = t->comm; /* the main thread names the process */
+			if (acc_merge(&r->a, &t->a) < 0)
+				goto out;
+		}
+	} else {
+		for (i = 0; i < s->ncpus; i++) {
+			struct cpu *c = &s->cpus[i];
+			int64_t key = (int64_t)i;
+			struct row *r;
+
+			if (by != BY_CPU)
+				key = i < ntopo ? (by == BY_LLC ? llc[i] : node[i]) : -1;
+			if (by == BY_CPU && !c->seen)
+				continue;
+			/* CPUs the topology lists count in their group's capacity even if idle in the trace */
+			if (by != BY_CPU && !c->seen && !(i < ntopo && (by == BY_LLC ? llc[i] : node[i]) != -1 &&
+							   (by == BY_LLC ? llc[i] : node[i]) >= -1))
+				continue;
+			if ((r = u64map_get(&idx, (uint64_t)key))) {
+				r = &rows[(uintptr_t)r - 1];
+			} else {
+				r = &rows[nrows++];
+				r->num = key;
+				if (u64map_put(&idx, (uint64_t)key, (void *)(uintptr_t)nrows) < 0)
+					goto out;
+			}
+			r->ncpus++;
+			if (acc_merge(&r->a, &c->a) < 0)
+				goto out;
+		}
+		/* topology CPUs beyond the highest CPU seen */
+		for (i = s->ncpus; i < ntopo; i++) {
+			int64_t key = by == BY_LLC ? llc[i] : node[i];
+			struct row *r = u64map_get(&idx, (uint64_t)key);
+
+			if (key == -1 && !r)
+				continue;
+			if (r) {
+				r = &rows[(uintptr_t)r - 1];
+			} else {
+				struct row *nr = realloc(rows, (nrows + 1) * sizeof(*rows) + sizeof(*rows));
+
+				if (!nr)
+					goto oom;
+				rows = nr;
+				memset(&rows[nrows], 0, sizeof(*rows));
+				r = &rows[nrows++];
+				r->num = key;
+				if (u64map_put(&idx, (uint64_t)key, (void *)(uintptr_t)nrows) < 0)
+					goto out;
+			}
+			r->ncpus++;
+		}
+	}
+	*rows_out = rows;
+	*nrows_out = nrows;
+	rows = NULL;
+	rc = 0;
+	goto out;
+oom:
+	scx_fail("out of memory");
+out:
+	if (rows) {
+		for (i = 0; i < nrows; i++)
+			free(rows[i].a.lat);
+		free(rows);
+	}
+	u64map_free(&idx);
+	free(llc);
+	free(node);
+	return rc;
+}
+
+int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
+{
+	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
+	struct stats s = {.o = o};
+	struct sched_reader *r;
+	struct sched_event ev;
+	struct row *rows = NULL;
+	size_t nrows = 0, i, cpu_count = 0, shown;
+	bool started = false;
+	uint64_t start = 0, end = 0, dur;
+	struct jsonw w;
+	int rc = -1, n;
+
+	u64map_init(&s.tmap);
+	if (!(r = sched_reader_open(in, o->path)))
+		return -1;
+	while ((n = sched_reader_next(r, &ev)) > 0) {
+		if (!ev.time_ok)
+			continue;
+		if (!started) {
+			started = true;
+			start = ev.time_ns;
+		}
+		end = ev.time_ns;
+		if (process(&s, &ev) < 0)
+			goto out;
+	}
+	if (n < 0)
+		goto out;
+	if (!started) {
+		scx_fail("%s: no sched records", o->path);
+		goto out;
+	}
+	for (i = 0; i < s.ncpus; i++) {
+		struct cpu *c = &s.cpus[i];
+		struct thread *t;
+
+		cpu_count += c->seen;
+		if (c->running && c->last_seen > c->since) {
+			if (!(t = thread_get(&s, c->cur)))
+				goto out;
+			t->a.runtime += c->last_seen - c->since;
+			c->a.runtime += c->last_seen - c->since;
+		}
+	}
+	dur = end > start ? end - start : 0;
+	if (build_rows(&s, &rows, &nrows) < 0)
+		goto out;
+	sort_by = o->by;
+	qsort(rows, nrows, sizeof(*rows), cmp_row);
+	shown = o->limit > 0 && (size_t)o->limit < nrows ? (size_t)o->limit : nrows;
+	jsonw_init(&w);
+	jsonw_obj_open(&w);
+	jsonw_kv_str(&w, "by", names[o->by]);
+	jsonw_kv_u64(&w, "duration_ns", dur);
+	jsonw_kv_u64(&w, "cpu_count", cpu_count);
+	jsonw_kv_u64(&w, "keys_total", nrows);
+	jsonw_key(&w, "keys");
+	jsonw_arr_open(&w);
+	for (i = 0; i < shown; i++)
+		put_row(&w, &s, &rows[i], dur);
+	jsonw_arr_close(&w);
+	jsonw_obj_close(&w);
+	jsonw_newline(&w);
+	rc = jsonw_flush_to(&w, out, "stdout");
+	jsonw_free(&w);
+out:
+	sched_reader_close(r);
+	for (i = 0; i < nrows; i++)
+		free(rows[i].a.lat);
+	free(rows);
+	for (i = 0; i < s.nthreads; i++) {
+		free(s.threads[i]->comm);
+		free(s.threads[i]->a.lat);
+		free(s.threads[i]);
+	}
+	free(s.threads);
+	for (i = 0; i < s.ncpus; i++)
+		free(s.cpus[i].a.lat);
+	free(s.cpus);
+	u64map_free(&s.tmap);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * sched_stats.h - `extract sched stats`: per-key scheduling statistics
+ * from sched JSONL, keyed by thread, process, comm, cpu, llc or node (the
+ * last two need topology.json).
+ *
+ * Per key: runtime (on-CPU time between the sched_switch that runs a task
+ * and the one that stops it; a task still running at the end counts up to
+ * its CPU's last record), utilization (runtime / trace duration: percent of
+ * one CPU for thread, process and comm keys, of all the key's CPUs for
+ * cpu, llc and node keys), switches out (involuntary when prev_state is
+ * "R" or "R+", voluntary otherwise), wakeups (sched_wakeup and
+ * sched_wakeup_new of the key's threads; for CPU keys, on target_cpu or
+ * else the event's CPU), wakings (sched_waking), migrations (a thread
+ * switched in on a CPU other than the last one it ran on; CPU keys count
+ * the destination) and wakeup-to-run latency: from the first waking or
+ * wakeup of a thread that is not running to the switch that runs it
+ * (pending wakeups are dropped on sched_process_exit and _exec). Latency
+ * percentiles are exact (nearest rank over all stored latencies).
+ */
+#ifndef SCX_EXTRACT_SCHED_STATS_H
+#define SCX_EXTRACT_SCHED_STATS_H
+
+#include <stdio.h>
+
+enum sched_stats_by { BY_THREAD, BY_PROCESS, BY_COMM, BY_CPU, BY_LLC, BY_NODE };
+
+struct sched_stats_opts {
+	const char *path;     /* for messages */
+	const char *topology; /* topology.json, required for llc and node */
+	enum sched_stats_by by;
+	long limit;           /* 0: all keys */
+};
+
+/* "thread" ... "node" -> *by; -1 if unknown */
+int sched_stats_parse_by(const char *s, enum sched_stats_by *by);
+/* One JSON document on out. -1 with scx_fail. */
+int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out);
+
+#endif

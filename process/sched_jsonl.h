@@ -1,0 +1,43 @@
+/*
+ * sched_jsonl.h - one line of sched.jsonl (upstream's sched record format):
+ *   {"comm":C,"pid":P,"tid":T,"cpu":N,"time":SECONDS.NS,"event":"sched:sched_switch",
+ *    "trace":TEXT,"fields":{...},"hint":H,"time_ns":NS}
+ * `fields` follows upstream's rules: for sched_switch prev_comm, prev_pid,
+ * prev_prio, prev_state, next_comm, next_pid, next_prio, cpu_idle (next is
+ * pid 0 or a swapper), prev_idle (the same of prev), prev_hint, next_hint;
+ * for other events the key=value pairs of the trace text, numbers as numbers
+ * ("[action=NET_RX]" of softirqs gives "action"); for nmi_handler also
+ * handler, delta_ns and handled ("HANDLER() delta_ns: N handled: N").
+ */
+#ifndef SCX_SCHED_JSONL_H
+#define SCX_SCHED_JSONL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/jsonw.h"
+
+struct sched_switch_info {
+	char prev_comm[64], next_comm[64], prev_state[32];
+	int64_t prev_pid, prev_prio, next_pid, next_prio;
+};
+
+/* Parse sched_switch trace text (comms may contain spaces). */
+bool sched_parse_switch(const char *trace, size_t len, struct sched_switch_info *si);
+
+struct sched_line {
+	const char *comm;
+	int64_t pid, tid, cpu;
+	uint64_t time_ns;
+	const char *event;     /* "SYSTEM:NAME" */
+	const char *trace;
+	size_t trace_len;
+	uint64_t hint;
+	const struct sched_switch_info *sw; /* set for a parsed sched_switch */
+	uint64_t prev_hint, next_hint;      /* with sw */
+};
+
+void sched_jsonl_line(struct jsonw *w, const struct sched_line *l);
+
+#endif

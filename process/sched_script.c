@@ -1,0 +1,161 @@
+/*
+ * sched_script.c - upstream's perf.sched.script text into sched.jsonl (see
+ * sched_script.h for the line rules). Blank lines are skipped; every other
+ * line counts, and one that does not parse is "unparseable" as upstream.
+ */
+#include "sched_script.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "process/sched_sink.h"
+
+static bool digits(const char *s, const char *end, const char **after, uint64_t *v)
+{
+	const char *p = s;
+	uint64_t x = 0;
+
+	while (p < end && *p >= '0' && *p <= '9' && p - s < 19)
+		x = x * 10 + (uint64_t)(*p++ - '0');
+	if (p == s || (p < end && *p >= '0' && *p <= '9'))
+		return false;
+	*after = p;
+	*v = x;
+	return true;
+}
+
+static const char *spaces(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Try "PID/TID [CPU] SECS.FRAC: " at pid_start; returns the end of it. */
+static const char *try_head(const char *s, const char *end, struct sched_script_line *o)
+{
+	const char *p = s, *q, *f;
+	uint64_t pid, tid, cpu, secs, frac;
+	int nd;
+
+	if (!digits(p, end, &p, &pid) || p >= end || *p != '/' || !digits(p + 1, end, &p, &tid))
+		return NULL;
+	q = spaces(p, end);
+	if (q == p)
+		return NULL;
+	p = q;
+	o->cpu = -1;
+	if (p < end && *p == '[') {
+		if (!digits(p + 1, end, &p, &cpu) || p >= end || *p != ']')
+			return NULL;
+		o->cpu = (int64_t)cpu;
+		q = spaces(p + 1, end);
+		if (q == p + 1)
+			return NULL;
+		p = q;
+	}
+	if (!digits(p, end, &p, &secs) || p >= end || *p != '.')
+		return NULL;
+	f = p + 1;
+	if (!digits(f, end, &p, &frac) || p >= end || *p != ':')
+		return NULL;
+	nd = (int)(p - f);
+	if (nd > 9)
+		return NULL;
+	while (nd++ < 9)
+		frac *= 10;
+	if (pid > INT32_MAX || tid > INT32_MAX || secs > UINT64_MAX / 1000000000ULL - 1)
+		return NULL;
+	o->pid = (int64_t)pid;
+	o->tid = (int64_t)tid;
+	o->time_ns = secs * 1000000000ULL + frac;
+	return p + 1;
+}
+
+int sched_script_parse_line(const char *line, size_t len, struct sched_script_line *o)
+{
+	const char *end = line + len, *s, *p = NULL, *c, *ce, *ev;
+	size_t n;
+
+	memset(o, 0, sizeof(*o));
+	s = spaces(line, end);
+	if (s == end)
+		return scx_fail("empty line");
+	/* leftmost "PID/TID ..." head preceded by a space, after a non-empty comm */
+	for (c = s + 1; c < end; c++) {
+		if (c[-1] == ' ' && *c >= '0' && *c <= '9' && (c == line || c[-1] == ' ') &&
+		    (p = try_head(c, end, o)))
+			break;
+	}
+	if (!p)
+		return scx_fail("no 'PID/TID [CPU] TIME:' after the comm");
+	ce = c;
+	while (ce > s && ce[-1] == ' ')
+		ce--;
+	n = (size_t)(ce - s);
+	if (n == 0 || n >= sizeof(o->comm))
+		return scx_fail("bad comm");
+	memcpy(o->comm, s, n);
+	o->comm[n] = '\0';
+	ev = spaces(p, end);
+	for (p = ev; p < end && *p != ' '; p++)
+		;
+	if (p == ev || p[-1] != ':')
+		return scx_fail("no 'SYSTEM:EVENT:' after the time");
+	n = (size_t)(p - ev - 1);
+	if (n == 0 || n >= sizeof(o->event) || !memchr(ev, ':', n))
+		return scx_fail("bad event name");
+	memcpy(o->event, ev, n);
+	o->event[n] = '\0';
+	p = spaces(p, end);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\r'))
+		end--;
+	o->trace = p;
+	o->trace_len = (size_t)(end - p);
+	return 0;
+}
+
+int sched_read_script(struct sched_sink *s, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	uint64_t lineno = 0;
+	int rc = 0;
+
+	if (!f)
+		return scx_fail_errno("%s", path);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct sched_script_line l;
+		const char *p;
+		char why[512];
+
+		lineno++;
+		if ((lineno & 0xfff) == 0 && (rc = sched_sink_check_stop(s)) < 0)
+			break;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			len--;
+		for (p = line; p < line + len && (*p == ' ' || *p == '\t'); p++)
+			;
+		if (p == line + len)
+			continue;
+		s->res->total++;
+		if (sched_script_parse_line(line, (size_t)len, &l) < 0) {
+			snprintf(why, sizeof(why), "%s:%llu: %s: %.*s", path, (unsigned long long)lineno, scx_errmsg(),
+				 (int)(len > 200 ? 200 : len), line);
+			sched_sink_unparseable(s, why);
+			continue;
+		}
+		if ((rc = sched_sink_emit(s, l.comm, l.pid, l.tid, l.cpu, l.time_ns, l.event, l.trace,
+					  l.trace_len)) < 0)
+			break;
+	}
+	if (rc == 0 && ferror(f))
+		rc = scx_fail_errno("%s: read error", path);
+	free(line);
+	fclose(f);
+	return rc;
+}

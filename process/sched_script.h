@@ -1,0 +1,27 @@
+/*
+ * sched_script.h - one line of upstream's perf.sched.script, the text of
+ * `perf script -F comm,pid,tid,cpu,time,event,trace`:
+ *   COMM PID/TID [CPU] SECONDS.FRACTION: SYSTEM:EVENT: TRACE
+ * The comm may contain spaces; the first "PID/TID [CPU] TIME:" that follows
+ * a space is where it ends. [CPU] is optional (cpu -1 then). The fraction has
+ * 6 (perf's default) or 9 (--ns) digits; time_ns pads it.
+ */
+#ifndef SCX_SCHED_SCRIPT_H
+#define SCX_SCHED_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sched_script_line {
+	char comm[256];
+	int64_t pid, tid, cpu;
+	uint64_t time_ns;
+	char event[128];
+	const char *trace;  /* points into the line */
+	size_t trace_len;
+};
+
+/* 0 on success; -1 with the reason in scx_errmsg(). */
+int sched_script_parse_line(const char *line, size_t len, struct sched_script_line *out);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * sched_sink.h - the scheduling stream of `process`, internal to process/:
+ * the sink every sched input path (sched.data, perf.sched.data,
+ * perf.sched.script) hands its records to. The sink annotates hints (the
+ * record's tid; prev_pid/next_pid for sched_switch), counts events and writes
+ * sched.jsonl lines.
+ */
+#ifndef SCX_SCHED_SINK_H
+#define SCX_SCHED_SINK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/jsonw.h"
+#include "process/hints.h"
+#include "process/process.h"
+
+struct sched_sink {
+	const struct process_opts *opts;
+	struct hints_index *hints;
+	FILE *out;
+	struct process_sched_result *res;
+	struct jsonw w;
+};
+
+/* One record: trace text is the perf script text of the event. */
+int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t tid, int64_t cpu,
+		    uint64_t time_ns, const char *event, const char *trace, size_t trace_len);
+/* A record that could not be decoded: counted, -v prints why. */
+void sched_sink_unparseable(struct sched_sink *s, const char *why);
+int sched_sink_flush(struct sched_sink *s);
+/* Check for an interrupt every few thousand records. */
+int sched_sink_check_stop(struct sched_sink *s);
+
+int sched_read_data(struct sched_sink *s, const char *path);      /* sched.data */
+int sched_read_perfdata(struct sched_sink *s, const char *path);  /* perf.sched.data */
+int sched_read_script(struct sched_sink *s, const char *path);    /* perf.sched.script */
+
+/* Run the profile's sched input path into out (sched.jsonl); fills res->sched. */
+int process_sched(const struct process_opts *opts, FILE *out, struct process_result *res);
+
+#endif

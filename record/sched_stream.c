@@ -1,0 +1,361 @@
+/*
+ * sched_stream.c - userspace side of the scheduling stream (contract:
+ * sched_stream.h; kernel side: bpf/sched.bpf.c; format: schemas/sched-data.md).
+ *
+ * Start: look every tracepoint up in kernel BTF (btf_trace_NAME typedef),
+ * disable autoload of the missing ones, size the ring buffer, load, attach
+ * each program (a tracepoint that is present but refuses to attach is listed
+ * as missing too, unless it is a required one), then write the header. The
+ * BPF side wakes the reader only when the ring is a quarter full (a wakeup per
+ * record would feed back: each wakeup is two more context switches), so the
+ * caller must also poll on a short timeout (record.c: 5 ms). Poll
+ * consumes the ring buffer and fwrite()s each record as it is. Stop destroys
+ * the links first, so nothing is emitted after, then drains. libbpf's
+ * messages are captured (never printed) and the first warning is quoted in
+ * errors.
+ */
+#include "record/sched_stream.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/sched.h"
+#include "lib/error.h"
+#include "sched.skel.h"
+
+_Static_assert(sizeof(struct sched_record) == SCHED_RECORD_SIZE, "sched_record layout");
+_Static_assert(sizeof(struct sched_data_header) == SCHED_DATA_HEADER_SIZE, "sched.data header layout");
+
+/* Every tracepoint, named as its program in bpf/sched.bpf.c. */
+static const struct {
+	const char *name;
+	bool required;
+} tracepoints[] = {
+	{"sched_switch", true},
+	{"sched_wakeup", true},
+	{"sched_wakeup_new", true},
+	{"sched_waking", true},
+	{"sched_migrate_task", true},
+	{"sched_process_exit", true},
+	{"sched_process_exec", true},
+	{"sched_process_fork", true},
+	{"irq_handler_entry", false},
+	{"irq_handler_exit", false},
+	{"softirq_entry", false},
+	{"softirq_exit", false},
+	{"nmi_handler", false},
+	{"local_timer_entry", false},
+	{"local_timer_exit", false},
+};
+#define NR_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
+_Static_assert(NR_TP <= SCHED_MAX_TRACEPOINTS, "too many tracepoints for the stats");
+
+struct sched_stream {
+	struct sched_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[NR_TP];
+	FILE *out;
+	unsigned char *outbuf; /* records not yet handed to out */
+	size_t outlen;
+	int write_errno;
+	struct sched_stream_stats st;
+};
+
+/* ---- libbpf messages: captured, never printed ---- */
+
+static _Thread_local char libbpf_first[200];
+static libbpf_print_fn_t saved_print;
+
+static int capture_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[sizeof(libbpf_first)], *p;
+	size_t n;
+
+	if (level == LIBBPF_DEBUG || libbpf_first[0])
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	p = line;
+	if (!strncmp(p, "libbpf: ", 8))
+		p += 8;
+	n = strlen(p);
+	while (n && (p[n - 1] == '\n' || p[n - 1] == ' '))
+		p[--n] = '\0';
+	memcpy(libbpf_first, p, n + 1);
+	return 0;
+}
+
+static void quiet_begin(void)
+{
+	libbpf_first[0] = '\0';
+	saved_print = libbpf_set_print(capture_print);
+}
+
+static void quiet_end(void)
+{
+	libbpf_set_print(saved_print);
+}
+
+static const char *libbpf_said(char *buf, size_t len)
+{
+	if (!libbpf_first[0])
+		return "";
+	snprintf(buf, len, " (libbpf: %.*s)", (int)(len > 14 ? len - 14 : 0), libbpf_first);
+	return buf;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- output ---- */
+
+#define OUTBUF_SIZE (SCHED_RECORD_SIZE * 12000) /* about 1 MB */
+
+/* Hand the buffered records to out. */
+static void write_out(struct sched_stream *s)
+{
+	if (s->outlen && !s->write_errno && fwrite(s->outbuf, s->outlen, 1, s->out) != 1)
+		s->write_errno = errno ? errno : EIO;
+	s->outlen = 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct sched_stream *s = ctx;
+
+	if (size < sizeof(struct sched_record) || s->write_errno)
+		return 0;
+	if (s->outlen + SCHED_RECORD_SIZE > OUTBUF_SIZE)
+		write_out(s);
+	memcpy(s->outbuf + s->outlen, data, SCHED_RECORD_SIZE);
+	s->outlen += SCHED_RECORD_SIZE;
+	s->st.records++;
+	return 0;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int write_header(struct sched_stream *s)
+{
+	unsigned char h[SCHED_DATA_HEADER_SIZE] = {0};
+	int ncpu = libbpf_num_possible_cpus();
+
+	memcpy(h, SCHED_DATA_MAGIC, 8);
+	put_le32(h + 8, SCHED_DATA_VERSION);
+	put_le32(h + 12, SCHED_DATA_HEADER_SIZE);
+	put_le32(h + 16, 1); /* CLOCK_MONOTONIC */
+	put_le32(h + 20, SCHED_RECORD_SIZE);
+	put_le64(h + 24, s->st.start_ns);
+	put_le32(h + 32, ncpu > 0 ? (uint32_t)ncpu : 0);
+	put_le32(h + 36, SCHED_RECORD_TYPE_MAX);
+	if (fwrite(h, sizeof(h), 1, s->out) != 1)
+		return scx_fail_errno("sched.data: write failed");
+	return 0;
+}
+
+static int flush_out(struct sched_stream *s)
+{
+	write_out(s);
+	if (!s->write_errno && fflush(s->out))
+		s->write_errno = errno ? errno : EIO;
+	if (s->write_errno)
+		return scx_fail("sched.data: write failed: %s", strerror(s->write_errno));
+	return 0;
+}
+
+/* ---- start / stop ---- */
+
+static void destroy(struct sched_stream *s)
+{
+	for (size_t i = 0; i < NR_TP; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	sched_bpf__destroy(s->skel);
+	s->skel = NULL;
+}
+
+static void free_stream(struct sched_stream *s)
+{
+	destroy(s);
+	free(s->outbuf);
+	free(s);
+}
+
+/* Which tracepoints kernel BTF has: present[i]. */
+static int probe_btf(bool *present)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[64];
+
+	if (!btf)
+		return scx_fail("sched stream: no kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
+	for (size_t i = 0; i < NR_TP; i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i].name);
+		present[i] = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+	}
+	btf__free(btf);
+	return 0;
+}
+
+static int start(struct sched_stream *s, unsigned ring_mb)
+{
+	bool present[NR_TP];
+	char said[sizeof(libbpf_first) + 16];
+	struct bpf_program *prog;
+	int err;
+
+	if (probe_btf(present) < 0)
+		return -1;
+	s->skel = sched_bpf__open();
+	if (!s->skel)
+		return scx_fail("sched stream: opening the BPF object: %s%s", strerror(errno),
+				libbpf_said(said, sizeof(said)));
+	for (size_t i = 0; i < NR_TP; i++) {
+		prog = bpf_object__find_program_by_name(s->skel->obj, tracepoints[i].name);
+		if (!prog)
+			return scx_fail("sched stream: no program %s in the BPF object", tracepoints[i].name);
+		if (!present[i] && tracepoints[i].required)
+			return scx_fail("sched stream: the kernel has no %s tracepoint (btf_trace_%s not in its BTF)",
+					tracepoints[i].name, tracepoints[i].name);
+		bpf_program__set_autoload(prog, present[i]);
+	}
+	err = bpf_map__set_max_entries(s->skel->maps.sched_ring, ring_mb << 20);
+	if (err)
+		return scx_fail("sched stream: sizing the ring buffer to %u MB: %s%s", ring_mb,
+				strerror(-err), libbpf_said(said, sizeof(said)));
+	/* wake the reader at a quarter full; it drains every few ms anyway */
+	s->skel->rodata->wakeup_bytes = ((uint64_t)ring_mb << 20) / 4;
+	err = sched_bpf__load(s->skel);
+	if (err)
+		return scx_fail("sched stream: loading the BPF programs: %s%s", strerror(-err),
+				libbpf_said(said, sizeof(said)));
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sched_ring), on_record, s, NULL);
+	if (!s->rb)
+		return scx_fail("sched stream: opening the ring buffer: %s%s", strerror(errno),
+				libbpf_said(said, sizeof(said)));
+	/* before the first attach: no record is older than start_ns */
+	s->st.start_ns = now_ns();
+	for (size_t i = 0; i < NR_TP; i++) {
+		if (!present[i]) {
+			s->st.missing[s->st.nr_missing++] = tracepoints[i].name;
+			continue;
+		}
+		prog = bpf_object__find_program_by_name(s->skel->obj, tracepoints[i].name);
+		libbpf_first[0] = '\0';
+		s->links[i] = bpf_program__attach(prog);
+		if (!s->links[i]) {
+			err = errno;
+			if (tracepoints[i].required)
+				return scx_fail("sched stream: attaching tp_btf/%s: %s%s", tracepoints[i].name,
+						strerror(err), libbpf_said(said, sizeof(said)));
+			s->st.missing[s->st.nr_missing++] = tracepoints[i].name;
+			continue;
+		}
+		s->st.attached[s->st.nr_attached++] = tracepoints[i].name;
+	}
+	return write_header(s);
+}
+
+int sched_stream_start(struct sched_stream **out, const struct sched_stream_opts *o)
+{
+	struct sched_stream *s;
+	unsigned ring_mb = o->ring_mb ? o->ring_mb : SCHED_DEFAULT_RING_MB;
+	int rc;
+
+	*out = NULL;
+	if (!o->out)
+		return scx_fail("sched stream: no output file");
+	if (ring_mb > SCHED_MAX_RING_MB || (ring_mb & (ring_mb - 1)))
+		return scx_fail("--sched-ring-sz %u: must be a power of two of at most %u (MB)", ring_mb,
+				SCHED_MAX_RING_MB);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return scx_fail("sched stream: out of memory");
+	s->out = o->out;
+	s->st.ring_mb = ring_mb;
+	/* records arrive 88 bytes at a time: write them in big chunks */
+	s->outbuf = malloc(OUTBUF_SIZE);
+	if (!s->outbuf) {
+		free(s);
+		return scx_fail("sched stream: out of memory");
+	}
+	quiet_begin();
+	rc = start(s, ring_mb);
+	quiet_end();
+	if (rc < 0) {
+		free_stream(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+int sched_stream_fd(const struct sched_stream *s)
+{
+	return s && s->rb ? ring_buffer__epoll_fd(s->rb) : -1;
+}
+
+uint64_t sched_stream_records(const struct sched_stream *s)
+{
+	return s ? s->st.records : 0;
+}
+
+int sched_stream_poll(struct sched_stream *s)
+{
+	int n = ring_buffer__consume(s->rb);
+
+	if (n < 0 && n != -EINTR)
+		return scx_fail("sched stream: reading the ring buffer: %s", strerror(-n));
+	write_out(s);
+	if (s->write_errno)
+		return scx_fail("sched.data: write failed: %s", strerror(s->write_errno));
+	return 0;
+}
+
+int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
+{
+	int rc = 0, n;
+
+	if (!s)
+		return 0;
+	/* detach first: nothing is emitted after this; then drain */
+	for (size_t i = 0; i < NR_TP; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+	n = ring_buffer__consume(s->rb);
+	if (n < 0)
+		rc = scx_fail("sched stream: draining the ring buffer: %s", strerror(-n));
+	s->st.drops = s->skel->bss->dropped;
+	s->st.drops_nmi = s->skel->bss->dropped_nmi;
+	if (flush_out(s) < 0)
+		rc = -1;
+	if (st)
+		*st = s->st;
+	free_stream(s);
+	return rc;
+}

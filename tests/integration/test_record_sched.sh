@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# test_record_sched.sh - the scheduling stream of `scxprof record`: records a
+# context-switch-heavy workload (perf bench sched pipe) under
+# `perf stat -e context-switches -a`, and checks sched.data with an
+# independent reader (sched_data_read.py): the header, every record's type,
+# cpu and tids, no drops at the default ring size, and the sched_switch
+# records inside perf stat's window within 5% of its count. Also the
+# metadata "sched" object, --disable-sched-trace and option errors.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+READER="$here/sched_data_read.py"
+
+if [ "$(id -u)" != 0 ]; then
+	skip record-sched "needs root (BPF)"
+	exit 0
+fi
+if ! command -v perf >/dev/null || ! perf bench sched pipe -l 10 >/dev/null 2>&1; then
+	skip record-sched "no working perf (perf bench sched pipe)"
+	exit 0
+fi
+
+mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+
+# The workload: perf stat around perf bench, with CLOCK_MONOTONIC stamps
+# before and after so the same window can be cut out of sched.data.
+cat >"$WORK/workload.sh" <<'WL'
+#!/usr/bin/env bash
+mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+mono >"$1/t0"
+perf stat -e context-switches -a -x, -o "$1/stat.csv" -- perf bench sched pipe -l 20000 >"$1/bench.out" 2>&1
+rc=$?
+mono >"$1/t1"
+exit $rc
+WL
+chmod +x "$WORK/workload.sh"
+
+out="$WORK/p1"
+if ! "$SCXPROF" record -o "$out" --disable-archive --disable-mem-trace -t 60 -- "$WORK/workload.sh" "$WORK" \
+	>"$WORK/rec.out" 2>"$WORK/rec.err"; then
+	fail record-sched-run "$(tail -n 5 "$WORK/rec.err" | tr '\n' ' ')"
+	exit 0
+fi
+pass record-sched-run
+
+if [ -f "$out/sched.data" ] && [ "$(stat -c %a "$out/sched.data")" = 600 ]; then
+	pass record-sched-file
+else
+	fail record-sched-file "no sched.data, or not mode 0600"
+fi
+grep -q '^Sched records: ' "$WORK/rec.out" && pass record-sched-summary || fail record-sched-summary "$(cat "$WORK/rec.out")"
+
+t0=$(cat "$WORK/t0") t1=$(cat "$WORK/t1")
+if ! python3 "$READER" "$out/sched.data" "$t0" "$t1" >"$WORK/read.json" 2>"$WORK/read.err"; then
+	fail record-sched-read "$(tail -n 3 "$WORK/read.err" | tr '\n' ' ')"
+	exit 0
+fi
+python3 - "$WORK/read.json" "$out/metadata.json" "$WORK/stat.csv" <<'PY' || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = json.load(open(sys.argv[2]))["sched"]
+stat = None
+for line in open(sys.argv[3]):
+    f = line.strip().split(",")
+    if len(f) > 2 and f[2] == "context-switches":
+        stat = int(f[0])
+
+def res(name, ok, why):
+    print(("PASS: %s" % name) if ok else ("FAIL: %s: %s" % (name, why)))
+
+res("record-sched-header", r["header"]["magic"] == "SCXSCHED" and r["header"]["clock_id"] == 1,
+    json.dumps(r["header"]))
+res("record-sched-records-valid", not r["bad"], "; ".join(r["bad"][:5]))
+res("record-sched-count-matches-metadata", m is not None and m["records"] == r["records"],
+    "file has %d records, metadata %s" % (r["records"], m and m["records"]))
+res("record-sched-no-drops", m is not None and m["drops"] == 0, "drops %s" % (m and m["drops"]))
+want = {"sched_switch", "sched_wakeup", "sched_waking", "sched_process_fork", "sched_process_exec",
+        "sched_process_exit", "sched_wakeup_new"}
+seen = set(r["counts"])
+res("record-sched-types", want <= seen, "missing types %s (seen %s)" % (sorted(want - seen), r["counts"]))
+att = set(m["attached"]) if m else set()
+res("record-sched-attached", m is not None and "sched_switch" in att and not (att & set(m["missing"])) and
+    len(att) + len(m["missing"]) == 15, json.dumps(m))
+sw = r["in_window"].get("sched_switch", 0)
+if stat is None:
+    res("record-sched-switches-vs-perf-stat", False, "no context-switches line in perf stat output")
+else:
+    dev = abs(sw - stat) / max(stat, 1)
+    print("info: sched_switch records in window %d, perf stat context-switches %d, deviation %.2f%%, "
+          "total records %d" % (sw, stat, dev * 100, r["records"]))
+    res("record-sched-switches-vs-perf-stat", stat >= 40000 and dev <= 0.05,
+        "sched_switch %d vs perf stat %d (%.2f%%)" % (sw, stat, dev * 100))
+PY
+
+if [ -x "$TOP/tests/validate.js" ] || [ -f "$TOP/tests/validate.js" ]; then
+	check record-sched-metadata-schema validate "$TOP/schemas/metadata.schema.json" "$out/metadata.json"
+fi
+
+# --disable-sched-trace: no sched.data, "sched": null
+out2="$WORK/p2"
+if "$SCXPROF" record -o "$out2" --disable-archive --disable-sched-trace -t 1 >/dev/null 2>"$WORK/rec2.err" &&
+	[ ! -e "$out2/sched.data" ] &&
+	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["sched"] is not None)' "$out2/metadata.json"; then
+	pass record-sched-disable
+else
+	fail record-sched-disable "$(tail -n 3 "$WORK/rec2.err" | tr '\n' ' ')"
+fi
+
+# the sched stream alone is enough to record; all three off is a usage error
+out3="$WORK/p3"
+if "$SCXPROF" record -o "$out3" --disable-archive --disable-mem-trace -t 1 >/dev/null 2>"$WORK/rec3.err" &&
+	[ -s "$out3/sched.data" ] && [ ! -e "$out3/perf.mem.data" ]; then
+	pass record-sched-only
+else
+	fail record-sched-only "$(tail -n 3 "$WORK/rec3.err" | tr '\n' ' ')"
+fi
+"$SCXPROF" record -o "$WORK/p4" --disable-mem-trace --disable-sched-trace -t 1 >/dev/null 2>"$WORK/rec4.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "at least one of" "$WORK/rec4.err" && [ ! -e "$WORK/p4" ]; then
+	pass record-sched-nothing-to-record
+else
+	fail record-sched-nothing-to-record "exit $rc: $(head -n 1 "$WORK/rec4.err")"
+fi
+"$SCXPROF" record -o "$WORK/p5" --sched-ring-sz 3 -t 1 >/dev/null 2>"$WORK/rec5.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "sched-ring-sz" "$WORK/rec5.err"; then
+	pass record-sched-ring-size-checked
+else
+	fail record-sched-ring-size-checked "exit $rc: $(head -n 1 "$WORK/rec5.err")"
+fi
