@@ -191,7 +191,8 @@ static int parse_categories(const char *spec, struct cats *out)
 		if (cats_add(out, name, comm, has_hint, hint) < 0)
 			goto out;
 	}
-	qsort(hinted, nh, sizeof(char *), cmp_str);
+	if (nh)
+		qsort(hinted, nh, sizeof(char *), cmp_str);
 	for (i = 0; i < nh; i++) {
 		char name[4200];
 		bool has_zero = false;

@@ -231,7 +231,8 @@ int sched_read_data(struct sched_sink *s, const char *path)
 		memcpy(&ix[n].ts, p, 8);
 		ix[n++].i = i;
 	}
-	qsort(ix, n, sizeof(*ix), idx_cmp);
+	if (n)
+		qsort(ix, n, sizeof(*ix), idx_cmp);
 	for (i = 0; i < n; i++) {
 		struct sched_record r;
 
