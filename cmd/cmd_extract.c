@@ -7,9 +7,11 @@
  * subcommand means mem, as in the original scxprof.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
@@ -26,6 +28,7 @@ struct extract_args {
 	const char *cluster;
 	const char *granularity;
 	const char *threshold;
+	const char *sched;
 	bool use_hints;
 	int verbose;
 	long max_cell_cpus;
@@ -42,9 +45,13 @@ static const char summary[] =
 	"    physical memory are merged (average linkage on TF-IDF cosine affinity of\n"
 	"    their pages) while the affinity is above --share-threshold and the merged\n"
 	"    CPU demand stays within --max-cell-cpus. See docs/clustering.md.\n"
+	"    CPU demand: runtime / trace duration from sched JSONL (--sched FILE, or\n"
+	"    sched.jsonl next to -f FILE), else the unit's share of samples x CPUs.\n"
 	"  --cluster comm: upstream's config exactly: subcells for the allotment\n"
 	"    group only, one per unit.\n"
-	"-v prints upstream's per-group summary (and the clustering steps) to stderr.\n"
+	"-v prints upstream's per-group summary (and the clustering steps) to stderr;\n"
+	"with sched JSONL, each cell's and subcell's CPU share, runtime, wakeups,\n"
+	"wakeup latency p50/p99 and migrations too.\n"
 	"`extract sched util` and `extract sched stats` read sched JSONL (see their --help).";
 
 static const char sched_util_summary[] =
@@ -87,6 +94,25 @@ static int parse_threshold(const char *val, double *out)
 	return 0;
 }
 
+/* --sched FILE, else sched.jsonl in the directory of -f FILE when it exists, else NULL */
+static const char *sched_next_to(const struct extract_args *a)
+{
+	static char path[PATH_MAX];
+	const char *slash;
+	struct stat st;
+
+	if (a->sched)
+		return a->sched;
+	if (!strcmp(a->file, "-"))
+		return NULL;
+	slash = strrchr(a->file, '/');
+	if (slash)
+		snprintf(path, sizeof(path), "%.*s/sched.jsonl", (int)(slash - a->file), a->file);
+	else
+		snprintf(path, sizeof(path), "sched.jsonl");
+	return stat(path, &st) == 0 && st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
+}
+
 /* args -> opts; -1 after printing a usage error. */
 static int to_opts(const struct extract_args *a, struct extract_mem_opts *o)
 {
@@ -102,6 +128,7 @@ static int to_opts(const struct extract_args *a, struct extract_mem_opts *o)
 	o->max_cell_cpus = (double)a->max_cell_cpus;
 	o->max_keys = (size_t)a->evidence_keys;
 	o->stop = (volatile int *)&scx_interrupted;
+	o->sched_path = sched_next_to(a);
 	if (a->cluster && parse_enum("--cluster", a->cluster, "comm", "sharing", &cluster) < 0)
 		return -1;
 	if (a->granularity && parse_enum("--granularity", a->granularity, "page", "line", &line) < 0)
@@ -152,6 +179,8 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		OPT_STRING(0, "share-threshold", &a.threshold, "X", "merge while affinity > X, 0..1 (default 0.08)"),
 		OPT_INT(0, "max-cell-cpus", &a.max_cell_cpus, "N",
 			"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),
+		OPT_STRING(0, "sched", &a.sched, "FILE",
+			   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl next to -f FILE, if not empty)"),
 		OPT_INT(0, "evidence-keys", &a.evidence_keys, "N",
 			"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32),
 		OPT_END(),

@@ -12,6 +12,7 @@
 #include "extract/mem_agg.h"
 #include "extract/mem_groups.h"
 #include "extract/mem_report.h"
+#include "extract/mem_sched.h"
 #include "extract/sharing.h"
 #include "extract/topology.h"
 #include "lib/error.h"
@@ -21,6 +22,8 @@ struct run {
 	struct mem_agg agg;
 	struct sharing_params sp;
 	FILE *log; /* NULL unless verbose */
+	struct mem_sched sched;
+	bool has_sched, sched_header;
 };
 
 static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
@@ -31,6 +34,7 @@ static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
 	ao->evidence = o->cluster == CLUSTER_SHARING;
 	ao->line_granularity = o->line_granularity;
 	ao->max_keys = o->max_keys;
+	ao->track_tids = o->sched_path != NULL;
 }
 
 int extract_mem_check_opts(const struct extract_mem_opts *o)
@@ -94,14 +98,27 @@ static char *joined_name(const struct unit_list *u, const struct unit_cluster *c
 	return s;
 }
 
-static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u)
+static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u,
+				  enum group_kind kind)
 {
+	struct sharing_params sp = r->sp;
 	struct clustering cl;
+	double *demand = NULL;
 	size_t i, m;
 	int rc = 0;
 
-	if (sharing_cluster(&r->agg, u, &r->sp, cell->name, r->log, &cl) < 0)
+	if (r->has_sched) {
+		if (!(demand = calloc(u->n ? u->n : 1, sizeof(*demand))))
+			return scx_fail("out of memory");
+		mem_sched_demand(&r->sched, &r->agg, kind, u, demand);
+		sp.demand = demand;
+	}
+	rc = sharing_cluster(&r->agg, u, &sp, cell->name, r->log, &cl);
+	free(demand);
+	if (rc < 0)
 		return -1;
+	if (r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &cl) < 0)
+		rc = -1;
 	for (i = 0; i < cl.n && !rc; i++) {
 		char *name = joined_name(u, &cl.v[i]);
 		struct cell *sub = name ? cell_add_subcell(cell, name) : NULL;
@@ -149,10 +166,19 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 	if (!cell)
 		goto out;
 	if (units.n) {
-		if (r->o->cluster == CLUSTER_SHARING ? subcells_from_clusters(r, cell, &units) < 0
+		if (r->o->cluster == CLUSTER_SHARING ? subcells_from_clusters(r, cell, &units, kind) < 0
 						     : subcells_from_units(cell, &units) < 0)
 			goto out;
 		if (add_rest_subcell(cell) < 0)
+			goto out;
+	}
+	/* sharing mode reports its units' sched lines after their clustering */
+	if (r->log && r->has_sched && (r->o->cluster == CLUSTER_COMM || !units.n)) {
+		if (r->o->cluster == CLUSTER_COMM && !r->sched_header)
+			fprintf(r->log, "\nScheduling (%s: %.3f s, %zu CPUs):\n", r->sched.path,
+				(double)r->sched.st.duration_ns / 1e9, r->sched.st.cpu_count);
+		r->sched_header = true;
+		if (mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, &units, NULL) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -173,7 +199,12 @@ static int sharing_setup(struct run *r)
 	r->sp.cap_cpus = r->o->max_cell_cpus > 0 ? r->o->max_cell_cpus : (double)t.largest_llc_cpus;
 	r->sp.online_cpus = (double)t.online_cpus;
 	r->sp.total_samples = r->agg.total;
-	if (r->log)
+	if (r->log && r->has_sched)
+		fprintf(r->log,
+			"\nCPU demand: sched runtime / trace duration (%s: %.3f s, %zu CPUs); cap %.2f CPUs per cell (%s)\n",
+			r->sched.path, (double)r->sched.st.duration_ns / 1e9, r->sched.st.cpu_count, r->sp.cap_cpus,
+			r->o->max_cell_cpus > 0 ? "--max-cell-cpus" : "largest LLC");
+	else if (r->log)
 		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s); cap %.2f CPUs per cell (%s)\n",
 			t.online_cpus, t.source, r->sp.cap_cpus,
 			r->o->max_cell_cpus > 0 ? "--max-cell-cpus" : "largest LLC");
@@ -194,6 +225,11 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 		goto out;
 	if (mem_agg_read(&r.agg, in, o->path, o->stop) < 0)
 		goto out;
+	if (o->sched_path) {
+		if (mem_sched_load(&r.sched, o->sched_path) < 0)
+			goto out;
+		r.has_sched = true;
+	}
 	if (r.log && mem_report_write(r.log, &r.agg, o->verbose, o->use_hints) < 0)
 		goto out;
 	if (o->cluster == CLUSTER_SHARING && sharing_setup(&r) < 0)
@@ -209,5 +245,6 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 out:
 	cell_config_free(&cfg);
 	mem_agg_free(&r.agg);
+	mem_sched_free(&r.sched);
 	return rc;
 }

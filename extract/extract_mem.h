@@ -29,6 +29,7 @@ struct extract_mem_opts {
 	double share_threshold;   /* < 0: SHARE_THRESHOLD_DEFAULT */
 	double max_cell_cpus;     /* <= 0: largest LLC (topology.json or host) */
 	size_t max_keys;          /* evidence budget, 0: default */
+	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
 	volatile int *stop;       /* polled; set to interrupt */
 };
 

@@ -25,6 +25,8 @@ int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 	a->workload_len = strlen(o->workload);
 	strmap_init(&a->group_index);
 	strmap_init(&a->cgroup_cache);
+	u64cnt_init(&a->tid_group);
+	u64cnt_init(&a->tid_hint);
 	re = pcre2_compile((PCRE2_SPTR)o->allotment_re, PCRE2_ZERO_TERMINATED,
 			   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
 	if (!re) {
@@ -69,6 +71,8 @@ void mem_agg_free(struct mem_agg *a)
 	free(a->groups);
 	strmap_free(&a->group_index);
 	strmap_free(&a->cgroup_cache);
+	u64cnt_free(&a->tid_group);
+	u64cnt_free(&a->tid_hint);
 	if (a->match)
 		pcre2_match_data_free((pcre2_match_data *)a->match);
 	if (a->re)
@@ -285,6 +289,14 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 	c->count++;
 	h->count++;
 	a->total++;
+	if (a->o.track_tids && !u64cnt_find(&a->tid_group, (uint64_t)s->tid)) {
+		uint64_t *g = u64cnt_slot(&a->tid_group, (uint64_t)s->tid), *hv;
+
+		if (!g || !(hv = u64cnt_slot(&a->tid_hint, (uint64_t)s->tid)))
+			return -1;
+		*g = (uint64_t)gi + 1;
+		*hv = s->hint;
+	}
 	if (a->o.evidence && s->phys_addr)
 		return add_evidence(a, h, s);
 	return 0;

@@ -56,6 +56,7 @@ struct mem_agg_opts {
 	bool evidence;            /* keep page evidence (sharing clustering) */
 	bool line_granularity;    /* 64-byte lines instead of pages */
 	size_t max_keys;          /* evidence budget over all units (0: default) */
+	bool track_tids;          /* keep tid -> group/hint (extract mem's sched stats) */
 };
 
 #define MEM_AGG_DEFAULT_MAX_KEYS ((size_t)1 << 20)
@@ -71,6 +72,8 @@ struct mem_agg {
 	uint64_t total;
 	unsigned level;   /* evidence sampling level: keep 2^-level of the key space */
 	size_t nr_keys;   /* keys held in all evidence maps */
+	/* with track_tids: tid -> group index + 1 and tid -> hint of its first sample */
+	struct u64cnt tid_group, tid_hint;
 };
 
 /*

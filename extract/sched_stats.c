@@ -318,7 +318,8 @@ static void put_row(struct jsonw *w, const struct stats *s, struct row *r, uint6
 	if (a->nlat) {
 		uint64_t sum = 0;
 
-		qsort(a->lat, a->nlat, sizeof(uint64_t), cmp_u64);
+		if (a->nlat)
+			qsort(a->lat, a->nlat, sizeof(uint64_t), cmp_u64);
 		for (size_t i = 0; i < a->nlat; i++)
 			sum += a->lat[i];
 		jsonw_kv_u64(w, "min", a->lat[0]);
@@ -427,7 +428,8 @@ static int build_rows(struct stats *s, struct row **rows_out, size_t *nrows_out)
 	if (!(rows = calloc(s->nthreads + s->ncpus + 1, sizeof(*rows))))
 		goto oom;
 	if (by == BY_COMM)
-		qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_thread_comm);
+		if (s->nthreads)
+			qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_thread_comm);
 	if (by <= BY_COMM) {
 		for (i = 0; i < s->nthreads; i++) {
 			struct thread *t = s->threads[i];
@@ -521,21 +523,36 @@ out:
 	return rc;
 }
 
-int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
+static void stats_free(struct stats *s)
 {
-	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
-	struct stats s = {.o = o};
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++) {
+		free(s->threads[i]->comm);
+		free(s->threads[i]->a.lat);
+		free(s->threads[i]);
+	}
+	free(s->threads);
+	for (i = 0; i < s->ncpus; i++)
+		free(s->cpus[i].a.lat);
+	free(s->cpus);
+	u64map_free(&s->tmap);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One pass over the input into s; *dur and *cpu_count of the trace. */
+static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, size_t *cpu_count)
+{
 	struct sched_reader *r;
 	struct sched_event ev;
-	struct row *rows = NULL;
-	size_t nrows = 0, i, cpu_count = 0, shown;
 	bool started = false;
-	uint64_t start = 0, end = 0, dur;
-	struct jsonw w;
+	uint64_t start = 0, end = 0;
+	size_t i;
 	int rc = -1, n;
 
-	u64map_init(&s.tmap);
-	if (!(r = sched_reader_open(in, o->path)))
+	u64map_init(&s->tmap);
+	*cpu_count = 0;
+	if (!(r = sched_reader_open(in, path)))
 		return -1;
 	while ((n = sched_reader_next(r, &ev)) > 0) {
 		if (!ev.time_ok)
@@ -545,32 +562,51 @@ int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
 			start = ev.time_ns;
 		}
 		end = ev.time_ns;
-		if (process(&s, &ev) < 0)
+		if (process(s, &ev) < 0)
 			goto out;
 	}
 	if (n < 0)
 		goto out;
 	if (!started) {
-		scx_fail("%s: no sched records", o->path);
+		scx_fail("%s: no sched records", path);
 		goto out;
 	}
-	for (i = 0; i < s.ncpus; i++) {
-		struct cpu *c = &s.cpus[i];
+	for (i = 0; i < s->ncpus; i++) {
+		struct cpu *c = &s->cpus[i];
 		struct thread *t;
 
-		cpu_count += c->seen;
+		*cpu_count += c->seen;
 		if (c->running && c->last_seen > c->since) {
-			if (!(t = thread_get(&s, c->cur)))
+			if (!(t = thread_get(s, c->cur)))
 				goto out;
 			t->a.runtime += c->last_seen - c->since;
 			c->a.runtime += c->last_seen - c->since;
 		}
 	}
-	dur = end > start ? end - start : 0;
+	*dur = end > start ? end - start : 0;
+	rc = 0;
+out:
+	sched_reader_close(r);
+	return rc;
+}
+
+int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
+{
+	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
+	struct stats s = {.o = o};
+	struct row *rows = NULL;
+	size_t nrows = 0, i, cpu_count = 0, shown;
+	uint64_t dur = 0;
+	struct jsonw w;
+	int rc = -1;
+
+	if (collect(&s, in, o->path, &dur, &cpu_count) < 0)
+		goto out;
 	if (build_rows(&s, &rows, &nrows) < 0)
 		goto out;
 	sort_by = o->by;
-	qsort(rows, nrows, sizeof(*rows), cmp_row);
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), cmp_row);
 	shown = o->limit > 0 && (size_t)o->limit < nrows ? (size_t)o->limit : nrows;
 	jsonw_init(&w);
 	jsonw_obj_open(&w);
@@ -588,19 +624,61 @@ int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
 	rc = jsonw_flush_to(&w, out, "stdout");
 	jsonw_free(&w);
 out:
-	sched_reader_close(r);
 	for (i = 0; i < nrows; i++)
 		free(rows[i].a.lat);
 	free(rows);
-	for (i = 0; i < s.nthreads; i++) {
-		free(s.threads[i]->comm);
-		free(s.threads[i]->a.lat);
-		free(s.threads[i]);
-	}
-	free(s.threads);
-	for (i = 0; i < s.ncpus; i++)
-		free(s.cpus[i].a.lat);
-	free(s.cpus);
-	u64map_free(&s.tmap);
+	stats_free(&s);
 	return rc;
+}
+
+int sched_threads_read(FILE *in, const char *path, struct sched_threads *out)
+{
+	struct sched_stats_opts o = {.path = path, .by = BY_THREAD};
+	struct stats s = {.o = &o};
+	size_t i;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (collect(&s, in, path, &out->duration_ns, &out->cpu_count) < 0)
+		goto out;
+	if (!(out->v = calloc(s.nthreads ? s.nthreads : 1, sizeof(*out->v)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (i = 0; i < s.nthreads; i++) {
+		struct thread *t = s.threads[i];
+		struct sched_thread_stats *d = &out->v[out->n++];
+
+		d->tid = t->tid;
+		d->pid = t->pid;
+		d->comm = t->comm; /* moved */
+		t->comm = NULL;
+		d->runtime = t->a.runtime;
+		d->wakeups = t->a.wakeups;
+		d->migrations = t->a.migrations;
+		d->lat = t->a.lat; /* moved */
+		d->nlat = t->a.nlat;
+		t->a.lat = NULL;
+	}
+	rc = 0;
+out:
+	stats_free(&s);
+	if (rc)
+		sched_threads_free(out);
+	return rc;
+}
+
+void sched_threads_free(struct sched_threads *t)
+{
+	for (size_t i = 0; t->v && i < t->n; i++) {
+		free(t->v[i].comm);
+		free(t->v[i].lat);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+uint64_t sched_lat_rank(const uint64_t *sorted, size_t n, unsigned pct)
+{
+	return n ? rank(sorted, n, pct) : 0;
 }

@@ -20,6 +20,8 @@
 #ifndef SCX_EXTRACT_SCHED_STATS_H
 #define SCX_EXTRACT_SCHED_STATS_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum sched_stats_by { BY_THREAD, BY_PROCESS, BY_COMM, BY_CPU, BY_LLC, BY_NODE };
@@ -35,5 +37,27 @@ struct sched_stats_opts {
 int sched_stats_parse_by(const char *s, enum sched_stats_by *by);
 /* One JSON document on out. -1 with scx_fail. */
 int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out);
+
+/* Per-thread results of the same pass, for extract mem -v. */
+struct sched_thread_stats {
+	int64_t tid, pid;
+	char *comm;     /* the last comm the trace showed (may be NULL) */
+	uint64_t runtime, wakeups, migrations;
+	uint64_t *lat;  /* wakeup-to-run latencies, ns, unsorted */
+	size_t nlat;
+};
+
+struct sched_threads {
+	struct sched_thread_stats *v;
+	size_t n;
+	uint64_t duration_ns; /* first to last record */
+	size_t cpu_count;     /* CPUs with records */
+};
+
+/* Read a whole sched JSONL stream. -1 with scx_fail. */
+int sched_threads_read(FILE *in, const char *path, struct sched_threads *out);
+void sched_threads_free(struct sched_threads *t);
+/* Nearest-rank percentile of n sorted values (0 when n == 0). */
+uint64_t sched_lat_rank(const uint64_t *sorted, size_t n, unsigned pct);
 
 #endif

@@ -407,7 +407,10 @@ static int agglo_init(struct agglo *g, const struct unit_list *u, const struct s
 		g->alive[i] = true;
 		g->size[i] = 1;
 		g->owner[i] = i;
-		g->demand[i] = p->total_samples ? (double)u->v[i].count / (double)p->total_samples * p->online_cpus : 0;
+		if (p->demand)
+			g->demand[i] = p->demand[i];
+		else
+			g->demand[i] = p->total_samples ? (double)u->v[i].count / (double)p->total_samples * p->online_cpus : 0;
 	}
 	return 0;
 }

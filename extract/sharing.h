@@ -34,6 +34,7 @@ struct sharing_params {
 	double cap_cpus;        /* max CPU demand of a merged cluster */
 	double online_cpus;     /* demand = samples / total_samples * online_cpus */
 	uint64_t total_samples; /* all samples of the input */
+	const double *demand;   /* per unit of the call (CPUs), NULL: the sample share above */
 };
 
 struct unit_cluster {

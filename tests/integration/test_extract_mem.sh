@@ -173,3 +173,43 @@ check "cap: no merged cell above 1 CPU (units of 0.42 CPUs: at most 2 members)" 
 import json,sys; s=json.load(open(sys.argv[1]))[0]["subcells"]
 assert max(len(x["name"].split("+")) for x in s)==2, [x["name"] for x in s]' "$WORK/pl/cap.json"
 check "cap: still never mixes planted groups" no_mix cap moderate
+
+# --- sched.jsonl next to perf.jsonl: CPU demand and -v sched lines ---
+# tests/fixtures/extract/sched-demand: allotment units web (tids 1000, 1001,
+# 1500 sampled as web1/web2/web3) and db (tid 2000) share pages; 80 samples
+# on 8 CPUs (topology.json) give web 0.30 + db 0.20 = 0.50 CPUs by sample
+# share. The 10 ms sched trace on 4 CPUs says web1 4 ms + web2 2 ms = 0.60
+# CPUs (tid 1500 runs as "logger": allotment/rest, 1 ms), db 5 ms = 0.50,
+# so the merge is 1.10 CPUs and --max-cell-cpus 1 refuses it. Latencies:
+# web2 50 and 150 us (one migration), db 100 us; thread 9999 was never
+# sampled and is left out. Expected lines: sched-*.v.txt, computed by hand.
+SD="$FIX/sched-demand"
+mkdir -p "$WORK/sd/only" "$WORK/sd/both"
+cp "$SD/perf.jsonl" "$SD/topology.json" "$WORK/sd/only/"
+cp "$SD/perf.jsonl" "$SD/topology.json" "$SD/sched.jsonl" "$WORK/sd/both/"
+(cd "$WORK/sd/only" && "$SCXPROF" extract mem -v --max-cell-cpus 1 -f perf.jsonl >"$WORK/sd/only.json" 2>"$WORK/sd/only.err")
+(cd "$WORK/sd/both" && "$SCXPROF" extract mem -v --max-cell-cpus 1 -f perf.jsonl >"$WORK/sd/both.json" 2>"$WORK/sd/both.err")
+check "sched: without sched.jsonl, demand is the sample share" grep -qx \
+	"CPU demand: share of samples x 8 online CPUs (topology.json); cap 1.00 CPUs per cell (--max-cell-cpus)" "$WORK/sd/only.err"
+check "sched: sample share 0.50 CPUs <= cap 1: db + web merge" grep -qx "  merge db + web: affinity 0.949, demand 0.50 CPUs" "$WORK/sd/only.err"
+check "sched: no sched lines without sched.jsonl" bash -c "! grep -q '^  sched ' '$WORK/sd/only.err'"
+check "sched: sched.jsonl next to perf.jsonl is the demand source" grep -qx \
+	"CPU demand: sched runtime / trace duration (sched.jsonl: 0.010 s, 4 CPUs); cap 1.00 CPUs per cell (--max-cell-cpus)" "$WORK/sd/both.err"
+check "sched: runtime demand 1.10 CPUs > cap 1: the merge is refused" grep -qx \
+	"  refuse db + web: affinity 0.949, demand 1.10 CPUs > cap 1.00" "$WORK/sd/both.err"
+check "sched: refused merge leaves db and web subcells" python3 -c '
+import json,sys; c=json.load(open(sys.argv[1])); assert [x["name"] for x in c[0]["subcells"]]==["db","web","rest"], c' "$WORK/sd/both.json"
+grep '^  sched ' "$WORK/sd/both.err" >"$WORK/sd/both.sched"
+check "sched: -v lines per cell and subcell (hand-computed)" cmp "$SD/sched-cap1.v.txt" "$WORK/sd/both.sched"
+"$SCXPROF" extract mem -v -f "$SD/perf.jsonl" 2>&1 >/dev/null | grep '^  sched ' >"$WORK/sd/default.sched"
+check "sched: default cap merges db+web, one merged line" cmp "$SD/sched-default.v.txt" "$WORK/sd/default.sched"
+"$SCXPROF" extract mem -v --max-cell-cpus 1 --sched "$SD/sched.jsonl" -f "$WORK/sd/only/perf.jsonl" >/dev/null 2>"$WORK/sd/opt.err"
+grep '^  sched ' "$WORK/sd/opt.err" >"$WORK/sd/opt.sched"
+check "sched: --sched FILE gives the same lines" cmp "$SD/sched-cap1.v.txt" "$WORK/sd/opt.sched"
+"$SCXPROF" extract mem --cluster comm -v -f "$SD/perf.jsonl" 2>&1 >/dev/null | grep '^  sched ' >"$WORK/sd/comm.sched"
+check "sched: --cluster comm prints the lines of its units" cmp "$WORK/sd/comm.sched" <(grep -v -e '^  sched rest/' "$SD/sched-cap1.v.txt")
+"$SCXPROF" extract mem --sched "$WORK/sd/nonexistent.jsonl" -f "$SD/perf.jsonl" >/dev/null 2>"$WORK/sd/bad.err"
+check "sched: a missing --sched FILE is an error" grep -q "nonexistent.jsonl: cannot open" "$WORK/sd/bad.err"
+: >"$WORK/sd/only/sched.jsonl"
+(cd "$WORK/sd/only" && "$SCXPROF" extract mem -v --max-cell-cpus 1 -f perf.jsonl >/dev/null 2>"$WORK/sd/empty.err")
+check "sched: an empty sched.jsonl next to perf.jsonl is ignored (sample share)" grep -q "^CPU demand: share of samples" "$WORK/sd/empty.err"

@@ -1,0 +1,45 @@
+/*
+ * mem_sched.h - scheduling stats for extract mem: per-thread results of
+ * sched.jsonl (extract/sched_stats) attributed to the cells and units of
+ * the memory samples. A thread belongs to the group where its tid first
+ * appears in perf.jsonl (sched.jsonl has no cgroup), and within it to the
+ * unit whose normalized comm is the thread's last sched comm normalized
+ * (and, for NAME@hint=H units, whose hint is the tid's first sample hint);
+ * threads of a cell that match no unit count in its "rest" subcell and
+ * threads never sampled are left out. A unit's CPU demand is its runtime
+ * divided by the trace duration.
+ */
+#ifndef SCX_EXTRACT_MEM_SCHED_H
+#define SCX_EXTRACT_MEM_SCHED_H
+
+#include <stdio.h>
+
+#include "extract/mem_agg.h"
+#include "extract/mem_groups.h"
+#include "extract/sched_stats.h"
+#include "extract/sharing.h"
+
+struct mem_sched {
+	const char *path;
+	struct sched_threads st;
+};
+
+/* Read path (sched JSONL). -1 with scx_fail. */
+int mem_sched_load(struct mem_sched *m, const char *path);
+void mem_sched_free(struct mem_sched *m);
+
+/* demand[i] = runtime of unit i / trace duration, in CPUs. -1 on OOM. */
+int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		     const struct unit_list *u, double *demand);
+
+/*
+ * One line for the cell and one per subcell (clusters of units, or one
+ * per unit when cl is NULL, then "rest" when there are units):
+ *   "  sched NAME: cpu X.XX (Y.Y%), runtime Z.Z ms, wakeups N,
+ *    latency p50 A.A us p99 B.B us, migrations M"
+ * NAME is the cell name, or CELL/SUBCELL. -1 on OOM.
+ */
+int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		     const char *cell_name, const struct unit_list *u, const struct clustering *cl);
+
+#endif
