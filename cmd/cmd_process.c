@@ -65,22 +65,10 @@ static int resolve_profile(const char *path, char *dir, size_t size)
 	return 0;
 }
 
+/* Outputs are plain files others may read. */
 static FILE *create_in(const char *dir, const char *name)
 {
-	char path[4096];
-	FILE *f;
-	int fd;
-
-	if (fs_join(path, sizeof(path), dir, name) < 0)
-		return NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		scx_fail_errno("%s: cannot create", path);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	return f;
+	return fs_create_in(dir, name, 0644);
 }
 
 static int close_checked(FILE **f, const char *what)

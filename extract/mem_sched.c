@@ -101,10 +101,12 @@ static int report_line(FILE *log, const struct mem_sched *m, const bool *sel, co
 		runtime += t->runtime;
 		wakeups += t->wakeups;
 		migrations += t->migrations;
-		memcpy(lat + nlat, t->lat, t->nlat * sizeof(*lat));
+		if (t->nlat) /* a thread without wakeups has no list */
+			memcpy(lat + nlat, t->lat, t->nlat * sizeof(*lat));
 		nlat += t->nlat;
 	}
-	qsort(lat, nlat, sizeof(*lat), cmp_u64);
+	if (nlat)
+		qsort(lat, nlat, sizeof(*lat), cmp_u64);
 	cpus = dur > 0 ? (double)runtime / dur : 0;
 	fprintf(log, "  sched %s%s%s: cpu %.2f (%.1f%%), runtime %.1f ms, wakeups %llu, ", cell, sub ? "/" : "",
 		sub ? sub : "", cpus, m->st.cpu_count ? cpus * 100.0 / (double)m->st.cpu_count : 0.0,

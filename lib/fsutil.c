@@ -135,6 +135,24 @@ int fs_commit_dir(const char *tmp, const char *final, bool replace)
 	return fs_remove_tree(aside);
 }
 
+FILE *fs_create_in(const char *dir, const char *name, unsigned mode)
+{
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	if (fs_join(path, sizeof(path), dir, name) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		scx_fail_errno("%s: cannot create", path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int fs_copy_file(const char *src, const char *dst)
 {
 	char buf[1 << 16];

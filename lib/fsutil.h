@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Remove path (file, symlink or directory tree) without following symlinks.
  * A missing path is not an error. */
@@ -31,6 +32,10 @@ int fs_make_temp_dir_for(const char *final, char *out, size_t size);
  * without replace, it is an error ("<final> already exists").
  */
 int fs_commit_dir(const char *tmp, const char *final, bool replace);
+
+/* Create dir/name for writing: it must not exist, a symlink there is never
+ * followed. NULL (scx_fail naming the path) on error. */
+FILE *fs_create_in(const char *dir, const char *name, unsigned mode);
 
 /* Copy a regular file (refuses symlinks at src; dst must not exist). */
 int fs_copy_file(const char *src, const char *dst);

@@ -13,6 +13,7 @@
  * captured (not printed) and the last one is quoted in errors.
  */
 #include "record/hints_tracer.h"
+#include "record/libbpf_quiet.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -60,8 +61,6 @@ struct hints_tracer {
 	struct hints_tracer_stats st;
 };
 
-/* ---- libbpf messages: captured, never printed ---- */
-
 /* snprintf for messages that may be cut to fit a fixed buffer */
 static void msgf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void msgf(char *buf, size_t len, const char *fmt, ...)
@@ -73,48 +72,6 @@ static void msgf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static _Thread_local char libbpf_last[200]; /* first warning of the current step */
-static libbpf_print_fn_t saved_print;
-
-static int capture_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[sizeof(libbpf_last)], *p;
-	size_t n;
-
-	/* keep the first warning: it names the program and the kernel's answer,
-	 * the ones after it only repeat that the object failed */
-	if (level == LIBBPF_DEBUG || libbpf_last[0])
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	p = line;
-	if (!strncmp(p, "libbpf: ", 8))
-		p += 8;
-	n = strlen(p);
-	while (n && (p[n - 1] == '\n' || p[n - 1] == ' '))
-		p[--n] = '\0';
-	memcpy(libbpf_last, p, n + 1);
-	return 0;
-}
-
-static void quiet_begin(void)
-{
-	libbpf_last[0] = '\0';
-	saved_print = libbpf_set_print(capture_print);
-}
-
-static void quiet_end(void)
-{
-	libbpf_set_print(saved_print);
-}
-
-/* " (libbpf: LAST)" or "" */
-static const char *libbpf_said(char *buf, size_t len)
-{
-	if (!libbpf_last[0])
-		return "";
-	msgf(buf, len, " (libbpf: %s)", libbpf_last);
-	return buf;
-}
 
 static uint64_t now_ns(void)
 {
@@ -326,11 +283,11 @@ static int load_mode(struct hints_tracer *t, enum prog_choice c, int map_fd,
 		     const struct bpf_map_info *info, unsigned ring_mb, char *why, size_t len)
 {
 	struct bpf_program *prog;
-	char said[sizeof(libbpf_last) + 16];
+	char said[LIBBPF_QUIET_MSG_MAX + 16];
 	const char *step;
 	int err;
 
-	libbpf_last[0] = '\0';
+	libbpf_quiet_reset();
 	step = "open";
 	t->skel = hints_bpf__open();
 	if (!t->skel) {
@@ -390,7 +347,7 @@ static int load_mode(struct hints_tracer *t, enum prog_choice c, int map_fd,
 	return 0;
 fail:
 	msgf(why, len, "%s: %s failed: %s%s", attach_name(c), step,
-	     strerror(err < 0 ? -err : EINVAL), libbpf_said(said, sizeof(said)));
+	     strerror(err < 0 ? -err : EINVAL), libbpf_quiet_said(said, sizeof(said)));
 	unload(t);
 	return -1;
 }
@@ -425,7 +382,7 @@ int hints_tracer_start(struct hints_tracer **out, const struct hints_tracer_opts
 	t->period_ns = (uint64_t)poll_ms * 1000000ull;
 	u64map_init(&t->seen);
 
-	quiet_begin();
+	libbpf_quiet_begin();
 	if (o->force_snapshot)
 		snprintf(why, sizeof(why), "snapshot mode forced");
 	else
@@ -437,7 +394,7 @@ int hints_tracer_start(struct hints_tracer **out, const struct hints_tracer_opts
 		snprintf(t->st.mode, sizeof(t->st.mode), MODE_SNAPSHOT);
 		msgf(t->st.why_not_fentry, sizeof(t->st.why_not_fentry), "%s", why);
 	} else {
-		quiet_end();
+		libbpf_quiet_end();
 		close(map_fd);
 		free_tracer(t);
 		if (why[0])
@@ -445,7 +402,7 @@ int hints_tracer_start(struct hints_tracer **out, const struct hints_tracer_opts
 					why, err);
 		return scx_fail("--hints-map %s: cannot trace: %s", o->map_path, err);
 	}
-	quiet_end();
+	libbpf_quiet_end();
 	close(map_fd); /* the skeleton holds its own duplicate */
 	t->next_snap_ns = now_ns();
 	*out = t;
@@ -578,7 +535,7 @@ int hints_tracer_stop(struct hints_tracer *t, struct hints_tracer_stats *st)
 
 	if (!t)
 		return 0;
-	quiet_begin();
+	libbpf_quiet_begin();
 	if (t->snapshot) {
 		rc = take_snapshot(t);
 	} else {
@@ -601,7 +558,7 @@ int hints_tracer_stop(struct hints_tracer *t, struct hints_tracer_stats *st)
 	if (st)
 		*st = t->st;
 	unload(t);
-	quiet_end();
+	libbpf_quiet_end();
 	free_tracer(t);
 	return rc;
 }

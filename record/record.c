@@ -69,22 +69,10 @@ static int path_in(const struct recorder *rc, const char *name, char *out, size_
 	return fs_join(out, size, rc->o->dir, name);
 }
 
+/* Profile files are 0600: they describe the whole host. */
 static FILE *create_file(const struct recorder *rc, const char *name)
 {
-	char path[4096];
-	int fd;
-	FILE *f;
-
-	if (path_in(rc, name, path, sizeof(path)) < 0)
-		return NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		scx_fail_errno("%s: cannot create", path);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	return f;
+	return fs_create_in(rc->o->dir, name, 0600);
 }
 
 static int close_file(FILE **f, const char *what)

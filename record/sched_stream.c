@@ -15,6 +15,7 @@
  * errors.
  */
 #include "record/sched_stream.h"
+#include "record/libbpf_quiet.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -68,47 +69,6 @@ struct sched_stream {
 	struct sched_stream_stats st;
 };
 
-/* ---- libbpf messages: captured, never printed ---- */
-
-static _Thread_local char libbpf_first[200];
-static libbpf_print_fn_t saved_print;
-
-static int capture_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[sizeof(libbpf_first)], *p;
-	size_t n;
-
-	if (level == LIBBPF_DEBUG || libbpf_first[0])
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	p = line;
-	if (!strncmp(p, "libbpf: ", 8))
-		p += 8;
-	n = strlen(p);
-	while (n && (p[n - 1] == '\n' || p[n - 1] == ' '))
-		p[--n] = '\0';
-	memcpy(libbpf_first, p, n + 1);
-	return 0;
-}
-
-static void quiet_begin(void)
-{
-	libbpf_first[0] = '\0';
-	saved_print = libbpf_set_print(capture_print);
-}
-
-static void quiet_end(void)
-{
-	libbpf_set_print(saved_print);
-}
-
-static const char *libbpf_said(char *buf, size_t len)
-{
-	if (!libbpf_first[0])
-		return "";
-	snprintf(buf, len, " (libbpf: %.*s)", (int)(len > 14 ? len - 14 : 0), libbpf_first);
-	return buf;
-}
 
 static uint64_t now_ns(void)
 {
@@ -224,7 +184,7 @@ static int probe_btf(bool *present)
 static int start(struct sched_stream *s, unsigned ring_mb)
 {
 	bool present[NR_TP];
-	char said[sizeof(libbpf_first) + 16];
+	char said[LIBBPF_QUIET_MSG_MAX + 16];
 	struct bpf_program *prog;
 	int err;
 
@@ -233,7 +193,7 @@ static int start(struct sched_stream *s, unsigned ring_mb)
 	s->skel = sched_bpf__open();
 	if (!s->skel)
 		return scx_fail("sched stream: opening the BPF object: %s%s", strerror(errno),
-				libbpf_said(said, sizeof(said)));
+				libbpf_quiet_said(said, sizeof(said)));
 	for (size_t i = 0; i < NR_TP; i++) {
 		prog = bpf_object__find_program_by_name(s->skel->obj, tracepoints[i].name);
 		if (!prog)
@@ -246,17 +206,17 @@ static int start(struct sched_stream *s, unsigned ring_mb)
 	err = bpf_map__set_max_entries(s->skel->maps.sched_ring, ring_mb << 20);
 	if (err)
 		return scx_fail("sched stream: sizing the ring buffer to %u MB: %s%s", ring_mb,
-				strerror(-err), libbpf_said(said, sizeof(said)));
+				strerror(-err), libbpf_quiet_said(said, sizeof(said)));
 	/* wake the reader at a quarter full; it drains every few ms anyway */
 	s->skel->rodata->wakeup_bytes = ((uint64_t)ring_mb << 20) / 4;
 	err = sched_bpf__load(s->skel);
 	if (err)
 		return scx_fail("sched stream: loading the BPF programs: %s%s", strerror(-err),
-				libbpf_said(said, sizeof(said)));
+				libbpf_quiet_said(said, sizeof(said)));
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sched_ring), on_record, s, NULL);
 	if (!s->rb)
 		return scx_fail("sched stream: opening the ring buffer: %s%s", strerror(errno),
-				libbpf_said(said, sizeof(said)));
+				libbpf_quiet_said(said, sizeof(said)));
 	/* before the first attach: no record is older than start_ns */
 	s->st.start_ns = now_ns();
 	for (size_t i = 0; i < NR_TP; i++) {
@@ -265,13 +225,13 @@ static int start(struct sched_stream *s, unsigned ring_mb)
 			continue;
 		}
 		prog = bpf_object__find_program_by_name(s->skel->obj, tracepoints[i].name);
-		libbpf_first[0] = '\0';
+		libbpf_quiet_reset();
 		s->links[i] = bpf_program__attach(prog);
 		if (!s->links[i]) {
 			err = errno;
 			if (tracepoints[i].required)
 				return scx_fail("sched stream: attaching tp_btf/%s: %s%s", tracepoints[i].name,
-						strerror(err), libbpf_said(said, sizeof(said)));
+						strerror(err), libbpf_quiet_said(said, sizeof(said)));
 			s->st.missing[s->st.nr_missing++] = tracepoints[i].name;
 			continue;
 		}
@@ -303,9 +263,9 @@ int sched_stream_start(struct sched_stream **out, const struct sched_stream_opts
 		free(s);
 		return scx_fail("sched stream: out of memory");
 	}
-	quiet_begin();
+	libbpf_quiet_begin();
 	rc = start(s, ring_mb);
-	quiet_end();
+	libbpf_quiet_end();
 	if (rc < 0) {
 		free_stream(s);
 		return -1;
