@@ -8,7 +8,8 @@ workload generator runs a fixed number of iterations beside it. Measured:
 the workload's wall time (slowdown against the workload alone, measured in
 the same rounds), the recorder's own CPU time (rusage of the recorder
 process), and the samples it lost. Both write uncompressed files
-(scxprof with --disable-archive).
+(scxprof with --disable-archive, and --disable-sched-trace: the peer records
+page faults only).
 
 usage: bench_record.py SCXPROF WORKLOAD RUNS
 """
@@ -66,7 +67,8 @@ def main():
     for _ in range(runs):
         res["alone"].append(run_workload(wl))
         with tempfile.TemporaryDirectory(prefix="scxprof-bench-rec.") as d:
-            wl_s, c, err, rc = with_recorder([scxprof, "record", "-t", RECORD_S, "-o", "prof", "--disable-archive"], wl, d)
+            wl_s, c, err, rc = with_recorder([scxprof, "record", "-t", RECORD_S, "-o", "prof", "--disable-archive",
+                                          "--disable-sched-trace"], wl, d)
             if rc != 0:
                 sys.exit("scxprof record failed: " + err[-500:])
             meta = json.load(open(os.path.join(d, "prof", "metadata.json")))
