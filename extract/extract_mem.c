@@ -80,24 +80,6 @@ static int subcells_from_units(struct cell *cell, const struct unit_list *u)
 	return 0;
 }
 
-static char *joined_name(const struct unit_list *u, const struct unit_cluster *c)
-{
-	size_t i, len = 1;
-	char *s;
-
-	for (i = 0; i < c->n; i++)
-		len += strlen(u->v[c->members[i]].name) + 1;
-	if (!(s = malloc(len)))
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < c->n; i++) {
-		if (i)
-			strcat(s, "+");
-		strcat(s, u->v[c->members[i]].name);
-	}
-	return s;
-}
-
 static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u,
 				  enum group_kind kind)
 {
@@ -120,7 +102,7 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 	if (r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &cl) < 0)
 		rc = -1;
 	for (i = 0; i < cl.n && !rc; i++) {
-		char *name = joined_name(u, &cl.v[i]);
+		char *name = unit_cluster_name(u, &cl.v[i]);
 		struct cell *sub = name ? cell_add_subcell(cell, name) : NULL;
 
 		free(name);

@@ -121,24 +121,6 @@ static int report_line(FILE *log, const struct mem_sched *m, const bool *sel, co
 	return 0;
 }
 
-static char *members_name(const struct unit_list *u, const struct unit_cluster *c)
-{
-	size_t i, len = 1;
-	char *s;
-
-	for (i = 0; i < c->n; i++)
-		len += strlen(u->v[c->members[i]].name) + 1;
-	if (!(s = malloc(len)))
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < c->n; i++) {
-		if (i)
-			strcat(s, "+");
-		strcat(s, u->v[c->members[i]].name);
-	}
-	return s;
-}
-
 int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
 		     const char *cell_name, const struct unit_list *u, const struct clustering *cl)
 {
@@ -170,7 +152,7 @@ int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg 
 				for (size_t k = 0; k < cl->v[j].n; k++)
 					sel[i] = sel[i] || cl->v[j].members[k] == (size_t)of[i];
 		}
-		name = cl ? members_name(u, &cl->v[j]) : strdup(u->v[j].name);
+		name = cl ? unit_cluster_name(u, &cl->v[j]) : strdup(u->v[j].name);
 		if (!name) {
 			scx_fail("out of memory");
 			goto out;

@@ -466,3 +466,21 @@ void clustering_free(struct clustering *c)
 	free(c->v);
 	memset(c, 0, sizeof(*c));
 }
+
+char *unit_cluster_name(const struct unit_list *u, const struct unit_cluster *c)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < c->n; i++)
+		len += strlen(u->v[c->members[i]].name) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < c->n; i++) {
+		if (i)
+			strcat(s, "+");
+		strcat(s, u->v[c->members[i]].name);
+	}
+	return s;
+}

@@ -48,6 +48,10 @@ struct clustering {
 	size_t n;
 };
 
+/* A merged subcell's name: its members' names joined with "+" (malloc'ed;
+ * NULL when memory is short). */
+char *unit_cluster_name(const struct unit_list *u, const struct unit_cluster *c);
+
 /* One unit's evidence as a sparse vector sorted by key. */
 struct evidence {
 	uint64_t *keys;
