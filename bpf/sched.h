@@ -9,11 +9,11 @@
  * does not use are 0 (comm fields: all NUL). Per type:
  *
  *   type                     pid/tgid/comm/prio    pid2/tgid2/comm2/prio2   arg0            arg1
- *   SCHED_SWITCH             prev task             next task                prev_state      preempt (0/1)
- *   SCHED_WAKEUP             woken task            -                        target cpu      -
- *   SCHED_WAKEUP_NEW         woken (new) task      -                        target cpu      -
- *   SCHED_WAKING             task being woken      -                        target cpu      -
- *   SCHED_MIGRATE_TASK       migrating task        -                        dest cpu        orig cpu
+ *   SCHED_SWITCH             prev task             next task                prev_state (1)  preempt (0/1)
+ *   SCHED_WAKEUP             woken task            current task             target cpu      -
+ *   SCHED_WAKEUP_NEW         woken (new) task      current task             target cpu      -
+ *   SCHED_WAKING             task being woken      current task             target cpu      -
+ *   SCHED_MIGRATE_TASK       migrating task        current task             dest cpu        orig cpu
  *   SCHED_PROCESS_EXIT       exiting task          -                        group_dead(0/1) -
  *   SCHED_PROCESS_EXEC       task after exec       - (pid2: old_pid)        -               -
  *   SCHED_PROCESS_FORK       parent                child                    -               -
@@ -25,11 +25,13 @@
  *   LOCAL_TIMER_ENTRY        interrupted task      -                        vector          -
  *   LOCAL_TIMER_EXIT         interrupted task      -                        vector          -
  *
- * "Interrupted task" is whatever ran on the cpu (pid 0 / comm "swapper/N":
- * the idle task). prio is the kernel's task->prio (0..139, lower is more
- * important; 100..139 are the nice levels -20..19). prev_state is the
- * kernel's task state bits of the previous task (0: it was preempted while
- * runnable). The NMI tracepoint (nmi_handler) fires once per handler after
+ * "Interrupted task" and "current task" are whatever ran on the cpu (pid 0 /
+ * comm "swapper/N": the idle task): the task perf reports as the sample's.
+ * Recordings before the current task was added have an empty comm2 there. prio is the kernel's task->prio (0..139, lower is more
+ * important; 100..139 are the nice levels -20..19). (1) prev_state is the
+ * previous task's state bits as __schedule read them, OR its exit_state (the
+ * two the tracepoint's own prev_state is computed from: an exiting task
+ * reports Z); 0: it was preempted while runnable. The NMI tracepoint (nmi_handler) fires once per handler after
  * it ran, with its duration: there is no separate entry/exit.
  */
 #ifndef SCX_BPF_SCHED_H
@@ -40,6 +42,9 @@
 #endif
 
 #define SCHED_COMM_LEN 16
+
+/* Records per per-CPU batch (bpf/sched.bpf.c); not part of the file format. */
+#define SCHED_BATCH 64
 
 /* Record types: one per tracepoint. Values are part of the file format. */
 enum sched_record_type {
@@ -79,6 +84,16 @@ struct sched_record {
 };                                  /* 88 bytes */
 
 #define SCHED_RECORD_SIZE 88
+
+/* One CPU's records not yet in the ring (bpf/sched.bpf.c, value of the
+ * per-CPU map sched_batches; userspace reads what is left at the end). Not
+ * part of the file format. */
+struct sched_batch {
+	__u32 busy; /* a program on this CPU is filling a record */
+	__u32 n;    /* records filled, in rec[0..n) */
+	__u64 pad;
+	struct sched_record rec[SCHED_BATCH];
+};
 
 /* sched.data file header (schemas/sched-data.md). */
 #define SCHED_DATA_MAGIC "SCXSCHED" /* 8 bytes, no NUL */

@@ -1,13 +1,14 @@
 /*
  * sched_data.c - our recorder's sched.data (schemas/sched-data.md,
  * bpf/sched.h) into sched.jsonl. Records are sorted by timestamp (the file
- * is only nearly ordered), then each becomes the line perf script would print
+ * is ordered per CPU batch, not by time), then each becomes the line perf script would print
  * for the same tracepoint hit: event name, trace text in the tracefs print
  * format. The sample's task is what perf would report as current: prev for
  * sched_switch, the interrupted task for irq/softirq/nmi/timer events, the
- * task itself for exit/exec/fork, and for wakeup/waking/migrate the task a
- * previous sched_switch put on that CPU (comm "[unknown]", pid/tid -1 before
- * the first switch seen there). Limits: exec's filename is the new comm
+ * task itself for exit/exec/fork, and for wakeup/waking/migrate the current
+ * task the recorder stored (files from before it did: the task a previous
+ * sched_switch put on that CPU; comm "[unknown]", pid/tid -1 before the first
+ * switch seen there). Limits: exec's filename is the new comm
  * (sched.data has no path), nmi handlers print as addresses and without
  * "handled:".
  */
@@ -138,7 +139,11 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 	values(r, k, &v);
 	tlen = sched_format_trace(k, &v, trace, sizeof(trace));
 	if (k == SK_WAKEUP || k == SK_WAKEUP_NEW || k == SK_WAKING || k == SK_MIGRATE) {
-		if (c && c->known) {
+		if (r->comm2[0]) { /* the recorder's current task */
+			tid = (int32_t)r->pid2;
+			pid = (int32_t)r->tgid2;
+			comm_of(comm, r->comm2);
+		} else if (c && c->known) { /* older files: what the last switch put there */
 			tid = c->pid;
 			pid = c->tgid;
 			memcpy(comm, c->comm, sizeof(comm));

@@ -28,7 +28,12 @@
 #include "record/synth.h"
 #include "record/topology.h"
 
+/* Poll period. The memory stream needs DRAIN_MS: its physical addresses come
+ * from pagemap, which must be read soon after the sample. Without it, the
+ * sched ring wakes us at a quarter full and a slower timer suffices, so the
+ * recorder itself preempts the traced workload less often. */
 #define DRAIN_MS 5
+#define DRAIN_MS_NO_MEM 50
 
 struct recorder {
 	const struct record_opts *o;
@@ -251,7 +256,7 @@ static int run_loop(struct recorder *rc)
 	for (;;) {
 		struct pollfd pfds[2];
 		nfds_t n = 0;
-		int timeout = DRAIN_MS;
+		int timeout = rc->ms_open ? DRAIN_MS : DRAIN_MS_NO_MEM;
 
 		if (rc->ht && hints_tracer_fd(rc->ht) >= 0)
 			pfds[n++] = (struct pollfd){.fd = hints_tracer_fd(rc->ht), .events = POLLIN};

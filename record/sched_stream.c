@@ -8,9 +8,12 @@
  * as missing too, unless it is a required one), then write the header. The
  * BPF side wakes the reader only when the ring is a quarter full (a wakeup per
  * record would feed back: each wakeup is two more context switches), so the
- * caller must also poll on a short timeout (record.c: 5 ms). Poll
- * consumes the ring buffer and fwrite()s each record as it is. Stop destroys
- * the links first, so nothing is emitted after, then drains. libbpf's
+ * caller must also poll on a timeout (record.c: 5 ms with the memory stream,
+ * 50 ms without). Poll consumes the ring buffer (entries are single records
+ * or whole per-CPU batches) and fwrite()s the records as they are. Stop
+ * destroys the links first, so nothing is emitted after, drains the ring,
+ * then appends the partial per-CPU batches read from the sched_batches map.
+ * libbpf's
  * messages are captured (never printed) and the first warning is quoted in
  * errors.
  */
@@ -90,17 +93,28 @@ static void write_out(struct sched_stream *s)
 	s->outlen = 0;
 }
 
+/* Append n whole records to the output buffer. */
+static void put_records(struct sched_stream *s, const unsigned char *data, size_t n)
+{
+	while (n && !s->write_errno) {
+		size_t room = (OUTBUF_SIZE - s->outlen) / SCHED_RECORD_SIZE, k = n < room ? n : room;
+
+		if (!k) {
+			write_out(s);
+			continue;
+		}
+		memcpy(s->outbuf + s->outlen, data, k * SCHED_RECORD_SIZE);
+		s->outlen += k * SCHED_RECORD_SIZE;
+		s->st.records += k;
+		data += k * SCHED_RECORD_SIZE;
+		n -= k;
+	}
+}
+
+/* One ring entry: a single record or a full per-CPU batch of them. */
 static int on_record(void *ctx, void *data, size_t size)
 {
-	struct sched_stream *s = ctx;
-
-	if (size < sizeof(struct sched_record) || s->write_errno)
-		return 0;
-	if (s->outlen + SCHED_RECORD_SIZE > OUTBUF_SIZE)
-		write_out(s);
-	memcpy(s->outbuf + s->outlen, data, SCHED_RECORD_SIZE);
-	s->outlen += SCHED_RECORD_SIZE;
-	s->st.records++;
+	put_records(ctx, data, size / SCHED_RECORD_SIZE);
 	return 0;
 }
 
@@ -296,6 +310,50 @@ int sched_stream_poll(struct sched_stream *s)
 	return 0;
 }
 
+/* After detaching: the records each CPU gathered but had not yet handed to
+ * the ring (fewer than SCHED_BATCH each), appended in CPU order. A program
+ * still running when its link went away finishes within microseconds: wait
+ * for busy to clear, a bounded number of times. */
+static int drain_batches(struct sched_stream *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t stride = (sizeof(struct sched_batch) + 7) & ~(size_t)7;
+	unsigned char *vals;
+	uint32_t zero = 0;
+	bool busy = true;
+
+	if (ncpu <= 0)
+		return scx_fail("sched stream: number of possible cpus: %s", strerror(-ncpu));
+	vals = malloc(stride * (size_t)ncpu);
+	if (!vals)
+		return scx_fail("sched stream: out of memory");
+	for (int tries = 0; busy && tries < 200; tries++) {
+		if (tries)
+			usleep(1000);
+		int err = bpf_map__lookup_elem(s->skel->maps.sched_batches, &zero, sizeof(zero), vals,
+					       stride * (size_t)ncpu, 0);
+
+		if (err) {
+			err = -err;
+
+			free(vals);
+			return scx_fail("sched stream: reading the per-cpu batches: %s", strerror(err));
+		}
+		busy = false;
+		for (int c = 0; c < ncpu; c++)
+			busy |= ((const struct sched_batch *)(vals + stride * (size_t)c))->busy != 0;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		const struct sched_batch *b = (const void *)(vals + stride * (size_t)c);
+
+		put_records(s, (const unsigned char *)b->rec, b->n < SCHED_BATCH ? b->n : SCHED_BATCH);
+	}
+	free(vals);
+	if (busy)
+		return scx_fail("sched stream: a BPF program still ran 200 ms after detaching");
+	return 0;
+}
+
 int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
 {
 	int rc = 0, n;
@@ -310,6 +368,8 @@ int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
 	n = ring_buffer__consume(s->rb);
 	if (n < 0)
 		rc = scx_fail("sched stream: draining the ring buffer: %s", strerror(-n));
+	if (drain_batches(s) < 0)
+		rc = -1;
 	s->st.drops = s->skel->bss->dropped;
 	s->st.drops_nmi = s->skel->bss->dropped_nmi;
 	if (flush_out(s) < 0)
