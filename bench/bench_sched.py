@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
 """bench_sched.py - observer effect of the scheduling stream: `perf bench
 sched pipe` alone, under `scxprof record` (sched stream only), and under
-`perf record -a` of upstream's sched event list, in the same run, rounds
-alternated, median of N. Prints each slowdown (wall time of the pipe
-benchmark: the target), their ratio, the CPU time the whole machine was busy
-while the pipe benchmark ran (from /proc/stat: includes the recorder, its BPF
-programs or perf's tracepoint handlers, and writeback; steadier than wall time
-on a shared VM), and the bytes each recorder wrote per second of its
-RECORD_SECS run.
+`perf record -a` of upstream's sched event list, in the same run.
 
-usage: bench_sched.py SCXPROF RUNS
+Each recorder runs a driver (this script with --driver) as its command: the
+driver waits a second, then runs the pipe benchmark PIPES times and writes
+each run's wall time and the machine's busy CPU seconds meanwhile (from
+/proc/stat: includes the recorder, its BPF programs or perf's tracepoint
+handlers, and writeback). "Alone" is the same driver without a recorder.
+A round is alone, both recorders (order alternating), alone again; each
+recorder's slowdown in a round is against that round's alone runs, since
+this VM's speed drifts by +-10% over tens of seconds. Printed: the median
+slowdown over rounds for each recorder and their ratio (the target), the
+extra busy CPU, and the bytes each recorder wrote per second of its run and
+per event it kept.
+
+usage: bench_sched.py SCXPROF ROUNDS
 """
+import json
 import os
 import re
 import statistics
@@ -19,8 +26,8 @@ import sys
 import tempfile
 import time
 
-LOOPS = "200000"
-RECORD_SECS = 7  # both recorders run this long; the pipe runs from 1.5 s on
+LOOPS = "100000"
+PIPES = 4  # pipe benchmark runs per driver
 UPSTREAM_EVENTS = ["sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new", "sched:sched_waking",
                    "sched:sched_stat_runtime", "irq:irq_handler_entry", "irq:irq_handler_exit",
                    "irq:softirq_entry", "irq:softirq_exit", "irq:softirq_raise",
@@ -35,62 +42,93 @@ def busy_seconds():
     return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def pipe_seconds():
-    """Wall seconds perf bench sched pipe reports, and the machine's busy CPU
-    seconds meanwhile."""
-    b0 = busy_seconds()
-    out = subprocess.run(["perf", "bench", "sched", "pipe", "-l", LOOPS], capture_output=True, text=True,
-                         check=True).stdout
-    busy = busy_seconds() - b0
-    m = re.search(r"Total time:\s+([\d.]+) \[sec\]", out)
-    return float(m.group(1)), busy
+def driver(out_path):
+    time.sleep(1.0)  # let the recorder settle
+    res = []
+    for _ in range(PIPES):
+        b0 = busy_seconds()
+        out = subprocess.run(["perf", "bench", "sched", "pipe", "-l", LOOPS], capture_output=True, text=True,
+                             check=True).stdout
+        res.append((float(re.search(r"Total time:\s+([\d.]+) \[sec\]", out).group(1)), busy_seconds() - b0))
+    with open(out_path, "w") as f:
+        json.dump(res, f)
 
 
-def under(cmd, workdir, out_path):
-    """Run pipe_seconds() while cmd (a recorder that stops by itself after
-    RECORD_SECS) runs; return its result and the bytes cmd wrote."""
-    p = subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.5)
-    s = pipe_seconds()
-    if p.wait() != 0:
-        sys.exit(f"bench_sched: {' '.join(cmd)} failed")
-    path = os.path.join(workdir, out_path)
-    if not os.path.isfile(path):
-        sys.exit(f"bench_sched: {' '.join(cmd)} wrote no {out_path}")
-    return s, os.path.getsize(path)
+def run(prefix, workdir, out_rel):
+    """Run the driver under prefix (a recorder command line ending in "--",
+    or nothing); return the driver's runs, bytes written per second and the
+    recorder's wall time."""
+    res = os.path.join(workdir, "driver.json")
+    cmd = prefix + [sys.executable, os.path.abspath(__file__), "--driver", res]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    if p.returncode != 0 or not os.path.isfile(res):
+        sys.exit(f"bench_sched: {' '.join(cmd)} failed: {p.stderr.strip()[-300:]}")
+    size = os.path.getsize(os.path.join(workdir, out_rel)) if out_rel else 0
+    with open(res) as f:
+        return json.load(f), size / wall, size / max(count_events(workdir, out_rel), 1)
+
+
+def count_events(workdir, out_rel):
+    """Events the recorder kept: sched.data records, or perf's samples."""
+    if not out_rel:
+        return 0
+    path = os.path.join(workdir, out_rel)
+    if os.path.basename(out_rel) == "sched.data":
+        with open(os.path.join(os.path.dirname(path), "metadata.json")) as f:
+            return json.load(f)["sched"]["records"]
+    st = subprocess.run(["perf", "report", "-i", path, "--stats"], capture_output=True, text=True).stdout
+    m = re.search(r"SAMPLE events:\s+(\d+)", st)
+    return int(m.group(1)) if m else 0
 
 
 def main():
-    scxprof, runs = sys.argv[1], int(sys.argv[2])
+    if sys.argv[1] == "--driver":
+        return driver(sys.argv[2])
+    scxprof, rounds_n = sys.argv[1], int(sys.argv[2])
     avail = subprocess.run(["perf", "list", "--raw-dump", "tracepoint"], capture_output=True, text=True).stdout.split()
     events = [e for e in UPSTREAM_EVENTS if e in avail] or UPSTREAM_EVENTS[:2]
-    alone, ours, theirs, ours_bps, theirs_bps = [], [], [], [], []
-    for _ in range(runs):
-        alone.append(pipe_seconds())
+    perf_cmd = ["perf", "record", "-q", "-a", "-k", "CLOCK_MONOTONIC", "-m", "8M", "-o", "perf.sched.data"]
+    for e in events:
+        perf_cmd += ["-e", e]
+    ours_cmd = [scxprof, "record", "-t", "600", "-o", "prof", "--disable-archive", "--disable-mem-trace"]
+    med = statistics.median
+    rounds = []
+    for i in range(rounds_n):
+        r = {}
         with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched.") as d:
-            r, size = under([scxprof, "record", "-t", str(RECORD_SECS), "-o", "prof", "--disable-archive",
-                             "--disable-mem-trace"], d, "prof/sched.data")
-            ours.append(r)
-            ours_bps.append(size / RECORD_SECS)
-        with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched-perf.") as d:
-            cmd = ["perf", "record", "-q", "-a", "-k", "CLOCK_MONOTONIC", "-m", "8M", "-o", "perf.sched.data"]
-            for e in events:
-                cmd += ["-e", e]
-            r, size = under(cmd + ["--", "sleep", str(RECORD_SECS)], d, "perf.sched.data")
-            theirs.append(r)
-            theirs_bps.append(size / RECORD_SECS)
-    med = lambda xs, i: statistics.median(x[i] for x in xs)
-    runs_of = lambda xs: ", ".join(f"{x[0]:.3f}" for x in xs)
-    a, o, t = med(alone, 0), med(ours, 0), med(theirs, 0)
-    ba, bo, bt = med(alone, 1), med(ours, 1), med(theirs, 1)
-    so, st = (o / a - 1) * 100, (t / a - 1) * 100
-    print(f"perf bench sched pipe -l {LOOPS}: alone {a:.3f} s, machine busy {ba:.2f} CPU-s (runs {runs_of(alone)})")
-    print(f"  under scxprof record (sched): {o:.3f} s  slowdown {so:+.1f}%  busy {bo - ba:+.2f} CPU-s"
-          f"  writes {statistics.median(ours_bps) / 1e6:.2f} MB/s (runs {runs_of(ours)})")
-    print(f"  under perf record ({len(events)} upstream events): {t:.3f} s  slowdown {st:+.1f}%  busy {bt - ba:+.2f} CPU-s"
-          f"  writes {statistics.median(theirs_bps) / 1e6:.2f} MB/s (runs {runs_of(theirs)})")
+            before, _, _ = run([], d, None)
+        order = ["ours", "perf"] if i % 2 == 0 else ["perf", "ours"]
+        for who in order:
+            with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched.") as d:
+                if who == "ours":
+                    r["ours"], r["ours_bps"], r["ours_bpe"] = run(ours_cmd + ["--"], d, "prof/sched.data")
+                else:
+                    r["perf"], r["perf_bps"], r["perf_bpe"] = run(perf_cmd + ["--"], d, "perf.sched.data")
+        with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched.") as d:
+            after, _, _ = run([], d, None)
+        r["alone"] = before + after
+        rounds.append(r)
+
+    def slowdown(who, i):
+        return med((med(x[i] for x in r[who]) / med(x[i] for x in r["alone"]) - 1) * 100 for r in rounds)
+
+    def extra_busy(who):
+        return med(med(x[1] for x in r[who]) - med(x[1] for x in r["alone"]) for r in rounds)
+
+    each = lambda who: ", ".join(f"{med(x[0] for x in r[who]):.3f}" for r in rounds)
+    so, st = slowdown("ours", 0), slowdown("perf", 0)
+    bo, bt = extra_busy("ours"), extra_busy("perf")
+    print(f"perf bench sched pipe -l {LOOPS}, {rounds_n} rounds of {PIPES} runs each: alone "
+          f"{med(x[0] for r in rounds for x in r['alone']):.3f} s, machine busy "
+          f"{med(x[1] for r in rounds for x in r['alone']):.2f} CPU-s (round medians {each('alone')})")
+    print(f"  under scxprof record (sched): slowdown {so:+.1f}%  busy {bo:+.2f} CPU-s per run"
+          f"  writes {med(r['ours_bps'] for r in rounds) / 1e6:.2f} MB/s, {med(r['ours_bpe'] for r in rounds):.0f} B/event (round medians {each('ours')})")
+    print(f"  under perf record ({len(events)} upstream events): slowdown {st:+.1f}%  busy {bt:+.2f} CPU-s per run"
+          f"  writes {med(r['perf_bps'] for r in rounds) / 1e6:.2f} MB/s, {med(r['perf_bpe'] for r in rounds):.0f} B/event (round medians {each('perf')})")
     ratio = so / st if st > 0 else float("nan")
-    cpu_ratio = (bo - ba) / (bt - ba) if bt > ba else float("nan")
+    cpu_ratio = bo / bt if bt > 0 else float("nan")
     print(f"ratio: our slowdown is {ratio:.2f} of perf record's (target <= 0.33); extra busy CPU {cpu_ratio:.2f} of perf's")
 
 

@@ -10,5 +10,5 @@ if ! perf record -q -e sched:sched_switch -a -o /tmp/scxprof-bench-probe.data --
 	exit 0
 fi
 rm -f /tmp/scxprof-bench-probe.data
-echo "== sched: observer effect on perf bench sched pipe (median of ${BENCH_RUNS:-5})"
+echo "== sched: observer effect on perf bench sched pipe (${BENCH_RUNS:-5} rounds, medians)"
 python3 "$top/bench/bench_sched.py" "$top/$BUILD/scxprof" "${BENCH_RUNS:-5}"
