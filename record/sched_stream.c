@@ -10,7 +10,9 @@
  * record would feed back: each wakeup is two more context switches), so the
  * caller must also poll on a timeout (record.c: 5 ms with the memory stream,
  * 50 ms without). Poll consumes the ring buffer (entries are single records
- * or whole per-CPU batches) and fwrite()s the records as they are. Stop
+ * or whole per-CPU batches) and writes the records as they are, with
+ * O_DIRECT where the file system allows (direct_out.h: through the page
+ * cache, writing cost as much as tracing in bench/bench_sched). Stop
  * destroys the links first, so nothing is emitted after, drains the ring,
  * then appends the partial per-CPU batches read from the sched_batches map.
  * libbpf's
@@ -32,6 +34,7 @@
 
 #include "bpf/sched.h"
 #include "lib/error.h"
+#include "record/direct_out.h"
 #include "sched.skel.h"
 
 _Static_assert(sizeof(struct sched_record) == SCHED_RECORD_SIZE, "sched_record layout");
@@ -66,9 +69,7 @@ struct sched_stream {
 	struct ring_buffer *rb;
 	struct bpf_link *links[NR_TP];
 	FILE *out;
-	unsigned char *outbuf; /* records not yet handed to out */
-	size_t outlen;
-	int write_errno;
+	struct direct_out dout; /* writes out's fd, page cache bypassed where possible */
 	struct sched_stream_stats st;
 };
 
@@ -83,32 +84,14 @@ static uint64_t now_ns(void)
 
 /* ---- output ---- */
 
-#define OUTBUF_SIZE (SCHED_RECORD_SIZE * 12000) /* about 1 MB */
+#define OUTBUF_SIZE (1 << 20) /* records are written 1 MB at a time */
 
-/* Hand the buffered records to out. */
-static void write_out(struct sched_stream *s)
-{
-	if (s->outlen && !s->write_errno && fwrite(s->outbuf, s->outlen, 1, s->out) != 1)
-		s->write_errno = errno ? errno : EIO;
-	s->outlen = 0;
-}
-
-/* Append n whole records to the output buffer. */
+/* Append n whole records to the output. */
 static void put_records(struct sched_stream *s, const unsigned char *data, size_t n)
 {
-	while (n && !s->write_errno) {
-		size_t room = (OUTBUF_SIZE - s->outlen) / SCHED_RECORD_SIZE, k = n < room ? n : room;
-
-		if (!k) {
-			write_out(s);
-			continue;
-		}
-		memcpy(s->outbuf + s->outlen, data, k * SCHED_RECORD_SIZE);
-		s->outlen += k * SCHED_RECORD_SIZE;
-		s->st.records += k;
-		data += k * SCHED_RECORD_SIZE;
-		n -= k;
-	}
+	direct_out_put(&s->dout, data, n * SCHED_RECORD_SIZE);
+	if (!s->dout.err)
+		s->st.records += n;
 }
 
 /* One ring entry: a single record or a full per-CPU batch of them. */
@@ -143,18 +126,14 @@ static int write_header(struct sched_stream *s)
 	put_le64(h + 24, s->st.start_ns);
 	put_le32(h + 32, ncpu > 0 ? (uint32_t)ncpu : 0);
 	put_le32(h + 36, SCHED_RECORD_TYPE_MAX);
-	if (fwrite(h, sizeof(h), 1, s->out) != 1)
-		return scx_fail_errno("sched.data: write failed");
+	direct_out_put(&s->dout, h, sizeof(h));
 	return 0;
 }
 
 static int flush_out(struct sched_stream *s)
 {
-	write_out(s);
-	if (!s->write_errno && fflush(s->out))
-		s->write_errno = errno ? errno : EIO;
-	if (s->write_errno)
-		return scx_fail("sched.data: write failed: %s", strerror(s->write_errno));
+	if (direct_out_finish(&s->dout) < 0)
+		return scx_fail("sched.data: write failed: %s", strerror(s->dout.err));
 	return 0;
 }
 
@@ -175,7 +154,7 @@ static void destroy(struct sched_stream *s)
 static void free_stream(struct sched_stream *s)
 {
 	destroy(s);
-	free(s->outbuf);
+	direct_out_free(&s->dout);
 	free(s);
 }
 
@@ -271,11 +250,10 @@ int sched_stream_start(struct sched_stream **out, const struct sched_stream_opts
 		return scx_fail("sched stream: out of memory");
 	s->out = o->out;
 	s->st.ring_mb = ring_mb;
-	/* records arrive 88 bytes at a time: write them in big chunks */
-	s->outbuf = malloc(OUTBUF_SIZE);
-	if (!s->outbuf) {
+	/* nothing may sit in out's stdio buffer: we write its fd directly */
+	if (fflush(s->out) || direct_out_init(&s->dout, fileno(s->out), OUTBUF_SIZE) < 0) {
 		free(s);
-		return scx_fail("sched stream: out of memory");
+		return scx_fail("sched stream: preparing sched.data: %s", strerror(errno));
 	}
 	libbpf_quiet_begin();
 	rc = start(s, ring_mb);
@@ -304,9 +282,9 @@ int sched_stream_poll(struct sched_stream *s)
 
 	if (n < 0 && n != -EINTR)
 		return scx_fail("sched stream: reading the ring buffer: %s", strerror(-n));
-	write_out(s);
-	if (s->write_errno)
-		return scx_fail("sched.data: write failed: %s", strerror(s->write_errno));
+	direct_out_sync(&s->dout);
+	if (s->dout.err)
+		return scx_fail("sched.data: write failed: %s", strerror(s->dout.err));
 	return 0;
 }
 
