@@ -89,7 +89,10 @@ for key in sorted(set(ours) | {k for k in perf if k[1] in EVENTS}):
     ol = sorted(ours.get(key, []), key=lambda r: r[0])
     if not ol:
         continue
-    lo, hi = ol[0][0] - W, ol[-1][0] + W
+    # only perf's records strictly inside our span: around attaching and
+    # detaching, one of our programs may run while another is not attached yet
+    # or any more (perf stamps the same hit a few hundred ns before us)
+    lo, hi = ol[0][0], ol[-1][0]
     pl = [p for p in perf.get(key, []) if lo <= p[0] <= hi]
     ots = [o[0] for o in ol]
     used = 0  # ours before this index are matched or extra
