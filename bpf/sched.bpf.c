@@ -56,7 +56,7 @@ struct {
 	__type(value, struct sched_batch);
 } sched_batches SEC(".maps");
 
-static __always_inline void submit_flags_count(__u64 n, __u16 type)
+static __always_inline void count_drops(__u64 n, __u16 type)
 {
 	__sync_fetch_and_add(&dropped, n);
 	if (type == NMI_HANDLER)
@@ -98,7 +98,7 @@ static __always_inline struct rec_slot rec_new(__u16 type)
 	if (!s.r) {
 		s.r = bpf_ringbuf_reserve(&sched_ring, sizeof(*s.r), 0);
 		if (!s.r) {
-			submit_flags_count(1, type);
+			count_drops(1, type);
 			return s;
 		}
 	}
@@ -121,7 +121,7 @@ static __always_inline void submit(struct rec_slot s)
 	n = b->n + 1;
 	if (n >= SCHED_BATCH) {
 		if (bpf_ringbuf_output(&sched_ring, b->rec, sizeof(b->rec), wake_flag()))
-			submit_flags_count(SCHED_BATCH, 0);
+			count_drops(SCHED_BATCH, 0);
 		n = 0;
 	}
 	b->n = n;
