@@ -141,6 +141,13 @@ static void sched_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "records", s->records);
 	jsonw_kv_u64(w, "drops", s->drops);
 	jsonw_kv_u64(w, "drops_nmi", s->drops_nmi);
+	jsonw_kv_u64(w, "skipped_nested", s->skipped_nested_total);
+	jsonw_key(w, "skipped_nested_by_tracepoint");
+	jsonw_obj_open(w);
+	for (i = 0; i < s->nr_attached; i++)
+		if (s->skipped_nested[i])
+			jsonw_kv_u64(w, s->attached[i], s->skipped_nested[i]);
+	jsonw_obj_close(w);
 	jsonw_kv_u64(w, "ring_mb", s->ring_mb);
 	jsonw_kv_u64(w, "start_ns", s->start_ns);
 	jsonw_key(w, "attached");

@@ -313,6 +313,11 @@ static int stop_streams(struct recorder *rc)
 			warn(rc->res, "%llu scheduling records were dropped because the ring buffer was full; "
 			     "consider increasing --sched-ring-sz (now %u MB)",
 			     (unsigned long long)rc->res->sched.drops, rc->res->sched.ring_mb);
+		if (rc->res->sched.skipped_nested_total)
+			warn(rc->res, "%llu scheduling tracepoint hits were not recorded: an interrupt hit the same "
+			     "tracepoint while its BPF program ran, and the kernel skips nested runs of a program "
+			     "(counted per tracepoint in metadata.json)",
+			     (unsigned long long)rc->res->sched.skipped_nested_total);
 		if (rc->res->sched.nr_missing && rc->o->verbose && rc->o->status) {
 			fprintf(rc->o->status, "sched: tracepoints the kernel does not have:");
 			for (size_t i = 0; i < rc->res->sched.nr_missing; i++)

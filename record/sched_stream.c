@@ -22,6 +22,7 @@
 #include "record/sched_stream.h"
 #include "record/libbpf_quiet.h"
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -332,6 +333,28 @@ static int drain_batches(struct sched_stream *s)
 	return 0;
 }
 
+/* After detaching, while the programs are still loaded: how many hits of
+ * each tracepoint the kernel's recursion guard skipped. */
+static int read_skipped(struct sched_stream *s)
+{
+	for (size_t i = 0; i < s->st.nr_attached; i++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(s->skel->obj, s->st.attached[i]);
+		struct bpf_prog_info info = {0};
+		__u32 len = sizeof(info);
+		int err;
+
+		if (!prog)
+			return scx_fail("sched stream: no program %s in the BPF object", s->st.attached[i]);
+		err = bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len);
+		if (err)
+			return scx_fail("sched stream: reading the statistics of %s: %s", s->st.attached[i],
+					strerror(-err));
+		s->st.skipped_nested[i] = info.recursion_misses;
+		s->st.skipped_nested_total += info.recursion_misses;
+	}
+	return 0;
+}
+
 int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
 {
 	int rc = 0, n;
@@ -347,6 +370,8 @@ int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
 	if (n < 0)
 		rc = scx_fail("sched stream: draining the ring buffer: %s", strerror(-n));
 	if (drain_batches(s) < 0)
+		rc = -1;
+	if (read_skipped(s) < 0)
 		rc = -1;
 	s->st.drops = s->skel->bss->dropped;
 	s->st.drops_nmi = s->skel->bss->dropped_nmi;

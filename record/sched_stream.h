@@ -36,6 +36,12 @@ struct sched_stream_stats {
 	uint64_t records;     /* records written to sched.data */
 	uint64_t drops;       /* records lost to a full ring buffer */
 	uint64_t drops_nmi;   /* of drops, NMI records (ring lock held by the interrupted cpu) */
+	/* hits the kernel did not run our program for, per attached tracepoint
+	 * (parallel to attached[]): the same program was already running on that
+	 * cpu (an irq interrupting it hit the same tracepoint) and BPF's
+	 * recursion guard skips nested runs. bpf_prog_info.recursion_misses. */
+	uint64_t skipped_nested[SCHED_MAX_TRACEPOINTS];
+	uint64_t skipped_nested_total;
 	uint64_t start_ns;    /* CLOCK_MONOTONIC just before attaching (the header's start_ns) */
 	unsigned ring_mb;
 	/* tracepoint names (static strings), e.g. "sched_switch" */
