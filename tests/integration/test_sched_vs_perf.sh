@@ -8,8 +8,9 @@
 # perf 6.1 on this kernel silently misses records (on this VM: every switch out
 # of idle on one cpu, with no LOST record), so perf is a partial oracle: within
 # our window, every record perf has must be in ours, per cpu and event in the
-# same order, with the same trace text (comms, pids, prios, prev_state,
-# target_cpu), the same sample tid (the task current on that cpu) and a
+# same order (matched per trace text), with the same trace text (comms, pids, prios, prev_state,
+# target_cpu), the same sample tid (the task current on that cpu; perf says -1
+# for a task whose pid is already detached, after its exit) and a
 # timestamp a few microseconds apart (the same clock). Every tid is known. Records
 # only we have are counted; that they are real and not invented is checked
 # with the switch chain: on each cpu a switch's prev is the previous switch's
@@ -75,10 +76,13 @@ for line in out.splitlines():
         perf[(int(cpu), ev)].append((int(s) * 10**9 + int(ns), int(tid), trace))
 
 ours = collections.defaultdict(list)
+exited = {}  # tid -> time of its sched_process_exit in ours
 unknown_tid = 0
 for line in open(jsonl):
     o = json.loads(line)
     unknown_tid += o["tid"] < 0
+    if o["event"] == "sched:sched_process_exit":
+        exited.setdefault(o["fields"]["pid"], o["time_ns"])
     if o["event"] in EVENTS:
         ours[(o["cpu"], o["event"])].append((o["time_ns"], o["tid"], o["trace"]))
 
@@ -118,7 +122,10 @@ for key in sorted(set(ours) | {k for k in perf if k[1] in EVENTS}):
         used[p[2]] = best + 1
         compared += 1
         dts.append(abs(ots[best] - p[0]))
-        if grp[best][1] != p[1]:
+        # perf reports -1 for a task whose pid is already detached (after its
+        # exit, in its last switches and wakeups); we keep the real tid
+        dying = p[1] == -1 and exited.get(grp[best][1], p[0] + 1) <= grp[best][0]
+        if grp[best][1] != p[1] and not dying:
             mism_tid += 1
             if len(why) < 4:
                 why.append("cpu %d %s at %d: tid ours %d, perf %d" % (key[0], key[1], p[0], grp[best][1], p[1]))
