@@ -30,6 +30,10 @@ char LICENSE[] SEC("license") = "GPL";
  * short timer anyway. */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
+/* Bytes waiting in the ring at the last batch handed over: read by
+ * userspace while recording (record/yield_prio.c's watchdog). */
+__u64 ring_avail = 0;
+
 /* Read by userspace at the end. */
 __u64 dropped = 0;     /* records lost to a full ring buffer */
 __u64 dropped_nmi = 0; /* of those, NMI records: in NMI context a reservation
@@ -65,8 +69,10 @@ static __always_inline void count_drops(__u64 n, __u16 type)
 
 static __always_inline __u64 wake_flag(void)
 {
-	return bpf_ringbuf_query(&sched_ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-										  : BPF_RB_NO_WAKEUP;
+	__u64 avail = bpf_ringbuf_query(&sched_ring, BPF_RB_AVAIL_DATA);
+
+	ring_avail = avail;
+	return avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 /* Where a record of `type` is being built: a slot of this CPU's batch, or

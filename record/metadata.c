@@ -10,6 +10,7 @@
 #include "lib/jsonw.h"
 #include "lib/version.h"
 #include "bpf/sched.h"
+#include "record/yield_prio.h"
 
 static void attr_json(struct jsonw *w, const struct mem_event *ev)
 {
@@ -185,6 +186,12 @@ int metadata_write(FILE *out, const struct record_opts *o, const struct record_r
 	jsonw_kv_u64(&w, "start_wall_ns", r->start_wall_ns);
 	jsonw_kv_u64(&w, "end_wall_ns", r->end_wall_ns);
 	jsonw_kv_u64(&w, "timeout_s", o->timeout_s);
+	jsonw_key(&w, "drain_nice");
+	if (r->drain_yielded)
+		jsonw_u64(&w, YIELD_NICE);
+	else
+		jsonw_null(&w);
+	jsonw_kv_u64(&w, "drain_boosts", r->drain_boosts);
 	mem_json(&w, o, r);
 	sched_json(&w, r);
 	hints_json(&w, o, r);

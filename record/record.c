@@ -25,6 +25,7 @@
 #include "record/hints_tracer.h"
 #include "record/metadata.h"
 #include "record/sched_stream.h"
+#include "record/yield_prio.h"
 #include "record/synth.h"
 #include "record/topology.h"
 
@@ -252,29 +253,39 @@ static int run_loop(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
 	uint64_t start = now_ns(), deadline = start + (uint64_t)o->timeout_s * 1000000000ULL, next_status = start;
+	struct yield_prio yp = {0};
+	int err = 0;
 
+	/* without the memory stream nothing here is urgent: stay out of the
+	 * workload's way until the sched ring says we are behind */
+	if (!rc->ms_open && rc->ss)
+		yield_prio_start(&yp, sched_stream_ring_avail(rc->ss), sched_stream_wakeup_bytes(rc->ss));
+	rc->res->drain_yielded = yp.on;
 	for (;;) {
 		struct pollfd pfds[2];
-		nfds_t n = 0;
+		nfds_t n = 0, sched_i = 2;
 		int timeout = rc->ms_open ? DRAIN_MS : DRAIN_MS_NO_MEM;
 
 		if (rc->ht && hints_tracer_fd(rc->ht) >= 0)
 			pfds[n++] = (struct pollfd){.fd = hints_tracer_fd(rc->ht), .events = POLLIN};
-		if (rc->ss)
+		if (rc->ss) {
+			sched_i = n;
 			pfds[n++] = (struct pollfd){.fd = sched_stream_fd(rc->ss), .events = POLLIN};
+		}
 		if (rc->ht && hints_tracer_timeout_ms(rc->ht) >= 0 && hints_tracer_timeout_ms(rc->ht) < timeout)
 			timeout = hints_tracer_timeout_ms(rc->ht);
-		poll(pfds, n, timeout);
+		/* the sched ring only signals at a quarter full */
+		yield_prio_beat(&yp, poll(pfds, n, timeout) > 0 && sched_i < n && (pfds[sched_i].revents & POLLIN));
 		if (o->stop && *o->stop) {
 			rc->res->interrupted = true;
-			return scx_fail("interrupted");
+			err = scx_fail("interrupted");
+			break;
 		}
-		if (rc->ht && hints_tracer_poll(rc->ht) < 0)
-			return -1;
-		if (rc->ss && sched_stream_poll(rc->ss) < 0)
-			return -1;
-		if (rc->ms_open && mem_stream_drain(&rc->ms) < 0)
-			return -1;
+		if ((rc->ht && hints_tracer_poll(rc->ht) < 0) || (rc->ss && sched_stream_poll(rc->ss) < 0) ||
+		    (rc->ms_open && mem_stream_drain(&rc->ms) < 0)) {
+			err = -1;
+			break;
+		}
 		if (now_ns() >= next_status) {
 			status_line(rc, start, false);
 			next_status += 1000000000ULL;
@@ -282,6 +293,10 @@ static int run_loop(struct recorder *rc)
 		if (command_done(rc) || now_ns() >= deadline)
 			break;
 	}
+	yield_prio_stop(&yp);
+	rc->res->drain_boosts = atomic_load(&yp.boosts);
+	if (err < 0)
+		return -1;
 	status_line(rc, start, true);
 	return 0;
 }

@@ -49,6 +49,8 @@ struct record_result {
 	uint64_t hints_updates, hints_drops;
 	uint64_t start_mono_ns, end_mono_ns, start_wall_ns, end_wall_ns;
 	bool interrupted;
+	bool drain_yielded;            /* the drain loop ran at YIELD_NICE while keeping up */
+	uint64_t drain_boosts;         /* times it went back to its own priority (a ring a quarter full) */
 	int command_status;            /* wait status of COMMAND, -1 if none */
 	char warnings[RECORD_MAX_WARNINGS][320];
 	size_t nr_warnings;

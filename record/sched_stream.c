@@ -277,6 +277,16 @@ uint64_t sched_stream_records(const struct sched_stream *s)
 	return s ? s->st.records : 0;
 }
 
+const volatile uint64_t *sched_stream_ring_avail(const struct sched_stream *s)
+{
+	return (const volatile uint64_t *)&s->skel->bss->ring_avail;
+}
+
+uint64_t sched_stream_wakeup_bytes(const struct sched_stream *s)
+{
+	return s->skel->rodata->wakeup_bytes;
+}
+
 int sched_stream_poll(struct sched_stream *s)
 {
 	int n = ring_buffer__consume(s->rb);

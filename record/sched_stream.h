@@ -59,6 +59,12 @@ int sched_stream_start(struct sched_stream **out, const struct sched_stream_opts
  * it only becomes readable once the ring is a quarter full. */
 int sched_stream_fd(const struct sched_stream *s);
 
+/* Where the BPF side leaves the bytes waiting in the ring (updated at each
+ * batch, readable from any thread), and the level at which it wakes the
+ * reader (a quarter of the ring). */
+const volatile uint64_t *sched_stream_ring_avail(const struct sched_stream *s);
+uint64_t sched_stream_wakeup_bytes(const struct sched_stream *s);
+
 /* Consume what the ring buffer holds and write it. Non-blocking. */
 int sched_stream_poll(struct sched_stream *s);
 

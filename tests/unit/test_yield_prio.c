@@ -1,0 +1,102 @@
+/*
+ * test_yield_prio.c - unit tests of record/yield_prio: the drain thread is
+ * lowered to nice 19 at start, raised back to its own nice by the watchdog
+ * thread when the ring's fill level reaches the limit (even though the
+ * drain thread itself does nothing), kept there for the hold time, lowered
+ * again by the next beat after it, raised at once by a beat that says the
+ * ring woke us, and back to its own nice after stop. Needs the privilege to
+ * raise the nice value back (root); criterion runs each test in its own
+ * process, so the changes do not leak.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/yield_prio.h"
+
+static int my_nice(void)
+{
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+
+	cr_assert_eq(errno, 0);
+	return n;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait up to ms for this thread's nice to become want; whether it did. */
+static bool wait_nice(int want, long ms)
+{
+	for (long t = 0; t < ms; t += 5) {
+		if (my_nice() == want)
+			return true;
+		sleep_ms(5);
+	}
+	return my_nice() == want;
+}
+
+Test(yield_prio, watchdog_raises_on_fill_and_beat_lowers_after_hold)
+{
+	volatile uint64_t fill = 0;
+	struct yield_prio y = {0};
+	int base;
+
+	if (geteuid() != 0)
+		cr_skip_test("SKIP: needs root to raise the nice value back");
+	base = my_nice();
+	yield_prio_start(&y, &fill, 1000);
+	cr_assert(y.on);
+	cr_assert_eq(my_nice(), YIELD_NICE);
+
+	/* below the limit: the watchdog leaves it low */
+	fill = 999;
+	sleep_ms(3 * YIELD_WATCHDOG_MS);
+	cr_assert_eq(my_nice(), YIELD_NICE);
+	cr_assert_eq(atomic_load(&y.boosts), 0);
+
+	/* at the limit: raised without any beat of ours */
+	fill = 1000;
+	cr_assert(wait_nice(base, 3 * YIELD_WATCHDOG_MS), "not raised: nice %d", my_nice());
+	cr_assert_eq(atomic_load(&y.boosts), 1, "boosts %llu", (unsigned long long)atomic_load(&y.boosts));
+
+	/* drained; a beat within the hold keeps it raised, one after lowers */
+	fill = 0;
+	yield_prio_beat(&y, false);
+	cr_assert_eq(my_nice(), base);
+	sleep_ms(YIELD_HOLD_MS + 50);
+	yield_prio_beat(&y, false);
+	cr_assert_eq(my_nice(), YIELD_NICE);
+
+	/* the ring woke us: raised at once */
+	yield_prio_beat(&y, true);
+	cr_assert_eq(my_nice(), base);
+	cr_assert_eq(atomic_load(&y.boosts), 2);
+
+	yield_prio_stop(&y);
+	cr_assert_eq(my_nice(), base);
+	cr_assert(!y.on);
+}
+
+Test(yield_prio, stop_restores_while_low)
+{
+	volatile uint64_t fill = 0;
+	struct yield_prio y = {0};
+	int base;
+
+	if (geteuid() != 0)
+		cr_skip_test("SKIP: needs root to raise the nice value back");
+	base = my_nice();
+	yield_prio_start(&y, &fill, 1);
+	cr_assert_eq(my_nice(), YIELD_NICE);
+	yield_prio_stop(&y);
+	cr_assert_eq(my_nice(), base);
+}
