@@ -86,6 +86,14 @@ for line in open(jsonl):
     if o["event"] in EVENTS:
         ours[(o["cpu"], o["event"])].append((o["time_ns"], o["tid"], o["trace"]))
 
+# every record perf has per cpu, in time order (the stall bound below)
+perf_cpu_times = collections.defaultdict(list)
+for (cpu, ev), recs in perf.items():
+    if ev in EVENTS:
+        perf_cpu_times[cpu].extend(r[0] for r in recs)
+for v in perf_cpu_times.values():
+    v.sort()
+
 compared = missing = extra = mism_tid = 0
 missing_by_event = collections.Counter()
 dts = []
@@ -115,13 +123,23 @@ for key in sorted(set(ours) | {k for k in perf if k[1] in EVENTS}):
         # and stamps it earlier (by ~200 ns here); the nearest one instead
         # would shift every later match by one after a hypervisor stall
         # between the two handlers
+        # within W, or later if the cpu stalled (a hypervisor preemption
+        # between the two handlers): before perf's next record on that cpu
+        # our handler of this hit had run
+        nt = perf_cpu_times[key[0]]
+        j = bisect.bisect_right(nt, p[0])
+        limit = max(p[0] + W, nt[j] if j < len(nt) else p[0] + W)
         a = max(used[p[2]], bisect.bisect_left(ots, p[0]))
-        best = a if a < len(ots) and ots[a] <= p[0] + W else None
+        best = a if a < len(ots) and ots[a] <= limit else None
         if best is None:
             missing += 1
             missing_by_event[key[1]] += 1
             if len(why) < 4:
-                why.append("cpu %d %s: perf's %r at %d not in ours" % (key[0], key[1], p[2], p[0]))
+                k = bisect.bisect_left(ots, p[0])
+                near = [ots[i] - p[0] for i in range(max(0, k - 2), min(len(ots), k + 2))]
+                why.append("cpu %d %s: perf's %r at %d not in ours (ours with that trace at %s ns from it, "
+                           "%d of them matched already; perf's next record on that cpu %+d ns)" % (
+                               key[0], key[1], p[2], p[0], near, used[p[2]] - k, (nt[j] - p[0]) if j < len(nt) else 0))
             continue
         used[p[2]] = best + 1
         compared += 1
