@@ -1,7 +1,7 @@
 /*
  * yield_prio.h - keeps the recorder's drain loop out of the workload's way.
  *
- * While only BPF ring buffers are drained (the memory stream is off: it needs
+ * While the sched stream records and the memory stream is off (it needs
  * prompt drains to resolve physical addresses), the drain loop's thread runs
  * at nice YIELD_NICE: it then runs in the workload's idle gaps instead of
  * taking turns with it. On `perf bench sched pipe` this halves our slowdown
