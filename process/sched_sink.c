@@ -8,6 +8,7 @@
 
 #include "lib/error.h"
 #include "process/emit.h"
+#include "process/record_losses.h"
 #include "process/sched_jsonl.h"
 
 static void count_event(struct process_sched_result *r, const char *event)
@@ -78,6 +79,27 @@ int sched_sink_check_stop(struct sched_sink *s)
 	return 0;
 }
 
+/* The recording's own losses (metadata.json): the analysis host never saw
+ * record's warnings. A missing or unreadable metadata.json is said too. */
+static void warn_record_losses(const struct process_inputs *in, struct process_result *res)
+{
+	struct record_losses l;
+
+	if (!in->has_metadata)
+		return;
+	if (record_losses_read(in->metadata_path, &l) < 0) {
+		process_warn(res, "cannot tell what the recording lost: %s", scx_errmsg());
+		return;
+	}
+	if (l.sched_drops)
+		process_warn(res, "the recording dropped %llu scheduling records (its ring buffer was full): "
+			     "%s lacks them", (unsigned long long)l.sched_drops, in->sched_name);
+	if (l.sched_skipped)
+		process_warn(res, "the kernel skipped %llu nested scheduling tracepoint hits while recording "
+			     "(metadata.json sched.skipped_nested_by_tracepoint): %s lacks them",
+			     (unsigned long long)l.sched_skipped, in->sched_name);
+}
+
 int process_sched(const struct process_opts *opts, FILE *out, struct process_result *res)
 {
 	const struct process_inputs *in = opts->in;
@@ -108,6 +130,8 @@ int process_sched(const struct process_opts *opts, FILE *out, struct process_res
 	if (rc == 0 && res->sched.unknown_types)
 		process_warn(res, "%s: %llu records of unknown types skipped", in->sched_name,
 			     (unsigned long long)res->sched.unknown_types);
+	if (rc == 0 && in->sched_kind == SCHED_IN_DATA)
+		warn_record_losses(in, res);
 	jsonw_free(&s.w);
 	hints_free(s.hints);
 	return rc;

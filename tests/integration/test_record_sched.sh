@@ -169,3 +169,29 @@ if [ $rc = 0 ] && [ "${drops:-x}" = 0 ] && [ "${boosts:-0}" -ge 1 ]; then
 else
 	fail record-sched-saturated-no-drops "exit $rc, drops ${drops:-?}, raised ${boosts:-?} times (want 0 drops, raised at least once): $(tail -n 2 "$WORK/sat.err" | tr '\n' ' ')"
 fi
+
+# process repeats what the recording lost (from metadata.json), since the
+# analysis host never saw record's warnings; an unreadable metadata.json is said
+losses() { # DIR: process it, print its warnings about losses
+	rm -rf "$1.out"
+	"$SCXPROF" process -f "$1" -o "$1.out" >/dev/null 2>&1 &&
+		python3 -c 'import json,sys; print([w for w in json.load(open(sys.argv[1]))["warnings"] if "recording" in w])' \
+			"$1.out/process.json"
+}
+cp -r "$out3" "$WORK/lossy"
+clean=$(losses "$WORK/lossy")
+python3 - "$WORK/lossy/metadata.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["sched"]["drops"], m["sched"]["skipped_nested"] = 128, 3
+json.dump(m, open(sys.argv[1], "w"))
+PY
+lossy=$(losses "$WORK/lossy")
+echo '{"sched": 5}' >"$WORK/lossy/metadata.json"
+broken=$(losses "$WORK/lossy")
+if [ "$clean" = "[]" ] && [[ "$lossy" == *"dropped 128 scheduling records"*"skipped 3 nested"* ]] &&
+	[[ "$broken" == *"cannot tell what the recording lost"*"no sched.drops"* ]]; then
+	pass process-warns-record-losses
+else
+	fail process-warns-record-losses "clean: $clean; with losses: $lossy; broken metadata: $broken"
+fi

@@ -1,0 +1,56 @@
+/*
+ * record_losses.c - reads record's loss counters from metadata.json (see
+ * record_losses.h).
+ */
+#include "process/record_losses.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/error.h"
+
+#define METADATA_MAX_BYTES (16u << 20)
+
+/* A non-negative integer member; -1 if absent or of another type. */
+static int get_count(struct json_object *o, const char *key, uint64_t *v)
+{
+	struct json_object *m;
+
+	if (!json_object_object_get_ex(o, key, &m) || !json_object_is_type(m, json_type_int))
+		return -1;
+	errno = 0;
+	int64_t i = json_object_get_int64(m);
+
+	if (i < 0)
+		return -1;
+	*v = (uint64_t)i;
+	return 0;
+}
+
+int record_losses_read(const char *path, struct record_losses *out)
+{
+	struct json_object *root, *sched;
+	struct stat st;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (stat(path, &st) < 0)
+		return scx_fail("%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > METADATA_MAX_BYTES)
+		return scx_fail("%s: not a regular file of at most %u MB", path, METADATA_MAX_BYTES >> 20);
+	root = json_object_from_file(path);
+	if (!root)
+		return scx_fail("%s: not valid JSON", path);
+	if (!json_object_object_get_ex(root, "sched", &sched) || !json_object_is_type(sched, json_type_object) ||
+	    get_count(sched, "drops", &out->sched_drops) < 0)
+		scx_fail("%s: no sched.drops count", path);
+	else {
+		if (get_count(sched, "skipped_nested", &out->sched_skipped) < 0)
+			out->sched_skipped = 0; /* written before it existed */
+		rc = 0;
+	}
+	json_object_put(root);
+	return rc;
+}
