@@ -20,12 +20,9 @@ static int get_count(struct json_object *o, const char *key, uint64_t *v)
 
 	if (!json_object_object_get_ex(o, key, &m) || !json_object_is_type(m, json_type_int))
 		return -1;
-	errno = 0;
-	int64_t i = json_object_get_int64(m);
-
-	if (i < 0)
+	if (json_object_get_int64(m) < 0)
 		return -1;
-	*v = (uint64_t)i;
+	*v = json_object_get_uint64(m);
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 #include "bpf/hints.h"
 #include "hints.skel.h"
 #include "lib/error.h"
+#include "lib/monotime.h"
 #include "lib/u64map.h"
 
 #define MODE_FENTRY "fentry"
@@ -73,13 +74,6 @@ static void msgf(char *buf, size_t len, const char *fmt, ...)
 }
 
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- output ---- */
 
@@ -404,7 +398,7 @@ int hints_tracer_start(struct hints_tracer **out, const struct hints_tracer_opts
 	}
 	libbpf_quiet_end();
 	close(map_fd); /* the skeleton holds its own duplicate */
-	t->next_snap_ns = now_ns();
+	t->next_snap_ns = monotime_ns();
 	*out = t;
 	return 0;
 }
@@ -425,7 +419,7 @@ int hints_tracer_timeout_ms(const struct hints_tracer *t)
 
 	if (!t->snapshot)
 		return -1;
-	now = now_ns();
+	now = monotime_ns();
 	if (now >= t->next_snap_ns)
 		return 0;
 	return (int)((t->next_snap_ns - now + 999999) / 1000000);
@@ -516,14 +510,14 @@ int hints_tracer_poll(struct hints_tracer *t)
 			return scx_fail("hints tracer: reading the ring buffer: %s", strerror(-rc));
 		return flush_out(t);
 	}
-	now = now_ns();
+	now = monotime_ns();
 	if (now < t->next_snap_ns)
 		return 0;
 	if (take_snapshot(t))
 		return -1;
 	/* keep the cadence, but never catch up with a burst */
 	t->next_snap_ns += t->period_ns;
-	now = now_ns();
+	now = monotime_ns();
 	if (t->next_snap_ns <= now)
 		t->next_snap_ns = now + t->period_ns;
 	return flush_out(t);

@@ -142,7 +142,7 @@ static void sched_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "records", s->records);
 	jsonw_kv_u64(w, "drops", s->drops);
 	jsonw_kv_u64(w, "drops_nmi", s->drops_nmi);
-	jsonw_kv_u64(w, "skipped_nested", s->skipped_nested_total);
+	jsonw_kv_u64(w, "skipped_nested", sched_stream_skipped_total(s));
 	jsonw_key(w, "skipped_nested_by_tracepoint");
 	jsonw_obj_open(w);
 	for (i = 0; i < s->nr_attached; i++)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/monotime.h"
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "lib/vdso.h"
@@ -62,13 +63,6 @@ static void warn(struct record_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int path_in(const struct recorder *rc, const char *name, char *out, size_t size)
 {
@@ -237,7 +231,7 @@ static void stop_command(struct recorder *rc)
 static void status_line(struct recorder *rc, uint64_t start, bool final)
 {
 	const struct record_opts *o = rc->o;
-	double el = (double)(now_ns() - start) / 1e9;
+	double el = (double)(monotime_ns() - start) / 1e9;
 
 	if (!o->status)
 		return;
@@ -252,7 +246,7 @@ static void status_line(struct recorder *rc, uint64_t start, bool final)
 static int run_loop(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
-	uint64_t start = now_ns(), deadline = start + (uint64_t)o->timeout_s * 1000000000ULL, next_status = start;
+	uint64_t start = monotime_ns(), deadline = start + (uint64_t)o->timeout_s * 1000000000ULL, next_status = start;
 	struct yield_prio yp = {0};
 	int err = 0;
 
@@ -286,11 +280,11 @@ static int run_loop(struct recorder *rc)
 			err = -1;
 			break;
 		}
-		if (now_ns() >= next_status) {
+		if (monotime_ns() >= next_status) {
 			status_line(rc, start, false);
 			next_status += 1000000000ULL;
 		}
-		if (command_done(rc) || now_ns() >= deadline)
+		if (command_done(rc) || monotime_ns() >= deadline)
 			break;
 	}
 	yield_prio_stop(&yp);
@@ -328,11 +322,11 @@ static int stop_streams(struct recorder *rc)
 			warn(rc->res, "%llu scheduling records were dropped because the ring buffer was full; "
 			     "consider increasing --sched-ring-sz (now %u MB)",
 			     (unsigned long long)rc->res->sched.drops, rc->res->sched.ring_mb);
-		if (rc->res->sched.skipped_nested_total)
+		if (sched_stream_skipped_total(&rc->res->sched))
 			warn(rc->res, "%llu scheduling tracepoint hits were not recorded: an interrupt hit the same "
 			     "tracepoint while its BPF program ran, and the kernel skips nested runs of a program "
 			     "(counted per tracepoint in metadata.json)",
-			     (unsigned long long)rc->res->sched.skipped_nested_total);
+			     (unsigned long long)sched_stream_skipped_total(&rc->res->sched));
 		if (rc->res->sched.nr_missing && rc->o->verbose && rc->o->status) {
 			fprintf(rc->o->status, "sched: tracepoints the kernel does not have:");
 			for (size_t i = 0; i < rc->res->sched.nr_missing; i++)
@@ -373,7 +367,6 @@ static int finish_files(struct recorder *rc)
 	r = topology_write(f, "/sys");
 	if (close_file(&f, "topology.json") < 0 || r < 0)
 		return -1;
-	rc->res->end_mono_ns = now_ns();
 	features_clock_pair(&rc->res->end_mono_ns, &rc->res->end_wall_ns);
 	if (!(f = create_file(rc, "metadata.json")))
 		return -1;

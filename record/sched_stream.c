@@ -35,6 +35,7 @@
 
 #include "bpf/sched.h"
 #include "lib/error.h"
+#include "lib/monotime.h"
 #include "record/direct_out.h"
 #include "sched.skel.h"
 
@@ -75,13 +76,6 @@ struct sched_stream {
 };
 
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- output ---- */
 
@@ -212,7 +206,7 @@ static int start(struct sched_stream *s, unsigned ring_mb)
 		return scx_fail("sched stream: opening the ring buffer: %s%s", strerror(errno),
 				libbpf_quiet_said(said, sizeof(said)));
 	/* before the first attach: no record is older than start_ns */
-	s->st.start_ns = now_ns();
+	s->st.start_ns = monotime_ns();
 	for (size_t i = 0; i < NR_TP; i++) {
 		if (!present[i]) {
 			s->st.missing[s->st.nr_missing++] = tracepoints[i].name;
@@ -343,6 +337,15 @@ static int drain_batches(struct sched_stream *s)
 	return 0;
 }
 
+uint64_t sched_stream_skipped_total(const struct sched_stream_stats *st)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < st->nr_attached; i++)
+		n += st->skipped_nested[i];
+	return n;
+}
+
 /* After detaching, while the programs are still loaded: how many hits of
  * each tracepoint the kernel's recursion guard skipped. */
 static int read_skipped(struct sched_stream *s)
@@ -360,7 +363,6 @@ static int read_skipped(struct sched_stream *s)
 			return scx_fail("sched stream: reading the statistics of %s: %s", s->st.attached[i],
 					strerror(-err));
 		s->st.skipped_nested[i] = info.recursion_misses;
-		s->st.skipped_nested_total += info.recursion_misses;
 	}
 	return 0;
 }

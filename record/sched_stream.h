@@ -41,7 +41,6 @@ struct sched_stream_stats {
 	 * cpu (an irq interrupting it hit the same tracepoint) and BPF's
 	 * recursion guard skips nested runs. bpf_prog_info.recursion_misses. */
 	uint64_t skipped_nested[SCHED_MAX_TRACEPOINTS];
-	uint64_t skipped_nested_total;
 	uint64_t start_ns;    /* CLOCK_MONOTONIC just before attaching (the header's start_ns) */
 	unsigned ring_mb;
 	/* tracepoint names (static strings), e.g. "sched_switch" */
@@ -50,6 +49,9 @@ struct sched_stream_stats {
 	const char *missing[SCHED_MAX_TRACEPOINTS];
 	size_t nr_missing;
 };
+
+/* Sum of st->skipped_nested. */
+uint64_t sched_stream_skipped_total(const struct sched_stream_stats *st);
 
 /* Check the options, load and attach every tracepoint the kernel has, write
  * the sched.data header. */

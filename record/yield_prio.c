@@ -11,13 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
+#include "lib/monotime.h"
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int set_nice(const struct yield_prio *y, int nice)
 {
@@ -28,7 +23,7 @@ static int set_nice(const struct yield_prio *y, int nice)
 /* Raise the drain thread to its base priority for YIELD_HOLD_MS. */
 static void raise_for_hold(struct yield_prio *y)
 {
-	atomic_store(&y->hold_until, mono_ns() + YIELD_HOLD_MS * 1000000ull);
+	atomic_store(&y->hold_until, monotime_ns() + YIELD_HOLD_MS * 1000000ull);
 	if (atomic_exchange(&y->low, false)) {
 		if (set_nice(y, y->base) == 0)
 			atomic_fetch_add(&y->boosts, 1);
@@ -85,7 +80,7 @@ void yield_prio_beat(struct yield_prio *y, bool behind)
 		return;
 	if (behind)
 		raise_for_hold(y);
-	else if (!atomic_load(&y->low) && mono_ns() >= atomic_load(&y->hold_until)) {
+	else if (!atomic_load(&y->low) && monotime_ns() >= atomic_load(&y->hold_until)) {
 		if (set_nice(y, YIELD_NICE) == 0)
 			atomic_store(&y->low, true);
 	}

@@ -44,18 +44,31 @@ static bool wait_nice(int want, long ms)
 	return my_nice() == want;
 }
 
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("SKIP: needs root to raise the nice value back");
+}
+
+TestSuite(yield_prio, .init = need_root);
+
+/* Start with a watchdog on *fill (limit max): the thread must now be at
+ * YIELD_NICE. Returns its nice value before. */
+static int start_low(struct yield_prio *y, volatile uint64_t *fill, uint64_t max)
+{
+	int base = my_nice();
+
+	yield_prio_start(y, fill, max);
+	cr_assert(y->on);
+	cr_assert_eq(my_nice(), YIELD_NICE);
+	return base;
+}
+
 Test(yield_prio, watchdog_raises_on_fill_and_beat_lowers_after_hold)
 {
 	volatile uint64_t fill = 0;
 	struct yield_prio y = {0};
-	int base;
-
-	if (geteuid() != 0)
-		cr_skip_test("SKIP: needs root to raise the nice value back");
-	base = my_nice();
-	yield_prio_start(&y, &fill, 1000);
-	cr_assert(y.on);
-	cr_assert_eq(my_nice(), YIELD_NICE);
+	int base = start_low(&y, &fill, 1000);
 
 	/* below the limit: the watchdog leaves it low */
 	fill = 999;
@@ -90,13 +103,8 @@ Test(yield_prio, stop_restores_while_low)
 {
 	volatile uint64_t fill = 0;
 	struct yield_prio y = {0};
-	int base;
+	int base = start_low(&y, &fill, 1);
 
-	if (geteuid() != 0)
-		cr_skip_test("SKIP: needs root to raise the nice value back");
-	base = my_nice();
-	yield_prio_start(&y, &fill, 1);
-	cr_assert_eq(my_nice(), YIELD_NICE);
 	yield_prio_stop(&y);
 	cr_assert_eq(my_nice(), base);
 }
