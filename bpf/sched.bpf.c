@@ -6,9 +6,10 @@
  *
  * One tp_btf program per tracepoint: scheduler (switch, wakeups, migration,
  * process exit/exec/fork), hardware irqs, softirqs, NMI handlers and the
- * local APIC timer. Each hit becomes one fixed-size struct sched_record,
- * gathered in a per-CPU batch and handed SCHED_BATCH at a time to a BPF ring
- * buffer shared by all CPUs (size set by userspace from --sched-ring-sz);
+ * local APIC timer. Each hit becomes one packed record (struct sched_rec2 and
+ * the optional fields it needs), gathered in a per-CPU chunk and handed
+ * SCHED_BATCH at a time to a BPF ring buffer shared by all CPUs (size set by
+ * userspace from --sched-ring-sz);
  * records that do not fit are counted in `dropped`. Task fields are direct
  * BTF loads (tp_btf arguments are trusted pointers), not probe reads: this
  * and the batching are what keep the cost per event low (bench/bench_sched).
@@ -45,13 +46,19 @@ struct {
 } sched_ring SEC(".maps");
 
 /*
- * Records are gathered per CPU and handed to the shared ring SCHED_BATCH at
- * a time: one ring reservation (a lock shared by every CPU) per batch instead
- * of per record. A program that interrupts another one on the same CPU (an
- * NMI, or an irq during a wakeup of current) finds the batch busy and writes
- * its record straight to the ring. Userspace reads the partial batches left
- * at the end from this map (after detaching), so nothing is lost; the file is
- * therefore ordered per batch, not by time (schemas/sched-data.md).
+ * Records are gathered per CPU into a chunk (schemas/sched-data.md, version
+ * 2) and handed to the shared ring SCHED_BATCH at a time: one ring
+ * reservation (a lock shared by every CPU) per batch instead of per record.
+ * Records are packed: only the fields a type uses, and a task's comm is
+ * written once per chunk; later records of the same task refer to that copy
+ * (comm_at: per pid slot, checked against the bytes, so a stale or clashing
+ * slot only costs a copy). Fewer bytes is most of what keeps this cheap: the
+ * copy into the ring and the write to disk scale with them (bench/bench_sched).
+ * A program that interrupts another one on the same CPU (an NMI, or an irq
+ * during a wakeup of current) finds the batch busy and writes its record as
+ * a chunk of its own straight to the ring. Userspace reads the partial
+ * batches left at the end from this map (after detaching), so nothing is
+ * lost; the file is therefore ordered per chunk, not by time.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -75,86 +82,151 @@ static __always_inline __u64 wake_flag(void)
 	return avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-/* Where a record of `type` is being built: a slot of this CPU's batch, or
- * (nested) a ring reservation. */
+/* A nested record: a chunk of one in a ring reservation of this size. */
+#define SOLO_SIZE (SCHED_CHUNK_HEADER_SIZE + SCHED_REC2_MAX)
+/* Where a record may start in a batch's buf: all optional fields fit. */
+#define BATCH_LAST_AT (SCHED_CHUNK_CAP - SCHED_REC2_MAX)
+
+/* Where a record of `type` is being built. */
 struct rec_slot {
-	struct sched_record *r;
-	struct sched_batch *b; /* NULL: r is a ring reservation */
+	struct sched_rec2 *r;
+	__u8 *chunk;           /* the chunk r is in */
+	struct sched_batch *b; /* NULL: chunk is a ring reservation of SOLO_SIZE */
+	__u64 at;              /* offset of r in chunk */
+	__u64 len;             /* bytes of r so far (SCHED_REC2_BASE + optional) */
 };
 
-/* A zeroed record of `type`, stamped, with the cpu set; r NULL (counted)
- * when the ring is full. */
+/* A record of `type`, stamped, cpu set, other base fields 0; r NULL
+ * (counted) when the ring is full. */
 static __always_inline struct rec_slot rec_new(__u16 type)
 {
 	struct rec_slot s = {};
-	__u32 zero = 0, n;
+	__u32 zero = 0;
+	__u64 at;
 	struct sched_batch *b = bpf_map_lookup_elem(&sched_batches, &zero);
 
 	if (b && !b->busy) {
 		b->busy = 1;
 		asm volatile("" ::: "memory");
-		n = b->n;
-		if (n < SCHED_BATCH) {
+		at = b->len;
+		if (at < SCHED_CHUNK_HEADER_SIZE)
+			at = SCHED_CHUNK_HEADER_SIZE;
+		if (at <= BATCH_LAST_AT && b->n < SCHED_BATCH) {
 			s.b = b;
-			s.r = &b->rec[n];
+			s.chunk = b->buf;
+			s.at = at;
+			s.r = (struct sched_rec2 *)(b->buf + at);
 		} else {
-			b->busy = 0;
+			b->busy = 0; /* cannot happen: full batches are handed over */
 		}
 	}
 	if (!s.r) {
-		s.r = bpf_ringbuf_reserve(&sched_ring, sizeof(*s.r), 0);
-		if (!s.r) {
+		s.chunk = bpf_ringbuf_reserve(&sched_ring, SOLO_SIZE, 0);
+		if (!s.chunk) {
 			count_drops(1, type);
 			return s;
 		}
+		s.at = SCHED_CHUNK_HEADER_SIZE;
+		s.r = (struct sched_rec2 *)(s.chunk + SCHED_CHUNK_HEADER_SIZE);
 	}
-	__builtin_memset(s.r, 0, sizeof(*s.r));
+	__builtin_memset(s.r, 0, SCHED_REC2_BASE);
 	s.r->timestamp = bpf_ktime_get_ns();
 	s.r->cpu = bpf_get_smp_processor_id();
 	s.r->type = type;
+	s.len = SCHED_REC2_BASE;
 	return s;
 }
 
-static __always_inline void submit(struct rec_slot s)
+/* Append an optional u64 (arg0 or arg1, flag says which); before any comm. */
+static __always_inline void put_u64(struct rec_slot *s, __u8 flag, __u64 v)
 {
-	struct sched_batch *b = s.b;
+	__u64 off = s->len;
+
+	if (off > SCHED_REC2_BASE + 8)
+		return;
+	*(__u64 *)((__u8 *)s->r + off) = v;
+	s->r->flags |= flag;
+	s->len = off + 8;
+}
+
+/* The comm of task pid (16 bytes at src, a kernel pointer the verifier
+ * trusts): a reference to an equal copy earlier in this batch's chunk, else
+ * appended. which: 1 comm, 2 comm2 (after comm). */
+static __always_inline void put_comm(struct rec_slot *s, const char *src, __u32 pid, int which)
+{
+	__u64 c0, c1, off = s->len, ref;
+	__u8 *dst;
+
+	__builtin_memcpy(&c0, src, 8);
+	__builtin_memcpy(&c1, src + 8, 8);
+	if (s->b) {
+		ref = s->b->comm_at[pid & (SCHED_COMM_SLOTS - 1)];
+		if (ref >= SCHED_CHUNK_HEADER_SIZE && ref + SCHED_COMM_LEN <= s->at && ref <= BATCH_LAST_AT &&
+		    *(__u64 *)(s->b->buf + ref) == c0 && *(__u64 *)(s->b->buf + ref + 8) == c1) {
+			if (which == 1)
+				s->r->comm_ref = ref;
+			else
+				s->r->comm2_ref = ref;
+			return;
+		}
+	}
+	if (off > SCHED_REC2_MAX - SCHED_COMM_LEN)
+		return;
+	dst = (__u8 *)s->r + off;
+	*(__u64 *)dst = c0;
+	*(__u64 *)(dst + 8) = c1;
+	s->r->flags |= which == 1 ? SCHED_F_COMM : SCHED_F_COMM2;
+	if (s->b)
+		s->b->comm_at[pid & (SCHED_COMM_SLOTS - 1)] = s->at + off;
+	s->len = off + SCHED_COMM_LEN;
+}
+
+static __always_inline void submit(struct rec_slot *s)
+{
+	struct sched_batch *b = s->b;
+	struct sched_chunk_header *h = (struct sched_chunk_header *)s->chunk;
+	__u64 len;
 	__u32 n;
 
 	if (!b) {
-		bpf_ringbuf_submit(s.r, wake_flag());
+		h->size = SCHED_CHUNK_HEADER_SIZE + s->len;
+		h->cpu = s->r->cpu;
+		h->nrec = 1;
+		bpf_ringbuf_submit(s->chunk, wake_flag());
 		return;
 	}
+	len = s->at + s->len;
 	n = b->n + 1;
-	if (n >= SCHED_BATCH) {
-		if (bpf_ringbuf_output(&sched_ring, b->rec, sizeof(b->rec), wake_flag()))
-			count_drops(SCHED_BATCH, 0);
+	if (n >= SCHED_BATCH || len > BATCH_LAST_AT) {
+		if (len > SCHED_CHUNK_CAP)
+			len = SCHED_CHUNK_CAP;
+		h->size = len;
+		h->cpu = s->r->cpu;
+		h->nrec = n;
+		if (bpf_ringbuf_output(&sched_ring, b->buf, len, wake_flag()))
+			count_drops(n, 0);
 		n = 0;
+		len = SCHED_CHUNK_HEADER_SIZE;
 	}
 	b->n = n;
+	b->len = len;
 	asm volatile("" ::: "memory");
 	b->busy = 0;
 }
 
-static __always_inline void task1(struct sched_record *r, struct task_struct *t)
+/* The first task: base fields now, comm with put_comm after any u64. */
+static __always_inline void task1(struct sched_rec2 *r, struct task_struct *t)
 {
 	r->pid = t->pid;
 	r->tgid = t->tgid;
 	r->prio = t->prio;
-	__builtin_memcpy(r->comm, t->comm, sizeof(r->comm));
 }
 
-static __always_inline void task2(struct sched_record *r, struct task_struct *t)
+static __always_inline void task2(struct sched_rec2 *r, struct task_struct *t)
 {
 	r->pid2 = t->pid;
 	r->tgid2 = t->tgid;
 	r->prio2 = t->prio;
-	__builtin_memcpy(r->comm2, t->comm, sizeof(r->comm2));
-}
-
-/* the task running on this cpu (interrupted by an irq) */
-static __always_inline void current1(struct sched_record *r)
-{
-	task1(r, bpf_get_current_task_btf());
 }
 
 SEC("tp_btf/sched_switch")
@@ -169,21 +241,27 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	task2(s.r, next);
 	/* the tracepoint reports (__state | exit_state): an exiting task is Z */
 	s.r->arg0 = prev_state | prev->exit_state;
-	s.r->arg1 = preempt;
-	submit(s);
+	if (preempt)
+		s.r->flags |= SCHED_F_PREEMPT;
+	put_comm(&s, prev->comm, prev->pid, 1);
+	put_comm(&s, next->comm, next->pid, 2);
+	submit(&s);
 	return 0;
 }
 
 static __always_inline int on_wake(__u16 type, struct task_struct *p)
 {
+	struct task_struct *cur = bpf_get_current_task_btf(); /* perf's sample task */
 	struct rec_slot s = rec_new(type);
 
 	if (!s.r)
 		return 0;
 	task1(s.r, p);
-	task2(s.r, bpf_get_current_task_btf()); /* perf's sample task */
+	task2(s.r, cur);
 	s.r->arg0 = p->thread_info.cpu; /* task_cpu(p), as the tracepoint's target_cpu */
-	submit(s);
+	put_comm(&s, p->comm, p->pid, 1);
+	put_comm(&s, cur->comm, cur->pid, 2);
+	submit(&s);
 	return 0;
 }
 
@@ -208,15 +286,18 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct rec_slot s = rec_new(SCHED_MIGRATE_TASK);
 
 	if (!s.r)
 		return 0;
 	task1(s.r, p);
-	task2(s.r, bpf_get_current_task_btf());
+	task2(s.r, cur);
 	s.r->arg0 = (__u32)dest_cpu;
-	s.r->arg1 = BPF_CORE_READ(p, thread_info.cpu);
-	submit(s);
+	put_u64(&s, SCHED_F_ARG1, BPF_CORE_READ(p, thread_info.cpu));
+	put_comm(&s, p->comm, p->pid, 1);
+	put_comm(&s, cur->comm, cur->pid, 2);
+	submit(&s);
 	return 0;
 }
 
@@ -229,7 +310,8 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	task1(s.r, p);
 	s.r->arg0 = group_dead;
-	submit(s);
+	put_comm(&s, p->comm, p->pid, 1);
+	submit(&s);
 	return 0;
 }
 
@@ -242,7 +324,8 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 		return 0;
 	task1(s.r, p);
 	s.r->pid2 = old_pid;
-	submit(s);
+	put_comm(&s, p->comm, p->pid, 1);
+	submit(&s);
 	return 0;
 }
 
@@ -255,76 +338,106 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct 
 		return 0;
 	task1(s.r, parent);
 	task2(s.r, child);
-	submit(s);
+	put_comm(&s, parent->comm, parent->pid, 1);
+	put_comm(&s, child->comm, child->pid, 2);
+	submit(&s);
 	return 0;
 }
 
-static __always_inline int on_irq(__u16 type, int irq, struct irqaction *action, __u64 arg1)
+/* Records about the interrupted task: base fields, u64 arg1 when has_arg1;
+ * the caller appends the rest and submits. */
+static __always_inline struct rec_slot on_current(__u16 type, __u32 arg0, bool has_arg1, __u64 arg1)
 {
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct rec_slot s = rec_new(type);
 
 	if (!s.r)
-		return 0;
-	current1(s.r);
-	s.r->arg0 = (__u32)irq;
-	s.r->arg1 = arg1;
-	if (action)
-		bpf_probe_read_kernel_str(s.r->comm2, sizeof(s.r->comm2), BPF_CORE_READ(action, name));
-	submit(s);
-	return 0;
+		return s;
+	task1(s.r, cur);
+	s.r->arg0 = arg0;
+	if (has_arg1)
+		put_u64(&s, SCHED_F_ARG1, arg1);
+	put_comm(&s, cur->comm, cur->pid, 1);
+	return s;
 }
 
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
 {
-	return on_irq(IRQ_HANDLER_ENTRY, irq, action, (__u64)BPF_CORE_READ(action, handler));
+	struct rec_slot s = on_current(IRQ_HANDLER_ENTRY, (__u32)irq, true, (__u64)BPF_CORE_READ(action, handler));
+	__u64 off = s.len;
+
+	if (!s.r)
+		return 0;
+	/* comm2: the action's name */
+	if (action && off <= SCHED_REC2_MAX - SCHED_COMM_LEN) {
+		__u8 *dst = (__u8 *)s.r + off;
+
+		*(__u64 *)dst = 0;
+		*(__u64 *)(dst + 8) = 0;
+		bpf_probe_read_kernel_str(dst, SCHED_COMM_LEN, BPF_CORE_READ(action, name));
+		s.r->flags |= SCHED_F_COMM2;
+		s.len = off + SCHED_COMM_LEN;
+	}
+	submit(&s);
+	return 0;
 }
 
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(irq_handler_exit, int irq, struct irqaction *action, int ret)
 {
-	return on_irq(IRQ_HANDLER_EXIT, irq, action, (__u32)ret);
+	struct rec_slot s = on_current(IRQ_HANDLER_EXIT, (__u32)irq, ret != 0, (__u32)ret);
+
+	if (s.r)
+		submit(&s);
+	return 0;
 }
 
-static __always_inline int on_vec(__u16 type, __u64 vec, __u64 arg1)
+static __always_inline int on_vec(__u16 type, __u32 vec)
 {
-	struct rec_slot s = rec_new(type);
+	struct rec_slot s = on_current(type, vec, false, 0);
 
-	if (!s.r)
-		return 0;
-	current1(s.r);
-	s.r->arg0 = vec;
-	s.r->arg1 = arg1;
-	submit(s);
+	if (s.r)
+		submit(&s);
 	return 0;
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(softirq_entry, unsigned int vec)
 {
-	return on_vec(SOFTIRQ_ENTRY, vec, 0);
+	return on_vec(SOFTIRQ_ENTRY, vec);
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(softirq_exit, unsigned int vec)
 {
-	return on_vec(SOFTIRQ_EXIT, vec, 0);
+	return on_vec(SOFTIRQ_EXIT, vec);
 }
 
 SEC("tp_btf/nmi_handler")
 int BPF_PROG(nmi_handler, void *handler, s64 delta_ns, int handled)
 {
-	return on_vec(NMI_HANDLER, (__u64)delta_ns, (__u64)handler);
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct rec_slot s = rec_new(NMI_HANDLER);
+
+	if (!s.r)
+		return 0;
+	task1(s.r, cur);
+	put_u64(&s, SCHED_F_ARG0_64, (__u64)delta_ns);
+	put_u64(&s, SCHED_F_ARG1, (__u64)handler);
+	put_comm(&s, cur->comm, cur->pid, 1);
+	submit(&s);
+	return 0;
 }
 
 SEC("tp_btf/local_timer_entry")
 int BPF_PROG(local_timer_entry, int vector)
 {
-	return on_vec(LOCAL_TIMER_ENTRY, (__u32)vector, 0);
+	return on_vec(LOCAL_TIMER_ENTRY, (__u32)vector);
 }
 
 SEC("tp_btf/local_timer_exit")
 int BPF_PROG(local_timer_exit, int vector)
 {
-	return on_vec(LOCAL_TIMER_EXIT, (__u32)vector, 0);
+	return on_vec(LOCAL_TIMER_EXIT, (__u32)vector);
 }

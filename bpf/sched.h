@@ -3,10 +3,12 @@
  * side), record/sched_stream.c (writes sched.data) and the sched.data reader
  * in process/. The file format around it is in schemas/sched-data.md.
  *
- * One record is one tracepoint hit, fixed size (SCHED_RECORD_SIZE = 88 bytes),
- * naturally aligned with explicit padding, little endian, written to
- * sched.data byte for byte as the BPF program filled it. Fields a record type
- * does not use are 0 (comm fields: all NUL). Per type:
+ * One record is one tracepoint hit. struct sched_record (88 bytes, naturally
+ * aligned, little endian) holds all of its fields: it is the record of
+ * sched.data version 1 and what readers decode either version into; version
+ * 2, what record writes, stores the same fields packed into chunks (struct
+ * sched_rec2, below). Fields a record type does not use are 0 (comm fields:
+ * all NUL). Per type:
  *
  *   type                     pid/tgid/comm/prio    pid2/tgid2/comm2/prio2   arg0            arg1
  *   SCHED_SWITCH             prev task             next task                prev_state (1)  preempt (0/1)
@@ -85,19 +87,71 @@ struct sched_record {
 
 #define SCHED_RECORD_SIZE 88
 
-/* One CPU's records not yet in the ring (bpf/sched.bpf.c, value of the
- * per-CPU map sched_batches; userspace reads what is left at the end). Not
- * part of the file format. */
+/*
+ * sched.data version 2 (what record writes; version 1 files, a bare array of
+ * struct sched_record, are still read): chunks, each a struct
+ * sched_chunk_header and `nrec` variable-size records of one CPU. A record is
+ * struct sched_rec2 (the same fields as struct sched_record, narrower) and
+ * then, in this order, only the optional fields its flags say are there:
+ * arg0 as a u64 (SCHED_F_ARG0_64, else the u32 in the base is arg0), arg1
+ * (SCHED_F_ARG1, else 0; SCHED_F_PREEMPT is arg1 = 1 of a sched_switch), comm
+ * (SCHED_F_COMM) and comm2 (SCHED_F_COMM2), 16 bytes each. A comm that is not
+ * there is either the 16 bytes at comm_ref (comm2_ref) from the start of the
+ * same chunk, an earlier copy of the same name, or, when the ref is 0, empty.
+ * Every record and every chunk is a multiple of 8 bytes long.
+ */
+struct sched_chunk_header {
+	__u32 size; /* 0: bytes of the chunk, this header included */
+	__u16 cpu;  /* 4: cpu all its records are from */
+	__u16 nrec; /* 6: records in it */
+};              /* 8 bytes */
+
+#define SCHED_CHUNK_HEADER_SIZE 8
+
+struct sched_rec2 {
+	__u64 timestamp; /*  0: as in struct sched_record */
+	__u8 type;       /*  8: enum sched_record_type */
+	__u8 flags;      /*  9: SCHED_F_* */
+	__u16 cpu;       /* 10 */
+	__u16 comm_ref;  /* 12: without SCHED_F_COMM: where in the chunk comm is, 0: empty */
+	__u16 comm2_ref; /* 14: the same for comm2 */
+	__u32 pid;       /* 16 */
+	__u32 tgid;      /* 20 */
+	__u32 pid2;      /* 24 */
+	__u32 tgid2;     /* 28 */
+	__s16 prio;      /* 32 */
+	__s16 prio2;     /* 34 */
+	__u32 arg0;      /* 36: arg0, unless SCHED_F_ARG0_64 */
+};                       /* 40 bytes, then the optional fields */
+
+#define SCHED_REC2_BASE 40
+#define SCHED_REC2_MAX (SCHED_REC2_BASE + 8 + 8 + 2 * SCHED_COMM_LEN) /* 88 */
+
+#define SCHED_F_ARG0_64 0x01 /* a u64 arg0 follows (the base's arg0 is 0) */
+#define SCHED_F_ARG1 0x02    /* a u64 arg1 follows */
+#define SCHED_F_COMM 0x04    /* comm follows */
+#define SCHED_F_COMM2 0x08   /* comm2 follows */
+#define SCHED_F_PREEMPT 0x10 /* sched_switch: arg1 (preempt) = 1 */
+#define SCHED_F_ALL 0x1f
+
+/* The kernel side's per-CPU batch (bpf/sched.bpf.c, value of the
+ * sched_batches map): one chunk being filled; not part of the file format
+ * except that buf[0..len) becomes a chunk once its header is filled in. */
+#define SCHED_CHUNK_CAP (SCHED_CHUNK_HEADER_SIZE + SCHED_BATCH * SCHED_REC2_MAX)
+#define SCHED_COMM_SLOTS 8 /* power of 2 */
+
 struct sched_batch {
 	__u32 busy; /* a program on this CPU is filling a record */
-	__u32 n;    /* records filled, in rec[0..n) */
-	__u64 pad;
-	struct sched_record rec[SCHED_BATCH];
+	__u32 n;    /* records in buf */
+	__u32 len;  /* bytes of buf in use, chunk header included (0: none yet) */
+	__u32 pad;
+	__u16 comm_at[SCHED_COMM_SLOTS]; /* by pid: where in buf a comm was last written */
+	__u8 buf[SCHED_CHUNK_CAP];       /* the chunk; its header is filled in when handed over */
 };
 
 /* sched.data file header (schemas/sched-data.md). */
 #define SCHED_DATA_MAGIC "SCXSCHED" /* 8 bytes, no NUL */
-#define SCHED_DATA_VERSION 1
+#define SCHED_DATA_VERSION 2 /* written; 1 is still read */
 #define SCHED_DATA_HEADER_SIZE 64
 
 struct sched_data_header {
@@ -105,7 +159,7 @@ struct sched_data_header {
 	__u32 version;       /*  8: SCHED_DATA_VERSION */
 	__u32 header_size;   /* 12: 64: records start at this offset */
 	__u32 clock_id;      /* 16: 1 = CLOCK_MONOTONIC (timestamps) */
-	__u32 record_size;   /* 20: 88 = sizeof(struct sched_record) */
+	__u32 record_size;   /* 20: version 1: 88 = sizeof(struct sched_record); 2: 0 (chunks) */
 	__u64 start_ns;      /* 24: CLOCK_MONOTONIC just before attaching: no record is older */
 	__u32 nr_cpus;       /* 32: possible cpus of the recording host */
 	__u32 type_max;      /* 36: highest record type this writer emits */

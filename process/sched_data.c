@@ -1,6 +1,7 @@
 /*
  * sched_data.c - our recorder's sched.data (schemas/sched-data.md,
- * bpf/sched.h) into sched.jsonl. Records are sorted by timestamp (the file
+ * bpf/sched.h; version 2's chunks of packed records and version 1's fixed
+ * 88-byte records) into sched.jsonl. Records are sorted by timestamp (the file
  * is ordered per CPU batch, not by time), then each becomes the line perf script would print
  * for the same tracepoint hit: event name, trace text in the tracefs print
  * format. The sample's task is what perf would report as current: prev for
@@ -35,10 +36,16 @@ struct cur_task {
 	char comm[SCHED_COMM_LEN + 1];
 };
 
+/* A record to emit: its timestamp and where it is. Version 2 packs the
+ * record's offset in its chunk into the top bits (chunks are < 64 KiB). */
 struct idx {
 	uint64_t ts;
-	uint64_t i;
+	uint64_t at; /* file offset | offset in the chunk << IDX_REL_SHIFT */
 };
+
+#define IDX_REL_SHIFT 48
+#define IDX_OFF_MASK ((1ull << IDX_REL_SHIFT) - 1)
+#define CHUNK_MAX 65535 /* comm refs are 16 bits */
 
 static int idx_cmp(const void *a, const void *b)
 {
@@ -46,7 +53,7 @@ static int idx_cmp(const void *a, const void *b)
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return (x->at & IDX_OFF_MASK) < (y->at & IDX_OFF_MASK) ? -1 : (x->at & IDX_OFF_MASK) > (y->at & IDX_OFF_MASK);
 }
 
 static const char *const type_event[] = {
@@ -127,6 +134,81 @@ static void values(const struct sched_record *r, enum sched_kind k, struct sched
 	}
 }
 
+/* ---- version 2: chunks of packed records ---- */
+
+/* Length of the v2 record at rel in a chunk of size bytes, or 0 with *why
+ * set when it is damaged: flags we do not know, not within the chunk, or a
+ * comm reference that is not to earlier bytes of the chunk. */
+static size_t rec2_len(const uint8_t *chunk, size_t rel, size_t size, const char **why)
+{
+	struct sched_rec2 b;
+	size_t len = SCHED_REC2_BASE;
+
+	if (rel + SCHED_REC2_BASE > size) {
+		*why = "sched.data: record runs past the end of its chunk";
+		return 0;
+	}
+	memcpy(&b, chunk + rel, sizeof(b));
+	if (b.flags & ~SCHED_F_ALL) {
+		*why = "sched.data: record with unknown flags";
+		return 0;
+	}
+	len += (b.flags & SCHED_F_ARG0_64 ? 8 : 0) + (b.flags & SCHED_F_ARG1 ? 8 : 0) +
+	       (b.flags & SCHED_F_COMM ? SCHED_COMM_LEN : 0) + (b.flags & SCHED_F_COMM2 ? SCHED_COMM_LEN : 0);
+	if (rel + len > size) {
+		*why = "sched.data: record runs past the end of its chunk";
+		return 0;
+	}
+	if ((!(b.flags & SCHED_F_COMM) && b.comm_ref &&
+	     (b.comm_ref < SCHED_CHUNK_HEADER_SIZE || (size_t)b.comm_ref + SCHED_COMM_LEN > rel)) ||
+	    (!(b.flags & SCHED_F_COMM2) && b.comm2_ref &&
+	     (b.comm2_ref < SCHED_CHUNK_HEADER_SIZE || (size_t)b.comm2_ref + SCHED_COMM_LEN > rel))) {
+		*why = "sched.data: comm reference outside the earlier part of its chunk";
+		return 0;
+	}
+	return len;
+}
+
+/* The v2 record at rel of chunk (checked by rec2_len) as a struct sched_record. */
+static void rec2_decode(const uint8_t *chunk, size_t rel, struct sched_record *r)
+{
+	struct sched_rec2 b;
+	const uint8_t *p = chunk + rel + SCHED_REC2_BASE;
+
+	memcpy(&b, chunk + rel, sizeof(b));
+	memset(r, 0, sizeof(*r));
+	r->timestamp = b.timestamp;
+	r->cpu = b.cpu;
+	r->type = b.type;
+	r->pid = b.pid;
+	r->tgid = b.tgid;
+	r->pid2 = b.pid2;
+	r->tgid2 = b.tgid2;
+	r->prio = b.prio;
+	r->prio2 = b.prio2;
+	r->arg0 = b.arg0;
+	if (b.flags & SCHED_F_ARG0_64) {
+		memcpy(&r->arg0, p, 8);
+		p += 8;
+	}
+	if (b.flags & SCHED_F_ARG1) {
+		memcpy(&r->arg1, p, 8);
+		p += 8;
+	} else if (b.flags & SCHED_F_PREEMPT) {
+		r->arg1 = 1;
+	}
+	if (b.flags & SCHED_F_COMM) {
+		memcpy(r->comm, p, SCHED_COMM_LEN);
+		p += SCHED_COMM_LEN;
+	} else if (b.comm_ref) {
+		memcpy(r->comm, chunk + b.comm_ref, SCHED_COMM_LEN);
+	}
+	if (b.flags & SCHED_F_COMM2)
+		memcpy(r->comm2, p, SCHED_COMM_LEN);
+	else if (b.comm2_ref)
+		memcpy(r->comm2, chunk + b.comm2_ref, SCHED_COMM_LEN);
+}
+
 static int emit_record(struct sched_sink *s, const struct sched_record *r, struct cur_task *cur, size_t ncur)
 {
 	enum sched_kind k = type_kind[r->type];
@@ -167,6 +249,86 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 	return sched_sink_emit(s, comm, pid, tid, r->cpu, r->timestamp, type_event[r->type], trace, tlen);
 }
 
+/* Index version 1's fixed-size records. */
+static uint64_t index_v1(struct sched_sink *s, const uint8_t *map, uint64_t size,
+			 const struct sched_data_header *hdr, struct idx *ix)
+{
+	uint64_t nrec = (size - hdr->header_size) / hdr->record_size, n = 0;
+
+	s->res->truncated_bytes = (size - hdr->header_size) % hdr->record_size;
+	for (uint64_t i = 0; i < nrec; i++) {
+		uint64_t off = hdr->header_size + i * hdr->record_size;
+		uint16_t type;
+
+		memcpy(&type, map + off + 12, 2);
+		s->res->total++;
+		if (type == 0 || type > SCHED_RECORD_TYPE_MAX) {
+			s->res->unknown_types++;
+			sched_sink_unparseable(s, "sched.data: record of unknown type");
+			continue;
+		}
+		memcpy(&ix[n].ts, map + off, 8);
+		ix[n++].at = off;
+	}
+	return n;
+}
+
+/* Index version 2's chunks. A chunk cut short by the end of the file gives
+ * the records wholly in it; after a damaged chunk header nothing more can
+ * be framed: the rest counts as truncated. A damaged record loses the rest
+ * of its chunk (counted unparseable). */
+static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size,
+			 const struct sched_data_header *hdr, struct idx *ix)
+{
+	uint64_t off = hdr->header_size, n = 0;
+
+	while (off < size) {
+		struct sched_chunk_header ch;
+		uint64_t avail = size - off, csize;
+		size_t rel = SCHED_CHUNK_HEADER_SIZE;
+		unsigned k;
+
+		if (avail < SCHED_CHUNK_HEADER_SIZE)
+			break;
+		memcpy(&ch, map + off, sizeof(ch));
+		if (ch.size < SCHED_CHUNK_HEADER_SIZE || ch.size % 8 || ch.size > CHUNK_MAX)
+			break;
+		csize = ch.size <= avail ? ch.size : avail;
+		for (k = 0; k < ch.nrec; k++) {
+			const char *why = NULL;
+			size_t len = rec2_len(map + off, rel, (size_t)csize, &why);
+			uint8_t type;
+
+			if (!len) {
+				if (ch.size > avail) /* the file ends inside this record */
+					break;
+				for (; k < ch.nrec; k++) {
+					s->res->total++;
+					sched_sink_unparseable(s, why);
+				}
+				break;
+			}
+			s->res->total++;
+			type = map[off + rel + 8];
+			if (type == 0 || type > SCHED_RECORD_TYPE_MAX) {
+				s->res->unknown_types++;
+				sched_sink_unparseable(s, "sched.data: record of unknown type");
+			} else {
+				memcpy(&ix[n].ts, map + off + rel, 8);
+				ix[n++].at = off | (uint64_t)rel << IDX_REL_SHIFT;
+			}
+			rel += len;
+		}
+		if (ch.size > avail) {
+			off += rel;
+			break;
+		}
+		off += ch.size;
+	}
+	s->res->truncated_bytes = size - off;
+	return n;
+}
+
 int sched_read_data(struct sched_sink *s, const char *path)
 {
 	struct sched_data_header hdr;
@@ -174,7 +336,7 @@ int sched_read_data(struct sched_sink *s, const char *path)
 	const uint8_t *map = NULL;
 	struct idx *ix = NULL;
 	struct cur_task *cur = NULL;
-	uint64_t nrec, i, n = 0;
+	uint64_t cap, size, i, n = 0;
 	size_t ncur;
 	int fd, rc = -1;
 
@@ -185,11 +347,16 @@ int sched_read_data(struct sched_sink *s, const char *path)
 		rc = scx_fail_errno("%s", path);
 		goto out;
 	}
-	if ((uint64_t)st.st_size < SCHED_DATA_HEADER_SIZE) {
+	size = (uint64_t)st.st_size;
+	if (size < SCHED_DATA_HEADER_SIZE) {
 		rc = scx_fail("%s: too short for a sched.data header (%lld bytes)", path, (long long)st.st_size);
 		goto out;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (size > IDX_OFF_MASK) {
+		rc = scx_fail("%s: too large (%llu bytes)", path, (unsigned long long)size);
+		goto out;
+	}
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		map = NULL;
 		rc = scx_fail_errno("%s: mmap", path);
@@ -200,50 +367,41 @@ int sched_read_data(struct sched_sink *s, const char *path)
 		rc = scx_fail("%s: not a sched.data file (bad magic)", path);
 		goto out;
 	}
-	if (hdr.version != SCHED_DATA_VERSION) {
-		rc = scx_fail("%s: sched.data version %u is not supported (only %d)", path, hdr.version,
-			      SCHED_DATA_VERSION);
+	if (hdr.version != 1 && hdr.version != 2) {
+		rc = scx_fail("%s: sched.data version %u is not supported (only 1 and 2)", path, hdr.version);
 		goto out;
 	}
-	if (hdr.header_size < SCHED_DATA_HEADER_SIZE || hdr.header_size > (uint64_t)st.st_size) {
+	if (hdr.header_size < SCHED_DATA_HEADER_SIZE || hdr.header_size > size ||
+	    (hdr.version == 2 && hdr.header_size % 8)) {
 		rc = scx_fail("%s: bad header_size %u", path, hdr.header_size);
 		goto out;
 	}
-	if (hdr.record_size < SCHED_RECORD_SIZE || hdr.record_size > (1u << 20)) {
+	if (hdr.version == 1 && (hdr.record_size < SCHED_RECORD_SIZE || hdr.record_size > (1u << 20))) {
 		rc = scx_fail("%s: bad record_size %u (at least %d)", path, hdr.record_size, SCHED_RECORD_SIZE);
 		goto out;
 	}
-	nrec = ((uint64_t)st.st_size - hdr.header_size) / hdr.record_size;
-	s->res->truncated_bytes = ((uint64_t)st.st_size - hdr.header_size) % hdr.record_size;
-	ix = malloc((nrec ? nrec : 1) * sizeof(*ix));
+	/* at most one record per SCHED_REC2_BASE bytes (version 1: record_size) */
+	cap = (size - hdr.header_size) / (hdr.version == 1 ? hdr.record_size : SCHED_REC2_BASE);
+	ix = malloc((cap ? cap : 1) * sizeof(*ix));
 	ncur = hdr.nr_cpus > 0 && hdr.nr_cpus <= MAX_CPUS ? hdr.nr_cpus : MAX_CPUS;
 	cur = calloc(ncur, sizeof(*cur));
 	if (!ix || !cur) {
 		rc = scx_fail("out of memory");
 		goto out;
 	}
-	for (i = 0; i < nrec; i++) {
-		const uint8_t *p = map + hdr.header_size + i * hdr.record_size;
-		uint16_t type;
-
-		memcpy(&type, p + 12, 2);
-		s->res->total++;
-		if (type == 0 || type > SCHED_RECORD_TYPE_MAX) {
-			s->res->unknown_types++;
-			sched_sink_unparseable(s, "sched.data: record of unknown type");
-			continue;
-		}
-		memcpy(&ix[n].ts, p, 8);
-		ix[n++].i = i;
-	}
+	n = hdr.version == 1 ? index_v1(s, map, size, &hdr, ix) : index_v2(s, map, size, &hdr, ix);
 	if (n)
 		qsort(ix, n, sizeof(*ix), idx_cmp);
 	for (i = 0; i < n; i++) {
 		struct sched_record r;
+		uint64_t off = ix[i].at & IDX_OFF_MASK;
 
 		if ((i & 0xfff) == 0 && sched_sink_check_stop(s) < 0)
 			goto out;
-		memcpy(&r, map + hdr.header_size + ix[i].i * hdr.record_size, sizeof(r));
+		if (hdr.version == 1)
+			memcpy(&r, map + off, sizeof(r));
+		else
+			rec2_decode(map + off, (size_t)(ix[i].at >> IDX_REL_SHIFT), &r);
 		if (emit_record(s, &r, cur, ncur) < 0)
 			goto out;
 	}
@@ -252,7 +410,7 @@ out:
 	free(ix);
 	free(cur);
 	if (map)
-		munmap((void *)map, (size_t)st.st_size);
+		munmap((void *)map, (size_t)size);
 	close(fd);
 	return rc;
 }

@@ -125,7 +125,8 @@ int process_sched(const struct process_opts *opts, FILE *out, struct process_res
 	if (rc == 0)
 		rc = sched_sink_flush(&s);
 	if (rc == 0 && res->sched.truncated_bytes)
-		process_warn(res, "%s: ends with a partial record (%llu bytes ignored)", in->sched_name,
+		process_warn(res, "%s: the last %llu bytes are not whole records (truncated or damaged file; ignored)",
+			     in->sched_name,
 			     (unsigned long long)res->sched.truncated_bytes);
 	if (rc == 0 && res->sched.unknown_types)
 		process_warn(res, "%s: %llu records of unknown types skipped", in->sched_name,

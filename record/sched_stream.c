@@ -9,8 +9,8 @@
  * BPF side wakes the reader only when the ring is a quarter full (a wakeup per
  * record would feed back: each wakeup is two more context switches), so the
  * caller must also poll on a timeout (record.c: 5 ms with the memory stream,
- * 50 ms without). Poll consumes the ring buffer (entries are single records
- * or whole per-CPU batches) and writes the records as they are, with
+ * 50 ms without). Poll consumes the ring buffer (entries are chunks: whole
+ * per-CPU batches or single nested records) and writes them as they are, with
  * O_DIRECT where the file system allows (direct_out.h: through the page
  * cache, writing cost as much as tracing in bench/bench_sched). Stop
  * destroys the links first, so nothing is emitted after, drains the ring,
@@ -39,7 +39,8 @@
 #include "record/direct_out.h"
 #include "sched.skel.h"
 
-_Static_assert(sizeof(struct sched_record) == SCHED_RECORD_SIZE, "sched_record layout");
+_Static_assert(sizeof(struct sched_rec2) == SCHED_REC2_BASE, "sched_rec2 layout");
+_Static_assert(sizeof(struct sched_chunk_header) == SCHED_CHUNK_HEADER_SIZE, "chunk header layout");
 _Static_assert(sizeof(struct sched_data_header) == SCHED_DATA_HEADER_SIZE, "sched.data header layout");
 
 /* Every tracepoint, named as its program in bpf/sched.bpf.c. */
@@ -81,18 +82,26 @@ struct sched_stream {
 
 #define OUTBUF_SIZE (1 << 20) /* records are written 1 MB at a time */
 
-/* Append n whole records to the output. */
-static void put_records(struct sched_stream *s, const unsigned char *data, size_t n)
+/* Append a chunk (its header filled in) to the output. */
+static void put_chunk(struct sched_stream *s, const unsigned char *chunk, size_t size, unsigned nrec)
 {
-	direct_out_put(&s->dout, data, n * SCHED_RECORD_SIZE);
+	direct_out_put(&s->dout, chunk, size);
 	if (!s->dout.err)
-		s->st.records += n;
+		s->st.records += nrec;
 }
 
-/* One ring entry: a single record or a full per-CPU batch of them. */
-static int on_record(void *ctx, void *data, size_t size)
+/* One ring entry: a chunk, a full per-CPU batch or a single nested record
+ * in a reservation that may be longer than the chunk. */
+static int on_chunk(void *ctx, void *data, size_t size)
 {
-	put_records(ctx, data, size / SCHED_RECORD_SIZE);
+	struct sched_chunk_header h;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	if (h.size < sizeof(h) || h.size > size || h.size % 8)
+		return 0; /* cannot happen: bpf/sched.bpf.c fills it */
+	put_chunk(ctx, data, h.size, h.nrec);
 	return 0;
 }
 
@@ -117,7 +126,7 @@ static int write_header(struct sched_stream *s)
 	put_le32(h + 8, SCHED_DATA_VERSION);
 	put_le32(h + 12, SCHED_DATA_HEADER_SIZE);
 	put_le32(h + 16, 1); /* CLOCK_MONOTONIC */
-	put_le32(h + 20, SCHED_RECORD_SIZE);
+	put_le32(h + 20, 0); /* variable-size records in chunks */
 	put_le64(h + 24, s->st.start_ns);
 	put_le32(h + 32, ncpu > 0 ? (uint32_t)ncpu : 0);
 	put_le32(h + 36, SCHED_RECORD_TYPE_MAX);
@@ -201,7 +210,7 @@ static int start(struct sched_stream *s, unsigned ring_mb)
 	if (err)
 		return scx_fail("sched stream: loading the BPF programs: %s%s", strerror(-err),
 				libbpf_quiet_said(said, sizeof(said)));
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sched_ring), on_record, s, NULL);
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sched_ring), on_chunk, s, NULL);
 	if (!s->rb)
 		return scx_fail("sched stream: opening the ring buffer: %s%s", strerror(errno),
 				libbpf_quiet_said(said, sizeof(said)));
@@ -327,9 +336,13 @@ static int drain_batches(struct sched_stream *s)
 			busy |= ((const struct sched_batch *)(vals + stride * (size_t)c))->busy != 0;
 	}
 	for (int c = 0; c < ncpu; c++) {
-		const struct sched_batch *b = (const void *)(vals + stride * (size_t)c);
+		struct sched_batch *b = (void *)(vals + stride * (size_t)c);
+		struct sched_chunk_header h = {.size = b->len, .cpu = (uint16_t)c, .nrec = (uint16_t)b->n};
 
-		put_records(s, (const unsigned char *)b->rec, b->n < SCHED_BATCH ? b->n : SCHED_BATCH);
+		if (!b->n || b->len <= SCHED_CHUNK_HEADER_SIZE || b->len > SCHED_CHUNK_CAP || b->n > SCHED_BATCH)
+			continue;
+		memcpy(b->buf, &h, sizeof(h));
+		put_chunk(s, b->buf, b->len, b->n);
 	}
 	free(vals);
 	if (busy)

@@ -134,7 +134,7 @@ with open(d + "/hints.jsonl", "w") as f:
 PY
 if "$SCXPROF" process -f "$WORK/sd" >"$WORK/sd.log" 2>&1; then
 	check "sched.data: summary line counts the unknown type" grep -qx 'Parsed 10 of 11 sched trace records (1 unparseable)' "$WORK/sd.log"
-	check "sched.data: warns about the partial record" grep -q 'partial record (10 bytes ignored)' "$WORK/sd.log"
+	check "sched.data: warns about the partial record" grep -q 'last 10 bytes are not whole records' "$WORK/sd.log"
 	check "sched.data: sched.jsonl valid against its schema" validate "$TOP/schemas/sched-event.schema.json" "$WORK/sd.out/sched.jsonl" --jsonl
 	check "sched.data: process.json valid against its schema" validate "$TOP/schemas/process-summary.schema.json" "$WORK/sd.out/process.json"
 	check "sched.data: lines, order, trace text, fields and hints" python3 -c '
@@ -176,6 +176,89 @@ assert s["events"]["sched:sched_switch"] == 4, s' "$WORK/sd.out/process.json"
 	check "sched.data: hints.jsonl copied" cmp "$WORK/sd/hints.jsonl" "$WORK/sd.out/hints.jsonl"
 else
 	fail "sched.data: process ran" "$(tail -n 3 "$WORK/sd.log")"
+fi
+
+# 3b. the same records in version 2 (what record writes: chunks of packed
+# records, comms referring back within a chunk), in a different chunk order,
+# plus a damaged record and a chunk the end of the file cuts short: every
+# record both files share must come out byte for byte as from version 1
+mkdir -p "$WORK/sd2"
+cp "$WORK/sd/hints.jsonl" "$WORK/sd2/"
+python3 - "$WORK/sd/sched.data" "$WORK/sd2/sched.data" <<'PY'
+import struct, sys
+v1 = open(sys.argv[1], "rb").read()
+R1 = struct.Struct("<QIHHIIIIiiQQ16s16s")
+recs = [R1.unpack_from(v1, 64 + i * 88) for i in range((len(v1) - 64) // 88)]
+def pack(r, chunk, flags_extra=0):
+    ts, cpu, typ, _, pid, tgid, pid2, tgid2, prio, prio2, a0, a1, comm, comm2 = r
+    flags, tail, refs = flags_extra, b"", [0, 0]
+    if a0 > 0xffffffff:
+        flags |= 1; tail += struct.pack("<Q", a0); a0 = 0
+    if typ == 1 and a1 == 1:
+        flags |= 16
+    elif a1:
+        flags |= 2; tail += struct.pack("<Q", a1)
+    rel = len(chunk)
+    for i, (c, f) in enumerate(((comm, 4), (comm2, 8))):
+        c = c.ljust(16, b"\0")
+        if c == bytes(16):
+            continue
+        at = chunk.find(c, 8)
+        if 8 <= at and at + 16 <= rel:
+            refs[i] = at
+        else:
+            flags |= f; tail += c
+    base = struct.pack("<QBBHHHIIIIhhI", ts, typ, flags, cpu, refs[0], refs[1], pid, tgid, pid2, tgid2, prio, prio2, a0)
+    return base + tail
+def chunk(cpu, rs, flags_extra=None):
+    body = bytearray(8)
+    for i, r in enumerate(rs):
+        body += pack(r, bytes(body), (flags_extra or {}).get(i, 0))
+    struct.pack_into("<IHH", body, 0, len(body), cpu, len(rs))
+    return bytes(body)
+cpu1 = [r for r in recs if r[1] == 1]
+cpu0 = [r for r in recs if r[1] == 0]
+hdr = b"SCXSCHED" + struct.pack("<IIIIQII", 2, 64, 1, 0, 1000, 4, 15) + bytes(24)
+extra = (4400, 0, 1, 0, 7, 7, 8, 8, 120, 120, 1, 0, b"gamma", b"delta")
+damaged = chunk(0, [extra, extra, extra], {1: 0x80})  # record 2: unknown flags
+last = chunk(0, [(4500,) + extra[1:], extra])
+out = hdr + chunk(0, cpu0) + chunk(1, cpu1[:3]) + chunk(1, cpu1[3:5]) + chunk(1, cpu1[5:]) + damaged + last[:-30]
+open(sys.argv[2], "wb").write(out)
+PY
+if "$SCXPROF" process -f "$WORK/sd2" >"$WORK/sd2.log" 2>&1; then
+	check "sched.data v2: summary line counts unknown type and damaged records" grep -qx 'Parsed 12 of 15 sched trace records (3 unparseable)' "$WORK/sd2.log"
+	check "sched.data v2: warns about the cut chunk" grep -q 'last 10 bytes are not whole records' "$WORK/sd2.log"
+	check "sched.data v2: sched.jsonl valid against its schema" validate "$TOP/schemas/sched-event.schema.json" "$WORK/sd2.out/sched.jsonl" --jsonl
+	check "sched.data v2: every record also in version 1 decodes identically" python3 -c '
+import json, sys
+v1 = open(sys.argv[1]).read().splitlines()
+v2 = open(sys.argv[2]).read().splitlines()
+rest = [l for l in v2 if json.loads(l)["time_ns"] not in (4400, 4500)]
+assert rest == v1, "\n".join(a + "\n" + b for a, b in zip(rest, v1) if a != b)
+x = [json.loads(l) for l in v2 if json.loads(l)["time_ns"] in (4400, 4500)]
+assert [l["trace"] for l in x] == ["prev_comm=gamma prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=delta next_pid=8 next_prio=120"] * 2, x
+' "$WORK/sd.out/sched.jsonl" "$WORK/sd2.out/sched.jsonl"
+	check "sched.data v2: process.json counts" python3 -c '
+import json, sys; s = json.load(open(sys.argv[1]))["sched"]
+assert (s["total"], s["parsed"], s["unparseable"], s["unknown_types"], s["truncated_bytes"]) == (15, 12, 3, 1, 10), s' "$WORK/sd2.out/process.json"
+else
+	fail "sched.data v2: process ran" "$(tail -n 3 "$WORK/sd2.log")"
+fi
+# a damaged chunk header: the chunk before it (cpu 0: 2 records and the
+# unknown type) is read, the rest reported
+python3 - "$WORK/sd2/sched.data" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+size, = struct.unpack_from("<I", d, 64)
+first = d[:64 + size]
+open(sys.argv[1], "wb").write(first + struct.pack("<IHH", 12, 0, 1) + bytes(100))
+PY
+rm -rf "$WORK/sd2.out"
+if "$SCXPROF" process -f "$WORK/sd2" >"$WORK/sd2b.log" 2>&1; then
+	check "sched.data v2: records before a damaged chunk header kept" grep -qx 'Parsed 2 of 3 sched trace records (1 unparseable)' "$WORK/sd2b.log"
+	check "sched.data v2: the rest after it reported" grep -q 'last 108 bytes are not whole records' "$WORK/sd2b.log"
+else
+	fail "sched.data v2: damaged chunk header" "$(tail -n 3 "$WORK/sd2b.log")"
 fi
 
 # hostile sched.data headers are refused with a message, never a crash

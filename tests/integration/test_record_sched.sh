@@ -153,10 +153,11 @@ fi
 # saturated host: a busy loop per cpu besides the pipe. At nice 19 the drain
 # loop alone would wait seconds for a CPU and the ring overflow (it did:
 # 837k records dropped); the watchdog raises it when the ring is a quarter
-# full, so nothing is dropped
+# full, so nothing is dropped. A 4 MB ring fills to a quarter in well under
+# a second here, so the raise is exercised
 hogs=()
 for _ in $(seq "$(nproc)"); do (exec yes >/dev/null) & hogs+=($!); done
-"$SCXPROF" record -o "$WORK/sat" --disable-archive --disable-mem-trace -t 30 -- \
+"$SCXPROF" record -o "$WORK/sat" --disable-archive --disable-mem-trace --sched-ring-sz 4 -t 30 -- \
 	perf bench sched pipe -l 300000 >/dev/null 2>"$WORK/sat.err"
 rc=$?
 kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null
