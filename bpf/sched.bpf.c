@@ -149,16 +149,16 @@ static __always_inline void put_u64(struct rec_slot *s, __u8 flag, __u64 v)
 	s->len = off + 8;
 }
 
-/* The comm of task pid (16 bytes at src, a kernel pointer the verifier
- * trusts): a reference to an equal copy earlier in this batch's chunk, else
- * appended. which: 1 comm, 2 comm2 (after comm). */
-static __always_inline void put_comm(struct rec_slot *s, const char *src, __u32 pid, int which)
+/* The comm of task t: a reference to an equal copy earlier in this batch's
+ * chunk, else appended. which: 1 comm, 2 comm2 (after comm). */
+static __always_inline void put_comm(struct rec_slot *s, struct task_struct *t, int which)
 {
-	__u64 c0, c1, off = s->len, ref;
+	/* two 8-byte loads: comm is 8-aligned in task_struct, and read through
+	 * t the compiler knows it (through a char pointer it loads bytes) */
+	__u64 c0 = *(__u64 *)&t->comm[0], c1 = *(__u64 *)&t->comm[8], off = s->len, ref;
+	__u32 pid = t->pid;
 	__u8 *dst;
 
-	__builtin_memcpy(&c0, src, 8);
-	__builtin_memcpy(&c1, src + 8, 8);
 	if (s->b) {
 		ref = s->b->comm_at[pid & (SCHED_COMM_SLOTS - 1)];
 		if (ref >= SCHED_CHUNK_HEADER_SIZE && ref + SCHED_COMM_LEN <= s->at && ref <= BATCH_LAST_AT &&
@@ -243,8 +243,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	s.r->arg0 = prev_state | prev->exit_state;
 	if (preempt)
 		s.r->flags |= SCHED_F_PREEMPT;
-	put_comm(&s, prev->comm, prev->pid, 1);
-	put_comm(&s, next->comm, next->pid, 2);
+	put_comm(&s, prev, 1);
+	put_comm(&s, next, 2);
 	submit(&s);
 	return 0;
 }
@@ -259,8 +259,8 @@ static __always_inline int on_wake(__u16 type, struct task_struct *p)
 	task1(s.r, p);
 	task2(s.r, cur);
 	s.r->arg0 = p->thread_info.cpu; /* task_cpu(p), as the tracepoint's target_cpu */
-	put_comm(&s, p->comm, p->pid, 1);
-	put_comm(&s, cur->comm, cur->pid, 2);
+	put_comm(&s, p, 1);
+	put_comm(&s, cur, 2);
 	submit(&s);
 	return 0;
 }
@@ -295,8 +295,8 @@ int BPF_PROG(sched_migrate_task, struct task_struct *p, int dest_cpu)
 	task2(s.r, cur);
 	s.r->arg0 = (__u32)dest_cpu;
 	put_u64(&s, SCHED_F_ARG1, BPF_CORE_READ(p, thread_info.cpu));
-	put_comm(&s, p->comm, p->pid, 1);
-	put_comm(&s, cur->comm, cur->pid, 2);
+	put_comm(&s, p, 1);
+	put_comm(&s, cur, 2);
 	submit(&s);
 	return 0;
 }
@@ -310,7 +310,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	task1(s.r, p);
 	s.r->arg0 = group_dead;
-	put_comm(&s, p->comm, p->pid, 1);
+	put_comm(&s, p, 1);
 	submit(&s);
 	return 0;
 }
@@ -324,7 +324,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 		return 0;
 	task1(s.r, p);
 	s.r->pid2 = old_pid;
-	put_comm(&s, p->comm, p->pid, 1);
+	put_comm(&s, p, 1);
 	submit(&s);
 	return 0;
 }
@@ -338,8 +338,8 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct 
 		return 0;
 	task1(s.r, parent);
 	task2(s.r, child);
-	put_comm(&s, parent->comm, parent->pid, 1);
-	put_comm(&s, child->comm, child->pid, 2);
+	put_comm(&s, parent, 1);
+	put_comm(&s, child, 2);
 	submit(&s);
 	return 0;
 }
@@ -357,7 +357,7 @@ static __always_inline struct rec_slot on_current(__u16 type, __u32 arg0, bool h
 	s.r->arg0 = arg0;
 	if (has_arg1)
 		put_u64(&s, SCHED_F_ARG1, arg1);
-	put_comm(&s, cur->comm, cur->pid, 1);
+	put_comm(&s, cur, 1);
 	return s;
 }
 
@@ -425,7 +425,7 @@ int BPF_PROG(nmi_handler, void *handler, s64 delta_ns, int handled)
 	task1(s.r, cur);
 	put_u64(&s, SCHED_F_ARG0_64, (__u64)delta_ns);
 	put_u64(&s, SCHED_F_ARG1, (__u64)handler);
-	put_comm(&s, cur->comm, cur->pid, 1);
+	put_comm(&s, cur, 1);
 	submit(&s);
 	return 0;
 }
