@@ -15,16 +15,23 @@ slowdown over rounds for each recorder and their ratio (the target), the
 extra busy CPU, and the bytes each recorder wrote per second of its run and
 per event it kept.
 
-Two modes, each with its own ratio. Unpinned, the two pipe tasks usually
-run on different cpus and every message is a cross-cpu wakeup: on a VM that
-is an IPI and a halt exit each, whose latency the host decides, so the time
-is mostly the hypervisor's and any delay the tracer adds can be amplified or
-hidden by it. Pinned (`taskset -c 0`, the common way to run this benchmark
-for context-switch cost), both tasks switch directly on cpu 0 and the
-recorders' own processes run on the other cpus: the slowdown is then the
-cost the tracer adds inline on every scheduler event.
+Three modes, each with its own ratio. Unpinned, the scheduler decides per
+run whether the two pipe tasks share a cpu (a few us per round trip) or not
+(every message a cross-cpu wakeup: on a VM an IPI and a halt exit each, whose
+latency the host decides, about three times slower here), so run times mix
+two speeds, and anything that changes the mix (a recorder's own threads
+waking on a cpu) moves the median by more than any tracer cost. Pinned
+(`taskset -c 0`, the common way to run this benchmark for context-switch
+cost), both tasks switch directly on cpu 0 and the recorders' own processes
+run on the other cpus: the slowdown is the cost the tracer adds inline on
+every scheduler event. Cross-cpu: the same exchange with the two tasks pinned
+to cpus 0 and 1 (tests/workloads/pipe-pingpong.c: perf bench sched pipe
+cannot place its tasks), recorders unpinned: every message is a cross-cpu
+wakeup, every run.
 
-usage: bench_sched.py SCXPROF ROUNDS
+usage: bench_sched.py SCXPROF ROUNDS [PINGPONG]
+  PINGPONG: the pipe-pingpong binary (default: next to SCXPROF,
+  workloads/pipe-pingpong); without it the cross-cpu mode is skipped.
 """
 import json
 import os
@@ -51,27 +58,33 @@ def busy_seconds():
     return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def driver(out_path, pin):
+def workload(mode, pingpong):
+    """The benchmark command of a mode."""
+    if mode == "cross":
+        return [pingpong, LOOPS, "0", "1"]
+    return (["taskset", "-c", "0"] if mode == "pinned" else []) + ["perf", "bench", "sched", "pipe", "-l", LOOPS]
+
+
+def driver(out_path, mode, pingpong):
     time.sleep(1.0)  # let the recorder settle
     res = []
     for _ in range(PIPES):
         b0 = busy_seconds()
-        out = subprocess.run((["taskset", "-c", "0"] if pin else []) + ["perf", "bench", "sched", "pipe", "-l", LOOPS],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(workload(mode, pingpong), capture_output=True, text=True, check=True).stdout
         res.append((float(re.search(r"Total time:\s+([\d.]+) \[sec\]", out).group(1)), busy_seconds() - b0))
     with open(out_path, "w") as f:
         json.dump(res, f)
 
 
-def run(prefix, workdir, out_rel, pin):
+def run(prefix, workdir, out_rel, mode, pingpong):
     """Run the driver under prefix (a recorder command line ending in "--",
     or nothing); return the driver's runs, bytes written per second and the
-    recorder's wall time. pin: the pipe benchmark on cpu 0, the recorder on
-    the others."""
+    recorder's wall time. Mode pinned: the pipe benchmark on cpu 0, the
+    recorder on the others."""
     res = os.path.join(workdir, "driver.json")
-    if pin and prefix:
+    if mode == "pinned" and prefix:
         prefix = ["taskset", "-c", f"1-{os.cpu_count() - 1}"] + prefix
-    cmd = prefix + [sys.executable, os.path.abspath(__file__), "--driver", res] + (["--pin"] if pin else [])
+    cmd = prefix + [sys.executable, os.path.abspath(__file__), "--driver", res, mode, pingpong or "-"]
     t0 = time.monotonic()
     p = subprocess.run(cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
@@ -95,7 +108,7 @@ def count_events(workdir, out_rel):
     return int(m.group(1)) if m else 0
 
 
-def bench(ours_cmd, perf_cmd, events, rounds_n, pin):
+def bench(ours_cmd, perf_cmd, events, rounds_n, mode, pingpong=None):
     """One mode: rounds of alone, both recorders (order alternating), alone
     again; prints the mode's results."""
     med = statistics.median
@@ -103,16 +116,18 @@ def bench(ours_cmd, perf_cmd, events, rounds_n, pin):
     for i in range(rounds_n):
         r = {}
         with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched.") as d:
-            before, _, _ = run([], d, None, pin)
+            before, _, _ = run([], d, None, mode, pingpong)
         order = ["ours", "perf"] if i % 2 == 0 else ["perf", "ours"]
         for who in order:
             with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched.") as d:
                 if who == "ours":
-                    r["ours"], r["ours_bps"], r["ours_bpe"] = run(ours_cmd + ["--"], d, "prof/sched.data", pin)
+                    r["ours"], r["ours_bps"], r["ours_bpe"] = run(ours_cmd + ["--"], d, "prof/sched.data", mode,
+                                                                  pingpong)
                 else:
-                    r["perf"], r["perf_bps"], r["perf_bpe"] = run(perf_cmd + ["--"], d, "perf.sched.data", pin)
+                    r["perf"], r["perf_bps"], r["perf_bpe"] = run(perf_cmd + ["--"], d, "perf.sched.data", mode,
+                                                                  pingpong)
         with tempfile.TemporaryDirectory(prefix="scxprof-bench-sched.") as d:
-            after, _, _ = run([], d, None, pin)
+            after, _, _ = run([], d, None, mode, pingpong)
         r["alone"] = before + after
         rounds.append(r)
 
@@ -125,9 +140,10 @@ def bench(ours_cmd, perf_cmd, events, rounds_n, pin):
     each = lambda who: ", ".join(f"{med(x[0] for x in r[who]):.3f}" for r in rounds)
     so, st = slowdown("ours", 0), slowdown("perf", 0)
     bo, bt = extra_busy("ours"), extra_busy("perf")
-    where = ("taskset -c 0 (both pipe tasks on cpu 0, recorders on the other cpus)" if pin
-             else "unpinned (the pipe tasks wake each other across cpus)")
-    print(f"perf bench sched pipe -l {LOOPS}, {where}, {rounds_n} rounds of {PIPES} runs each: alone "
+    where = {"pinned": "perf bench sched pipe -l %s, taskset -c 0 (both pipe tasks on cpu 0, recorders on the other cpus)",
+             "unpinned": "perf bench sched pipe -l %s, unpinned (the scheduler places the two tasks; runs mix same-cpu and cross-cpu)",
+             "cross": "pipe-pingpong %s 0 1 (the same exchange, tasks pinned to cpus 0 and 1: every message a cross-cpu wakeup)"}[mode] % LOOPS
+    print(f"{where}, {rounds_n} rounds of {PIPES} runs each: alone "
           f"{med(x[0] for r in rounds for x in r['alone']):.3f} s, machine busy "
           f"{med(x[1] for r in rounds for x in r['alone']):.2f} CPU-s (round medians {each('alone')})")
     print(f"  under scxprof record (sched): slowdown {so:+.1f}%  busy {bo:+.2f} CPU-s per run"
@@ -143,25 +159,30 @@ def bench(ours_cmd, perf_cmd, events, rounds_n, pin):
     fo, fp = (fastest[w] / fastest["alone"] - 1 for w in ("ours", "perf"))
     print(f"  fastest runs: alone {fastest['alone']:.3f} s, ours {fo * 100:+.1f}%, perf {fp * 100:+.1f}%: "
           f"ratio {fo / fp if fp > 0 else float('nan'):.2f}")
-    print(f"ratio ({'pinned' if pin else 'unpinned'}): our slowdown is {ratio:.2f} of perf record's (target <= 0.33); "
+    print(f"ratio ({mode}): our slowdown is {ratio:.2f} of perf record's (target <= 0.33); "
           f"extra busy CPU {cpu_ratio:.2f} of perf's")
 
 
 def main():
     if sys.argv[1] == "--driver":
-        return driver(sys.argv[2], "--pin" in sys.argv[3:])
+        return driver(sys.argv[2], sys.argv[3], sys.argv[4])
     scxprof, rounds_n = sys.argv[1], int(sys.argv[2])
+    pingpong = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(scxprof), "workloads", "pipe-pingpong")
     avail = subprocess.run(["perf", "list", "--raw-dump", "tracepoint"], capture_output=True, text=True).stdout.split()
     events = [e for e in UPSTREAM_EVENTS if e in avail] or UPSTREAM_EVENTS[:2]
     perf_cmd = ["perf", "record", "-q", "-a", "-k", "CLOCK_MONOTONIC", "-m", "8M", "-o", "perf.sched.data"]
     for e in events:
         perf_cmd += ["-e", e]
     ours_cmd = [scxprof, "record", "-t", "600", "-o", "prof", "--disable-archive", "--disable-mem-trace"]
-    bench(ours_cmd, perf_cmd, events, rounds_n, False)
+    bench(ours_cmd, perf_cmd, events, rounds_n, "unpinned")
     if (os.cpu_count() or 1) < 2:
-        print("SKIP: pinned mode: needs a second cpu for the recorders")
+        print("SKIP: pinned and cross-cpu modes: need a second cpu")
         return
-    bench(ours_cmd, perf_cmd, events, rounds_n, True)
+    bench(ours_cmd, perf_cmd, events, rounds_n, "pinned")
+    if not os.access(pingpong, os.X_OK):
+        print(f"SKIP: cross-cpu mode: no {pingpong} (make builds it)")
+        return
+    bench(ours_cmd, perf_cmd, events, rounds_n, "cross", pingpong)
 
 
 if __name__ == "__main__":
