@@ -9,7 +9,7 @@
  * BPF side wakes the reader only when the ring is a quarter full (a wakeup per
  * record would feed back: each wakeup is two more context switches), so the
  * caller must also poll on a timeout (record.c: 5 ms with the memory stream,
- * 50 ms without). Poll consumes the ring buffer (entries are chunks: whole
+ * 250 ms without). Poll consumes the ring buffer (entries are chunks: whole
  * per-CPU batches or single nested records) and writes them as they are, with
  * O_DIRECT where the file system allows (direct_out.h: through the page
  * cache, writing cost as much as tracing in bench/bench_sched). Stop
