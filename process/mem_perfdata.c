@@ -105,7 +105,9 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 
 	if (pd_parse_sample(wk->f, h, &smp) < 0)
 		return -1;
-	e->res->total++;
+	/* also checked here: the ordered queue's final drain delivers without walking */
+	if ((++e->res->total & 0xfff) == 0 && e->opts->stop && *e->opts->stop)
+		return scx_fail("interrupted");
 	t = session_thread(wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
 	if (!t)
 		return -1;
