@@ -84,20 +84,40 @@ static size_t line_max(const struct mem_record *r, size_t *lens)
 	lens[2] = strlen(r->sym);
 	lens[3] = strlen(r->dso);
 	lens[4] = r->event ? strlen(r->event) : 0;
-	return 512 + DATA_SRC_TEXT_MAX + jsonw_escaped_max(lens[0] + lens[1] + lens[2] + lens[3] + lens[4]);
+	lens[5] = r->data_map ? strlen(r->data_map) : 0;
+	lens[6] = r->data_sym ? strlen(r->data_sym) : 0;
+	return 512 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX +
+	       jsonw_escaped_max(lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] + lens[6]);
 }
 
 /* The same bound when sym, dso and event come from the escape cache. */
 static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens)
 {
-	size_t sym, dso, ev = 0;
+	size_t sym, dso, ev = 0, map = 0, dsym = 0;
 
-	if (!escaped(c, r->sym, &sym) || !escaped(c, r->dso, &dso) || (r->event && !escaped(c, r->event, &ev)))
+	if (!escaped(c, r->sym, &sym) || !escaped(c, r->dso, &dso) || (r->event && !escaped(c, r->event, &ev)) ||
+	    (r->data_map && !escaped(c, r->data_map, &map)) || (r->data_sym && !escaped(c, r->data_sym, &dsym)))
 		return line_max(r, lens);
 	lens[0] = strlen(r->comm);
 	lens[1] = strlen(r->cgroup);
-	lens[2] = lens[3] = lens[4] = 0; /* unused: cached */
-	return 512 + DATA_SRC_TEXT_MAX + jsonw_escaped_max(lens[0] + lens[1]) + sym + dso + ev;
+	lens[2] = lens[3] = lens[4] = lens[5] = lens[6] = 0; /* unused: cached */
+	return 512 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX + jsonw_escaped_max(lens[0] + lens[1]) + sym + dso +
+	       ev + map + dsym;
+}
+
+static char *identity(char *p, const struct mem_record *r, const size_t *lens, struct mem_jsonl_ctx *c)
+{
+	if (r->data_map) {
+		p = LIT(p, ",\"data_map\":");
+		p = put_name(p, c, r->data_map, lens[5], r->stable_names);
+	}
+	p = LIT(p, ",\"data_id\":");
+	p = data_id_put(p, &r->data_id);
+	if (r->data_sym) {
+		p = LIT(p, ",\"data_sym\":");
+		p = put_name(p, c, r->data_sym, lens[6], r->stable_names);
+	}
+	return p;
 }
 
 static char *extras(char *p, const struct mem_record *r, size_t event_len, struct mem_jsonl_ctx *c)
@@ -144,7 +164,7 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, struc
 
 void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_jsonl_ctx *c)
 {
-	size_t lens[5];
+	size_t lens[7];
 	bool stable = r->stable_names;
 	char *p;
 
@@ -177,6 +197,7 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	p = LIT(p, ",\"hint\":");
 	p = jsonw_put_u64(p, r->hint);
 	p = extras(p, r, lens[4], c);
+	p = identity(p, r, lens, c);
 	p = LIT(p, "}\n");
 	jsonw_commit(w, p);
 }

@@ -7,7 +7,9 @@
  * phys_addr (hex string), data_page_size (bytes), hint.
  * Extra keys, present when the input has them: event, cpu, time_ns, period,
  * weight, weight_struct {var1, var2, var3}, data_src {...} (left out when
- * the kernel reported every part of it as not available).
+ * the kernel reported every part of it as not available); then the data's
+ * identity: data_map (when a mapping is known), data_id (always; null when
+ * unknown), data_sym (when known).
  * schemas/perf-sample.schema.json is the contract.
  */
 #ifndef SCX_MEM_JSONL_H
@@ -17,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/jsonw.h"
+#include "process/data_id.h"
 #include "process/data_src.h"
 
 /*
@@ -56,7 +59,10 @@ struct mem_record {
 	uint64_t period, weight, data_src;
 	uint32_t var1;
 	uint16_t var2, var3;
-	/* sym, dso and event point to strings that live and stay unchanged as
+	const char *data_map;  /* NULL: omitted */
+	struct data_id data_id; /* DATA_ID_NONE: null */
+	const char *data_sym;  /* NULL: omitted */
+	/* sym, dso, event, data_map and data_sym point to strings that live and stay unchanged as
 	 * long as the ctx: their escaped form may be cached by pointer */
 	bool stable_names;
 };

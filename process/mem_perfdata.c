@@ -100,6 +100,7 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	struct pd_sample smp;
 	struct session_thread *t;
 	struct session_resolved where;
+	struct session_data data;
 	struct mem_record r = {0};
 	const char *cg = "";
 
@@ -147,6 +148,9 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	r.var3 = smp.weight_var3;
 	r.has_data_src = smp.present & PERF_SAMPLE_DATA_SRC;
 	r.data_src = smp.data_src;
+	session_resolve_data(wk->s, t, (int32_t)smp.pid, smp.addr, smp.phys_addr, &data);
+	r.data_map = data.map;
+	r.data_id = data.id;
 	r.stable_names = true; /* interned by the session and symbol cache, alive until the end */
 	return emitter_write(e, &r);
 }

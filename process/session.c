@@ -255,7 +255,7 @@ static int rec_string(const char *p, size_t max, char *out, size_t size, const c
 	return 0;
 }
 
-static int apply_comm(struct session *s, const uint8_t *b, size_t len)
+static int apply_comm(struct session *s, const struct perf_event_header *h, const uint8_t *b, size_t len)
 {
 	struct rec_ids ids;
 	struct session_thread *t;
@@ -271,6 +271,15 @@ static int apply_comm(struct session *s, const uint8_t *b, size_t len)
 		return -1;
 	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(t->comm) - 1, comm);
 	t->comm_set = true;
+	if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && t->maps && t->maps != &s->kernel) {
+		/* exec: a new address space; the image's maps follow */
+		struct session_maps *fresh = maps_new();
+
+		if (!fresh)
+			return -1;
+		maps_put(t->maps);
+		t->maps = fresh;
+	}
 	return 0;
 }
 
@@ -350,10 +359,11 @@ static void module_dso_name(const char *path, char *out, size_t size)
 }
 
 static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t cpumode,
-		   uint64_t start, uint64_t len, uint64_t pgoff, const char *filename,
+		   uint64_t start, uint64_t len, uint64_t pgoff, const struct data_id_map *dm,
 		   const uint8_t *bid, size_t bid_size)
 {
 	struct session_map m = {.start = start, .end = start + len, .pgoff = pgoff};
+	const char *filename = dm->name;
 	struct session_maps *maps;
 	struct session_thread *t;
 	char modname[256];
@@ -392,6 +402,7 @@ static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t cpumo
 	}
 	if (!m.dso)
 		return -1;
+	m.data_kind = (uint8_t)data_id_map_kind(dm, &m.maj, &m.min, &m.ino, &m.ino_gen);
 	s->stats.maps++;
 	return maps_insert(maps, &m);
 }
@@ -412,7 +423,7 @@ static int apply_mmap(struct session *s, const struct perf_event_header *h, cons
 	if (rec_string((const char *)b + sizeof(m), len - sizeof(m), name, sizeof(name), "MMAP") < 0)
 		return -1;
 	return add_map(s, m.pid, m.tid, h->misc & PERF_RECORD_MISC_CPUMODE_MASK, m.start, m.len,
-		       m.pgoff, name, NULL, 0);
+		       m.pgoff, &(struct data_id_map){.name = name}, NULL, 0);
 }
 
 static int apply_mmap2(struct session *s, const struct perf_event_header *h, const uint8_t *b, size_t len)
@@ -422,6 +433,7 @@ static int apply_mmap2(struct session *s, const struct perf_event_header *h, con
 	uint8_t bid_size = 0;
 	const uint8_t *bid = NULL;
 	char name[4096];
+	struct data_id_map dm = {.name = name, .has_prot = true};
 
 	if (len < fixed + 1)
 		return scx_fail("MMAP2 record too short (%zu bytes)", len);
@@ -431,11 +443,19 @@ static int apply_mmap2(struct session *s, const struct perf_event_header *h, con
 		if (bid_size > 20)
 			return scx_fail("MMAP2 record: build-id size %u > 20", bid_size);
 		bid = b + sizeof(m) + 4;
+	} else {
+		dm.has_ino = true;
+		memcpy(&dm.maj, b + sizeof(m), 4);
+		memcpy(&dm.min, b + sizeof(m) + 4, 4);
+		memcpy(&dm.ino, b + sizeof(m) + 8, 8);
+		memcpy(&dm.ino_gen, b + sizeof(m) + 16, 8);
 	}
+	memcpy(&dm.prot, b + sizeof(m) + 24, 4);
+	memcpy(&dm.flags, b + sizeof(m) + 28, 4);
 	if (rec_string((const char *)b + fixed, len - fixed, name, sizeof(name), "MMAP2") < 0)
 		return -1;
 	return add_map(s, m.pid, m.tid, h->misc & PERF_RECORD_MISC_CPUMODE_MASK, m.start, m.len,
-		       m.pgoff, name, bid, bid_size);
+		       m.pgoff, &dm, bid, bid_size);
 }
 
 static int apply_cgroup(struct session *s, const uint8_t *b, size_t len)
@@ -469,7 +489,7 @@ int session_apply(struct session *s, const struct perf_event_header *h, size_t b
 
 	switch (h->type) {
 	case PERF_RECORD_COMM:
-		return apply_comm(s, b, body_size);
+		return apply_comm(s, h, b, body_size);
 	case PERF_RECORD_FORK:
 		return apply_fork(s, b, body_size);
 	case PERF_RECORD_EXIT:
@@ -526,6 +546,46 @@ void session_resolve_ip(struct session *s, struct session_thread *t, uint16_t cp
 	sym = dso_symbol(s, m->dso, ip, ip - m->start + m->pgoff);
 	if (sym)
 		out->sym = sym;
+}
+
+void session_resolve_data(struct session *s, struct session_thread *t, int32_t pid, uint64_t addr,
+			  uint64_t phys_addr, struct session_data *out)
+{
+	const struct session_map *m;
+
+	(void)s;
+	memset(out, 0, sizeof(*out));
+	if ((int64_t)addr < 0) {
+		out->map = "[kernel]";
+		if (phys_addr) {
+			out->id.kind = DATA_ID_KERNEL;
+			out->id.page = phys_addr >> 12;
+		}
+		return;
+	}
+	m = t && t->maps ? maps_find(t->maps, addr) : NULL;
+	if (!m)
+		return;
+	out->map = m->dso->name;
+	out->id.kind = (enum data_id_kind)m->data_kind;
+	switch (out->id.kind) {
+	case DATA_ID_ANON:
+		out->id.pid = pid;
+		out->id.page = addr >> 12;
+		break;
+	case DATA_ID_FILE:
+	case DATA_ID_RO:
+		out->id.maj = m->maj;
+		out->id.min = m->min;
+		out->id.ino = m->ino;
+		out->id.ino_gen = m->ino_gen;
+		out->file_off = m->pgoff + (addr - m->start);
+		out->id.page = out->file_off >> 12;
+		out->dso = m->dso;
+		break;
+	default:
+		break;
+	}
 }
 
 const char *session_cgroup(const struct session *s, uint64_t id)

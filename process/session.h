@@ -9,6 +9,8 @@
  * replaces the parts of older ones it overlaps; a user-mode address outside
  * every user map that looks like a kernel address is looked up in the kernel
  * maps (vsyscall/vdso). Exited threads are kept for late samples.
+ * Unlike perf, an exec (COMM with PERF_RECORD_MISC_COMM_EXEC) gives the
+ * process an empty address space: the old maps no longer identify its data.
  */
 #ifndef SCX_SESSION_H
 #define SCX_SESSION_H
@@ -18,6 +20,7 @@
 
 #include "lib/perfdata.h"
 #include "lib/u64map.h"
+#include "process/data_id.h"
 #include "process/symbols.h"
 
 struct session_dso {
@@ -32,6 +35,10 @@ struct session_dso {
 struct session_map {
 	uint64_t start, end, pgoff;
 	struct session_dso *dso;
+	/* how its data is identified (data_id.h): kind and file identity */
+	uint64_t ino, ino_gen;
+	uint32_t maj, min;
+	uint8_t data_kind; /* enum data_id_kind */
 };
 
 struct session_maps {
@@ -87,6 +94,19 @@ struct session_thread *session_thread(struct session *s, int32_t pid, int32_t ti
 /* Resolve an instruction address of thread t; cpumode from header.misc. */
 void session_resolve_ip(struct session *s, struct session_thread *t, uint16_t cpumode,
 			uint64_t ip, struct session_resolved *out);
+
+/* Where a data address is, and the identity of its page. */
+struct session_data {
+	const char *map;        /* mapping name ("[kernel]" in the kernel half), NULL when unknown */
+	struct data_id id;
+	struct session_dso *dso; /* the map's dso for a file mapping, else NULL */
+	uint64_t file_off;      /* addr's offset in that file */
+};
+
+/* Identify the data at addr of thread t (pid: the sample's); the kernel
+ * half is identified by phys_addr's page. */
+void session_resolve_data(struct session *s, struct session_thread *t, int32_t pid, uint64_t addr,
+			  uint64_t phys_addr, struct session_data *out);
 
 /* Path of a cgroup id, or NULL when no CGROUP record named it. */
 const char *session_cgroup(const struct session *s, uint64_t id);

@@ -14,7 +14,7 @@ if "$SCXPROF" process -f "$WORK/basic" >"$WORK/basic.out.txt" 2>"$WORK/basic.err
 	check "profile_basic: Output directory line" grep -qx "Output directory: $WORK/basic.out" "$WORK/basic.out.txt"
 	check "profile_basic: hints.jsonl copied verbatim" cmp "$FIX/profile_basic/hints.jsonl" "$WORK/basic.out/hints.jsonl"
 	first=$(head -n 1 "$WORK/basic.out/perf.jsonl")
-	want='{"comm":"alpha worker","tid":2001,"pid":1000,"time":"0.000000050","addr":"7f2519e64408","cgroup":"","ip":"55bc4761452d","sym":"main","dso":"/usr/bin/app","phys_addr":"1a2b000","data_page_size":4096,"hint":0,"time_ns":50}'
+	want='{"comm":"alpha worker","tid":2001,"pid":1000,"time":"0.000000050","addr":"7f2519e64408","cgroup":"","ip":"55bc4761452d","sym":"main","dso":"/usr/bin/app","phys_addr":"1a2b000","data_page_size":4096,"hint":0,"time_ns":50,"data_id":null}'
 	[ "$first" = "$want" ] && pass "profile_basic: first line, keys in upstream order" || fail "profile_basic: first line" "$first"
 	sizes=$(python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["data_page_size"]) for l in open(sys.argv[1])))' "$WORK/basic.out/perf.jsonl")
 	[ "$sizes" = "4096 4096 4096 4096 2097152 2097152 2097152 0" ] && pass "profile_basic: page sizes" || fail "profile_basic: page sizes" "$sizes"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# test_process_data_id.sh - the identity of sampled data (perf.jsonl data_map,
+# data_id) on real recordings made here: a parent and a child map one file
+# and one memfd MAP_SHARED at different addresses and write private memory
+# (tests/workloads/shared-maps). The shared pages must get the same F: ids in
+# both processes, private ones A: ids of their own pid; data objects must
+# match perf report --mem-mode (the oracle) sample for sample.
+. "$(dirname "$0")/lib.sh"
+WL="$TOP/$BUILD/workloads/shared-maps"
+PAGES=16
+
+if ! perf record -q -e page-faults -c 1 -d -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+	skip "data identity (perf record)" "perf cannot record page-fault samples here"
+else
+	mkdir -p "$WORK/pf"
+	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$WORK/pf/perf.data" \
+		-- "$WL" "$WORK/shared.bin" "$PAGES" >"$WORK/pf.wl" 2>"$WORK/pf.err"
+	if "$SCXPROF" process -f "$WORK/pf" --no-filter >"$WORK/pf.log" 2>&1; then
+		check "perf record: shared file and memfd pages have equal F: ids across processes, private A: ids own" \
+			python3 "$TOP/tests/integration/check_data_id.py" "$WORK/pf.out/perf.jsonl" "$WORK/pf.wl" \
+			"$WORK/shared.bin" "$PAGES" "$WORK/pf/perf.data"
+		check "perf record: perf.jsonl with data keys valid against its schema" \
+			validate "$TOP/schemas/perf-sample.schema.json" "$WORK/pf.out/perf.jsonl" --jsonl
+	else
+		fail "perf record: process ran" "$(tail -n 3 "$WORK/pf.log")"
+	fi
+fi
+
+# the same through our own recorder (software page-fault backend here)
+if "$SCXPROF" record -t 20 -o "$WORK/sp" --disable-archive --disable-sched-trace \
+	-- "$WL" "$WORK/shared2.bin" "$PAGES" >"$WORK/sp.wl" 2>"$WORK/sp.err"; then
+	if "$SCXPROF" process -f "$WORK/sp" --no-filter >"$WORK/sp.log" 2>&1; then
+		check "scxprof record: equal F: ids across processes, private A: ids own" \
+			python3 "$TOP/tests/integration/check_data_id.py" "$WORK/sp.out/perf.jsonl" "$WORK/sp.wl" \
+			"$WORK/shared2.bin" "$PAGES"
+	else
+		fail "scxprof record: process ran" "$(tail -n 3 "$WORK/sp.log")"
+	fi
+else
+	skip "data identity (scxprof record)" "record failed here: $(tail -n 1 "$WORK/sp.err")"
+fi
+
+# text input (upstream's perf script output): no mapping, data_id null
+mkdir -p "$WORK/txt"
+cp "$TOP/tests/fixtures/profile_basic/"* "$WORK/txt/" 2>/dev/null
+if [ -e "$WORK/txt/perf.mem.script" ] || [ -e "$WORK/txt/perf.script" ]; then
+	"$SCXPROF" process -f "$WORK/txt" >/dev/null 2>&1
+	check "text input: data_id null, no data_map" python3 -c '
+import json,sys
+lines=[json.loads(l) for l in open(sys.argv[1])]
+assert lines and all(d["data_id"] is None and "data_map" not in d for d in lines)' "$WORK/txt.out/perf.jsonl"
+else
+	skip "text input: data_id null" "no text fixture"
+fi
