@@ -158,7 +158,7 @@ static void print_summary(const char *outdir, const struct process_inputs *in, c
 	if (in->mem_kind != MEM_NONE)
 		printf("Parsed %llu of %llu records (%llu skipped, %llu unparseable)\n",
 		       (unsigned long long)r->kept, (unsigned long long)r->total,
-		       (unsigned long long)(r->skipped_no_phys + r->skipped_comm),
+		       (unsigned long long)(r->skipped_no_phys + r->skipped_comm + r->skipped_recorder),
 		       (unsigned long long)r->unparseable);
 	if (in->sched_kind != SCHED_IN_NONE)
 		printf("Parsed %llu of %llu sched trace records (%llu unparseable)\n",

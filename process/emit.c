@@ -22,6 +22,8 @@ int emitter_init(struct emitter *e, const struct process_opts *opts, struct proc
 	e->fmt = mem_jsonl_ctx_new();
 	if (!e->fmt)
 		return scx_fail("out of memory");
+	if (opts->in->has_metadata && record_self_read(opts->in->metadata_path, &e->self) < 0)
+		process_warn(res, "cannot tell the recorder's own samples, kept: %s", scx_errmsg());
 	return bgwriter_start(&e->writer, out->perf_jsonl, "perf.jsonl");
 }
 
@@ -62,6 +64,11 @@ enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bo
 		e->res->skipped_comm++;
 		log_skip(e, "filtered comm", v, phys_addr);
 		return SKIP_COMM;
+	}
+	if (record_self_owns(&e->self, v->pid, v->comm)) {
+		e->res->skipped_recorder++;
+		log_skip(e, "recorder", v, phys_addr);
+		return SKIP_RECORDER;
 	}
 	return KEEP;
 }

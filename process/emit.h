@@ -14,6 +14,7 @@
 #include "process/hints.h"
 #include "process/mem_jsonl.h"
 #include "process/process.h"
+#include "process/record_self.h"
 
 struct emitter {
 	const struct process_opts *opts;
@@ -23,9 +24,10 @@ struct emitter {
 	struct jsonw w;
 	struct bgwriter writer; /* perf.jsonl is written on a second thread */
 	struct mem_jsonl_ctx *fmt;
+	struct record_self self; /* the recorder's own pids (metadata.json), none if unknown */
 };
 
-enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM };
+enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM, SKIP_RECORDER };
 
 int emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
 		 struct process_result *res, struct hints_index *hints);
@@ -44,8 +46,8 @@ struct skip_view {
 	uint64_t time_ns, addr, ip;
 };
 
-/* Upstream's filter: no phys_addr (0 or absent) first, then comm perf/swapper.
- * Counts the skip and prints the -v line "skipped (REASON): ..."; KEEP when
+/* Upstream's filter: no phys_addr (0 or absent) first, then comm perf/swapper;
+ * then the recorder's own samples (pids from metadata.json). Counts the skip and prints the -v line "skipped (REASON): ..."; KEEP when
  * the sample stays. */
 enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bool has_phys,
 				uint64_t phys_addr);

@@ -48,7 +48,7 @@ int process_find_inputs(const char *dir, struct process_inputs *in);
 struct process_opts {
 	const struct process_inputs *in;
 	const char *symfs;            /* perf --symfs, or NULL */
-	bool no_filter;               /* keep samples upstream drops (phys_addr 0, perf/swapper) */
+	bool no_filter;               /* keep samples upstream drops (phys_addr 0, perf/swapper) and the recorder's */
 	int verbose;                  /* -v: skipped samples to log */
 	FILE *log;                    /* -v lines and notes; warnings are returned, not printed */
 	volatile sig_atomic_t *stop;  /* set asynchronously to abort ("interrupted") */
@@ -80,6 +80,7 @@ struct process_sched_result {
 struct process_result {
 	/* samples (upstream's "Parsed X of Y records (S skipped, U unparseable)") */
 	uint64_t total, kept, skipped_no_phys, skipped_comm, unparseable;
+	uint64_t skipped_recorder;     /* samples of the recorder itself (metadata.json recorder) */
 	/* perf.data records by type; see pd_record_name() */
 	uint64_t records[PROCESS_RECORD_TYPES];
 	uint64_t lost_events, lost_records, lost_samples, throttle, unthrottle;

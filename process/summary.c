@@ -62,6 +62,7 @@ static void samples_json(struct jsonw *w, const struct process_result *r)
 	jsonw_obj_open(w);
 	jsonw_kv_u64(w, "no_phys_addr", r->skipped_no_phys);
 	jsonw_kv_u64(w, "filtered_comm", r->skipped_comm);
+	jsonw_kv_u64(w, "recorder", r->skipped_recorder);
 	jsonw_obj_close(w);
 	jsonw_kv_u64(w, "unparseable", r->unparseable);
 	jsonw_obj_close(w);

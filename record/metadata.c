@@ -164,6 +164,33 @@ static void sched_json(struct jsonw *w, const struct record_result *r)
 	jsonw_obj_close(w);
 }
 
+/* The recorder's own process (its threads share the pid) and its command's
+ * pid, so that process can drop the recorder's samples as upstream drops perf's. */
+static void recorder_json(struct jsonw *w, const struct record_result *r)
+{
+	char comm[32] = "";
+	FILE *f = fopen("/proc/self/comm", "re");
+
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	jsonw_key(w, "recorder");
+	jsonw_obj_open(w);
+	jsonw_key(w, "pids");
+	jsonw_arr_open(w);
+	jsonw_i64(w, getpid());
+	jsonw_arr_close(w);
+	jsonw_kv_str(w, "comm", comm);
+	jsonw_key(w, "command_pid");
+	if (r->command_pid > 0)
+		jsonw_i64(w, r->command_pid);
+	else
+		jsonw_null(w);
+	jsonw_obj_close(w);
+}
+
 int metadata_write(FILE *out, const struct record_opts *o, const struct record_result *r)
 {
 	struct jsonw w;
@@ -192,6 +219,7 @@ int metadata_write(FILE *out, const struct record_opts *o, const struct record_r
 	else
 		jsonw_null(&w);
 	jsonw_kv_u64(&w, "drain_boosts", r->drain_boosts);
+	recorder_json(&w, r);
 	mem_json(&w, o, r);
 	sched_json(&w, r);
 	hints_json(&w, o, r);

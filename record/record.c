@@ -186,6 +186,8 @@ static int start_command(struct recorder *rc)
 	rc->child = fork();
 	if (rc->child < 0)
 		return scx_fail_errno("fork");
+	if (rc->child > 0)
+		rc->res->command_pid = rc->child;
 	if (rc->child == 0) {
 		close(pipefd[0]);
 		signal(SIGINT, SIG_DFL);

@@ -52,6 +52,7 @@ struct record_result {
 	bool drain_yielded;            /* the drain loop ran at YIELD_NICE while keeping up */
 	uint64_t drain_boosts;         /* times it went back to its own priority (a ring a quarter full) */
 	int command_status;            /* wait status of COMMAND, -1 if none */
+	int command_pid;               /* pid of COMMAND (0 if none); it runs as "scxprof" until its exec */
 	char warnings[RECORD_MAX_WARNINGS][320];
 	size_t nr_warnings;
 };

@@ -4,7 +4,8 @@
 # and one memfd MAP_SHARED at different addresses and write private memory
 # (tests/workloads/shared-maps). The shared pages must get the same F: ids in
 # both processes, private ones A: ids of their own pid; data objects must
-# match perf report --mem-mode (the oracle) sample for sample.
+# match perf report --mem-mode (the oracle) sample for sample. Also: process
+# drops the recorder's own samples (metadata.json recorder).
 . "$(dirname "$0")/lib.sh"
 WL="$TOP/$BUILD/workloads/shared-maps"
 PAGES=16
@@ -35,6 +36,31 @@ if "$SCXPROF" record -t 20 -o "$WORK/sp" --disable-archive --disable-sched-trace
 			"$WORK/shared2.bin" "$PAGES"
 	else
 		fail "scxprof record: process ran" "$(tail -n 3 "$WORK/sp.log")"
+	fi
+	# the recorder's own samples: listed in metadata.json, counted and dropped
+	check "scxprof record: metadata.json with recorder valid against its schema" \
+		validate "$TOP/schemas/metadata.schema.json" "$WORK/sp/metadata.json"
+	if "$SCXPROF" process -f "$WORK/sp" -o "$WORK/sp.filtered" -v >"$WORK/spf.log" 2>&1; then
+		check "scxprof record: the recorder's samples are counted under skipped.recorder and dropped" python3 -c '
+import json,sys
+meta=json.load(open(sys.argv[1]))["recorder"]
+pids=set(meta["pids"])
+assert meta["comm"]=="scxprof" and meta["command_pid"], meta
+def own(d): return d["pid"] in pids or (d["pid"]==meta["command_pid"] and d["comm"]==meta["comm"])
+every=[json.loads(l) for l in open(sys.argv[2])]
+kept=[json.loads(l) for l in open(sys.argv[3])]
+summary=json.load(open(sys.argv[4]))["samples"]
+n=sum(1 for d in every if own(d))
+assert n>0, "no samples of the recorder in the --no-filter output"
+# upstream filters first (phys_addr 0, comm perf/swapper), then the recorder
+n_after=sum(1 for d in every if own(d) and int(d["phys_addr"],16)!=0 and d["comm"] not in ("perf","swapper"))
+assert summary["skipped"]["recorder"]==n_after, (summary, n_after)
+assert not [d for d in kept if own(d)], "recorder samples kept"
+log=open(sys.argv[5]).read()
+assert log.count("skipped (recorder)")==n_after, "-v lines"
+' "$WORK/sp/metadata.json" "$WORK/sp.out/perf.jsonl" "$WORK/sp.filtered/perf.jsonl" "$WORK/sp.filtered/process.json" "$WORK/spf.log"
+	else
+		fail "scxprof record: process without --no-filter ran" "$(tail -n 3 "$WORK/spf.log")"
 	fi
 else
 	skip "data identity (scxprof record)" "record failed here: $(tail -n 1 "$WORK/sp.err")"
