@@ -4,12 +4,12 @@
  * side-band records into the session and turns samples into perf.jsonl lines.
  */
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/emit.h"
+#include "process/kernel_match.h"
 #include "process/order.h"
 #include "process/session.h"
 #include "process/symbols.h"
@@ -21,6 +21,7 @@ struct walk {
 	struct order_queue q;
 	bool ordered;
 	uint64_t since_release;
+	uint64_t kernel_samples; /* kept samples in kernel mode: they need kernel symbols */
 };
 
 static const char *clock_name(int clockid)
@@ -118,6 +119,8 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	if (emitter_filter(e, &v, smp.present & PERF_SAMPLE_PHYS_ADDR, smp.phys_addr) != KEEP)
 		return 0;
 	session_resolve_ip(wk->s, t, smp.misc & PERF_RECORD_MISC_CPUMODE_MASK, smp.ip, &where);
+	if ((smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+		wk->kernel_samples++;
 	if (smp.present & PERF_SAMPLE_CGROUP) {
 		cg = session_cgroup(wk->s, smp.cgroup);
 		if (!cg)
@@ -259,32 +262,36 @@ static int walk_records(struct walk *wk)
 	return drain(wk);
 }
 
-static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f)
+/*
+ * Kernel symbols: the profile's kallsyms snapshot first (warning when it does
+ * not fit the recording), else /proc/kallsyms when the recording was made on
+ * the running kernel (process/kernel_match.h), else none. Why not goes to
+ * kernel_note, warned about when kernel samples needed the symbols.
+ */
+static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f, char *kernel_note,
+				      size_t note_size)
 {
 	const struct process_inputs *in = e->opts->in;
 	struct sym_cache_opts so = {.symfs = e->opts->symfs};
 	uint8_t vdso_bid[20];
 	size_t vdso_bid_size = 0;
-	struct stat st;
-	struct timespec now, boot;
-	bool same_boot = false;
+	char why[1024];
 
+	kernel_note[0] = '\0';
 	if (in->has_vdso)
 		so.vdso_path = in->vdso_path;
 	if (in->has_kallsyms) {
 		so.kallsyms_path = in->kallsyms_path;
 		e->res->kallsyms_source = "snapshot";
+		if (!kernel_match_snapshot(f, in->kallsyms_path, NULL, 0, why, sizeof(why)))
+			snprintf(kernel_note, note_size, "%s: kernel symbols may be wrong", why);
 	} else {
-		/* no snapshot: /proc/kallsyms only if the file was written during this boot */
-		clock_gettime(CLOCK_REALTIME, &now);
-		clock_gettime(CLOCK_BOOTTIME, &boot);
-		if (fstat(f->fd, &st) == 0 && st.st_mtime >= now.tv_sec - boot.tv_sec - 1)
-			same_boot = true;
-		so.allow_proc_kallsyms = same_boot;
-		e->res->kallsyms_source = same_boot ? "/proc/kallsyms" : "none";
-		if (!same_boot)
-			process_warn(e->res, "%s: no kallsyms snapshot and recorded before this boot: "
-				     "kernel symbols shown as [unknown]", f->path);
+		so.allow_proc_kallsyms = kernel_match_running(f, "/sys/kernel/notes", "/proc/kallsyms",
+							      why, sizeof(why));
+		e->res->kallsyms_source = so.allow_proc_kallsyms ? "/proc/kallsyms" : "none";
+		if (!so.allow_proc_kallsyms)
+			snprintf(kernel_note, note_size, "%s, and the profile has no kallsyms snapshot: "
+				 "kernel symbols shown as [unknown]", why);
 	}
 	if (pd_build_id_for(f, "[vdso]", vdso_bid, &vdso_bid_size) > 0) {
 		so.vdso_build_id = vdso_bid;
@@ -299,11 +306,12 @@ int process_perf_data(struct emitter *e)
 	struct session s;
 	struct sym_cache *syms;
 	struct walk wk = {.e = e, .f = &f, .s = &s};
+	char kernel_note[1200];
 	int rc;
 
 	if (pd_open(&f, e->opts->in->mem_path) < 0)
 		return -1;
-	syms = open_symbols(e, &f);
+	syms = open_symbols(e, &f, kernel_note, sizeof(kernel_note));
 	if (!syms) {
 		pd_close(&f);
 		return -1;
@@ -329,6 +337,8 @@ int process_perf_data(struct emitter *e)
 	e->res->dsos = s.stats.dsos;
 	sym_cache_stats(syms, &e->res->syms);
 	e->res->kernel_symbols = e->res->syms.kernel_symbols > 0;
+	if (rc == 0 && kernel_note[0] && wk.kernel_samples)
+		process_warn(e->res, "%s", kernel_note);
 	if (rc == 0 && e->res->unknown_id_records)
 		process_warn(e->res, "%s: %llu records carry a sample id of no event in the file; skipped "
 			     "(perf script skips them too)", f.path, (unsigned long long)e->res->unknown_id_records);

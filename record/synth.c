@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/kernel_id.h"
 
 #define REC_MAX 8192
 
@@ -232,39 +233,14 @@ int synth_tasks(struct pd_writer *w, const char *proc_root, size_t trailer, stru
 
 /* ---- kernel ---------------------------------------------------------------- */
 
-/* Addresses of _text and _etext in one pass over kallsyms, stopping when
- * both are found ("ADDR T NAME" lines; no sscanf: the file has 100k+ lines). */
-static void kernel_text_range(FILE *f, uint64_t *text, uint64_t *etext)
-{
-	char line[512];
-
-	*text = *etext = 0;
-	while ((!*text || !*etext) && fgets(line, sizeof(line), f)) {
-		char *p = line, *name;
-		uint64_t addr = strtoull(p, &p, 16);
-
-		if (p[0] != ' ' || !p[1] || p[2] != ' ')
-			continue;
-		name = p + 3;
-		name[strcspn(name, "\n\t")] = '\0';
-		if (!strcmp(name, "_text"))
-			*text = addr;
-		else if (!strcmp(name, "_etext"))
-			*etext = addr;
-	}
-}
-
 int synth_kernel_map(struct pd_writer *w, const char *kallsyms_path, size_t trailer)
 {
-	FILE *f = fopen(kallsyms_path, "re");
 	uint64_t text, etext;
 	struct rec r;
 	struct { uint32_t pid, tid; uint64_t start, len, pgoff; } m;
 
-	if (!f)
-		return scx_fail_errno("%s", kallsyms_path);
-	kernel_text_range(f, &text, &etext);
-	fclose(f);
+	if (kid_kallsyms_text(kallsyms_path, &text, &etext) < 0)
+		return -1;
 	if (!text || etext <= text)
 		return scx_fail("%s: no _text/_etext (kptr_restrict hides kernel addresses?)", kallsyms_path);
 	m = (typeof(m)){(uint32_t)-1, 0, text, etext - text, text};

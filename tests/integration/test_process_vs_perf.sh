@@ -74,18 +74,58 @@ else
 	skip "cgroups: per-cgroup counts equal perf report" "no writable cgroup2 hierarchy mounted"
 fi
 
-# 4. kernel symbols: a recording from before this boot must not use this
-#    boot's /proc/kallsyms; a kallsyms snapshot in the profile restores them
-if [ -s "$WORK/pf/perf.data" ] && grep -q '"dso":"\[kernel.kallsyms\]"' "$WORK/pf.out/perf.jsonl"; then
-	mkdir -p "$WORK/old"
-	cp "$WORK/pf/perf.data" "$WORK/old/perf.data"
-	touch -d "@$(( $(date +%s) - $(awk '{print int($1)}' /proc/uptime) - 3600 ))" "$WORK/old/perf.data"
-	"$SCXPROF" process -f "$WORK/old" --no-filter >/dev/null 2>"$WORK/old.err"
-	check "old recording: warns that kernel symbols are unavailable" grep -q "no kallsyms snapshot and recorded before this boot" "$WORK/old.err"
-	check "old recording: kernel samples keep their dso, symbol [unknown]" python3 -c '
+# 4. kernel symbols, chosen as perf chooses them: /proc/kallsyms serves a
+#    recording only when its kernel build-id (BUILD_ID feature) is the running
+#    kernel's and its kernel map sits at the running _text; the file's mtime
+#    proves nothing. A kallsyms snapshot in the profile comes first.
+KID="$TOP/tests/integration/kernel_id_perf.py"
+kernel_unknown() { # every kernel-mode sample keeps its dso, symbol [unknown]
+	python3 -c '
 import json,sys
 k=[json.loads(l) for l in open(sys.argv[1]) if "\"[kernel.kallsyms]\"" in l]
-assert k and all(s["sym"]=="[unknown]" for s in k), len(k)' "$WORK/old.out/perf.jsonl"
+assert k and all(s["sym"]=="[unknown]" for s in k), len(k)' "$1"
+}
+mkdir -p "$WORK/kern"
+perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$WORK/kern/perf.data" \
+	-- "$WL" -d 0.2 -p 8 kern:1 >/dev/null 2>&1
+"$SCXPROF" process -f "$WORK/kern" --no-filter >/dev/null 2>&1
+if [ -s "$WORK/kern/perf.data" ] && grep -q '"dso":"\[kernel.kallsyms\]"' "$WORK/kern.out/perf.jsonl"; then
+	# a copy with an mtime before this boot, still this kernel: symbols as perf
+	mkdir -p "$WORK/old"
+	cp "$WORK/kern/perf.data" "$WORK/old/perf.data"
+	touch -d "@$(( $(date +%s) - $(awk '{print int($1)}' /proc/uptime) - 3600 ))" "$WORK/old/perf.data"
+	if "$SCXPROF" process -f "$WORK/old" --no-filter >/dev/null 2>"$WORK/old.err"; then
+		check "copied file, old mtime, same kernel: every sample equals perf script" \
+			python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/old/perf.data" "$WORK/old.out/perf.jsonl"
+		check "copied file, same kernel: process.json says /proc/kallsyms" grep -q '"kallsyms_source":"/proc/kallsyms"' "$WORK/old.out/process.json"
+		check "copied file, same kernel: no kernel-symbol warning" bash -c '! grep -q "kernel symbols" "$1"' _ "$WORK/old.err"
+	else
+		fail "copied file: process ran" "$(tail -n 3 "$WORK/old.err")"
+	fi
+	# the same recording, said to come from another kernel build
+	mkdir -p "$WORK/otherk"
+	python3 "$KID" other-build-id "$WORK/kern/perf.data" "$WORK/otherk/perf.data"
+	want=$(python3 "$KID" show "$WORK/otherk/perf.data" | cut -d' ' -f1)
+	"$SCXPROF" process -f "$WORK/otherk" --no-filter >/dev/null 2>"$WORK/otherk.err"
+	check "another kernel's build-id: warns, naming both build-ids" \
+		grep -q "recorded on another kernel (build-id $want, running $(python3 "$KID" show "$WORK/kern/perf.data" | cut -d' ' -f1)).*kernel symbols shown as \[unknown\]" "$WORK/otherk.err"
+	check "another kernel's build-id: kernel samples [unknown]" kernel_unknown "$WORK/otherk.out/perf.jsonl"
+	check "another kernel's build-id: every sample equals perf script (its kernel symbols [unknown] too)" \
+		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/otherk/perf.data" "$WORK/otherk.out/perf.jsonl"
+	check "another kernel's build-id: process.json says none" grep -q '"kallsyms_source":"none"' "$WORK/otherk.out/process.json"
+	# this kernel, but relocated elsewhere (another boot under KASLR)
+	mkdir -p "$WORK/moved"
+	python3 "$KID" moved-map "$WORK/kern/perf.data" "$WORK/moved/perf.data"
+	"$SCXPROF" process -f "$WORK/moved" --no-filter >/dev/null 2>"$WORK/moved.err"
+	check "kernel map elsewhere: warns about the relocation" grep -q "kernel map starts at 0x.*_text is at 0x.*another boot" "$WORK/moved.err"
+	check "kernel map elsewhere: kernel samples [unknown]" kernel_unknown "$WORK/moved.out/perf.jsonl"
+	# no kernel build-id recorded at all
+	mkdir -p "$WORK/nobid"
+	python3 "$KID" no-build-id "$WORK/kern/perf.data" "$WORK/nobid/perf.data"
+	"$SCXPROF" process -f "$WORK/nobid" --no-filter >/dev/null 2>"$WORK/nobid.err"
+	check "no kernel build-id: warns" grep -q "no kernel build-id in the file" "$WORK/nobid.err"
+	check "no kernel build-id: kernel samples [unknown]" kernel_unknown "$WORK/nobid.out/perf.jsonl"
+	# a snapshot restores the symbols of the other kernel's recording
 	mkdir -p "$WORK/snap"
 	cp -p "$WORK/old/perf.data" "$WORK/snap/perf.data"
 	cp /proc/kallsyms "$WORK/snap/kallsyms"
@@ -96,6 +136,13 @@ assert k and all(s["sym"]=="[unknown]" for s in k), len(k)' "$WORK/old.out/perf.
 	else
 		fail "kallsyms snapshot: process ran" "see log"
 	fi
+	# a snapshot that does not fit the recording's kernel map is still used, with a warning
+	mkdir -p "$WORK/snapmoved"
+	cp "$WORK/moved/perf.data" "$WORK/snapmoved/perf.data"
+	cp /proc/kallsyms "$WORK/snapmoved/kallsyms"
+	"$SCXPROF" process -f "$WORK/snapmoved" --no-filter >/dev/null 2>"$WORK/snapmoved.err"
+	check "snapshot of another boot: warns that kernel symbols may be wrong" \
+		grep -q "snapshot is from another boot or kernel.*kernel symbols may be wrong" "$WORK/snapmoved.err"
 else
 	skip "kernel symbol policy" "no kernel-mode samples in the page-fault recording"
 fi
