@@ -13,15 +13,21 @@
 
 #define METADATA_MAX_BYTES (16u << 20)
 
-/* A non-negative integer member; -1 if absent or of another type. */
-static int get_count(struct json_object *o, const char *key, uint64_t *v)
+/* A count member of sched: 0 and *v; 1 when absent; -1 (scx_fail naming
+ * path and key) when present but not a non-negative integer. */
+static int get_count(const char *path, struct json_object *o, const char *key, uint64_t *v)
 {
 	struct json_object *m;
 
-	if (!json_object_object_get_ex(o, key, &m) || !json_object_is_type(m, json_type_int))
-		return -1;
+	if (!json_object_object_get_ex(o, key, &m))
+		return 1;
+	if (!json_object_is_type(m, json_type_int))
+		return scx_fail("%s: sched.%s is %s, not a count", path, key,
+				json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+	/* json-c keeps integers as int64 or uint64: a negative one is below 0 as int64 */
 	if (json_object_get_int64(m) < 0)
-		return -1;
+		return scx_fail("%s: sched.%s is %lld: invalid, a count cannot be negative", path, key,
+				(long long)json_object_get_int64(m));
 	*v = json_object_get_uint64(m);
 	return 0;
 }
@@ -40,14 +46,12 @@ int record_losses_read(const char *path, struct record_losses *out)
 	root = json_object_from_file(path);
 	if (!root)
 		return scx_fail("%s: not valid JSON", path);
-	if (!json_object_object_get_ex(root, "sched", &sched) || !json_object_is_type(sched, json_type_object) ||
-	    get_count(sched, "drops", &out->sched_drops) < 0)
+	if (!json_object_object_get_ex(root, "sched", &sched) || !json_object_is_type(sched, json_type_object))
 		scx_fail("%s: no sched.drops count", path);
-	else {
-		if (get_count(sched, "skipped_nested", &out->sched_skipped) < 0)
-			out->sched_skipped = 0; /* written before it existed */
-		rc = 0;
-	}
+	else if ((rc = get_count(path, sched, "drops", &out->sched_drops)) > 0)
+		rc = scx_fail("%s: no sched.drops count", path);
+	else if (rc == 0 && get_count(path, sched, "skipped_nested", &out->sched_skipped) < 0)
+		rc = -1; /* absent is fine: written before it existed */
 	json_object_put(root);
 	return rc;
 }

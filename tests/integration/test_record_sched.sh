@@ -188,6 +188,20 @@ m["sched"]["drops"], m["sched"]["skipped_nested"] = 128, 3
 json.dump(m, open(sys.argv[1], "w"))
 PY
 lossy=$(losses "$WORK/lossy")
+python3 - "$WORK/lossy/metadata.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["sched"]["drops"] = -1
+json.dump(m, open(sys.argv[1], "w"))
+PY
+negative=$(losses "$WORK/lossy")
+python3 - "$WORK/lossy/metadata.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["sched"]["drops"], m["sched"]["skipped_nested"] = 0, "3"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+stringy=$(losses "$WORK/lossy")
 echo '{"sched": 5}' >"$WORK/lossy/metadata.json"
 broken=$(losses "$WORK/lossy")
 if [ "$clean" = "[]" ] && [[ "$lossy" == *"dropped 128 scheduling records"*"skipped 3 nested"* ]] &&
@@ -195,4 +209,11 @@ if [ "$clean" = "[]" ] && [[ "$lossy" == *"dropped 128 scheduling records"*"skip
 	pass process-warns-record-losses
 else
 	fail process-warns-record-losses "clean: $clean; with losses: $lossy; broken metadata: $broken"
+fi
+# a negative count is invalid, not 2^64-1 records dropped
+if [[ "$negative" == *"cannot tell what the recording lost"*"sched.drops is -1: invalid"* ]] &&
+	[[ "$negative" != *18446744073709551615* ]] && [[ "$stringy" == *'sched.skipped_nested is "3", not a count'* ]]; then
+	pass process-record-losses-invalid-counts
+else
+	fail process-record-losses-invalid-counts "drops -1: $negative; skipped_nested \"3\": $stringy"
 fi
