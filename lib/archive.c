@@ -621,11 +621,18 @@ struct writer {
 	char buf[COPY_BUF_SIZE];
 };
 
+/* libarchive's message, and the system's reason when it has one ("Write
+ * error" alone does not say that the disk is full). */
 static int writer_fail(struct writer *w)
 {
 	const char *msg = archive_error_string(w->a);
+	int err = archive_errno(w->a);
 
-	return scx_fail("%s: %s", w->archive_path, msg ? msg : "write error");
+	if (!msg)
+		msg = "write error";
+	if (err > 0 && !strstr(msg, strerror(err)))
+		return scx_fail("%s: %s: %s", w->archive_path, msg, strerror(err));
+	return scx_fail("%s: %s", w->archive_path, msg);
 }
 
 static int write_header(struct writer *w, const char *path, const struct stat *st)

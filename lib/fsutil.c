@@ -153,6 +153,27 @@ FILE *fs_create_in(const char *dir, const char *name, unsigned mode)
 	return f;
 }
 
+/* All of buf, or -1 naming the real reason: a short write sets no errno,
+ * the retry that follows it does (ENOSPC on a full file system). */
+static int write_all(int fd, const char *buf, size_t len, const char *path)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return scx_fail_errno("%s: write failed", path);
+		if (n == 0) {
+			errno = ENOSPC;
+			return scx_fail_errno("%s: write failed", path);
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int fs_copy_file(const char *src, const char *dst)
 {
 	char buf[1 << 16];
@@ -167,14 +188,15 @@ int fs_copy_file(const char *src, const char *dst)
 		close(in);
 		return scx_fail_errno("%s: cannot create", dst);
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write(out, buf, (size_t)n) != n) {
-			rc = scx_fail_errno("%s: write failed", dst);
+	while (!rc && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = scx_fail_errno("%s: read failed", src);
 			break;
 		}
+		rc = write_all(out, buf, (size_t)n, dst);
 	}
-	if (n < 0)
-		rc = scx_fail_errno("%s: read failed", src);
 	if (close(out) < 0 && !rc)
 		rc = scx_fail_errno("%s: write failed", dst);
 	close(in);
