@@ -4,7 +4,10 @@
  */
 #include "process.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/fsutil.h"
@@ -30,12 +33,54 @@ static const struct {
 	{"perf.sched.script", SCHED_IN_SCRIPT},
 };
 
-/* Sets *found when dir/name is a regular file. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a fifo";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "not a regular file";
+}
+
+/*
+ * Sets *found when dir/name is a regular file or a symbolic link to one
+ * (followed, as perf follows it: users keep big files elsewhere). A link to
+ * anything else is an error that says what it points to. Other entries
+ * that are not regular files (a directory named perf.data) are not inputs.
+ * Archives never get here with links: extraction does not create them.
+ */
 static int find_file(const char *dir, const char *name, char *path, size_t size, bool *found)
 {
+	struct stat lst, st;
+	char target[4096];
+	ssize_t n;
+
+	*found = false;
 	if (fs_join(path, size, dir, name) < 0)
 		return -1;
-	*found = fs_is_file(path);
+	if (lstat(path, &lst) < 0 || (!S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)))
+		return 0;
+	if (S_ISREG(lst.st_mode)) {
+		*found = true;
+		return 0;
+	}
+	n = readlink(path, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return scx_fail("%s: symbolic link to %s, which does not exist (dangling link)", path, target);
+		return scx_fail_errno("%s: symbolic link to %s, which cannot be followed", path, target);
+	}
+	if (!S_ISREG(st.st_mode))
+		return scx_fail("%s: symbolic link to %s, which is %s, not a regular file", path, target,
+				file_kind(st.st_mode));
+	*found = true;
 	return 0;
 }
 

@@ -38,6 +38,46 @@ printf 'garbage\n' >"$WORK/both/perf.mem.script"
 "$SCXPROF" process -f "$WORK/both" >"$WORK/both.txt" 2>&1
 check "inputs: perf.mem.script wins over perf.script" grep -q "Parsed 0 of 1 records (0 skipped, 1 unparseable)" "$WORK/both.txt"
 
+# --- symbolic links ------------------------------------------------------------------
+# stream files may be links to regular files (followed, as perf does); a link
+# to anything else is an error that says what it points to
+mkdir -p "$WORK/store" "$WORK/ln"
+cp "$TOP/tests/fixtures/profile_basic/perf.mem.script" "$WORK/store/big.script"
+cp "$TOP/tests/fixtures/profile_basic/hints.jsonl" "$WORK/store/h.jsonl"
+ln -s "$WORK/store/big.script" "$WORK/ln/perf.mem.script"
+ln -s ../store/h.jsonl "$WORK/ln/hints.jsonl"
+"$SCXPROF" process -f "$WORK/ln" >"$WORK/ln.txt" 2>&1
+check "symlinks: linked perf.mem.script and hints.jsonl are read" \
+	cmp "$WORK/ln.out/perf.jsonl" <("$SCXPROF" process -f "$TOP/tests/fixtures/profile_basic" -o "$WORK/basic.out" >/dev/null 2>&1; cat "$WORK/basic.out/perf.jsonl")
+check "symlinks: the hints were applied" grep -q '"hint":[1-9]' "$WORK/ln.out/perf.jsonl"
+link_error() { # NAME TARGET-SETUP EXPECTED: a perf.mem.script link to something odd
+	local d="$WORK/bad-$1"
+	mkdir -p "$d"
+	eval "$2"
+	"$SCXPROF" process -f "$d" >/dev/null 2>"$d.err"
+	local rc=$?
+	if [ $rc -eq 1 ] && grep -q "$d/perf.mem.script: symbolic link to .*$3" "$d.err" && [ ! -e "$d.out" ]; then
+		pass "symlinks: link to $1 refused, saying so"
+	else
+		fail "symlinks: link to $1" "rc=$rc $(cat "$d.err")"
+	fi
+}
+link_error directory 'mkdir -p "$d/sub"; ln -s sub "$d/perf.mem.script"' "which is a directory, not a regular file"
+link_error fifo 'mkfifo "$d/f"; ln -s f "$d/perf.mem.script"' "which is a fifo, not a regular file"
+link_error nothing 'ln -s gone "$d/perf.mem.script"' "gone, which does not exist (dangling link)"
+link_error itself 'ln -s perf.mem.script "$d/perf.mem.script"' "which cannot be followed: Too many levels"
+# a link inside an archive is never followed, even one that stays in the tree
+mkdir -p "$WORK/arl/p"
+cp "$TOP/tests/fixtures/profile_basic/perf.mem.script" "$WORK/arl/p/real.script"
+ln -s real.script "$WORK/arl/p/perf.mem.script"
+(cd "$WORK/arl" && tar czf p.tar.gz p && rm -rf p)
+"$SCXPROF" process -f "$WORK/arl/p.tar.gz" >/dev/null 2>"$WORK/arl.err"
+if [ $? -ne 0 ] && [ ! -L "$WORK/arl/p/perf.mem.script" ] && [ ! -e "$WORK/arl/p.out" ]; then
+	pass "symlinks: a link inside an archive is not extracted nor followed"
+else
+	fail "symlinks: a link inside an archive" "$(ls -la "$WORK/arl/p" 2>&1; cat "$WORK/arl.err")"
+fi
+
 if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
 	skip "pipe-mode and --symfs" "perf cannot record here"
 	exit 0
