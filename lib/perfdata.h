@@ -266,6 +266,10 @@ struct pd_writer {
 	size_t nr_feats;
 	uint8_t *buf; /* write buffer */
 	size_t buf_len, buf_cap;
+	/* optional: sees every record appended (the recorder collects the
+	 * mapped files' names for the BUILD_ID feature) */
+	void (*observe)(void *ctx, const void *rec, size_t size);
+	void *observe_ctx;
 };
 
 int pd_writer_open(struct pd_writer *w, const char *path);

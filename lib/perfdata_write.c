@@ -144,6 +144,8 @@ int pd_writer_add_record(struct pd_writer *w, const void *rec, size_t size)
 {
 	if (check_record(w, rec, size) < 0)
 		return -1;
+	if (w->observe)
+		w->observe(w->observe_ctx, rec, size);
 	if (size > w->buf_cap - w->buf_len && flush_buf(w) < 0)
 		return -1;
 	if (size > w->buf_cap) {

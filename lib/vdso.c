@@ -3,6 +3,7 @@
  */
 #include "vdso.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,10 +46,15 @@ int vdso_save(const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return scx_fail_errno("%s: cannot create", path);
-	if (write(fd, start, len) != (ssize_t)len) {
+	ssize_t n = write(fd, start, len);
+
+	if (n != (ssize_t)len) {
+		if (n >= 0)
+			errno = ENOSPC; /* a short write sets no errno */
+		scx_fail_errno("%s: write failed", path);
 		close(fd);
 		unlink(path);
-		return scx_fail_errno("%s: write failed", path);
+		return -1;
 	}
 	if (close(fd) < 0)
 		return scx_fail_errno("%s: write failed", path);

@@ -23,6 +23,7 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "lib/vdso.h"
+#include "record/buildids.h"
 #include "record/features.h"
 #include "record/hints_tracer.h"
 #include "record/metadata.h"
@@ -47,6 +48,7 @@ struct recorder {
 	struct record_result *res;
 	struct pd_writer w;
 	bool writer_open;
+	struct buildids bids; /* files seen mapped, for the BUILD_ID feature */
 	struct mem_stream ms;
 	bool ms_open;
 	struct hints_tracer *ht;
@@ -113,6 +115,8 @@ static int start_mem(struct recorder *rc)
 	if (path_in(rc, "perf.mem.data", path, sizeof(path)) < 0 || pd_writer_open(&rc->w, path) < 0)
 		return -1;
 	rc->writer_open = true;
+	rc->w.observe = buildids_observe;
+	rc->w.observe_ctx = &rc->bids;
 	if (mem_stream_open(&rc->ms, &rc->res->backend, &rc->w, &mo) < 0)
 		return -1;
 	rc->ms_open = true;
@@ -381,8 +385,12 @@ static int finish_files(struct recorder *rc)
 		fi.clock_ns = rc->res->start_mono_ns;
 		fi.wall_ns = rc->res->start_wall_ns;
 		rc->res->mem = rc->ms.st;
-		if (features_add(&rc->w, &fi) < 0 || pd_writer_finish(&rc->w) < 0)
+		if (buildids_add_feature(&rc->bids, &rc->w, "/sys/kernel/notes") < 0 ||
+		    features_add(&rc->w, &fi) < 0 || pd_writer_finish(&rc->w) < 0)
 			return -1;
+		if (rc->o->verbose && rc->o->status)
+			fprintf(rc->o->status, "perf.mem.data: build-ids of %zu files (kernel, [vdso], mapped ELF files)\n",
+				rc->bids.written);
 		rc->writer_open = false;
 		if (rc->ms.st.lost_events || rc->ms.st.lost_samples)
 			warn(rc->res, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
@@ -415,6 +423,7 @@ static void cleanup(struct recorder *rc)
 		mem_stream_close(&rc->ms);
 	if (rc->writer_open)
 		pd_writer_abort(&rc->w);
+	buildids_free(&rc->bids);
 	if (rc->hints_out)
 		fclose(rc->hints_out);
 	if (rc->sched_out)

@@ -41,6 +41,26 @@ check "perf script prints no warning" test ! -s perf.script.err
 perf report -i prof/perf.mem.data --stdio >perf.report 2>perf.report.err
 check "perf report prints no warning" test ! -s perf.report.err
 
+# --- the BUILD_ID feature: the kernel, [vdso] and every mapped ELF file -------------
+perf buildid-list -i prof/perf.mem.data >bids.txt 2>bids.err
+check "BUILD_ID: perf buildid-list reads it without a warning" test ! -s bids.err
+check "BUILD_ID: the running kernel's, as perf reads it" grep -qx "$(perf buildid-list -k) \[kernel.kallsyms\]" bids.txt
+check "BUILD_ID: the [vdso]" grep -q " \[vdso\]$" bids.txt
+check "BUILD_ID: the recorded workload" grep -q " $WL$" bids.txt
+check "BUILD_ID: every file's id is its ELF note (readelf -n)" python3 - bids.txt <<'PY'
+import subprocess, sys
+n = 0
+for line in open(sys.argv[1]):
+    bid, name = line.rstrip("\n").split(" ", 1)
+    if name.startswith("["):
+        continue
+    out = subprocess.run(["readelf", "-n", name], capture_output=True, text=True).stdout
+    want = [l.split(":", 1)[1].strip() for l in out.splitlines() if "Build ID:" in l]
+    assert want and want[0] == bid, (name, bid, want)
+    n += 1
+assert n >= 3, n
+PY
+
 # --- our process agrees with perf script --------------------------------------------
 if "$SCXPROF" process -f prof --no-filter -o all >/dev/null 2>proc.err; then
 	check "process agrees with perf script on every sample" \
@@ -77,6 +97,17 @@ PY
 	fi
 else
 	fail "process of the recording" "$(cat proc.err)"
+fi
+
+# --- a profile whose files are all symbolic links (big files kept elsewhere) -------
+mkdir -p linked
+for f in prof/*; do ln -s "$PWD/$f" "linked/$(basename "$f")"; done
+if "$SCXPROF" process -f linked --no-filter -o linked.out >/dev/null 2>linked.err; then
+	check "linked profile: the same perf.jsonl as the real one" cmp all/perf.jsonl linked.out/perf.jsonl
+	check "linked profile: the same sched.jsonl" cmp all/sched.jsonl linked.out/sched.jsonl
+	check "linked profile: kernel symbols from the linked kallsyms snapshot" grep -q '"kallsyms_source":"snapshot"' linked.out/process.json
+else
+	fail "linked profile: process ran" "$(cat linked.err)"
 fi
 
 # --- refusals ------------------------------------------------------------------------
