@@ -4,7 +4,8 @@
  * Each input is written to a memfd and opened through /proc/self/fd/N, then
  * walked completely: every record is decoded with pd_parse_sample() or
  * pd_parse_sample_id(), pd_body_size() and the attr lookups are exercised,
- * and every feature bit is queried. Anything but a clean -1 or 0 (a crash,
+ * every feature bit is queried, and the kernel identity checks of process
+ * (kernel build-id, kernel map record) run on it. Anything but a clean -1 or 0 (a crash,
  * a sanitizer report) is a bug.
  *
  * With SCX_FUZZ_SEED_DIR set, LLVMFuzzerInitialize() first writes a few small
@@ -12,7 +13,9 @@
  * seed the corpus).
  */
 #include "lib/error.h"
+#include "lib/kernel_id.h"
 #include "lib/perfdata.h"
+#include "process/kernel_match.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,6 +97,27 @@ static void query_features(const struct pd_file *f)
 	}
 }
 
+/* What process checks before trusting a kallsyms file: the kernel's
+ * build-id (BUILD_ID feature) and its map record before the first sample.
+ * The input doubles as a kernel notes blob (kid_notes_build_id). */
+static void kernel_identity(const struct pd_file *f, const uint8_t *data, size_t size)
+{
+	uint8_t bid[20];
+	size_t n = 0;
+	uint64_t start = 0;
+	char why[512];
+
+	if (pd_build_id_for(f, "[kernel.kallsyms]", bid, &n) > 0 && (n == 0 || n > 20))
+		abort();
+	if (kernel_map_start(f, &start))
+		sink = start;
+	/* /dev/null as the snapshot: no _text, so a kernel map means a mismatch */
+	if (!kernel_match_snapshot(f, "/dev/null", NULL, 0, why, sizeof(why)) && !why[0])
+		abort(); /* a mismatch must say why */
+	if (kid_notes_build_id(data, size, bid) > 20)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pd_file f;
@@ -104,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (pd_open(&f, memfd_path) == 0) {
 		query_features(&f);
+		kernel_identity(&f, data, size);
 		walk(&f);
 		pd_close(&f);
 	} else if (scx_errmsg()[0] == '\0') {
