@@ -154,6 +154,7 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	session_resolve_data(wk->s, t, (int32_t)smp.pid, smp.addr, smp.phys_addr, &data);
 	r.data_map = data.map;
 	r.data_id = data.id;
+	r.data_sym = data.sym;
 	r.stable_names = true; /* interned by the session and symbol cache, alive until the end */
 	return emitter_write(e, &r);
 }

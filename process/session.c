@@ -507,12 +507,9 @@ int session_apply(struct session *s, const struct perf_event_header *h, size_t b
 
 /* ---- lookups ----------------------------------------------------------- */
 
-static const char *dso_symbol(struct session *s, struct session_dso *d, uint64_t addr, uint64_t file_off)
+/* The dso's symbol table, looked up once; NULL for names with no file. */
+static struct sym_dso *dso_syms(struct session *s, struct session_dso *d)
 {
-	const char *module = NULL;
-
-	if (d->is_kernel)
-		return sym_kernel_lookup(s->syms, addr, &module);
 	if (!d->looked_up) {
 		d->looked_up = true;
 		if (!strcmp(d->name, "[vdso]"))
@@ -521,7 +518,18 @@ static const char *dso_symbol(struct session *s, struct session_dso *d, uint64_t
 			d->syms = sym_dso_get(s->syms, d->name, d->build_id_size ? d->build_id : NULL,
 					      d->build_id_size);
 	}
-	return d->syms ? sym_dso_lookup(d->syms, file_off) : NULL;
+	return d->syms;
+}
+
+static const char *dso_symbol(struct session *s, struct session_dso *d, uint64_t addr, uint64_t file_off)
+{
+	const char *module = NULL;
+	struct sym_dso *syms;
+
+	if (d->is_kernel)
+		return sym_kernel_lookup(s->syms, addr, &module);
+	syms = dso_syms(s, d);
+	return syms ? sym_dso_lookup(syms, file_off) : NULL;
 }
 
 void session_resolve_ip(struct session *s, struct session_thread *t, uint16_t cpumode,
@@ -553,7 +561,6 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 {
 	const struct session_map *m;
 
-	(void)s;
 	memset(out, 0, sizeof(*out));
 	if ((int64_t)addr < 0) {
 		out->map = "[kernel]";
@@ -568,6 +575,12 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 		return;
 	out->map = m->dso->name;
 	out->id.kind = (enum data_id_kind)m->data_kind;
+	if (!m->dso->is_kernel && !dso_has_no_file(m->dso->name)) {
+		struct sym_dso *syms = dso_syms(s, m->dso);
+
+		if (syms)
+			out->sym = sym_dso_lookup_data(syms, m->pgoff + (addr - m->start));
+	}
 	switch (out->id.kind) {
 	case DATA_ID_ANON:
 		out->id.pid = pid;
@@ -579,9 +592,7 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 		out->id.min = m->min;
 		out->id.ino = m->ino;
 		out->id.ino_gen = m->ino_gen;
-		out->file_off = m->pgoff + (addr - m->start);
-		out->id.page = out->file_off >> 12;
-		out->dso = m->dso;
+		out->id.page = (m->pgoff + (addr - m->start)) >> 12;
 		break;
 	default:
 		break;

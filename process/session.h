@@ -99,12 +99,12 @@ void session_resolve_ip(struct session *s, struct session_thread *t, uint16_t cp
 struct session_data {
 	const char *map;        /* mapping name ("[kernel]" in the kernel half), NULL when unknown */
 	struct data_id id;
-	struct session_dso *dso; /* the map's dso for a file mapping, else NULL */
-	uint64_t file_off;      /* addr's offset in that file */
+	const char *sym;        /* ELF data object holding addr in a file mapping, else NULL */
 };
 
 /* Identify the data at addr of thread t (pid: the sample's); the kernel
- * half is identified by phys_addr's page. */
+ * half is identified by phys_addr's page. The data symbol comes from the
+ * mapped file's symbol table (loaded once per file, as for ips). */
 void session_resolve_data(struct session *s, struct session_thread *t, int32_t pid, uint64_t addr,
 			  uint64_t phys_addr, struct session_data *out);
 

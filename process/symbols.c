@@ -518,6 +518,8 @@ struct sym_dso {
 	uint64_t last_off;
 	const char *last_name;
 	bool last_valid;
+	bool data_loaded;
+	struct stree dt;                /* data objects only (sym_dso_lookup_data) */
 };
 
 struct sym_cache {
@@ -582,6 +584,7 @@ struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts)
 static void dso_free(struct sym_dso *d)
 {
 	stree_free(&d->t);
+	stree_free(&d->dt);
 	free(d->filename);
 	free(d->real_path);
 	free(d->note);
@@ -1392,6 +1395,83 @@ const char *sym_dso_lookup(struct sym_dso *d, uint64_t file_offset)
 	d->last_name = i == NIL ? NULL : snode_name(&d->t, i);
 	d->last_valid = true;
 	return d->last_name;
+}
+
+/* Data objects (STT_OBJECT with a size in an allocated section) of one
+ * symbol table into t, with perf's choice among aliases. */
+static void load_objects(struct stree *t, const struct symsrc *syms, const struct symsrc *rt)
+{
+	Elf_Scn *scn = syms->symtab ? syms->symtab : syms->dynsym;
+	const GElf_Shdr *sh = syms->symtab ? &syms->symshdr : &syms->dynshdr;
+	Elf_Data *data, *strs;
+	size_t nsyms;
+
+	if (!scn || !sh->sh_entsize)
+		return;
+	data = elf_getdata(scn, NULL);
+	strs = elf_getdata(elf_getscn(syms->elf, sh->sh_link), NULL);
+	if (!data || !strs)
+		return;
+	nsyms = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Shdr shdr;
+		const char *secname;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_name >= strs->d_size || !is_object(&sym) ||
+		    !sym.st_size || sym.st_shndx == SHN_ABS || sym.st_shndx >= SHN_LORESERVE ||
+		    sym_section(syms, rt, sym.st_shndx, &shdr, &secname) || !(shdr.sh_flags & SHF_ALLOC))
+			continue;
+		if (stree_add_demangled(t, to_file_offset(rt->elf, sym.st_value, &shdr), sym.st_size,
+					GELF_ST_BIND(sym.st_info), (const char *)strs->d_buf + sym.st_name))
+			return;
+	}
+	fixup_duplicate(t);
+}
+
+/* The data-object table, apart from the full one: a file whose code no
+ * sample ran costs one pass over its symbols, no function demangled. */
+static void dso_load_data(struct sym_dso *d)
+{
+	struct symsrc ss[2] = { { .fd = -1 }, { .fd = -1 } }, *syms, *rt;
+	int used, err = 0;
+
+	d->data_loaded = true;
+	if (stree_init(&d->dt)) {
+		stree_free(&d->dt);
+		return;
+	}
+	dso_read_own_bid(d);
+	used = pick_sources(d, ss, &syms, &rt, &err);
+	if (!syms)
+		syms = rt;
+	if (!rt)
+		rt = syms;
+	if (syms)
+		load_objects(&d->dt, syms, rt);
+	for (int i = 0; i < used; i++)
+		symsrc_close(&ss[i]);
+}
+
+const char *sym_dso_lookup_data(struct sym_dso *d, uint64_t file_offset)
+{
+	uint32_t i;
+
+	if (!d)
+		return NULL;
+	if (!d->data_loaded) {
+		static bool elf_ready;
+
+		if (!elf_ready) {
+			elf_version(EV_CURRENT);
+			elf_ready = true;
+		}
+		dso_load_data(d);
+	}
+	if (d->dt.count <= 1)
+		return NULL;
+	i = stree_find(&d->dt, file_offset);
+	return i == NIL ? NULL : snode_name(&d->dt, i);
 }
 
 const char *sym_dso_note(const struct sym_dso *d)

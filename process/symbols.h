@@ -57,6 +57,10 @@ struct sym_dso *sym_dso_get_vdso(struct sym_cache *c);
 /* Symbol covering file_offset in dso, or NULL ([unknown] in perf). */
 const char *sym_dso_lookup(struct sym_dso *d, uint64_t file_offset);
 
+/* The data object (STT_OBJECT with a size: .data, .bss, .rodata) covering
+ * file_offset in dso, or NULL; perf mem's "Data Symbol". */
+const char *sym_dso_lookup_data(struct sym_dso *d, uint64_t file_offset);
+
 /* Why a DSO has no symbols ("build-id mismatch", "cannot open: ...") or NULL. */
 const char *sym_dso_note(const struct sym_dso *d);
 

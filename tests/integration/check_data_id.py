@@ -10,7 +10,8 @@ MAP_SHARED at different addresses, plus private anonymous memory):
 - no A: id appears in two processes.
 With PERF_DATA, the oracle: perf report --mem-mode --sort=pid,dso_daddr
 counts per (pid, data object) equal ours (perf looks data addresses of
-kernel-mode samples up in the kernel's maps: those count as [unknown]).
+kernel-mode samples up in the kernel's maps: those count as [unknown]), and
+per (pid, object, data symbol) wherever we name a data_sym.
 """
 import collections
 import json
@@ -85,6 +86,20 @@ def oracle(perf_data, lines):
         ours[(d["pid"], "[unknown]" if kernel_ip else short(d.get("data_map")))] += 1
     assert theirs, "perf report printed nothing"
     diff = {k: (ours[k], theirs[k]) for k in set(ours) | set(theirs) if ours[k] != theirs[k]}
+    assert not diff, sorted(diff.items())[:10]
+    # data symbols: where we name one, perf's symbol_daddr is the same object
+    out = subprocess.run(["perf", "report", "-i", perf_data, "--mem-mode", "--sort=pid,dso_daddr,symbol_daddr",
+                          "--stdio", "-F", "sample,pid,dso_daddr,symbol_daddr"],
+                         capture_output=True, text=True, check=True).stdout
+    theirs = collections.Counter()
+    for line in out.splitlines():
+        m = re.match(r"\s*(\d+)\s+(\d+):\S*\s+(.*?)\s+\[.\]\s+(\S+)", line)
+        if m and not line.startswith("#"):
+            theirs[(int(m.group(2)), m.group(3), m.group(4).split("+0x")[0])] += int(m.group(1))
+    ours = collections.Counter((d["pid"], short(d.get("data_map")), d["data_sym"]) for d in lines
+                               if "data_sym" in d and int(d["ip"], 16) < 1 << 63)
+    assert ours, "no data_sym at all"
+    diff = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
     assert not diff, sorted(diff.items())[:10]
 
 

@@ -301,3 +301,37 @@ Test(data_id, build_id_maps_and_mmap_v1_use_the_path)
 	cr_assert(!strncmp(id_of(92, 0x40000, 0, NULL), "\"R:0:0:", 7));
 	cr_assert_str_eq(id_of(92, 0x50000, 0, NULL), "null", "v1 deleted names: unknown");
 }
+
+/* a data object of this test binary, found through its own mapping */
+int data_id_probe_object[1024] = {1};
+
+Test(data_id, data_symbol_of_a_file_mapping)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096], path[4096];
+	uint64_t addr = (uint64_t)(uintptr_t)&data_id_probe_object[700], start = 0, end, off;
+	struct session_data d;
+	bool found = false;
+
+	cr_assert(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long s0, e0, o0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &s0, &e0, &o0, path) == 4 && s0 <= addr &&
+		    addr < e0) {
+			start = s0, end = e0, off = o0;
+			found = true;
+		}
+	}
+	fclose(f);
+	cr_assert(found && path[0] == '/', "no file mapping holds the probe");
+	apply_map(&(struct map_spec){.pid = 95, .start = start, .len = end - start, .pgoff = off, .maj = 8,
+				     .ino = 1, .prot = RW, .flags = MAP_PRIVATE, .name = path});
+	session_resolve_data(&sess, session_thread(&sess, 95, 95), 95, addr, 0, &d);
+	cr_assert_str_eq(d.map, path);
+	cr_assert_eq(d.id.kind, DATA_ID_ANON, "private writable .data is the process's own");
+	cr_assert(d.sym, "no data symbol");
+	cr_assert_str_eq(d.sym, "data_id_probe_object");
+	session_resolve_data(&sess, session_thread(&sess, 95, 95), 95, start, 0, &d);
+	cr_assert(!d.sym || strcmp(d.sym, "data_id_probe_object"), "outside the object");
+}
