@@ -80,6 +80,17 @@ static int subcells_from_units(struct cell *cell, const struct unit_list *u)
 	return 0;
 }
 
+static int notify(struct run *r, const struct cell *cell, enum group_kind kind, const struct unit_list *u,
+		  const struct clustering *cl, const struct sharing_params *sp)
+{
+	struct extract_mem_cell c = {
+		.name = cell->name, .kind = (int)kind, .agg = &r->agg, .units = u, .cl = cl, .sp = sp,
+		.sched = r->has_sched ? &r->sched : NULL,
+	};
+
+	return r->o->observer->on_cell(r->o->observer->ctx, &c);
+}
+
 static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u,
 				  enum group_kind kind)
 {
@@ -100,6 +111,8 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 	if (rc < 0)
 		return -1;
 	if (r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &cl) < 0)
+		rc = -1;
+	if (!rc && r->o->observer && notify(r, cell, kind, u, &cl, &sp) < 0)
 		rc = -1;
 	for (i = 0; i < cl.n && !rc; i++) {
 		char *name = unit_cluster_name(u, &cl.v[i]);
@@ -154,6 +167,9 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 		if (add_rest_subcell(cell) < 0)
 			goto out;
 	}
+	if (r->o->observer && (r->o->cluster == CLUSTER_COMM || !units.n) &&
+	    notify(r, cell, kind, &units, NULL, NULL) < 0)
+		goto out;
 	/* sharing mode reports its units' sched lines after their clustering */
 	if (r->log && r->has_sched && (r->o->cluster == CLUSTER_COMM || !units.n)) {
 		if (r->o->cluster == CLUSTER_COMM && !r->sched_header)

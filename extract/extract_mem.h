@@ -18,6 +18,32 @@ enum cluster_mode {
 	CLUSTER_COMM,    /* upstream-exact: significant comms, allotment only */
 };
 
+struct mem_agg;
+struct mem_sched;
+struct unit_list;
+struct clustering;
+struct sharing_params;
+
+/*
+ * What extract mem decided for one top-level cell, for callers that show
+ * more than the config (scxprof report). Valid only during the callback.
+ */
+struct extract_mem_cell {
+	const char *name;                 /* the top-level cell's name */
+	int kind;                         /* enum group_kind */
+	const struct mem_agg *agg;        /* all samples, evidence maps */
+	const struct unit_list *units;    /* the cell's units (may be empty) */
+	const struct clustering *cl;      /* its subcells as clusters of units; NULL with --cluster comm */
+	const struct sharing_params *sp;  /* threshold and cap; NULL with --cluster comm */
+	const struct mem_sched *sched;    /* sched.jsonl results; NULL without one */
+};
+
+struct extract_mem_observer {
+	/* called once per top-level cell, in config order; -1 (scx_fail) stops the run */
+	int (*on_cell)(void *ctx, const struct extract_mem_cell *c);
+	void *ctx;
+};
+
 struct extract_mem_opts {
 	const char *path;         /* input, for messages and finding topology.json */
 	const char *workload;     /* NULL: EXTRACT_DEFAULT_WORKLOAD */
@@ -31,6 +57,7 @@ struct extract_mem_opts {
 	size_t max_keys;          /* evidence budget, 0: default */
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
 	volatile int *stop;       /* polled; set to interrupt */
+	const struct extract_mem_observer *observer; /* may be NULL */
 };
 
 /* Check the option values a user can get wrong (the regex). -1 + scx_fail. */

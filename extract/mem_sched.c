@@ -80,12 +80,12 @@ static int cmp_u64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Print the line of the threads where sel[i] is set. */
-static int report_line(FILE *log, const struct mem_sched *m, const bool *sel, const char *cell, const char *sub)
+/* The numbers of the threads where sel[i] is set. */
+static int line_of(const struct mem_sched *m, const bool *sel, struct mem_sched_line *l)
 {
-	uint64_t runtime = 0, wakeups = 0, migrations = 0, *lat;
+	uint64_t *lat;
 	size_t i, nlat = 0;
-	double dur = (double)m->st.duration_ns, cpus;
+	double dur = (double)m->st.duration_ns;
 
 	for (i = 0; i < m->st.n; i++)
 		if (sel[i])
@@ -98,38 +98,47 @@ static int report_line(FILE *log, const struct mem_sched *m, const bool *sel, co
 
 		if (!sel[i])
 			continue;
-		runtime += t->runtime;
-		wakeups += t->wakeups;
-		migrations += t->migrations;
+		l->threads++;
+		l->runtime_ns += t->runtime;
+		l->wakeups += t->wakeups;
+		l->migrations += t->migrations;
 		if (t->nlat) /* a thread without wakeups has no list */
 			memcpy(lat + nlat, t->lat, t->nlat * sizeof(*lat));
 		nlat += t->nlat;
 	}
-	if (nlat)
+	if (nlat) {
 		qsort(lat, nlat, sizeof(*lat), cmp_u64);
-	cpus = dur > 0 ? (double)runtime / dur : 0;
-	fprintf(log, "  sched %s%s%s: cpu %.2f (%.1f%%), runtime %.1f ms, wakeups %llu, ", cell, sub ? "/" : "",
-		sub ? sub : "", cpus, m->st.cpu_count ? cpus * 100.0 / (double)m->st.cpu_count : 0.0,
-		(double)runtime / 1e6, (unsigned long long)wakeups);
-	if (nlat)
-		fprintf(log, "latency p50 %.1f us p99 %.1f us", (double)sched_lat_rank(lat, nlat, 50) / 1e3,
-			(double)sched_lat_rank(lat, nlat, 99) / 1e3);
-	else
-		fprintf(log, "latency p50 - p99 -");
-	fprintf(log, ", migrations %llu\n", (unsigned long long)migrations);
+		l->lat_p50_ns = sched_lat_rank(lat, nlat, 50);
+		l->lat_p99_ns = sched_lat_rank(lat, nlat, 99);
+	}
+	l->nlat = nlat;
+	l->cpus = dur > 0 ? (double)l->runtime_ns / dur : 0;
+	l->cpu_pct = m->st.cpu_count ? l->cpus * 100.0 / (double)m->st.cpu_count : 0.0;
 	free(lat);
 	return 0;
 }
 
-int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
-		     const char *cell_name, const struct unit_list *u, const struct clustering *cl)
+void mem_sched_lines_free(struct mem_sched_line *v, size_t n)
 {
-	size_t i, j, nsub = u ? (cl ? cl->n : u->n) : 0;
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		    const struct unit_list *u, const struct clustering *cl, struct mem_sched_line **out, size_t *n)
+{
+	size_t i, j, nsub = u ? (cl ? cl->n : u->n) : 0, nl = 1 + nsub + (nsub ? 1 : 0);
 	long *of = calloc(m->st.n ? m->st.n : 1, sizeof(*of));
 	bool *sel = calloc(m->st.n ? m->st.n : 1, sizeof(*sel));
+	struct mem_sched_line *v = calloc(nl, sizeof(*v));
 	int rc = -1;
 
-	if (!of || !sel) {
+	*out = NULL;
+	*n = 0;
+	if (!of || !sel || !v) {
 		scx_fail("out of memory");
 		goto out;
 	}
@@ -137,11 +146,9 @@ int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg 
 		of[i] = thread_unit(m, a, kind, u, i);
 		sel[i] = of[i] != NOT_IN_CELL;
 	}
-	if (report_line(log, m, sel, cell_name, NULL) < 0)
+	if (line_of(m, sel, &v[0]) < 0)
 		goto out;
 	for (j = 0; j < nsub; j++) {
-		char *name;
-
 		for (i = 0; i < m->st.n; i++) {
 			sel[i] = false;
 			if (of[i] < 0)
@@ -152,26 +159,56 @@ int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg 
 				for (size_t k = 0; k < cl->v[j].n; k++)
 					sel[i] = sel[i] || cl->v[j].members[k] == (size_t)of[i];
 		}
-		name = cl ? unit_cluster_name(u, &cl->v[j]) : strdup(u->v[j].name);
-		if (!name) {
+		v[1 + j].name = cl ? unit_cluster_name(u, &cl->v[j]) : strdup(u->v[j].name);
+		if (!v[1 + j].name) {
 			scx_fail("out of memory");
 			goto out;
 		}
-		rc = report_line(log, m, sel, cell_name, name);
-		free(name);
-		if (rc < 0)
+		if (line_of(m, sel, &v[1 + j]) < 0)
 			goto out;
-		rc = -1;
 	}
 	if (nsub) {
 		for (i = 0; i < m->st.n; i++)
 			sel[i] = of[i] == CELL_REST;
-		if (report_line(log, m, sel, cell_name, "rest") < 0)
+		if (!(v[nl - 1].name = strdup("rest"))) {
+			scx_fail("out of memory");
+			goto out;
+		}
+		if (line_of(m, sel, &v[nl - 1]) < 0)
 			goto out;
 	}
 	rc = 0;
+	*out = v;
+	*n = nl;
+	v = NULL;
 out:
+	mem_sched_lines_free(v, nl);
 	free(of);
 	free(sel);
 	return rc;
+}
+
+int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		     const char *cell_name, const struct unit_list *u, const struct clustering *cl)
+{
+	struct mem_sched_line *v;
+	size_t n, i;
+
+	if (mem_sched_lines(m, a, kind, u, cl, &v, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct mem_sched_line *l = &v[i];
+
+		fprintf(log, "  sched %s%s%s: cpu %.2f (%.1f%%), runtime %.1f ms, wakeups %llu, ", cell_name,
+			l->name ? "/" : "", l->name ? l->name : "", l->cpus, l->cpu_pct, (double)l->runtime_ns / 1e6,
+			(unsigned long long)l->wakeups);
+		if (l->nlat)
+			fprintf(log, "latency p50 %.1f us p99 %.1f us", (double)l->lat_p50_ns / 1e3,
+				(double)l->lat_p99_ns / 1e3);
+		else
+			fprintf(log, "latency p50 - p99 -");
+		fprintf(log, ", migrations %llu\n", (unsigned long long)l->migrations);
+	}
+	mem_sched_lines_free(v, n);
+	return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef SCX_EXTRACT_MEM_SCHED_H
 #define SCX_EXTRACT_MEM_SCHED_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "extract/mem_agg.h"
@@ -31,6 +32,25 @@ void mem_sched_free(struct mem_sched *m);
 /* demand[i] = runtime of unit i / trace duration, in CPUs. -1 on OOM. */
 int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
 		     const struct unit_list *u, double *demand);
+
+/* Scheduling numbers of a set of threads (a cell, a subcell). */
+struct mem_sched_line {
+	char *name;          /* NULL for the cell itself, else the subcell name (malloc'ed) */
+	double cpus;         /* runtime / trace duration */
+	double cpu_pct;      /* cpus as a percentage of the CPUs seen */
+	uint64_t runtime_ns, wakeups, migrations, threads;
+	size_t nlat;         /* wakeup-to-run latencies */
+	uint64_t lat_p50_ns, lat_p99_ns; /* 0 when nlat == 0 */
+};
+
+/*
+ * The lines mem_sched_report prints, as numbers: [0] the cell, then one per
+ * subcell (cluster, or unit when cl is NULL), then "rest" when there are
+ * units. *out is malloc'ed (free with mem_sched_lines_free). -1 on OOM.
+ */
+int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		    const struct unit_list *u, const struct clustering *cl, struct mem_sched_line **out, size_t *n);
+void mem_sched_lines_free(struct mem_sched_line *v, size_t n);
 
 /*
  * One line for the cell and one per subcell (clusters of units, or one

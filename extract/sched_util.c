@@ -62,6 +62,7 @@ struct util {
 	struct cpu_state *cpus;
 	size_t ncpus;
 	size_t *matched; /* scratch, cats.n */
+	const struct sched_util_series_opts *series; /* instead of cats: the caller classifies */
 };
 
 static void cats_free(struct cats *c)
@@ -282,9 +283,10 @@ static int grow_buckets(struct util *u, size_t idx)
 }
 
 /* one busy interval of comm/hint (system sections: their category name, hint 0) */
-static int on_interval(struct util *u, uint64_t start, uint64_t end, const char *comm, uint64_t hint)
+static int on_interval(struct util *u, uint64_t start, uint64_t end, const char *comm, uint64_t hint, bool task)
 {
 	size_t nm = 0, i, idx, first, last;
+	long sel;
 
 	if (start < u->trace_start)
 		start = u->trace_start;
@@ -294,6 +296,11 @@ static int on_interval(struct util *u, uint64_t start, uint64_t end, const char 
 	last = (size_t)((end - u->trace_start - 1) / u->window_ns);
 	if (grow_buckets(u, last) < 0)
 		return -1;
+	if (u->series) {
+		sel = task ? u->series->classify(u->series->ctx, comm, hint) : -1;
+		if (sel >= 0 && (size_t)sel < u->series->nseries)
+			u->matched[nm++] = (size_t)sel;
+	}
 	for (i = 0; i < u->cats.n; i++) {
 		const struct category *c = &u->cats.v[i];
 
@@ -360,7 +367,7 @@ static int flush(struct util *u, struct cpu_state *s, uint64_t end)
 	s->seg_start = end;
 	if (s->act.busy && end > start)
 		rc = on_interval(u, start, end, s->act.sys == SYS_NONE ? s->act.comm : sys_names[s->act.sys],
-				 s->act.sys == SYS_NONE ? s->act.hint : 0);
+				 s->act.sys == SYS_NONE ? s->act.hint : 0, s->act.sys == SYS_NONE);
 	return rc;
 }
 
@@ -502,7 +509,7 @@ static int process(struct util *u, const struct sched_event *ev)
 		if (!nmi_delta(ev, &d))
 			return 0;
 		d = d < t ? t - d : 0;
-		if (flush(u, s, d) < 0 || on_interval(u, d, t, sys_names[SYS_NMI], 0) < 0)
+		if (flush(u, s, d) < 0 || on_interval(u, d, t, sys_names[SYS_NMI], 0, false) < 0)
 			return -1;
 		s->seg_start = t;
 		return 0;
@@ -604,61 +611,145 @@ static int finish(struct util *u, uint64_t trace_end, size_t cpu_count, FILE *ou
 	return c ? -1 : 0;
 }
 
-int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *err)
+/* Feed every record of in to u; the trace's end and the CPUs seen. -1 with scx_fail. */
+static int read_stream(struct util *u, FILE *in, const char *path, volatile int *stop, uint64_t *trace_end,
+		       size_t *cpu_count)
 {
-	struct util u = {.o = o};
-	struct sched_reader *r = NULL;
+	struct sched_reader *r = sched_reader_open(in, path);
 	struct sched_event ev;
 	bool started = false, saw_switch = false;
-	uint64_t trace_end = 0;
-	uint8_t *cpu_seen = NULL;
-	size_t cpu_count = 0, i;
-	int rc = -1, n;
+	size_t i;
+	int n, rc = -1;
 
-	if (sched_util_check_opts(o) < 0 || parse_categories(o->categories, &u.cats) < 0)
-		return -1;
-	u.window_ns = o->window_ms * 1000000;
-	u.stride = 2 + u.cats.n;
-	if (!(u.matched = calloc(u.cats.n, sizeof(size_t))) || !(r = sched_reader_open(in, o->path))) {
-		scx_fail("out of memory");
-		goto out;
-	}
+	*trace_end = 0;
+	*cpu_count = 0;
+	if (!r)
+		return scx_fail("out of memory");
 	while ((n = sched_reader_next(r, &ev)) > 0) {
+		if (stop && *stop) {
+			scx_fail("interrupted");
+			goto out;
+		}
 		if (!ev.time_ok)
 			continue;
 		if (!started) {
 			started = true;
-			u.trace_start = ev.time_ns;
+			u->trace_start = ev.time_ns;
 		}
-		trace_end = ev.time_ns;
+		*trace_end = ev.time_ns;
 		saw_switch |= ev.kind == SEV_SWITCH;
-		if (process(&u, &ev) < 0)
+		if (process(u, &ev) < 0)
 			goto out;
 	}
 	if (n < 0)
 		goto out;
 	if (!saw_switch) {
-		scx_fail("%s: no sched:sched_switch events found", o->path);
+		scx_fail("%s: no sched:sched_switch events found", path);
 		goto out;
 	}
-	if (trace_end <= u.trace_start) {
-		scx_fail("%s: non-positive sched trace duration", o->path);
+	if (*trace_end <= u->trace_start) {
+		scx_fail("%s: non-positive sched trace duration", path);
 		goto out;
 	}
-	for (i = 0; i < u.ncpus; i++)
-		cpu_count += u.cpus[i].seen;
+	for (i = 0; i < u->ncpus; i++)
+		*cpu_count += u->cpus[i].seen;
+	rc = 0;
+out:
+	sched_reader_close(r);
+	return rc;
+}
+
+static void util_free(struct util *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->ncpus; i++) {
+		free(u->cpus[i].run_comm);
+		free(u->cpus[i].stack);
+		free(u->cpus[i].act.comm);
+	}
+	free(u->cpus);
+	free(u->buckets);
+	free(u->matched);
+	cats_free(&u->cats);
+}
+
+int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *err)
+{
+	struct util u = {.o = o};
+	uint64_t trace_end;
+	size_t cpu_count;
+	int rc = -1;
+
+	if (sched_util_check_opts(o) < 0 || parse_categories(o->categories, &u.cats) < 0)
+		return -1;
+	u.window_ns = o->window_ms * 1000000;
+	u.stride = 2 + u.cats.n;
+	if (!(u.matched = calloc(u.cats.n, sizeof(size_t)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	if (read_stream(&u, in, o->path, NULL, &trace_end, &cpu_count) < 0)
+		goto out;
 	rc = finish(&u, trace_end, cpu_count, out, err);
 out:
-	free(cpu_seen);
-	sched_reader_close(r);
-	for (i = 0; i < u.ncpus; i++) {
-		free(u.cpus[i].run_comm);
-		free(u.cpus[i].stack);
-		free(u.cpus[i].act.comm);
-	}
-	free(u.cpus);
-	free(u.buckets);
-	free(u.matched);
-	cats_free(&u.cats);
+	util_free(&u);
 	return rc;
+}
+
+int sched_util_series(const struct sched_util_series_opts *o, FILE *in, struct sched_util_windows *out)
+{
+	struct sched_util_opts uo = {.path = o->path, .window_ms = 1};
+	struct util u = {.o = &uo, .series = o};
+	uint64_t trace_end, dur;
+	size_t i, c, nb;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (o->window_ns == 0)
+		return scx_fail("sched util: zero window");
+	u.window_ns = o->window_ns;
+	u.stride = 2 + o->nseries;
+	if (!(u.matched = calloc(1, sizeof(size_t)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	if (read_stream(&u, in, o->path, o->stop, &trace_end, &out->cpu_count) < 0)
+		goto out;
+	for (i = 0; i < u.ncpus; i++) {
+		struct cpu_state *s = &u.cpus[i];
+
+		if (s->seen && flush(&u, s, s->last_seen > s->seg_start ? s->last_seen : s->seg_start) < 0)
+			goto out;
+	}
+	dur = trace_end - u.trace_start;
+	nb = (size_t)(dur / u.window_ns + (dur % u.window_ns != 0));
+	if (nb && grow_buckets(&u, nb - 1) < 0)
+		goto out;
+	if (!(out->busy = calloc(nb * (1 + o->nseries) + 1, sizeof(uint64_t)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nb; i++) {
+		out->busy[i * (1 + o->nseries)] = u.buckets[i * u.stride];
+		for (c = 0; c < o->nseries; c++)
+			out->busy[i * (1 + o->nseries) + 1 + c] = u.buckets[i * u.stride + 2 + c];
+	}
+	out->trace_start_ns = u.trace_start;
+	out->trace_end_ns = trace_end;
+	out->window_ns = u.window_ns;
+	out->nwindows = nb;
+	out->nseries = o->nseries;
+	rc = 0;
+out:
+	util_free(&u);
+	if (rc)
+		sched_util_windows_free(out);
+	return rc;
+}
+
+void sched_util_windows_free(struct sched_util_windows *w)
+{
+	free(w->busy);
+	memset(w, 0, sizeof(*w));
 }

@@ -40,4 +40,31 @@ int sched_util_check_opts(const struct sched_util_opts *o);
 /* One JSON line per window on out; -v summary on err. -1 with scx_fail. */
 int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *err);
 
+/*
+ * The same busy intervals split into the caller's series instead of
+ * categories: classify(ctx, comm, hint) names the series of a task's
+ * interval (or -1: none); system sections (irq, softirq, nmi) belong to
+ * none. For scxprof report's per-cell CPU chart.
+ */
+struct sched_util_series_opts {
+	const char *path;  /* for messages */
+	uint64_t window_ns;
+	size_t nseries;
+	long (*classify)(void *ctx, const char *comm, uint64_t hint);
+	void *ctx;
+	volatile int *stop; /* polled; may be NULL */
+};
+
+struct sched_util_windows {
+	uint64_t trace_start_ns, trace_end_ns, window_ns;
+	size_t nwindows, nseries, cpu_count;
+	/* nwindows rows of 1 + nseries busy ns: [0] everything busy, [1 + s] series s.
+	 * A row's capacity is its width (the last one may be partial) x cpu_count. */
+	uint64_t *busy;
+};
+
+/* -1 with scx_fail (as sched_util_run). */
+int sched_util_series(const struct sched_util_series_opts *o, FILE *in, struct sched_util_windows *out);
+void sched_util_windows_free(struct sched_util_windows *w);
+
 #endif
