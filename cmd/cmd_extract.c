@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "cmd/extract_args.h"
 #include "cmd/opts.h"
 #include "extract/extract_mem.h"
 #include "extract/sched_stats.h"
@@ -21,19 +22,6 @@
 #include "extract/sharing.h"
 #include "lib/error.h"
 
-struct extract_args {
-	const char *file;
-	const char *workload;
-	const char *allotment_re;
-	const char *cluster;
-	const char *granularity;
-	const char *threshold;
-	const char *sched;
-	bool use_hints;
-	int verbose;
-	long max_cell_cpus;
-	long evidence_keys;
-};
 
 static const char summary[] =
 	"Read perf.jsonl (ours, or upstream's perf.mem.jsonl) and print a cell config\n"
@@ -70,25 +58,25 @@ static const char sched_stats_summary[] =
 	"wakeup-to-run latency (count, min, avg, p50, p99, max; exact percentiles).\n"
 	"--by llc and --by node need --topology topology.json (written by record).";
 
-static int parse_enum(const char *opt, const char *val, const char *a, const char *b, int *out)
+static int parse_enum(const char *cmd, const char *opt, const char *val, const char *a, const char *b, int *out)
 {
 	if (!strcmp(val, a))
 		*out = 0;
 	else if (!strcmp(val, b))
 		*out = 1;
 	else
-		return fprintf(stderr, "scxprof extract: %s: '%s' is not '%s' or '%s'\n", opt, val, a, b), -1;
+		return fprintf(stderr, "scxprof %s: %s: '%s' is not '%s' or '%s'\n", cmd, opt, val, a, b), -1;
 	return 0;
 }
 
-static int parse_threshold(const char *val, double *out)
+static int parse_threshold(const char *cmd, const char *val, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(val, &end);
 	if (errno || end == val || *end || !(*out >= 0 && *out <= 1)) {
-		fprintf(stderr, "scxprof extract: --share-threshold: '%s' is not a number from 0 to 1\n", val);
+		fprintf(stderr, "scxprof %s: --share-threshold: '%s' is not a number from 0 to 1\n", cmd, val);
 		return -1;
 	}
 	return 0;
@@ -113,8 +101,7 @@ static const char *sched_next_to(const struct extract_args *a)
 	return stat(path, &st) == 0 && st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
 }
 
-/* args -> opts; -1 after printing a usage error. */
-static int to_opts(const struct extract_args *a, struct extract_mem_opts *o)
+int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)
 {
 	int cluster = 1, line = 0;
 
@@ -129,16 +116,16 @@ static int to_opts(const struct extract_args *a, struct extract_mem_opts *o)
 	o->max_keys = (size_t)a->evidence_keys;
 	o->stop = (volatile int *)&scx_interrupted;
 	o->sched_path = sched_next_to(a);
-	if (a->cluster && parse_enum("--cluster", a->cluster, "comm", "sharing", &cluster) < 0)
+	if (a->cluster && parse_enum(cmd, "--cluster", a->cluster, "comm", "sharing", &cluster) < 0)
 		return -1;
-	if (a->granularity && parse_enum("--granularity", a->granularity, "page", "line", &line) < 0)
+	if (a->granularity && parse_enum(cmd, "--granularity", a->granularity, "page", "line", &line) < 0)
 		return -1;
-	if (a->threshold && parse_threshold(a->threshold, &o->share_threshold) < 0)
+	if (a->threshold && parse_threshold(cmd, a->threshold, &o->share_threshold) < 0)
 		return -1;
 	o->cluster = cluster ? CLUSTER_SHARING : CLUSTER_COMM;
 	o->line_granularity = line;
 	if (extract_mem_check_opts(o) < 0) {
-		fprintf(stderr, "scxprof extract: %s\n", scx_errmsg());
+		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
 		return -1;
 	}
 	return 0;
@@ -168,21 +155,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	struct extract_args a = {0};
 	const struct opt opts[] = {
 		OPT_STRING('f', "file", &a.file, "FILE", "perf.jsonl or perf.mem.jsonl, '-' for stdin (required)"),
-		OPT_STRING(0, "workload-cgroup-regex", &a.workload, "S",
-			   "workload cgroup, a plain substring as upstream (default " EXTRACT_DEFAULT_WORKLOAD ")"),
-		OPT_STRING(0, "workload-allotment-cgroup-regex", &a.allotment_re, "RE",
-			   "allotment cgroups, PCRE2 (default " EXTRACT_DEFAULT_ALLOTMENT_RE ")"),
-		OPT_FLAG(0, "use-hints", &a.use_hints, "split units by hint value (NAME@hint=H)"),
-		OPT_COUNT('v', "verbose", &a.verbose, "summary to stderr (-vv: every comm, hint and concrete comm)"),
-		OPT_STRING(0, "cluster", &a.cluster, "MODE", "sharing (default) or comm (upstream-exact)"),
-		OPT_STRING(0, "granularity", &a.granularity, "G", "sharing evidence: page (default) or line (64 B)"),
-		OPT_STRING(0, "share-threshold", &a.threshold, "X", "merge while affinity > X, 0..1 (default 0.08)"),
-		OPT_INT(0, "max-cell-cpus", &a.max_cell_cpus, "N",
-			"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),
-		OPT_STRING(0, "sched", &a.sched, "FILE",
-			   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl next to -f FILE, if not empty)"),
-		OPT_INT(0, "evidence-keys", &a.evidence_keys, "N",
-			"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32),
+		EXTRACT_MEM_OPTIONS(a),
 		OPT_END(),
 	};
 	struct extract_mem_opts o;
@@ -195,7 +168,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	} else if (rc == 0 && !a.file) {
 		fprintf(stderr, "scxprof %s: -f FILE is required\n", u->name);
 		rc = -1;
-	} else if (rc == 0 && to_opts(&a, &o) < 0) {
+	} else if (rc == 0 && extract_args_to_opts("extract", &a, &o) < 0) {
 		rc = -1;
 	}
 	free(rest);

@@ -12,6 +12,7 @@ enum exit_code { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED =
 int cmd_record(int argc, char **argv);
 int cmd_process(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* SIGINT/SIGTERM set this; long-running commands poll it. */
 extern volatile sig_atomic_t scx_interrupted;

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"record", cmd_record, "sample memory accesses, scheduling and hints into a profile archive"},
 	{"process", cmd_process, "decode a profile (memory, scheduling, hints) into perf.jsonl and sched.jsonl"},
 	{"extract", cmd_extract, "cluster threads by shared memory into a cell config"},
+	{"report", cmd_report, "the same analysis as one self-contained HTML page (heatmap, evidence, CPU charts)"},
 };
 
 volatile sig_atomic_t scx_interrupted;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh - check (and with "install", install) what scxprof needs to build
 # and test: Debian -dev packages found with pkg-config, libpfm4 (no .pc file),
-# the BPF toolchain, perf (the test oracle) and ajv (schema validator, npm).
+# the BPF toolchain, perf (the test oracle), ajv (schema validator, npm),
+# and Debian's chromium with playwright-core (npm) for the report's browser test.
 set -u
 mode=${1:-check}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,13 +27,23 @@ command -v node >/dev/null || missing+=(nodejs)
 command -v python3 >/dev/null || missing+=(python3)
 command -v tar >/dev/null || missing+=(tar)
 command -v npm >/dev/null || missing+=(npm)
+# optional: without it the report's browser test SKIPs (it says why)
+optional=()
+[ -x /usr/bin/chromium ] || optional+=(chromium)
 # libFuzzer runtime for `make fuzz`
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
 
-need_ajv=0
-[ -f "$here/tests/node_modules/ajv/package.json" ] || need_ajv=1
+need_npm=0
+[ -f "$here/tests/node_modules/ajv/package.json" ] || need_npm=1
+[ -f "$here/tests/node_modules/playwright-core/package.json" ] || need_npm=1
 
-if [ ${#missing[@]} -eq 0 ] && [ $need_ajv -eq 0 ]; then
+if [ ${#optional[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
+	echo "scxprof: installing: ${optional[*]}" >&2
+	{ DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${optional[@]}" >/dev/null; } ||
+		echo "scxprof: could not install ${optional[*]}: the report's browser test will SKIP" >&2
+fi
+if [ ${#missing[@]} -eq 0 ] && [ $need_npm -eq 0 ]; then
 	exit 0
 fi
 if [ ${#missing[@]} -gt 0 ]; then
@@ -46,9 +57,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null ||
 		{ echo "scxprof: failed: $line" >&2; exit 1; }
 fi
-if [ $need_ajv -eq 1 ]; then
+if [ $need_npm -eq 1 ]; then
 	command -v npm >/dev/null || { echo "scxprof: npm missing (apt-get install -y npm)" >&2; exit 1; }
-	(cd "$here/tests" && npm install --no-audit --no-fund --silent ajv@8 ajv-formats@3 >/dev/null 2>&1) ||
-		{ echo "scxprof: failed: (cd tests && npm install ajv@8 ajv-formats@3)" >&2; exit 1; }
+	# playwright-core drives Debian's /usr/bin/chromium; it downloads no browser of its own
+	(cd "$here/tests" && npm install --no-audit --no-fund --silent ajv@8 ajv-formats@3 playwright-core@1 >/dev/null 2>&1) ||
+		{ echo "scxprof: failed: (cd tests && npm install ajv@8 ajv-formats@3 playwright-core@1)" >&2; exit 1; }
 fi
 exit 0

@@ -1,0 +1,89 @@
+/*
+ * cmd_report.c - `scxprof report -f PROFILE.out [-o FILE] [extract mem
+ * options]`: parse the options into report_opts and call the library
+ * (report/report.c), which writes one self-contained HTML page.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/extract_args.h"
+#include "cmd/opts.h"
+#include "lib/error.h"
+#include "lib/fsutil.h"
+#include "report/report.h"
+
+static const char summary[] =
+	"Run extract mem's analysis on PROFILE.out/perf.jsonl (with sched.jsonl when it is\n"
+	"there) and write one self-contained HTML page (inline CSS and SVG, nothing loaded\n"
+	"from the network): the recording's host, backend, duration and losses; the cell\n"
+	"config as a tree with each cell's and subcell's samples, CPU share, wakeup latency\n"
+	"p50/p99 and migrations; each cell's sharing matrix as a heatmap (merged subcells\n"
+	"outlined, affinity on hover); the evidence of every merge; each cell's CPU use over\n"
+	"time; the config JSON and the -v text. -f may also name a perf.jsonl file. The\n"
+	"output (default PROFILE.out/report.html) is written under a temporary name and\n"
+	"renamed; an existing file is never overwritten.";
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct cmd_usage u = {"report", "-f PROFILE.out [-o FILE] [extract mem OPTIONS]", summary};
+	static char perf[PATH_MAX], dir[PATH_MAX], output[PATH_MAX];
+	struct extract_args a = {0};
+	const char *file = NULL, *out = NULL;
+	const struct opt opts[] = {
+		OPT_STRING('f', "file", &file, "PATH", "PROFILE.out (process's output directory) or a perf.jsonl (required)"),
+		OPT_STRING('o', "output", &out, "FILE", "the HTML file (default PROFILE.out/report.html; must not exist)"),
+		EXTRACT_MEM_OPTIONS(a),
+		OPT_END(),
+	};
+	struct report_opts o;
+	char **rest = NULL;
+	int nr = 0, rc = opts_parse(argc, argv, opts, &u, &rest, &nr);
+
+	if (rc == 0 && nr > 0) {
+		fprintf(stderr, "scxprof report: unexpected argument '%s'\n", rest[0]);
+		rc = -1;
+	} else if (rc == 0 && !file) {
+		fprintf(stderr, "scxprof report: -f PROFILE.out is required\n");
+		rc = -1;
+	}
+	free(rest);
+	if (rc == 0) {
+		const char *slash;
+
+		if (fs_is_dir(file)) {
+			fs_strip_suffix(dir, sizeof(dir), file, "/");
+			if (fs_join(perf, sizeof(perf), dir, "perf.jsonl") < 0)
+				rc = -1;
+		} else {
+			snprintf(perf, sizeof(perf), "%s", file);
+			slash = strrchr(file, '/');
+			snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+		}
+		a.file = perf;
+		if (rc == 0 && extract_args_to_opts("report", &a, &o.mem) < 0)
+			rc = -1;
+	}
+	if (rc < 0)
+		opts_print_usage(&u);
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (!out) {
+		if (fs_join(output, sizeof(output), dir, "report.html") < 0) {
+			fprintf(stderr, "scxprof report: %s\n", scx_errmsg());
+			return EXIT_ERROR;
+		}
+		out = output;
+	}
+	o.out_dir = dir;
+	o.output = out;
+	o.heatmap_max_units = 0;
+	if (report_run(&o) < 0) {
+		fprintf(stderr, "scxprof report: %s\n", scx_errmsg());
+		return scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+	}
+	printf("Report: %s\n", out);
+	return EXIT_OK;
+}

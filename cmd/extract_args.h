@@ -1,0 +1,49 @@
+/*
+ * extract_args.h - extract mem's options, shared by `scxprof extract mem`
+ * and `scxprof report` (which runs the same analysis): the parsed strings,
+ * their option-table entries and their conversion to extract_mem_opts.
+ */
+#ifndef SCX_CMD_EXTRACT_ARGS_H
+#define SCX_CMD_EXTRACT_ARGS_H
+
+#include <stdbool.h>
+
+#include "cmd/opts.h"
+#include "extract/extract_mem.h"
+
+struct extract_args {
+	const char *file; /* perf.jsonl */
+	const char *workload;
+	const char *allotment_re;
+	const char *cluster;
+	const char *granularity;
+	const char *threshold;
+	const char *sched;
+	bool use_hints;
+	int verbose;
+	long max_cell_cpus;
+	long evidence_keys;
+};
+
+/* The option-table entries of every extract mem option but -f (a: a struct extract_args). */
+#define EXTRACT_MEM_OPTIONS(a)                                                                                       \
+	OPT_STRING(0, "workload-cgroup-regex", &(a).workload, "S",                                                   \
+		   "workload cgroup, a plain substring as upstream (default " EXTRACT_DEFAULT_WORKLOAD ")"),         \
+	OPT_STRING(0, "workload-allotment-cgroup-regex", &(a).allotment_re, "RE",                                    \
+		   "allotment cgroups, PCRE2 (default " EXTRACT_DEFAULT_ALLOTMENT_RE ")"),                           \
+	OPT_FLAG(0, "use-hints", &(a).use_hints, "split units by hint value (NAME@hint=H)"),                         \
+	OPT_COUNT('v', "verbose", &(a).verbose, "summary to stderr (-vv: every comm, hint and concrete comm)"),      \
+	OPT_STRING(0, "cluster", &(a).cluster, "MODE", "sharing (default) or comm (upstream-exact)"),                \
+	OPT_STRING(0, "granularity", &(a).granularity, "G", "sharing evidence: page (default) or line (64 B)"),      \
+	OPT_STRING(0, "share-threshold", &(a).threshold, "X", "merge while affinity > X, 0..1 (default 0.08)"),      \
+	OPT_INT(0, "max-cell-cpus", &(a).max_cell_cpus, "N",                                                         \
+		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \
+	OPT_STRING(0, "sched", &(a).sched, "FILE",                                                                   \
+		   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl next to -f FILE, if not empty)"), \
+	OPT_INT(0, "evidence-keys", &(a).evidence_keys, "N",                                                         \
+		"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32)
+
+/* args -> opts (sched.jsonl next to a->file unless --sched); -1 after printing "scxprof CMD: ..." */
+int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o);
+
+#endif

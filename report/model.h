@@ -1,0 +1,97 @@
+/*
+ * model.h - what scxprof report shows, as data: per top-level cell its
+ * units (sample counts, affinity matrix), its subcells (clusters of units,
+ * with scheduling numbers when sched.jsonl is there) and, for every merged
+ * subcell, the evidence behind the merge. model_collect_cell() is the
+ * extract mem observer that fills it while extract runs.
+ */
+#ifndef SCX_REPORT_MODEL_H
+#define SCX_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extract/extract_mem.h"
+#include "extract/mem_sched.h"
+
+struct model_unit {
+	char *name;      /* "web" or "web@hint=7" */
+	char *comm;      /* its normalized comm */
+	bool by_hint;
+	uint64_t hint;
+	uint64_t samples;
+	size_t subcell;  /* index in the cell's subcells */
+};
+
+/* A page (or line) several members of a merged subcell touched. */
+struct model_shared_key {
+	uint64_t addr, size; /* physical address and size of the page or line */
+	double weight;       /* summed sample weight of the members on it */
+	size_t units;        /* members that touched it */
+};
+
+#define MODEL_TOP_KEYS 8
+
+struct model_merge_member {
+	size_t unit;
+	uint64_t keys;      /* keys it touched */
+	uint64_t shared;    /* of them, keys another member touched too */
+	double share;       /* share of its weight on those shared keys */
+};
+
+struct model_merge {
+	struct model_merge_member *m;
+	size_t nm;
+	uint64_t shared_keys;    /* keys at least two members touched */
+	double min_pair_affinity, mean_pair_affinity;
+	struct model_shared_key top[MODEL_TOP_KEYS];
+	size_t ntop;
+};
+
+struct model_subcell {
+	char *name;
+	size_t *units;   /* unit indexes; none for "rest" */
+	size_t nunits;
+	uint64_t samples;
+	double demand;   /* CPUs the clustering counted (sharing mode) */
+	bool has_sched;
+	struct mem_sched_line sched;
+	struct model_merge *merge; /* merged subcells only */
+	long series;     /* its series in the CPU chart, -1: none */
+};
+
+struct model_cell {
+	char *name;
+	int kind;        /* enum group_kind */
+	uint64_t samples;
+	struct model_unit *units;
+	size_t nunits;
+	double *aff;     /* nunits x nunits, row-major; NULL with --cluster comm */
+	struct model_subcell *subs; /* config order, "rest" last when there are units */
+	size_t nsubs;
+	bool has_sched;
+	struct mem_sched_line sched;
+	bool clustered;  /* sharing mode */
+	double threshold, cap_cpus;
+};
+
+struct model {
+	struct model_cell *cells;
+	size_t ncells;
+	uint64_t total_samples;
+	unsigned evidence_level; /* evidence kept for 1 in 2^level keys */
+	bool line_granularity;
+	size_t nseries;          /* subcells with units, over all cells */
+	uint64_t sched_duration_ns; /* sched.jsonl's span, 0 without one */
+};
+
+/* The extract mem observer callback (ctx: struct model *). -1 with scx_fail. */
+int model_collect_cell(void *ctx, const struct extract_mem_cell *c);
+void model_free(struct model *m);
+
+/* Series of a task interval for the CPU chart: the subcell whose unit has
+ * comm's normalized name (and hint), first cell first; -1 if none. */
+long model_series_of(void *ctx, const char *comm, uint64_t hint);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * page.h - the report page: one self-contained HTML document (inline CSS
+ * and SVG, a few lines of optional inline JS for the copy button, a
+ * Content-Security-Policy that forbids loading anything) with the header,
+ * the cell tree, each cell's sharing heatmap, the evidence of every merge,
+ * each cell's CPU chart, the config and the -v text.
+ */
+#ifndef SCX_REPORT_PAGE_H
+#define SCX_REPORT_PAGE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "extract/sched_util.h"
+#include "report/header.h"
+#include "report/model.h"
+
+struct page_in {
+	const struct model *model;
+	const struct report_sources *src;
+	const char *config;   /* the cell config JSON */
+	size_t config_len;
+	const char *vtext;    /* extract mem -v text */
+	size_t vtext_len;
+	const struct sched_util_windows *util; /* NULL without sched.jsonl */
+	size_t heatmap_max_units;              /* 0: HEATMAP_MAX_UNITS */
+};
+
+void page_write(FILE *f, const struct page_in *p);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * report.c - runs the report (see report.h): extract mem into memory
+ * streams (config, -v text) with the model as its observer, the sched
+ * trace's busy time per subcell, then the page into "OUTPUT.tmp.XXXXXX"
+ * linked to OUTPUT (link fails if OUTPUT appeared meanwhile: never
+ * overwritten).
+ */
+#include "report/report.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "extract/sched_util.h"
+#include "lib/error.h"
+#include "lib/fsutil.h"
+#include "report/cpu_chart.h"
+#include "report/model.h"
+#include "report/page.h"
+
+struct mem_buf {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int buf_open(struct mem_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (!(b->f = open_memstream(&b->buf, &b->len)))
+		return scx_fail_errno("open_memstream");
+	return 0;
+}
+
+static void buf_close(struct mem_buf *b)
+{
+	if (b->f)
+		fclose(b->f);
+	free(b->buf);
+	memset(b, 0, sizeof(*b));
+}
+
+static int run_extract(const struct report_opts *o, struct model *m, struct mem_buf *cfg, struct mem_buf *vlog)
+{
+	struct extract_mem_observer obs = {.on_cell = model_collect_cell, .ctx = m};
+	struct extract_mem_opts mo = o->mem;
+	FILE *in = fopen(o->mem.path, "r");
+	int rc;
+
+	if (!in)
+		return scx_fail_errno("%s: cannot open", o->mem.path);
+	mo.observer = &obs;
+	mo.verbose = mo.verbose < 1 ? 1 : mo.verbose;
+	rc = extract_mem_run(&mo, in, cfg->f, vlog->f);
+	fclose(in);
+	if (rc == 0 && (fflush(cfg->f) != 0 || fflush(vlog->f) != 0))
+		rc = scx_fail_errno("writing to memory");
+	return rc;
+}
+
+static int run_util(const struct report_opts *o, struct model *m, struct sched_util_windows *w)
+{
+	struct sched_util_series_opts so = {
+		.path = o->mem.sched_path, .window_ns = cpu_chart_window_ns(m->sched_duration_ns),
+		.nseries = m->nseries, .classify = model_series_of, .ctx = m, .stop = o->mem.stop,
+	};
+	FILE *in = fopen(o->mem.sched_path, "r");
+	int rc;
+
+	if (!in)
+		return scx_fail_errno("%s: cannot open", o->mem.sched_path);
+	rc = sched_util_series(&so, in, w);
+	fclose(in);
+	return rc;
+}
+
+static int write_page(const struct report_opts *o, const struct page_in *p)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd, rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->output) >= (int)sizeof(tmp))
+		return scx_fail("%s: path too long", o->output);
+	if ((fd = mkstemp(tmp)) < 0)
+		return scx_fail_errno("%s: cannot create a temporary file next to it", o->output);
+	if (fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
+		rc = scx_fail_errno("%s", tmp);
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
+	page_write(f, p);
+	if (ferror(f) | (fflush(f) != 0) | (fsync(fileno(f)) != 0))
+		rc = scx_fail_errno("%s: write failed", tmp);
+	if (fclose(f) != 0 && !rc)
+		rc = scx_fail_errno("%s: write failed", tmp);
+	if (!rc && link(tmp, o->output) < 0)
+		rc = errno == EEXIST ? scx_fail("%s already exists; not overwritten", o->output)
+				     : scx_fail_errno("%s: cannot create", o->output);
+	unlink(tmp);
+	return rc;
+}
+
+int report_run(const struct report_opts *o)
+{
+	struct model m = {0};
+	struct mem_buf cfg, vlog;
+	struct sched_util_windows w = {0};
+	struct report_sources src = {.out_dir = o->out_dir, .perf_jsonl = o->mem.path, .sched_jsonl = o->mem.sched_path};
+	struct page_in p = {0};
+	int rc = -1;
+
+	if (fs_exists(o->output))
+		return scx_fail("%s already exists; not overwritten", o->output);
+	if (buf_open(&cfg) < 0)
+		return -1;
+	if (buf_open(&vlog) < 0) {
+		buf_close(&cfg);
+		return -1;
+	}
+	if (run_extract(o, &m, &cfg, &vlog) < 0)
+		goto out;
+	if (o->mem.sched_path && m.sched_duration_ns && run_util(o, &m, &w) < 0)
+		goto out;
+	src.analysed = m.total_samples;
+	p = (struct page_in){.model = &m, .src = &src, .config = cfg.buf, .config_len = cfg.len, .vtext = vlog.buf,
+			     .vtext_len = vlog.len, .util = w.nwindows ? &w : NULL,
+			     .heatmap_max_units = o->heatmap_max_units};
+	rc = write_page(o, &p);
+out:
+	sched_util_windows_free(&w);
+	model_free(&m);
+	buf_close(&cfg);
+	buf_close(&vlog);
+	return rc;
+}
