@@ -240,16 +240,20 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 	for (a = 0; a < m; a++) {
 		fprintf(f,
 			"<text class=\"hm-label hm-row\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-			"dominant-baseline=\"middle\" font-size=\"%.0f\"><title>",
+			"dominant-baseline=\"middle\" font-size=\"%.0f\" data-name=\"",
 			x0 - 4, y0 + ((double)a + 0.5) * cell, cell < 14 ? 10.0 : 12.0);
+		write_name_attr(f, in, &r, a);
+		fputs("\"><title>", f);
 		write_label_title(f, in, &r, a);
 		fputs("</title>", f);
 		write_label_text(f, in, &r, a);
 		fputs("</text>\n", f);
 		fprintf(f,
 			"<text class=\"hm-label hm-col\" transform=\"translate(%.1f,%.1f) rotate(-90)\" "
-			"dominant-baseline=\"middle\" font-size=\"%.0f\"><title>",
+			"dominant-baseline=\"middle\" font-size=\"%.0f\" data-name=\"",
 			x0 + ((double)a + 0.5) * cell, y0 - 4, cell < 14 ? 10.0 : 12.0);
+		write_name_attr(f, in, &r, a);
+		fputs("\"><title>", f);
 		write_label_title(f, in, &r, a);
 		fputs("</title>", f);
 		write_label_text(f, in, &r, a);

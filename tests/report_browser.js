@@ -2,7 +2,8 @@
 // headless chromium (playwright-core, no browser download), saves a
 // screenshot and prints what the rendered DOM shows as one JSON object:
 // cells, subcells (merged or not), heatmap labels and cells per heatmap,
-// and every network request the page made (the page itself excluded).
+// every network request the page made (the page itself excluded), script
+// errors and dialogs (an injected alert() would show as one).
 // Usage: node report_browser.js REPORT.html SCREENSHOT.png [WIDTHxHEIGHT]
 'use strict';
 const fs = require('fs');
@@ -26,10 +27,11 @@ async function main() {
 	try {
 		const page = await browser.newPage();
 		const url = 'file://' + path.resolve(file);
-		const requests = [], errors = [];
+		const requests = [], errors = [], dialogs = [];
 		page.on('request', r => { if (r.url() !== url) requests.push(r.url()); });
 		page.on('pageerror', e => errors.push(String(e)));
 		page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+		page.on('dialog', d => { dialogs.push(d.message()); d.dismiss(); });
 		await page.goto(url, { waitUntil: 'load' });
 		const dom = await page.evaluate(() => {
 			const q = (s, root) => Array.from((root || document).querySelectorAll(s));
@@ -43,6 +45,8 @@ async function main() {
 					units: Number(s.dataset.units), rows: Number(s.dataset.rows),
 					rowLabels: q('text.hm-row', s).map(t => t.childNodes[t.childNodes.length - 1].textContent),
 					colLabels: q('text.hm-col', s).map(t => t.childNodes[t.childNodes.length - 1].textContent),
+					rowNames: q('text.hm-row', s).map(t => t.dataset.name),
+					colNames: q('text.hm-col', s).map(t => t.dataset.name),
 					cells: q('rect.hm-cell', s).map(r => r.dataset.row + '\u0000' + r.dataset.col),
 					titles: q('rect.hm-cell > title', s).length,
 					clusters: q('rect.hm-cluster', s).length,
@@ -60,7 +64,7 @@ async function main() {
 			};
 		});
 		await page.screenshot({ path: shot, fullPage: true });
-		console.log(JSON.stringify({ requests, errors, dom }));
+		console.log(JSON.stringify({ requests, errors, dialogs, dom }));
 	} finally {
 		await browser.close();
 		fs.rmSync(profile, { recursive: true, force: true });
