@@ -155,7 +155,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	struct extract_args a = {0};
 	const struct opt opts[] = {
 		OPT_STRING('f', "file", &a.file, "FILE", "perf.jsonl or perf.mem.jsonl, '-' for stdin (required)"),
-		EXTRACT_MEM_OPTIONS(a),
+		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
 		OPT_END(),
 	};
 	struct extract_mem_opts o;

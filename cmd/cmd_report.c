@@ -35,7 +35,7 @@ int cmd_report(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_STRING('f', "file", &file, "PATH", "PROFILE.out (process's output directory) or a perf.jsonl (required)"),
 		OPT_STRING('o', "output", &out, "FILE", "the HTML file (default PROFILE.out/report.html; must not exist)"),
-		EXTRACT_MEM_OPTIONS(a),
+		EXTRACT_MEM_OPTIONS(a, "-vv: the longer -v text (every comm, hint and concrete comm) in the page"),
 		OPT_END(),
 	};
 	struct report_opts o;

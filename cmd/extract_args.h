@@ -25,14 +25,14 @@ struct extract_args {
 	long evidence_keys;
 };
 
-/* The option-table entries of every extract mem option but -f (a: a struct extract_args). */
-#define EXTRACT_MEM_OPTIONS(a)                                                                                       \
+/* The option-table entries of every extract mem option but -f (a: a struct extract_args; vhelp: -v's help). */
+#define EXTRACT_MEM_OPTIONS(a, vhelp)                                                                                     \
 	OPT_STRING(0, "workload-cgroup-regex", &(a).workload, "S",                                                   \
 		   "workload cgroup, a plain substring as upstream (default " EXTRACT_DEFAULT_WORKLOAD ")"),         \
 	OPT_STRING(0, "workload-allotment-cgroup-regex", &(a).allotment_re, "RE",                                    \
 		   "allotment cgroups, PCRE2 (default " EXTRACT_DEFAULT_ALLOTMENT_RE ")"),                           \
 	OPT_FLAG(0, "use-hints", &(a).use_hints, "split units by hint value (NAME@hint=H)"),                         \
-	OPT_COUNT('v', "verbose", &(a).verbose, "summary to stderr (-vv: every comm, hint and concrete comm)"),      \
+	OPT_COUNT('v', "verbose", &(a).verbose, vhelp),                                                    \
 	OPT_STRING(0, "cluster", &(a).cluster, "MODE", "sharing (default) or comm (upstream-exact)"),                \
 	OPT_STRING(0, "granularity", &(a).granularity, "G", "sharing evidence: page (default) or line (64 B)"),      \
 	OPT_STRING(0, "share-threshold", &(a).threshold, "X", "merge while affinity > X, 0..1 (default 0.08)"),      \

@@ -37,6 +37,7 @@ struct active {
 	int sys;    /* SYS_NONE: task */
 	char *comm; /* task only, owned */
 	uint64_t hint;
+	int64_t tid; /* task only */
 };
 
 struct cpu_state {
@@ -283,7 +284,8 @@ static int grow_buckets(struct util *u, size_t idx)
 }
 
 /* one busy interval of comm/hint (system sections: their category name, hint 0) */
-static int on_interval(struct util *u, uint64_t start, uint64_t end, const char *comm, uint64_t hint, bool task)
+static int on_interval(struct util *u, uint64_t start, uint64_t end, const char *comm, uint64_t hint, int64_t tid,
+		       bool task)
 {
 	size_t nm = 0, i, idx, first, last;
 	long sel;
@@ -297,7 +299,7 @@ static int on_interval(struct util *u, uint64_t start, uint64_t end, const char 
 	if (grow_buckets(u, last) < 0)
 		return -1;
 	if (u->series) {
-		sel = task ? u->series->classify(u->series->ctx, comm, hint) : -1;
+		sel = task ? u->series->classify(u->series->ctx, tid, comm, hint) : -1;
 		if (sel >= 0 && (size_t)sel < u->series->nseries)
 			u->matched[nm++] = (size_t)sel;
 	}
@@ -331,6 +333,7 @@ static void active_of(const struct cpu_state *s, struct active *a)
 	a->busy = true;
 	a->comm = NULL;
 	a->hint = 0;
+	a->tid = -1;
 	if (s->nstack) {
 		a->sys = s->stack[s->nstack - 1];
 	} else if (s->running) {
@@ -340,6 +343,7 @@ static void active_of(const struct cpu_state *s, struct active *a)
 			a->sys = SYS_NONE;
 			a->comm = s->run_comm; /* borrowed until copied */
 			a->hint = s->run_hint;
+			a->tid = s->run_tid;
 		}
 	} else {
 		a->busy = false;
@@ -367,7 +371,7 @@ static int flush(struct util *u, struct cpu_state *s, uint64_t end)
 	s->seg_start = end;
 	if (s->act.busy && end > start)
 		rc = on_interval(u, start, end, s->act.sys == SYS_NONE ? s->act.comm : sys_names[s->act.sys],
-				 s->act.sys == SYS_NONE ? s->act.hint : 0, s->act.sys == SYS_NONE);
+				 s->act.sys == SYS_NONE ? s->act.hint : 0, s->act.tid, s->act.sys == SYS_NONE);
 	return rc;
 }
 
@@ -377,7 +381,8 @@ static int sync_state(struct util *u, struct cpu_state *s, uint64_t t)
 	struct active next;
 
 	active_of(s, &next);
-	if (active_eq(&s->act, &next))
+	/* series are classified per thread: a switch between two threads of one comm splits too */
+	if (active_eq(&s->act, &next) && (!u->series || s->act.tid == next.tid))
 		return 0;
 	if (flush(u, s, t) < 0)
 		return -1;
@@ -509,7 +514,7 @@ static int process(struct util *u, const struct sched_event *ev)
 		if (!nmi_delta(ev, &d))
 			return 0;
 		d = d < t ? t - d : 0;
-		if (flush(u, s, d) < 0 || on_interval(u, d, t, sys_names[SYS_NMI], 0, false) < 0)
+		if (flush(u, s, d) < 0 || on_interval(u, d, t, sys_names[SYS_NMI], 0, -1, false) < 0)
 			return -1;
 		s->seg_start = t;
 		return 0;

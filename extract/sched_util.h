@@ -42,7 +42,7 @@ int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *e
 
 /*
  * The same busy intervals split into the caller's series instead of
- * categories: classify(ctx, comm, hint) names the series of a task's
+ * categories: classify(ctx, tid, comm, hint) names the series of a task's
  * interval (or -1: none); system sections (irq, softirq, nmi) belong to
  * none. For scxprof report's per-cell CPU chart.
  */
@@ -50,7 +50,7 @@ struct sched_util_series_opts {
 	const char *path;  /* for messages */
 	uint64_t window_ns;
 	size_t nseries;
-	long (*classify)(void *ctx, const char *comm, uint64_t hint);
+	long (*classify)(void *ctx, int64_t tid, const char *comm, uint64_t hint);
 	void *ctx;
 	volatile int *stop; /* polled; may be NULL */
 };

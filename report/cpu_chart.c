@@ -5,6 +5,7 @@
 #include "report/cpu_chart.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "report/html.h"
@@ -102,17 +103,24 @@ static void write_axes(FILE *f, const struct sched_util_windows *w, double ymax)
 
 void cpu_chart_write(FILE *f, const struct model_cell *c, const struct sched_util_windows *w)
 {
-	double plot_h = CHART_H - PAD_T - PAD_B, ymax = 0, *base;
+	double plot_h = CHART_H - PAD_T - PAD_B, ymax = 0, host_max = 0, *base;
 	size_t i, s, drawn = 0;
+	bool host_fits;
 
 	if (!w->nwindows || !(base = calloc(w->nwindows, sizeof(double))))
 		return;
+	/* the scale is the cell's: its stacked subcells; the host's line only when it fits */
 	for (i = 0; i < w->nwindows; i++) {
-		double v = pct(w, i, busy_of(w, i, -1));
+		double sum = 0, v = pct(w, i, busy_of(w, i, -1));
 
-		ymax = v > ymax ? v : ymax;
+		for (s = 0; s < c->nsubs; s++)
+			if (c->subs[s].series >= 0)
+				sum += pct(w, i, busy_of(w, i, c->subs[s].series));
+		ymax = sum > ymax ? sum : ymax;
+		host_max = v > host_max ? v : host_max;
 	}
 	ymax = nice_ceil(ymax > 100 ? 100 : ymax);
+	host_fits = host_max <= ymax * 1.0001;
 	fprintf(f,
 		"<svg class=\"cpu-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" data-windows=\"%zu\">\n",
@@ -143,6 +151,16 @@ void cpu_chart_write(FILE *f, const struct model_cell *c, const struct sched_uti
 		html_esc_cut(f, sc->name, 26);
 		fputs("</text>\n", f);
 		drawn++;
+	}
+	if (!host_fits) {
+		fprintf(f,
+			"<text class=\"cpu-legend\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\">whole host: up to %.0f%%"
+			"</text><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">(off this scale)</text>\n",
+			CHART_W + 4, PAD_T + 16.0 * (double)drawn + 9, host_max, CHART_W + 4,
+			PAD_T + 16.0 * (double)drawn + 23);
+		fputs("</svg>\n", f);
+		free(base);
+		return;
 	}
 	fputs("<polyline class=\"cpu-host\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\" points=\"", f);
 	for (i = 0; i < w->nwindows; i++) {

@@ -2,7 +2,8 @@
  * cpu_chart.h - one cell's CPU use over time as an inline SVG chart: the
  * busy time of each of its subcells per window (extract sched util's
  * windows, split by subcell, see sched_util_series) as stacked areas, in
- * percent of all CPUs, with the whole host's busy time as a line.
+ * percent of all CPUs, scaled to the cell, with the whole host's busy
+ * time as a line when it fits that scale (else its peak is given).
  */
 #ifndef SCX_REPORT_CPU_CHART_H
 #define SCX_REPORT_CPU_CHART_H

@@ -221,7 +221,7 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 	longest = longest > LABEL_CHARS ? LABEL_CHARS + 3 : longest;
 	longest = longest < 16 && r.nfolded ? 16 : longest;
 	cell = m ? 640.0 / (double)m : 32;
-	cell = cell > 32 ? 32 : cell < 12 ? 12 : cell;
+	cell = cell > 40 ? 40 : cell < 12 ? 12 : cell;
 	label_px = (double)longest * CHAR_PX + 12;
 	x0 = label_px;
 	y0 = label_px;

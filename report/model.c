@@ -176,6 +176,18 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 	if (!x->sched)
 		return 0;
 	m->sched_duration_ns = x->sched->st.duration_ns;
+	if (!m->has_tids) {
+		size_t pos = 0;
+		uint64_t tid, g, *slot;
+
+		u64cnt_init(&m->tid_kind);
+		m->has_tids = true;
+		while (u64cnt_next(&x->agg->tid_group, &pos, &tid, &g)) {
+			if (!(slot = u64cnt_slot(&m->tid_kind, tid)))
+				return scx_fail("out of memory");
+			*slot = (uint64_t)x->agg->groups[g - 1].kind + 1;
+		}
+	}
 	if (mem_sched_lines(x->sched, x->agg, (enum group_kind)x->kind, x->units, x->cl, &v, &n) < 0)
 		return -1;
 	c->has_sched = true;
@@ -274,20 +286,33 @@ out:
 	return rc;
 }
 
-long model_series_of(void *ctx, const char *comm, uint64_t hint)
+static long unit_series(const struct model_cell *c, const char *comm, size_t len, uint64_t hint)
+{
+	size_t i;
+
+	for (i = 0; i < c->nunits; i++) {
+		const struct model_unit *u = &c->units[i];
+
+		if (strlen(u->comm) == len && !memcmp(u->comm, comm, len) && (!u->by_hint || u->hint == hint))
+			return c->subs[u->subcell].series;
+	}
+	return -1;
+}
+
+long model_series_of(void *ctx, int64_t tid, const char *comm, uint64_t hint)
 {
 	const struct model *m = ctx;
-	size_t len = normalize_comm(comm, strlen(comm)), ci, i;
+	size_t len = normalize_comm(comm, strlen(comm)), ci;
+	const uint64_t *kind = m->has_tids ? u64cnt_find(&m->tid_kind, (uint64_t)tid) : NULL;
+	long s;
 
+	if (m->has_tids && !kind)
+		return -1;
 	for (ci = 0; ci < m->ncells; ci++) {
-		const struct model_cell *c = &m->cells[ci];
-
-		for (i = 0; i < c->nunits; i++) {
-			const struct model_unit *u = &c->units[i];
-
-			if (strlen(u->comm) == len && !memcmp(u->comm, comm, len) && (!u->by_hint || u->hint == hint))
-				return c->subs[u->subcell].series;
-		}
+		if (kind && (uint64_t)m->cells[ci].kind + 1 != *kind)
+			continue;
+		if ((s = unit_series(&m->cells[ci], comm, len, hint)) >= 0 || kind)
+			return s;
 	}
 	return -1;
 }
@@ -316,5 +341,7 @@ void model_free(struct model *m)
 		free(c->name);
 	}
 	free(m->cells);
+	if (m->has_tids)
+		u64cnt_free(&m->tid_kind);
 	memset(m, 0, sizeof(*m));
 }

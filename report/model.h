@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "extract/extract_mem.h"
+#include "extract/maps.h"
 #include "extract/mem_sched.h"
 
 struct model_unit {
@@ -84,14 +85,21 @@ struct model {
 	bool line_granularity;
 	size_t nseries;          /* subcells with units, over all cells */
 	uint64_t sched_duration_ns; /* sched.jsonl's span, 0 without one */
+	struct u64cnt tid_kind;  /* with sched.jsonl: tid -> group kind + 1 of its first sample */
+	bool has_tids;
 };
 
 /* The extract mem observer callback (ctx: struct model *). -1 with scx_fail. */
 int model_collect_cell(void *ctx, const struct extract_mem_cell *c);
 void model_free(struct model *m);
 
-/* Series of a task interval for the CPU chart: the subcell whose unit has
- * comm's normalized name (and hint), first cell first; -1 if none. */
-long model_series_of(void *ctx, const char *comm, uint64_t hint);
+/*
+ * Series of a task interval for the CPU chart, as extract mem attributes
+ * threads (extract/mem_sched.h): the cell of the thread's first sample,
+ * in it the subcell whose unit has comm's normalized name (and hint);
+ * -1 for threads never sampled or matching no unit. Without sched.jsonl's
+ * thread map, the first cell with such a unit.
+ */
+long model_series_of(void *ctx, int64_t tid, const char *comm, uint64_t hint);
 
 #endif

@@ -25,7 +25,9 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:.15em .5em;"
 	"text-align:right}td:first-child,th:first-child{text-align:left;font-family:monospace}"
 	"pre{background:#f6f8fa;border:1px solid #ddd;padding:.6em;overflow:auto;max-height:32em}"
-	".fold-note,.note{color:#8a4b00}svg{display:block;margin:.5em 0}";
+	".fold-note,.note{color:#8a4b00}svg{display:block;margin:.5em 0}"
+	".heatmaps{display:flex;flex-wrap:wrap;gap:1em 2.5em;align-items:flex-start}"
+	"figure{margin:0}figcaption{font-weight:bold}";
 
 /* Copies the config; the page works without it. */
 static const char script[] =
@@ -136,19 +138,20 @@ static void write_heatmaps(FILE *f, const struct page_in *p)
 				merged[s] = c->subs[s].nunits;
 			in = (struct heatmap_in){.n = c->nunits, .names = names, .samples = samples, .group = group,
 						 .merged = merged, .aff = c->aff, .max_units = p->heatmap_max_units};
-			fputs("<h3>", f);
+			if (!any)
+				fprintf(f,
+					"<p>Affinity of each pair of units (TF-IDF cosine of the %s they touched, 0..1; see "
+					"docs/clustering.md), units ordered by subcell; merged subcells are outlined in red. "
+					"Hover a square for its value.%s</p>\n<div class=\"heatmaps\">\n",
+					m->line_granularity ? "cache lines" : "pages",
+					m->evidence_level ? " Evidence was sampled (see the -v text)." : "");
+			fputs("<figure class=\"heatmap-box\" data-cell=\"", f);
 			html_esc(f, c->name);
-			fprintf(f, "</h3>\n<p>Affinity of each pair of units (TF-IDF cosine of the %s they touched, "
-				   "0..1; see docs/clustering.md), units ordered by subcell; merged subcells are outlined "
-				   "in red. Merge threshold %.3f, CPU cap %.2f per cell. Hover a square for its value.",
-				m->line_granularity ? "cache lines" : "pages", c->threshold, c->cap_cpus);
-			if (m->evidence_level)
-				fprintf(f, " Evidence sampled: 1 in %llu keys.", 1ULL << m->evidence_level);
-			fputs("</p>\n<div class=\"heatmap-box\" data-cell=\"", f);
+			fputs("\"><figcaption>", f);
 			html_esc(f, c->name);
-			fputs("\">\n", f);
+			fprintf(f, ": threshold %.3f, CPU cap %.2f</figcaption>\n", c->threshold, c->cap_cpus);
 			heatmap_write(f, &in);
-			fputs("</div>\n", f);
+			fputs("</figure>\n", f);
 			any = true;
 		}
 		free(names);
@@ -156,8 +159,7 @@ static void write_heatmaps(FILE *f, const struct page_in *p)
 		free(group);
 		free(merged);
 	}
-	if (!any)
-		fputs("<p class=\"note\">No cell with two or more units clustered by sharing.</p>\n", f);
+	fputs(any ? "</div>\n" : "<p class=\"note\">No cell with two or more units clustered by sharing.</p>\n", f);
 	fputs("</section>\n", f);
 }
 
@@ -183,9 +185,12 @@ static void write_merge(FILE *f, const struct model *m, const struct model_cell 
 
 		fputs("<tr><td>", f);
 		html_esc(f, c->units[x->unit].name);
-		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.1f%%</td></tr>\n",
-			(unsigned long long)c->units[x->unit].samples, (unsigned long long)x->keys,
-			(unsigned long long)x->shared, 100.0 * x->share);
+		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>", (unsigned long long)c->units[x->unit].samples,
+			(unsigned long long)x->keys, (unsigned long long)x->shared);
+		if (x->share > 0 && x->share < 0.001)
+			fprintf(f, "&lt;0.1%% (%.3g%%)</td></tr>\n", 100.0 * x->share);
+		else
+			fprintf(f, "%.1f%%</td></tr>\n", 100.0 * x->share);
 	}
 	fputs("</table>\n", f);
 	if (g->ntop) {
@@ -228,8 +233,9 @@ static void write_cpu(FILE *f, const struct page_in *p)
 		fputs("<p class=\"note\">No sched.jsonl: no CPU chart.</p>\n</section>\n", f);
 		return;
 	}
-	fputs("<p>Busy CPU time per window (extract sched util's rules) of each subcell's threads, matched by "
-	      "normalized comm as its units are; irq and softirq time is the host's only.</p>\n", f);
+	fputs("<p>Busy CPU time per window (extract sched util's rules) of each subcell's threads, attributed as "
+	      "in the cell tree: a thread belongs to the cell of its first memory sample and to the subcell of "
+	      "its normalized comm; irq and softirq time counts for the host only.</p>\n", f);
 	for (ci = 0; ci < p->model->ncells; ci++) {
 		const struct model_cell *c = &p->model->cells[ci];
 
@@ -254,8 +260,8 @@ void page_write(FILE *f, const struct page_in *p)
 	header_write(f, p->src);
 	write_tree(f, p->model);
 	write_heatmaps(f, p);
-	write_merges(f, p->model);
 	write_cpu(f, p);
+	write_merges(f, p->model);
 	fputs("<section id=\"config-section\"><h2>Cell config</h2>\n"
 	      "<p>What <code>scxprof extract mem</code> prints with the same options. "
 	      "<button type=\"button\" onclick=\"copyConfig()\">Copy</button></p>\n<pre id=\"config\">", f);

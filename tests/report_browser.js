@@ -4,7 +4,8 @@
 // cells, subcells (merged or not), heatmap labels and cells per heatmap,
 // every network request the page made (the page itself excluded), script
 // errors and dialogs (an injected alert() would show as one).
-// Usage: node report_browser.js REPORT.html SCREENSHOT.png [WIDTHxHEIGHT]
+// Usage: node report_browser.js REPORT.html SCREENSHOT.png [WIDTHxHEIGHT [SCALE]]
+// (with a size the screenshot is of that viewport only, at SCALE device pixels per CSS pixel)
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -12,7 +13,7 @@ const path = require('path');
 const { chromium } = require(path.join(__dirname, 'node_modules/playwright-core'));
 
 async function main() {
-	const [file, shot, size] = process.argv.slice(2);
+	const [file, shot, size, scale] = process.argv.slice(2);
 	if (!file || !shot) { console.error('usage: report_browser.js REPORT.html SCREENSHOT.png [WxH]'); process.exit(2); }
 	const [w, h] = (size || '1200x900').split('x').map(Number);
 	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'scxprof-chromium-'));
@@ -21,6 +22,7 @@ async function main() {
 		executablePath: '/usr/bin/chromium',
 		headless: true,
 		viewport: { width: w, height: h },
+		deviceScaleFactor: Number(scale || 1),
 		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
 			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
 	});
@@ -63,7 +65,7 @@ async function main() {
 					q('[onerror],[onload]').length + q('img,iframe,object,embed').length,
 			};
 		});
-		await page.screenshot({ path: shot, fullPage: true });
+		await page.screenshot({ path: shot, fullPage: !size });
 		console.log(JSON.stringify({ requests, errors, dialogs, dom }));
 	} finally {
 		await browser.close();
