@@ -230,7 +230,13 @@ static void write_cpu(FILE *f, const struct page_in *p)
 
 	fputs("<section id=\"cpu\"><h2>CPU use over time</h2>\n", f);
 	if (!p->util) {
-		fputs("<p class=\"note\">No sched.jsonl: no CPU chart.</p>\n</section>\n", f);
+		if (p->util_note) {
+			fputs("<p class=\"note\">No CPU chart: ", f);
+			html_esc(f, p->util_note);
+			fputs("</p>\n</section>\n", f);
+		} else {
+			fputs("<p class=\"note\">No sched.jsonl: no CPU chart.</p>\n</section>\n", f);
+		}
 		return;
 	}
 	fputs("<p>Busy CPU time per window (extract sched util's rules) of each subcell's threads, attributed as "

@@ -23,6 +23,7 @@ struct page_in {
 	const char *vtext;    /* extract mem -v text */
 	size_t vtext_len;
 	const struct sched_util_windows *util; /* NULL without sched.jsonl */
+	const char *util_note;                 /* why there is no chart despite sched.jsonl, or NULL */
 	size_t heatmap_max_units;              /* 0: HEATMAP_MAX_UNITS */
 };
 

@@ -113,6 +113,7 @@ int report_run(const struct report_opts *o)
 	struct sched_util_windows w = {0};
 	struct report_sources src = {.out_dir = o->out_dir, .perf_jsonl = o->mem.path, .sched_jsonl = o->mem.sched_path};
 	struct page_in p = {0};
+	char util_note[512] = "";
 	int rc = -1;
 
 	if (fs_exists(o->output))
@@ -125,12 +126,17 @@ int report_run(const struct report_opts *o)
 	}
 	if (run_extract(o, &m, &cfg, &vlog) < 0)
 		goto out;
-	if (o->mem.sched_path && m.sched_duration_ns && run_util(o, &m, &w) < 0)
-		goto out;
+	/* extract mem read this file already: what fails now is what the chart needs
+	 * beyond it (a sched_switch, a positive span); the page says so instead */
+	if (o->mem.sched_path && m.sched_duration_ns && run_util(o, &m, &w) < 0) {
+		if (o->mem.stop && *o->mem.stop)
+			goto out;
+		snprintf(util_note, sizeof(util_note), "%s", scx_errmsg());
+	}
 	src.analysed = m.total_samples;
 	p = (struct page_in){.model = &m, .src = &src, .config = cfg.buf, .config_len = cfg.len, .vtext = vlog.buf,
 			     .vtext_len = vlog.len, .util = w.nwindows ? &w : NULL,
-			     .heatmap_max_units = o->heatmap_max_units};
+			     .heatmap_max_units = o->heatmap_max_units, .util_note = util_note[0] ? util_note : NULL};
 	rc = write_page(o, &p);
 out:
 	sched_util_windows_free(&w);

@@ -4,7 +4,7 @@
  * outlined, 200 units folded into "others" and said), and the whole report
  * on a perf.jsonl whose comms are HTML/script injections (escaped
  * everywhere, no extra tag), refusing to overwrite, leaving nothing on a
- * bad input.
+ * bad input, and a sched.jsonl the CPU chart cannot use (said in the page).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -198,5 +198,41 @@ Test(report_run, hostile_comms_are_escaped_and_output_is_never_overwritten)
 	cr_assert_eq(report_run(&o), -1);
 	cr_assert(strstr(scx_errmsg(), "perf.jsonl:201"), "%s", scx_errmsg());
 	cr_assert(!fs_exists(bad));
+	cr_assert_eq(fs_remove_tree(dir), 0);
+}
+
+Test(report_run, sched_trace_without_switches_gives_a_page_that_says_why_there_is_no_chart)
+{
+	char dir[] = "/tmp/scxprof-report-unit.XXXXXX", perf[256], sched[256], out[256];
+	struct report_opts o;
+	char *html;
+	FILE *f;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(perf, sizeof(perf), "%s/perf.jsonl", dir);
+	snprintf(sched, sizeof(sched), "%s/sched.jsonl", dir);
+	snprintf(out, sizeof(out), "%s/r.html", dir);
+	write_hostile(perf);
+	cr_assert((f = fopen(sched, "w")));
+	for (int i = 0; i < 2; i++)
+		fprintf(f,
+			"{\"comm\":\"x\",\"pid\":10,\"tid\":10,\"cpu\":0,\"time\":1.%d,\"event\":\"sched:sched_wakeup\","
+			"\"trace\":\"\",\"fields\":{\"comm\":\"y\",\"pid\":11,\"prio\":120,\"target_cpu\":0},\"hint\":0,"
+			"\"time_ns\":%d}\n",
+			i, 1000000000 + i * 1000);
+	fclose(f);
+	memset(&o, 0, sizeof(o));
+	o.mem.path = perf;
+	o.mem.sched_path = sched;
+	o.mem.share_threshold = -1;
+	o.mem.max_cell_cpus = 64;
+	o.out_dir = dir;
+	o.output = out;
+	cr_assert_eq(report_run(&o), 0, "%s", scx_errmsg());
+	html = read_all(out);
+	cr_assert(strstr(html, "No CPU chart: "), "%s", strstr(html, "id=\"cpu\""));
+	cr_assert(strstr(html, "no sched:sched_switch events found"));
+	cr_assert_null(strstr(html, "<svg class=\"cpu-chart\""));
+	free(html);
 	cr_assert_eq(fs_remove_tree(dir), 0);
 }
