@@ -112,7 +112,7 @@ bool kernel_match_snapshot(const struct pd_file *f, const char *snapshot, const 
 	    !kid_build_id_equal(file_bid, file_n, snapshot_bid, snapshot_bid_size)) {
 		kid_build_id_hex(file_bid, file_n, a);
 		kid_build_id_hex(snapshot_bid, snapshot_bid_size, b);
-		snprintf(why, size, "%s: kernel build-id %s, but the kallsyms snapshot %s was taken on %s",
+		snprintf(why, size, "%s: kernel build-id %s, but the kallsyms snapshot %s was taken on kernel %s (metadata.json)",
 			 f->path, a, snapshot, b);
 		return false;
 	}

@@ -10,6 +10,7 @@
 #include "lib/perfdata.h"
 #include "process/emit.h"
 #include "process/kernel_match.h"
+#include "process/record_kernel.h"
 #include "process/order.h"
 #include "process/session.h"
 #include "process/symbols.h"
@@ -276,6 +277,8 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 	struct sym_cache_opts so = {.symfs = e->opts->symfs};
 	uint8_t vdso_bid[20];
 	size_t vdso_bid_size = 0;
+	uint8_t snap_bid[20];
+	int n = 0;
 	char why[1024];
 
 	kernel_note[0] = '\0';
@@ -284,7 +287,12 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 	if (in->has_kallsyms) {
 		so.kallsyms_path = in->kallsyms_path;
 		e->res->kallsyms_source = "snapshot";
-		if (!kernel_match_snapshot(f, in->kallsyms_path, NULL, 0, why, sizeof(why)))
+		if (in->has_metadata && (n = record_kernel_build_id(in->metadata_path, snap_bid)) < 0) {
+			process_warn(e->res, "cannot tell which kernel the kallsyms snapshot is from: %s",
+				     scx_errmsg());
+			n = 0;
+		}
+		if (!kernel_match_snapshot(f, in->kallsyms_path, snap_bid, n > 0 ? (size_t)n : 0, why, sizeof(why)))
 			snprintf(kernel_note, note_size, "%s: kernel symbols may be wrong", why);
 	} else {
 		so.allow_proc_kallsyms = kernel_match_running(f, "/sys/kernel/notes", "/proc/kallsyms",

@@ -7,7 +7,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/error.h"
 #include "lib/jsonw.h"
+#include "lib/kernel_id.h"
 #include "lib/version.h"
 #include "bpf/sched.h"
 #include "record/yield_prio.h"
@@ -38,7 +40,9 @@ static void attr_json(struct jsonw *w, const struct mem_event *ev)
 static void host_json(struct jsonw *w)
 {
 	struct utsname u;
-	char host[256] = "", model[256] = "", line[512], boot_id[64] = "";
+	char host[256] = "", model[256] = "", line[512], boot_id[64] = "", kernel_bid[KID_HEX_SIZE] = "";
+	uint8_t bid[KID_BUILD_ID_MAX];
+	int n;
 	FILE *f;
 
 	uname(&u);
@@ -57,12 +61,18 @@ static void host_json(struct jsonw *w)
 			boot_id[strcspn(boot_id, "\n")] = '\0';
 		fclose(f);
 	}
+	if ((n = kid_running_build_id("/sys/kernel/notes", bid)) > 0)
+		kid_build_id_hex(bid, (size_t)n, kernel_bid);
+	else
+		scx_clear_error(); /* unknown: "" */
 	jsonw_kv_str(w, "host", host);
 	jsonw_kv_str(w, "kernel", u.release);
 	jsonw_kv_str(w, "arch", u.machine);
 	jsonw_kv_str(w, "cpu_model", model);
 	jsonw_kv_u64(w, "online_cpus", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
 	jsonw_kv_str(w, "boot_id", boot_id);
+	/* the kernel whose /proc/kallsyms the snapshot copied */
+	jsonw_kv_str(w, "kernel_build_id", kernel_bid);
 }
 
 static void mem_json(struct jsonw *w, const struct record_opts *o, const struct record_result *r)

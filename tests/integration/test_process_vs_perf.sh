@@ -136,6 +136,24 @@ if [ -s "$WORK/kern/perf.data" ] && grep -q '"dso":"\[kernel.kallsyms\]"' "$WORK
 	else
 		fail "kallsyms snapshot: process ran" "see log"
 	fi
+	# metadata.json names the snapshot's kernel: another one than perf.data's is said
+	mkdir -p "$WORK/snapmixed"
+	cp "$WORK/snap/perf.data" "$WORK/snap/kallsyms" "$WORK/snapmixed/"
+	run_bid=$(python3 "$KID" show "$WORK/kern/perf.data" | cut -d' ' -f1)
+	echo "{\"kernel_build_id\": \"$(echo "$run_bid" | tr 0-9a-f f-f0-9)\"}" >"$WORK/snapmixed/metadata.json"
+	"$SCXPROF" process -f "$WORK/snapmixed" --no-filter >/dev/null 2>"$WORK/snapmixed.err"
+	check "snapshot of another kernel (metadata.json): warns, naming both" \
+		grep -q "kernel build-id $run_bid, but the kallsyms snapshot .* was taken on kernel .*kernel symbols may be wrong" "$WORK/snapmixed.err"
+	echo "{\"kernel_build_id\": \"$run_bid\"}" >"$WORK/snapmixed/metadata.json"
+	rm -rf "$WORK/snapmixed.out"
+	"$SCXPROF" process -f "$WORK/snapmixed" --no-filter >/dev/null 2>"$WORK/snapmixed.err"
+	check "snapshot of the same kernel (metadata.json): no warning" bash -c '! grep -q "kernel symbols" "$1"' _ "$WORK/snapmixed.err"
+	echo '{"kernel_build_id": "xyz"}' >"$WORK/snapmixed/metadata.json"
+	rm -rf "$WORK/snapmixed.out"
+	"$SCXPROF" process -f "$WORK/snapmixed" --no-filter >/dev/null 2>"$WORK/snapmixed.err"
+	check "malformed kernel_build_id: said, snapshot still used" bash -c \
+		'grep -q "cannot tell which kernel the kallsyms snapshot is from: .*kernel_build_id \"xyz\" is not hex" "$1" && grep -q "\"kallsyms_source\":\"snapshot\"" "$2"' \
+		_ "$WORK/snapmixed.err" "$WORK/snapmixed.out/process.json"
 	# a snapshot that does not fit the recording's kernel map is still used, with a warning
 	mkdir -p "$WORK/snapmoved"
 	cp "$WORK/moved/perf.data" "$WORK/snapmoved/perf.data"

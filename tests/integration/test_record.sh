@@ -46,6 +46,7 @@ perf buildid-list -i prof/perf.mem.data >bids.txt 2>bids.err
 check "BUILD_ID: perf buildid-list reads it without a warning" test ! -s bids.err
 check "BUILD_ID: the running kernel's, as perf reads it" grep -qx "$(perf buildid-list -k) \[kernel.kallsyms\]" bids.txt
 check "BUILD_ID: the [vdso]" grep -q " \[vdso\]$" bids.txt
+check "metadata.json: kernel_build_id of the snapshot's kernel" grep -q "\"kernel_build_id\":\"$(perf buildid-list -k)\"" prof/metadata.json
 check "BUILD_ID: the recorded workload" grep -q " $WL$" bids.txt
 check "BUILD_ID: every file's id is its ELF note (readelf -n)" python3 - bids.txt <<'PY'
 import os, subprocess, sys

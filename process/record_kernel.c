@@ -1,0 +1,67 @@
+/*
+ * record_kernel.c - reads the snapshot's kernel build-id from metadata.json
+ * (see record_kernel.h).
+ */
+#include "process/record_kernel.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/error.h"
+
+#define METADATA_MAX_BYTES (16u << 20)
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int record_kernel_build_id(const char *path, uint8_t bid[20])
+{
+	struct json_object *root, *v;
+	struct stat st;
+	const char *hex;
+	size_t len;
+	int rc = 0;
+
+	if (stat(path, &st) < 0)
+		return scx_fail("%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > METADATA_MAX_BYTES)
+		return scx_fail("%s: not a regular file of at most %u MB", path, METADATA_MAX_BYTES >> 20);
+	root = json_object_from_file(path);
+	if (!root)
+		return scx_fail("%s: not valid JSON", path);
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "kernel_build_id", &v)) {
+		json_object_put(root);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		json_object_put(root);
+		return scx_fail("%s: kernel_build_id is not a string", path);
+	}
+	hex = json_object_get_string(v);
+	len = strlen(hex);
+	if (len % 2 || len > 40) {
+		rc = scx_fail("%s: kernel_build_id \"%.48s\" is not hex of 1 to 20 bytes", path, hex);
+	} else {
+		for (size_t i = 0; i < len / 2 && rc == 0; i++) {
+			int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				rc = scx_fail("%s: kernel_build_id \"%.48s\" is not hex of 1 to 20 bytes", path, hex);
+			else
+				bid[i] = (uint8_t)(hi << 4 | lo);
+		}
+		if (rc == 0)
+			rc = (int)(len / 2);
+	}
+	json_object_put(root);
+	return rc;
+}
