@@ -25,6 +25,8 @@ struct cpu_ring {
 	int owner_fd;          /* the side-band event; every other event outputs into its buffer */
 	int fds[MEM_BACKEND_MAX_EVENTS];
 	size_t nr_fds;
+	uint64_t sample_id;    /* id of the only sampling event on this cpu; 0 with several */
+	bool sample_id_set;
 	void *base;            /* control page + data */
 	size_t map_size, data_size;
 };
@@ -66,6 +68,7 @@ static void compute_layout(struct mem_stream *ms)
 	size_t i;
 
 	ms->off_tid = ms->off_time = ms->off_addr = ms->off_phys = ms->off_page_size = -1;
+	ms->off_id = ms->off_identifier = -1;
 	ms->trailer_size = 8 * (size_t)__builtin_popcountll(st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 						   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
 						   PERF_SAMPLE_IDENTIFIER));
@@ -84,6 +87,10 @@ static void compute_layout(struct mem_stream *ms)
 			ms->off_phys = off;
 		else if (order[i] == PERF_SAMPLE_DATA_PAGE_SIZE)
 			ms->off_page_size = off;
+		else if (order[i] == PERF_SAMPLE_ID)
+			ms->off_id = off;
+		else if (order[i] == PERF_SAMPLE_IDENTIFIER)
+			ms->off_identifier = off;
 		off += 8;
 	}
 }
@@ -265,9 +272,15 @@ static int add_attrs(struct mem_stream *ms)
 	if (!ids)
 		return scx_fail("out of memory");
 	for (e = 0; e < ms->be->nr_events && rc == 0; e++) {
-		for (c = 0, n = 0; c < ms->nr_rings && rc == 0; c++)
-			if (ms->rings[c].fds[e] >= 0)
-				rc = event_id(ms->rings[c].fds[e], &ids[n++]);
+		for (c = 0, n = 0; c < ms->nr_rings && rc == 0; c++) {
+			struct cpu_ring *r = &ms->rings[c];
+
+			if (r->fds[e] < 0 || (rc = event_id(r->fds[e], &ids[n++])) < 0)
+				continue;
+			/* several sampling events on a cpu: no single id to restore */
+			r->sample_id = e == 0 || !r->sample_id_set ? ids[n - 1] : 0;
+			r->sample_id_set = true;
+		}
 		if (rc == 0)
 			rc = pd_writer_add_attr(ms->w, &ms->be->ev[e].attr, ids, n, ms->be->ev[e].name);
 	}
@@ -527,6 +540,32 @@ static void count_record(struct mem_stream *ms, uint8_t *rec)
 	}
 }
 
+/*
+ * The kernel fills one perf_sample_data per software event occurrence and
+ * hands it to every software event of that kind on the cpu; fields the
+ * first event computed (ID, TIME) are not computed again. So while another
+ * program samples page faults on a cpu, our samples there may carry that
+ * program's event id (perf script then fails on them: "Bad address").
+ * Everything in this ring is ours: give the sample back our event's id.
+ */
+static void restore_sample_id(struct mem_stream *ms, const struct cpu_ring *r, uint8_t *rec, size_t size)
+{
+	uint8_t *body = rec + sizeof(struct perf_event_header);
+	bool fixed = false;
+	const int offs[2] = {ms->off_id, ms->off_identifier};
+
+	if (!r->sample_id)
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		if (offs[i] < 0 || size < sizeof(struct perf_event_header) + (size_t)offs[i] + 8 ||
+		    rd64(body + offs[i]) == r->sample_id)
+			continue;
+		memcpy(body + offs[i], &r->sample_id, sizeof(r->sample_id));
+		fixed = true;
+	}
+	ms->st.foreign_ids += fixed;
+}
+
 static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 {
 	struct perf_event_mmap_page *ctl = r->base;
@@ -549,6 +588,8 @@ static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 		first = size - off < h.size ? size - off : h.size;
 		memcpy(rec, data + off, first);
 		memcpy(rec + first, data, h.size - first);
+		if (h.type == PERF_RECORD_SAMPLE)
+			restore_sample_id(ms, r, rec, h.size);
 		count_record(ms, rec);
 		rc = pd_writer_add_record(ms->w, rec, h.size);
 		tail += h.size;

@@ -31,6 +31,7 @@ struct mem_stream_stats {
 	uint64_t phys_resolved, phys_unresolved, phys_kernel; /* kernel: the kernel gave it */
 	uint64_t first_time, last_time;
 	uint64_t rounds;
+	uint64_t foreign_ids;   /* samples that carried another program's event id, restored */
 };
 
 struct cpu_ring;
@@ -46,6 +47,7 @@ struct mem_stream {
 	size_t trailer_size;          /* of the shared sample_id trailer */
 	/* fixed offsets in a sample body (bytes after the header), or -1 */
 	int off_tid, off_time, off_addr, off_phys, off_page_size;
+	int off_id, off_identifier; /* PERF_SAMPLE_ID / IDENTIFIER in a sample body, or -1 */
 	struct mem_stream_stats st;
 	struct pagemap_cache *pagemaps;
 	int kpageflags_fd;

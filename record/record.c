@@ -392,6 +392,11 @@ static int finish_files(struct recorder *rc)
 			fprintf(rc->o->status, "perf.mem.data: build-ids of %zu files (kernel, [vdso], mapped ELF files)\n",
 				rc->bids.written);
 		rc->writer_open = false;
+		if (rc->ms.st.foreign_ids)
+			warn(rc->res, "%llu samples carried the event id of another program sampling page faults "
+			     "at the same time (the kernel shares one sample's data among such events); ids "
+			     "restored, their times may follow that program's clock",
+			     (unsigned long long)rc->ms.st.foreign_ids);
 		if (rc->ms.st.lost_events || rc->ms.st.lost_samples)
 			warn(rc->res, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
 			     (unsigned long long)rc->ms.st.lost_events, (unsigned long long)rc->ms.st.lost_samples);

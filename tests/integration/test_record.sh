@@ -113,6 +113,19 @@ else
 	fail "linked profile: process ran" "$(cat linked.err)"
 fi
 
+# --- another program sampling page faults at the same time -----------------------
+# the kernel hands one sample's data to every page-fault event of a cpu, and
+# the newest event's id (and clock) wins: record must give our samples their
+# id back, or perf script fails on them and process skips them
+"$SCXPROF" record -t 20 -o shared --disable-archive -- perf record -q -e page-faults -c 1 -a \
+	-k CLOCK_MONOTONIC -o shared-perf.data -- "$WL" -d 0.3 -p 16 sh:1 >/dev/null 2>shared.err
+check "concurrent perf: record says it restored the ids" grep -q "samples carried the event id of another program" shared.err
+perf script -i shared/perf.mem.data >/dev/null 2>shared.script.err
+check "concurrent perf: perf script reads every sample without a word" test ! -s shared.script.err
+"$SCXPROF" process -f shared --no-filter -o shared.out >/dev/null 2>shared.proc.err
+check "concurrent perf: process skips no sample for an unknown id" bash -c \
+	'! grep -q "sample id of no event" "$1" && test -s "$2"' _ shared.proc.err shared.out/perf.jsonl
+
 # --- refusals ------------------------------------------------------------------------
 "$SCXPROF" record -t 1 -o prof2 --disable-archive -- true >/dev/null 2>&1
 check "--disable-archive keeps the directory" test -f prof2/perf.mem.data
