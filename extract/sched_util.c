@@ -521,18 +521,16 @@ static int process(struct util *u, const struct sched_event *ev)
 	}
 }
 
+/*
+ * Every percentage has SCHED_UTIL_DECIMALS decimals, whatever the window:
+ * 0.0001% is 1 ns of a 1 ms window on one CPU, so short windows lose
+ * nothing and long ones do not print float noise (33.065061199999995).
+ */
 static void put_pct(struct jsonw *w, double v)
 {
 	char buf[64];
-	int prec;
 
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (!strpbrk(buf, ".eEn"))
-		strcat(buf, ".0");
+	snprintf(buf, sizeof(buf), "%.*f", SCHED_UTIL_DECIMALS, v);
 	jsonw_raw(w, buf, strlen(buf));
 	w->need_comma = true; /* jsonw_raw does not count as a value */
 }

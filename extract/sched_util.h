@@ -16,7 +16,7 @@
  * - Each CPU's last interval ends at the CPU's last record. The trace runs
  *   from the first to the last record (file order); windows of --window-ms
  *   from the start, the last one partial. Percentages are of window width
- *   x CPUs seen.
+ *   x CPUs seen, printed with SCHED_UTIL_DECIMALS decimals.
  * - Categories: COMM (exact), GLOB (* and ?), either with @hint=H; naming a
  *   comm with a hint adds COMM@hint=0; hardirq, softirq-rx, softirq-tx,
  *   softirq-other and nmi are always added. An interval matching two
@@ -27,6 +27,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+/* Decimals of every percentage printed (fixed, for every window size). */
+#define SCHED_UTIL_DECIMALS 4
 
 struct sched_util_opts {
 	const char *path;       /* for messages */

@@ -57,6 +57,48 @@ check "util: bad hint selector is a usage error" test $rc -eq 2
 { head -n 1 "$FIX/util_rules.jsonl"; echo '{"comm":"x","pid":1}'; } >"$WORK/bad.jsonl"
 "$SCXPROF" extract sched util -f "$WORK/bad.jsonl" >/dev/null 2>"$WORK/be"; rc=$?
 check "util: malformed line: FILE:LINE: what, exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'bad.jsonl:2: \"tid\": missing key' '$WORK/be'"
+# number format: fixed decimals for every window size. 3 CPUs busy for
+# 991.953672 ms, 0.5 s and 1 ns of a 1 s trace: 1 s windows used to print
+# float noise (49.731789100000004) and 1 ms windows 2 decimals.
+python3 - "$WORK/fmt.jsonl" <<'PY'
+import json, sys
+def sw(cpu, t, prev, nxt):
+    return {"comm": "x", "pid": 0, "tid": 0, "cpu": cpu, "time": t / 1e9, "time_ns": t, "event": "sched:sched_switch",
+            "trace": "", "fields": {"prev_comm": "p", "prev_pid": prev, "prev_prio": 120, "prev_state": "S",
+                                    "next_comm": "w%d" % nxt if nxt else "swapper/%d" % cpu, "next_pid": nxt, "next_prio": 120}, "hint": 0}
+ev = [sw(0, 0, 0, 10), sw(1, 0, 0, 11), sw(2, 0, 0, 12), sw(2, 1, 12, 0), sw(1, 500000000, 11, 0),
+      sw(0, 991953672, 10, 0), sw(0, 1000000000, 0, 0)]
+with open(sys.argv[1], "w") as f:
+    for e in sorted(ev, key=lambda e: e["time_ns"]):
+        f.write(json.dumps(e) + "\n")
+PY
+fmt_check() { # FILE WINDOW_NS: every number has 4 decimals and is busy/capacity rounded
+	python3 - "$@" <<'PY'
+import json, re, sys
+from fractions import Fraction
+path, win = sys.argv[1], int(sys.argv[2])
+busy = [(0, 991953672), (0, 500000000), (0, 1)]
+lines = open(path).read().splitlines()
+assert len(lines) == 10**9 // win, len(lines)
+for i, l in enumerate(lines):
+    nums = re.findall(r'"(?:total|uncategorized|[a-z-]+)":(-?[0-9.eE+]+)', l)
+    bad = [n for n in nums if not re.fullmatch(r"[0-9]+\.[0-9]{4}", n)]
+    assert not bad, (l, bad)
+    lo, hi = i * win, (i + 1) * win
+    ns = sum(max(0, min(hi, e) - max(lo, s)) for s, e in busy)
+    want = Fraction(ns * 100, win * 3)
+    got = Fraction(json.loads(l)["total"])
+    assert abs(got - want) <= Fraction(1, 2 * 10**4) + Fraction(1, 10**12), (l, float(want))
+PY
+}
+"$SCXPROF" extract sched util -f "$WORK/fmt.jsonl" --window-ms 1000 >"$WORK/f1000"
+check "util: 1 s window: 4 fixed decimals (49.7318), not float noise" \
+	grep -q '"total":49.7318,"uncategorized":49.7318,' "$WORK/f1000"
+check "util: 1 s window: every number has 4 decimals and is right" fmt_check "$WORK/f1000" 1000000000
+"$SCXPROF" extract sched util -f "$WORK/fmt.jsonl" --window-ms 1 >"$WORK/f1"
+check "util: 1 ms windows: same format (4 decimals), values right" fmt_check "$WORK/f1" 1000000
+check "util: 1 ms windows: window 990: 33.3333 (1 of 3 CPUs busy)" bash -c "sed -n 991p '$WORK/f1' | grep -q '\"total\":33.3333,'"
+check "util: fixed-decimal output valid against the schema" validate "$TOP/schemas/sched-util.schema.json" "$WORK/f1" --jsonl
 grep -v sched_switch "$FIX/upstream_hint_split.jsonl" >"$WORK/nosw.jsonl"
 "$SCXPROF" extract sched util -f "$WORK/nosw.jsonl" >/dev/null 2>"$WORK/ne"; rc=$?
 check "util: no sched_switch is an error" bash -c "[ $rc -eq 1 ] && grep -q 'no sched:sched_switch' '$WORK/ne'"
