@@ -56,6 +56,8 @@ static const char sched_stats_summary[] =
 	"Read sched JSONL and print per-key scheduling statistics (JSON): runtime,\n"
 	"utilization, voluntary/involuntary switches, wakeups, migrations and\n"
 	"wakeup-to-run latency (count, min, avg, p50, p99, max; exact percentiles).\n"
+	"A switch whose prev_pid is not the CPU's current task (a lost event) is a\n"
+	"broken chain: counted (broken_chains, -v lists them), its gap credited to nobody.\n"
 	"--by llc and --by node need --topology topology.json (written by record).";
 
 static int parse_enum(const char *cmd, const char *opt, const char *val, const char *a, const char *b, int *out)
@@ -249,11 +251,13 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 {
 	const char *file = NULL, *topo = NULL, *by = NULL;
 	long limit = 0;
+	int verbose = 0;
 	const struct opt opts[] = {
 		OPT_STRING('f', "file", &file, "FILE", "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)"),
 		OPT_STRING(0, "topology", &topo, "FILE", "topology.json (needed by --by llc and --by node)"),
 		OPT_STRING(0, "by", &by, "KEY", "thread (default), process, comm, cpu, llc or node"),
 		OPT_INT(0, "limit", &limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
+		OPT_COUNT('v', "verbose", &verbose, "broken switch chains (count, first ones) to stderr"),
 		OPT_END(),
 	};
 	struct sched_stats_opts o;
@@ -266,6 +270,7 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 	o.path = file;
 	o.topology = topo;
 	o.limit = limit;
+	o.verbose = verbose;
 	if (rc == 0 && by && sched_stats_parse_by(by, &o.by) < 0) {
 		fprintf(stderr, "scxprof %s: --by: '%s' is not thread, process, comm, cpu, llc or node\n", u->name, by);
 		rc = -1;
@@ -280,7 +285,7 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	if (!(in = open_input(u->name, file)))
 		return EXIT_ERROR;
-	rc = sched_stats_run(&o, in, stdout);
+	rc = sched_stats_run(&o, in, stdout, stderr);
 	if (in != stdin)
 		fclose(in);
 	if (rc < 0) {

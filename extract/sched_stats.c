@@ -34,7 +34,9 @@ struct thread {
 
 struct cpu {
 	bool seen, running;
+	bool chained;    /* a sched_switch said what runs here (cur_pid) */
 	int64_t cur;
+	int64_t cur_pid; /* the next_pid of the last switch, 0 when idle */
 	uint64_t since, last_seen;
 	struct acc a;
 };
@@ -46,6 +48,7 @@ struct stats {
 	size_t nthreads, capthreads;
 	struct cpu *cpus;
 	size_t ncpus;
+	struct sched_chain_breaks breaks;
 };
 
 struct row {
@@ -167,12 +170,44 @@ static void mark_wakeup(struct thread *t, uint64_t now)
 	}
 }
 
+static bool is_idle(int64_t pid, const char *comm)
+{
+	return pid == 0 || (comm && !strncmp(comm, "swapper", 7));
+}
+
+/*
+ * A switch whose prev is not what the CPU's last switch put there: an
+ * event is missing in between (seen for threads of PID 1, which perf also
+ * never shows switched out). Who ran in [since, now) is unknown, so the
+ * gap is credited to nobody: neither the thread the last switch put there
+ * (it would get the idle time after its lost switch-out) nor prev.
+ */
+static void chain_break(struct stats *s, const struct sched_event *ev, struct cpu *c, int64_t prev)
+{
+	struct sched_chain_breaks *b = &s->breaks;
+	uint64_t gap = c->running && ev->time_ns >= c->since ? ev->time_ns - c->since : 0;
+
+	if (b->count < SCHED_CHAIN_BREAKS_KEPT)
+		b->first[b->count] = (struct sched_chain_break){ev->cpu, ev->time_ns, c->cur_pid, prev, gap};
+	b->count++;
+	b->uncredited_ns += gap;
+	c->running = false;
+}
+
 static int on_switch(struct stats *s, const struct sched_event *ev, struct cpu *c)
 {
 	uint64_t now = ev->time_ns;
 	int64_t prev = ev->prev_pid >= 0 ? ev->prev_pid : ev->tid, next = ev->next_pid;
+	bool next_idle = next == 0 || (ev->next_comm && !strncmp(ev->next_comm, "swapper", 7));
 	struct thread *t;
 
+	if (c->chained && (is_idle(prev, ev->prev_comm) ? 0 : prev) != c->cur_pid) {
+		if (c->running && (t = u64map_get(&s->tmap, (uint64_t)c->cur)) && t->running_cpu == (int64_t)ev->cpu)
+			t->running_cpu = -1;
+		chain_break(s, ev, c, prev);
+	}
+	c->chained = next != INT64_MIN;
+	c->cur_pid = next_idle ? 0 : next;
 	if (c->running && now >= c->since) {
 		if (!(t = thread_get(s, c->cur)))
 			return -1;
@@ -197,7 +232,7 @@ static int on_switch(struct stats *s, const struct sched_event *ev, struct cpu *
 			t->running_cpu = -1;
 	}
 	c->running = false;
-	if (next == 0 || next == INT64_MIN || (ev->next_comm && !strncmp(ev->next_comm, "swapper", 7)))
+	if (next_idle || next == INT64_MIN)
 		return 0;
 	if (!(t = thread_get(s, next)) || set_comm(t, ev->next_comm) < 0)
 		return -1;
@@ -590,7 +625,22 @@ out:
 	return rc;
 }
 
-int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
+/* -v: the count and the first breaks, each with its uncredited gap. */
+static void log_breaks(FILE *log, const struct sched_chain_breaks *b)
+{
+	size_t i;
+
+	fprintf(log, "sched stats: %llu broken switch chains (a switch's prev_pid is not the task the CPU's last switch put there), %.3f ms credited to no thread\n",
+		(unsigned long long)b->count, (double)b->uncredited_ns / 1e6);
+	for (i = 0; i < b->count && i < SCHED_CHAIN_BREAKS_KEPT; i++)
+		fprintf(log, "  cpu %lld at %.6f s: prev_pid %lld, expected %lld; %.3f ms not credited\n",
+			(long long)b->first[i].cpu, (double)b->first[i].time_ns / 1e9, (long long)b->first[i].prev_pid,
+			(long long)b->first[i].expected_pid, (double)b->first[i].gap_ns / 1e6);
+	if (b->count > SCHED_CHAIN_BREAKS_KEPT)
+		fprintf(log, "  ... %llu more\n", (unsigned long long)(b->count - SCHED_CHAIN_BREAKS_KEPT));
+}
+
+int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out, FILE *log)
 {
 	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
 	struct stats s = {.o = o};
@@ -604,6 +654,8 @@ int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
 		goto out;
 	if (build_rows(&s, &rows, &nrows) < 0)
 		goto out;
+	if (o->verbose && log)
+		log_breaks(log, &s.breaks);
 	sort_by = o->by;
 	if (nrows)
 		qsort(rows, nrows, sizeof(*rows), cmp_row);
@@ -614,6 +666,11 @@ int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out)
 	jsonw_kv_u64(&w, "duration_ns", dur);
 	jsonw_kv_u64(&w, "cpu_count", cpu_count);
 	jsonw_kv_u64(&w, "keys_total", nrows);
+	jsonw_key(&w, "broken_chains");
+	jsonw_obj_open(&w);
+	jsonw_kv_u64(&w, "count", s.breaks.count);
+	jsonw_kv_u64(&w, "uncredited_ns", s.breaks.uncredited_ns);
+	jsonw_obj_close(&w);
 	jsonw_key(&w, "keys");
 	jsonw_arr_open(&w);
 	for (i = 0; i < shown; i++)
@@ -641,6 +698,7 @@ int sched_threads_read(FILE *in, const char *path, struct sched_threads *out)
 	memset(out, 0, sizeof(*out));
 	if (collect(&s, in, path, &out->duration_ns, &out->cpu_count) < 0)
 		goto out;
+	out->breaks = s.breaks;
 	if (!(out->v = calloc(s.nthreads ? s.nthreads : 1, sizeof(*out->v)))) {
 		scx_fail("out of memory");
 		goto out;

@@ -16,6 +16,10 @@
  * wakeup of a thread that is not running to the switch that runs it
  * (pending wakeups are dropped on sched_process_exit and _exec). Latency
  * percentiles are exact (nearest rank over all stored latencies).
+ *
+ * A broken switch chain (a sched_switch whose prev_pid is not the task the
+ * CPU's previous switch put there: an event was lost) is counted, and the
+ * time since that previous switch is credited to no thread and no CPU.
  */
 #ifndef SCX_EXTRACT_SCHED_STATS_H
 #define SCX_EXTRACT_SCHED_STATS_H
@@ -31,12 +35,28 @@ struct sched_stats_opts {
 	const char *topology; /* topology.json, required for llc and node */
 	enum sched_stats_by by;
 	long limit;           /* 0: all keys */
+	int verbose;          /* -v: broken switch chains on the log */
+};
+
+/* A sched_switch whose prev is not the CPU's current task. */
+struct sched_chain_break {
+	int64_t cpu;
+	uint64_t time_ns;
+	int64_t expected_pid, prev_pid; /* what the last switch put there (0: idle), what this one says */
+	uint64_t gap_ns;                /* since the last switch: credited to nobody */
+};
+
+#define SCHED_CHAIN_BREAKS_KEPT 5
+
+struct sched_chain_breaks {
+	uint64_t count, uncredited_ns;
+	struct sched_chain_break first[SCHED_CHAIN_BREAKS_KEPT];
 };
 
 /* "thread" ... "node" -> *by; -1 if unknown */
 int sched_stats_parse_by(const char *s, enum sched_stats_by *by);
-/* One JSON document on out. -1 with scx_fail. */
-int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out);
+/* One JSON document on out; with o->verbose, the chain breaks on log. -1 with scx_fail. */
+int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out, FILE *log);
 
 /* Per-thread results of the same pass, for extract mem -v. */
 struct sched_thread_stats {
@@ -52,6 +72,7 @@ struct sched_threads {
 	size_t n;
 	uint64_t duration_ns; /* first to last record */
 	size_t cpu_count;     /* CPUs with records */
+	struct sched_chain_breaks breaks;
 };
 
 /* Read a whole sched JSONL stream. -1 with scx_fail. */

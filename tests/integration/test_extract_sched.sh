@@ -10,6 +10,8 @@
 #   overlap.jsonl     worker-a and worker-a@hint=640 both match: error.
 #   stats_basic.jsonl wakeup latency (waking kept over the later wakeup),
 #                     R/R+ involuntary, migration, exit clears a pending wakeup.
+#   stats_break.jsonl two broken switch chains (prev_pid is not the CPU's
+#                     current task), values below worked out by hand.
 . "$(dirname "$0")/lib.sh"
 FIX="$TOP/tests/fixtures/sched"
 
@@ -111,6 +113,22 @@ for by in thread cpu; do
 	same_json "stats --by $by: hand-computed values" "$FIX/stats_basic.$by.expected.json" "$WORK/s.$by"
 	check "stats --by $by: valid against sched-stats.schema.json" validate "$TOP/schemas/sched-stats.schema.json" "$WORK/s.$by"
 done
+# broken switch chains (stats_break.jsonl): cpu 0 puts tid 10 on at 0 and its
+# next switch (1 ms) comes from idle; cpu 1 runs 30 and its next switch
+# (0.5 ms) says prev_pid 31. Neither gap is credited to anyone.
+"$SCXPROF" extract sched stats -v -f "$FIX/stats_break.jsonl" >"$WORK/sb" 2>"$WORK/sbe"
+check "stats: broken chains counted in the JSON, 1.5 ms uncredited" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["broken_chains"]=={"count":2,"uncredited_ns":1500000}, d' "$WORK/sb"
+check "stats: the gap after a break is credited to neither thread (10: 0 ns, was 1 ms at 0 switches; 31: 0 ns)" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); k={x["thread"]:(x["runtime_ns"],x["switches"]["total"]) for x in d["keys"]}
+assert k=={20:(500000,1),30:(200000,0),10:(0,0),31:(0,1)}, k' "$WORK/sb"
+check "stats: broken chains output valid against the schema" validate "$TOP/schemas/sched-stats.schema.json" "$WORK/sb"
+check "stats -v: the count and each break" bash -c "grep -q '^sched stats: 2 broken switch chains .* 1.500 ms credited to no thread\$' '$WORK/sbe' &&
+	grep -qx '  cpu 1 at 0.000500 s: prev_pid 31, expected 30; 0.500 ms not credited' '$WORK/sbe' &&
+	grep -qx '  cpu 0 at 0.001000 s: prev_pid 0, expected 10; 1.000 ms not credited' '$WORK/sbe'"
+"$SCXPROF" extract sched stats -f "$FIX/stats_break.jsonl" --by cpu >"$WORK/sbc" 2>"$WORK/sbce"
+check "stats --by cpu: no break runtime on the CPUs either; no -v text without -v" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); k={x["cpu"]:x["runtime_ns"] for x in d["keys"]}
+assert k=={0:500000,1:200000}, k; assert open(sys.argv[2]).read()=="", "stderr"' "$WORK/sbc" "$WORK/sbce"
 "$SCXPROF" extract sched stats -f "$FIX/stats_basic.jsonl" --by process --limit 1 >"$WORK/sp"
 check "stats --by process --limit 1: pid 100 = threads 100+200" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["keys"]; assert d["keys_total"]==3 and len(k)==1 and k[0]["process"]==100 and k[0]["runtime_ns"]==900000 and k[0]["latency_ns"]["count"]==2, d' "$WORK/sp"
 "$SCXPROF" extract sched stats -f "$FIX/stats_basic.jsonl" --by llc --topology "$TOP/tests/fixtures/extract/topology-8cpu-2llc.json" >"$WORK/sl"
