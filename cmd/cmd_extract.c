@@ -116,6 +116,7 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 	o->share_threshold = -1;
 	o->max_cell_cpus = (double)a->max_cell_cpus;
 	o->max_keys = (size_t)a->evidence_keys;
+	o->max_names = (size_t)a->max_names;
 	o->stop = (volatile int *)&scx_interrupted;
 	o->sched_path = sched_next_to(a);
 	if (a->cluster && parse_enum(cmd, "--cluster", a->cluster, "comm", "sharing", &cluster) < 0)

@@ -23,6 +23,7 @@ struct extract_args {
 	int verbose;
 	long max_cell_cpus;
 	long evidence_keys;
+	long max_names;
 };
 
 /* The option-table entries of every extract mem option but -f (a: a struct extract_args; vhelp: -v's help). */
@@ -40,6 +41,9 @@ struct extract_args {
 		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \
 	OPT_STRING(0, "sched", &(a).sched, "FILE",                                                                   \
 		   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl next to -f FILE, if not empty)"), \
+	OPT_INT(0, "max-names", &(a).max_names, "K",                                                                 \
+		"names counted per group: more than 1/(K+1) of a group's samples is never folded (default 1024)",  \
+		20, 1L << 24),                                                                                       \
 	OPT_INT(0, "evidence-keys", &(a).evidence_keys, "N",                                                         \
 		"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32)
 

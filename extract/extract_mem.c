@@ -34,6 +34,7 @@ static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
 	ao->evidence = o->cluster == CLUSTER_SHARING;
 	ao->line_granularity = o->line_granularity;
 	ao->max_keys = o->max_keys;
+	ao->max_names = o->max_names;
 	ao->track_tids = o->sched_path != NULL;
 }
 

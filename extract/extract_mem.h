@@ -55,6 +55,7 @@ struct extract_mem_opts {
 	double share_threshold;   /* < 0: SHARE_THRESHOLD_DEFAULT */
 	double max_cell_cpus;     /* <= 0: largest LLC (topology.json or host) */
 	size_t max_keys;          /* evidence budget, 0: default */
+	size_t max_names;         /* names counted per group (k), 0: default */
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
 	volatile int *stop;       /* polled; set to interrupt */
 	const struct extract_mem_observer *observer; /* may be NULL */

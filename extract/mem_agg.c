@@ -1,7 +1,7 @@
 /*
  * mem_agg.c - the streaming side of extract mem (see mem_agg.h): cgroup
- * classification with a per-path cache, per-group comm and hint counts,
- * and the bounded per-unit page evidence.
+ * classification with a per-path cache, per-group comm and hint counts
+ * under the per-group name bound, and the bounded per-unit page evidence.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "extract/mem_agg.h"
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/mem_groups.h"
 #include "lib/error.h"
 
 int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
@@ -22,6 +23,8 @@ int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 	a->o = *o;
 	if (!a->o.max_keys)
 		a->o.max_keys = MEM_AGG_DEFAULT_MAX_KEYS;
+	if (!a->o.max_names)
+		a->o.max_names = MEM_AGG_DEFAULT_MAX_NAMES;
 	a->workload_len = strlen(o->workload);
 	strmap_init(&a->group_index);
 	strmap_init(&a->cgroup_cache);
@@ -67,6 +70,9 @@ void mem_agg_free(struct mem_agg *a)
 		free(a->groups[g].comms);
 		free(a->groups[g].key);
 		strmap_free(&a->groups[g].comm_index);
+		strmap_free(&a->groups[g].name_index);
+		free(a->groups[g].names);
+		mg_free(&a->groups[g].mg);
 	}
 	free(a->groups);
 	strmap_free(&a->group_index);
@@ -127,6 +133,8 @@ static long group_by_key(struct mem_agg *a, const char *key, size_t len)
 	g->key_len = len;
 	g->kind = kind_of(a, key, len);
 	strmap_init(&g->comm_index);
+	strmap_init(&g->name_index);
+	mg_init(&g->mg, a->o.max_names);
 	return (long)a->nr_groups++;
 }
 
@@ -168,17 +176,95 @@ static long group_of(struct mem_agg *a, const char *cgroup, size_t len)
 	return g;
 }
 
-static struct comm_rec *comm_of(struct group_rec *g, const char *comm, size_t len)
+static size_t comm_rec_keys(const struct comm_rec *c)
 {
-	int inserted;
-	struct strmap_slot *s = strmap_get_or_add(&g->comm_index, comm, len, g->nr_comms, &inserted);
-	struct comm_rec *c;
+	size_t h, n = 0;
 
-	if (!s)
-		return NULL;
-	if (!inserted)
-		return &g->comms[s->index];
+	for (h = 0; h < c->nr_hints; h++)
+		n += c->hints[h].pages.len;
+	return n;
+}
+
+/* The group's comm and name maps after a round moved their entries. */
+static int rebuild_comm_index(struct group_rec *g)
+{
+	size_t i;
+	int inserted;
+
+	strmap_free(&g->comm_index);
+	for (i = 0; i < g->nr_comms; i++)
+		if (!g->comms[i].folded &&
+		    !strmap_get_or_add(&g->comm_index, g->comms[i].comm, g->comms[i].len, i, &inserted))
+			return -1;
+	return 0;
+}
+
+static int rebuild_name_index(struct group_rec *g, const size_t *remap)
+{
+	struct strmap old = g->name_index;
+	size_t i;
+	int inserted, rc = 0;
+
+	strmap_init(&g->name_index);
+	for (i = 0; i < old.cap && !rc; i++)
+		if (old.slots[i].key && remap[old.slots[i].index] != SIZE_MAX &&
+		    !strmap_get_or_add(&g->name_index, old.slots[i].key, old.slots[i].len, remap[old.slots[i].index],
+				       &inserted))
+			rc = -1;
+	strmap_free(&old);
+	return rc;
+}
+
+/*
+ * A Misra-Gries round on the group's names (see heavy_hitters.h): the
+ * evicted names go with all their comm_recs, hints and evidence; their
+ * samples stay in the group's count and are added to folded_samples.
+ */
+static int fold_names(struct mem_agg *a, struct group_rec *g)
+{
+	size_t old_n = g->mg.n, *remap = malloc(old_n * sizeof(*remap)), i, kept = 0;
+	int rc;
+
+	if (!remap)
+		return scx_fail("out of memory (folding names)");
+	mg_round(&g->mg, remap);
+	for (i = 0; i < g->nr_comms; i++) {
+		struct comm_rec *c = &g->comms[i];
+
+		if (remap[c->name] == SIZE_MAX) {
+			g->folded_samples += c->count;
+			a->nr_keys -= comm_rec_keys(c);
+			comm_rec_free(c);
+			continue;
+		}
+		c->name = remap[c->name];
+		g->comms[kept++] = *c;
+	}
+	memset(g->comms + kept, 0, (g->nr_comms - kept) * sizeof(*g->comms));
+	g->nr_comms = kept;
+	/* remap keeps the order, so names move down in place */
+	for (i = 0; i < old_n; i++)
+		if (remap[i] != SIZE_MAX)
+			g->names[remap[i]] = g->names[i];
+	for (i = 0; i < g->mg.n; i++)
+		g->names[i].folded = 0;
+	for (i = 0; i < g->nr_comms; i++)
+		if (g->comms[i].folded)
+			g->names[g->comms[i].name].folded = i + 1;
+	rc = rebuild_comm_index(g) < 0 || rebuild_name_index(g, remap) < 0 ? -1 : 0;
+	free(remap);
+	return rc;
+}
+
+/* A new comm_rec for (the name at index name) in the group; NULL on OOM. */
+static struct comm_rec *new_comm(struct group_rec *g, const char *comm, size_t len, size_t name, bool folded)
+{
+	struct comm_rec *c;
+	int inserted;
+
 	if (grow((void **)&g->comms, &g->cap_comms, g->nr_comms + 1, sizeof(*g->comms)) < 0)
+		return NULL;
+	if (!folded && !strmap_get_or_add(&g->comm_index, comm, len, g->nr_comms, &inserted))
 		return NULL;
 	c = &g->comms[g->nr_comms++];
 	c->comm = malloc(len + 1);
@@ -189,7 +275,66 @@ static struct comm_rec *comm_of(struct group_rec *g, const char *comm, size_t le
 	memcpy(c->comm, comm, len);
 	c->comm[len] = '\0';
 	c->len = len;
+	c->name = name;
+	c->folded = folded;
 	u64cnt_init(&c->hint_index);
+	if (folded)
+		g->names[name].folded = g->nr_comms;
+	else
+		g->names[name].nr_concretes++;
+	return c;
+}
+
+/* The index of a new name (after a fold round when the table is full); -1 on OOM. */
+static long new_name(struct mem_agg *a, struct group_rec *g, const char *name, size_t len)
+{
+	int inserted;
+	long i;
+
+	if (mg_full(&g->mg) && fold_names(a, g) < 0)
+		return -1;
+	if ((i = mg_admit(&g->mg)) < 0)
+		return -1;
+	if (grow((void **)&g->names, &g->cap_names, (size_t)i + 1, sizeof(*g->names)) < 0 ||
+	    !strmap_get_or_add(&g->name_index, name, len, (size_t)i, &inserted)) {
+		g->mg.n--;
+		return -1;
+	}
+	memset(&g->names[i], 0, sizeof(g->names[i]));
+	return i;
+}
+
+/*
+ * The comm_rec a sample of comm counts in, with its name's counter
+ * already incremented: its own, or when its name already has
+ * MEM_AGG_CONCRETES_MAX concretes the name's folded one.
+ */
+static struct comm_rec *comm_of(struct mem_agg *a, struct group_rec *g, const char *comm, size_t len)
+{
+	struct strmap_slot *s = strmap_find(&g->comm_index, comm, len);
+	struct comm_rec *c;
+	size_t n;
+	long name;
+
+	if (s) {
+		c = &g->comms[s->index];
+		mg_count(&g->mg, c->name, 1);
+		return c;
+	}
+	n = normalize_comm(comm, len);
+	s = strmap_find(&g->name_index, comm, n);
+	if (s)
+		name = (long)s->index;
+	else if ((name = new_name(a, g, comm, n)) < 0)
+		return NULL;
+	if (g->names[name].nr_concretes < MEM_AGG_CONCRETES_MAX)
+		c = new_comm(g, comm, len, (size_t)name, false);
+	else if (g->names[name].folded)
+		c = &g->comms[g->names[name].folded - 1];
+	else
+		c = new_comm(g, comm, n, (size_t)name, true);
+	if (c)
+		mg_count(&g->mg, (size_t)name, 1);
 	return c;
 }
 
@@ -283,7 +428,7 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 
 	if (gi < 0)
 		return -1;
-	if (!(c = comm_of(&a->groups[gi], s->comm, s->comm_len)) || !(h = hint_of(c, s->hint)))
+	if (!(c = comm_of(a, &a->groups[gi], s->comm, s->comm_len)) || !(h = hint_of(c, s->hint)))
 		return -1;
 	a->groups[gi].count++;
 	c->count++;

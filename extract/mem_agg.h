@@ -12,6 +12,20 @@
  * key space for every unit, so overlaps stay comparable). Memory therefore
  * depends on the number of distinct cgroups/comms/hints and on max_keys,
  * never on the number of samples.
+ *
+ * Names are bounded per group too. Each group counts its normalized comms
+ * (the names units are made of) with Misra-Gries counters
+ * (extract/heavy_hitters.h, k = max_names): when 2k names are live, a
+ * round evicts at least k of them with all their comms, hints and
+ * evidence ("folded": their samples still count in the group's total, so
+ * they end in the cell's rest subcell). A name with more than 1/(k+1) of
+ * its group's samples is never folded, and a kept name's count is short by
+ * at most the group's decrements before it was admitted; names admitted
+ * before the first fold are exact. A name keeps its first
+ * MEM_AGG_CONCRETES_MAX concrete comms; later ones share one folded
+ * comm_rec, so the name's counts, hints and evidence stay exact.
+ * docs/clustering.md ("Bounded names") has the proof that no unit above
+ * the 5% threshold is lost.
  */
 #ifndef SCX_EXTRACT_MEM_AGG_H
 #define SCX_EXTRACT_MEM_AGG_H
@@ -21,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "extract/heavy_hitters.h"
 #include "extract/jsonl_scan.h"
 #include "extract/maps.h"
 
@@ -38,7 +53,18 @@ struct comm_rec {
 	struct hint_rec *hints;
 	size_t nr_hints, cap_hints, last_hint;
 	struct u64cnt hint_index; /* hint -> index in hints */
+	size_t name;              /* index of its name in the group's names */
+	bool folded;              /* stands for its name's concretes beyond the cap */
 };
+
+/* A normalized comm of a group; parallel to the group's name counters. */
+struct name_rec {
+	size_t nr_concretes; /* concrete comm_recs (not the folded one) */
+	size_t folded;       /* index of the folded comm_rec + 1, 0: none */
+};
+
+#define MEM_AGG_CONCRETES_MAX 8
+#define MEM_AGG_CONCRETES_MAX_STR "8"
 
 struct group_rec {
 	char *key;
@@ -47,7 +73,12 @@ struct group_rec {
 	uint64_t count;
 	struct comm_rec *comms;
 	size_t nr_comms, cap_comms;
-	struct strmap comm_index;
+	struct strmap comm_index;   /* concrete comm -> comms index (not the folded ones) */
+	struct name_rec *names;     /* parallel to mg */
+	size_t cap_names;
+	struct strmap name_index;   /* normalized comm -> names index */
+	struct mg_counters mg;      /* samples per name, Misra-Gries */
+	uint64_t folded_samples;    /* samples the folded names had been counted with */
 };
 
 struct mem_agg_opts {
@@ -57,9 +88,11 @@ struct mem_agg_opts {
 	bool line_granularity;    /* 64-byte lines instead of pages */
 	size_t max_keys;          /* evidence budget over all units (0: default) */
 	bool track_tids;          /* keep tid -> group/hint (extract mem's sched stats) */
+	size_t max_names;         /* k of each group's name counters (0: default) */
 };
 
 #define MEM_AGG_DEFAULT_MAX_KEYS ((size_t)1 << 20)
+#define MEM_AGG_DEFAULT_MAX_NAMES ((size_t)1024)
 
 struct mem_agg {
 	struct mem_agg_opts o;

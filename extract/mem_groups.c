@@ -39,13 +39,13 @@ static int append(void **arr, size_t *n, const void *elem, size_t size)
 
 static int add_comm_rec(struct norm_comm *nc, const struct comm_rec *c, struct comm_ref ref)
 {
-	struct name_count con = {c->comm, c->count};
+	struct name_count con = {c->comm, c->count, c->folded};
 	size_t i;
 
 	nc->count += c->count;
 	if (append((void **)&nc->srcs, &nc->nr_srcs, &ref, sizeof(ref)) < 0)
 		return -1;
-	for (i = 0; i < nc->nr_concretes && strcmp(nc->concretes[i].name, c->comm); i++)
+	for (i = 0; i < nc->nr_concretes && (nc->concretes[i].folded != c->folded || strcmp(nc->concretes[i].name, c->comm)); i++)
 		;
 	if (i < nc->nr_concretes)
 		nc->concretes[i].count += c->count;

@@ -22,6 +22,7 @@
 struct name_count {
 	char *name;
 	uint64_t count;
+	bool folded; /* the concretes beyond MEM_AGG_CONCRETES_MAX of a name (name: the normalized comm) */
 };
 
 struct hint_count {

@@ -41,8 +41,22 @@ static void write_comm(FILE *f, const struct norm_comm *c, uint64_t total, int v
 		write_hints(f, c, verbosity);
 	if (verbosity >= 2 && c->nr_concretes > 1)
 		for (i = 0; i < c->nr_concretes; i++)
-			fprintf(f, "    %s: %llu (%.2f%%)\n", c->concretes[i].name,
+			fprintf(f, "    %s%s: %llu (%.2f%%)\n", c->concretes[i].name,
+				c->concretes[i].folded ? " (comms after the first " MEM_AGG_CONCRETES_MAX_STR ", together)" : "",
 				(unsigned long long)c->concretes[i].count, pct(c->concretes[i].count, c->count));
+}
+
+/*
+ * Names the group's Misra-Gries table evicted (mem_agg.h): how many, with
+ * how many samples, and the bound that makes it safe.
+ */
+static void write_folded(FILE *f, const struct group_rec *g)
+{
+	if (!g->mg.evicted)
+		return;
+	fprintf(f, "  folded %llu names with %llu samples (%.2f%%) into rest: names above %llu samples (1/%zu of the group) are never folded; a count above may be short by at most that\n",
+		(unsigned long long)g->mg.evicted, (unsigned long long)g->folded_samples, pct(g->folded_samples, g->count),
+		(unsigned long long)g->mg.decrements, g->mg.k + 1);
 }
 
 static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity, bool use_hints)
@@ -68,6 +82,7 @@ static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity
 		fprintf(f, "  ... %zu more below 1%%\n", skipped);
 	if (merged)
 		fprintf(f, "  * trailing numeric suffixes merged\n");
+	write_folded(f, &a->groups[g]);
 	comm_summary_free(&s);
 	return 0;
 }

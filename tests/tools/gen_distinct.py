@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""gen_distinct.py - perf.jsonl with many distinct comms and a few heavy ones.
+
+Every line is one sample in the allotment cgroup (a tenth in the workload
+cgroup, a tenth in rest). The heavy comms (HEAVY, fraction of the lines,
+interleaved over the whole input) share pages in pairs so sharing
+clustering has something to merge; every other line has a comm never seen
+before ("t" + a counter in letters, so it is its own normalized name) and
+a random page. extract mem's name table must keep the heavy ones exactly
+whatever the number of distinct comms. Written fast (one format string),
+so the bench can make millions of lines.
+"""
+import argparse
+import random
+import sys
+
+HEAVY = [  # comm, share of the lines, hint, page pool
+    ("web1", 0.07, 1, 0), ("web2", 0.07, 2, 0),  # one unit "web" (suffixes merged), two hints
+    ("db", 0.10, 0, 1), ("redis7", 0.08, 0, 1),
+    ("cache", 0.06, 0, 2),
+]
+LINE = ('{"comm":"%s","tid":%d,"pid":%d,"time":"%d","addr":"0","cgroup":"%s","ip":"0","sym":"s",'
+        '"dso":"d","phys_addr":"%x","data_page_size":4096,"hint":%d}\n')
+CGROUPS = ["/workload.slice/workload-tw-a.allotment.slice"] * 8 + ["/workload.slice/x.service", "/system.slice/y"]
+
+
+def letters(i):
+    s = ""
+    while True:
+        s = chr(ord("a") + i % 26) + s
+        i = i // 26 - 1
+        if i < 0:
+            return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--lines", type=int, default=100000)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    rnd = random.Random(a.seed)
+    cum, acc = [], 0.0
+    for h in HEAVY:
+        acc += h[1]
+        cum.append(acc)
+    distinct = 0
+    with open(a.out, "w") if a.out != "-" else sys.stdout as f:
+        out = []
+        for i in range(a.lines):
+            cg = CGROUPS[i % len(CGROUPS)]
+            r = rnd.random()
+            for j, c in enumerate(cum):
+                if r < c:
+                    comm, _, hint, pool = HEAVY[j]
+                    page = 0x100000 * (pool + 1) + rnd.randrange(64)
+                    out.append(LINE % (comm, 100 + j, 100 + j, i, cg, page << 12, hint))
+                    break
+            else:
+                distinct += 1
+                out.append(LINE % ("t" + letters(distinct), 1000 + distinct % 30000, 1000, i, cg,
+                                   (0x10000000 + rnd.randrange(1 << 24)) << 12, 0))
+            if len(out) >= 4096:
+                f.write("".join(out))
+                out = []
+        f.write("".join(out))
+    print(f"{a.lines} lines, {distinct} distinct comms", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
