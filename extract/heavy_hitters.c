@@ -67,8 +67,8 @@ static void swap_u64(uint64_t *a, uint64_t *b)
 	*b = t;
 }
 
-/* The r-th largest (0-based) of v[0..n), reordering v (three-way quickselect). */
-static uint64_t select_desc(uint64_t *v, size_t n, size_t r)
+/* Three-way quickselect with a median-of-three pivot. */
+uint64_t mg_select_desc(uint64_t *v, size_t n, size_t r)
 {
 	size_t lo = 0, hi = n;
 
@@ -107,7 +107,7 @@ size_t mg_round(struct mg_counters *m, size_t *remap)
 		return 0;
 	}
 	memcpy(m->scratch, m->c, m->n * sizeof(*m->c));
-	delta = select_desc(m->scratch, m->n, m->k);
+	delta = mg_select_desc(m->scratch, m->n, m->k);
 	for (i = 0; i < m->n; i++) {
 		if (m->c[i] <= delta) {
 			remap[i] = SIZE_MAX;

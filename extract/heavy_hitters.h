@@ -56,6 +56,9 @@ static inline void mg_count(struct mg_counters *m, size_t i, uint64_t w)
 	m->c[i] += w;
 }
 
+/* The r-th largest (0-based) of v[0..n), n > r; reorders v. */
+uint64_t mg_select_desc(uint64_t *v, size_t n, size_t r);
+
 /*
  * One round (see above). remap (n entries) gets each old index's new
  * index, or SIZE_MAX when evicted. Returns the number evicted.

@@ -171,6 +171,8 @@ static long group_of(struct mem_agg *a, const char *cgroup, size_t len)
 	g = classify(a, cgroup, len);
 	if (g < 0)
 		return -1;
+	if (a->cgroup_cache.len >= MEM_AGG_CGROUP_CACHE_MAX) /* only a cache: start over */
+		strmap_free(&a->cgroup_cache);
 	if (!strmap_get_or_add(&a->cgroup_cache, cgroup, len, (size_t)g, &inserted))
 		return -1;
 	return g;
@@ -338,25 +340,105 @@ static struct comm_rec *comm_of(struct mem_agg *a, struct group_rec *g, const ch
 	return c;
 }
 
-static struct hint_rec *hint_of(struct comm_rec *c, uint64_t hint)
+/* Add src's evidence to dst's; a->nr_keys follows. -1 on OOM. */
+static int merge_pages(struct mem_agg *a, struct u64cnt *dst, const struct u64cnt *src)
+{
+	size_t pos = 0, before = dst->len;
+	uint64_t k, v, *slot;
+
+	while (u64cnt_next(src, &pos, &k, &v)) {
+		if (!(slot = u64cnt_slot(dst, k)))
+			return -1;
+		*slot += v;
+	}
+	a->nr_keys = a->nr_keys + (dst->len - before) - src->len;
+	return 0;
+}
+
+/*
+ * A Misra-Gries round on the comm's hints (heavy_hitters.h's rule; a
+ * hint's counter is count + since - decrements, which is what the
+ * decrements since its admission left of its count). Evicted hints are
+ * added to the "other" hint_rec: the comm's count and evidence stay whole.
+ */
+static int fold_hints(struct mem_agg *a, struct comm_rec *c)
+{
+	uint64_t *v = malloc(c->nr_hints * sizeof(*v)), delta;
+	size_t i, n = 0, kept = 0, other;
+	int rc = 0;
+
+	if (!v)
+		return scx_fail("out of memory (folding hints)");
+	for (i = 0; i < c->nr_hints; i++)
+		if (!c->hints[i].other)
+			v[n++] = c->hints[i].count + c->hints[i].since - c->hint_decrements;
+	delta = mg_select_desc(v, n, MEM_AGG_HINTS_K);
+	free(v);
+	if (!c->other_hint) {
+		if (grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
+			return -1;
+		memset(&c->hints[c->nr_hints], 0, sizeof(*c->hints));
+		c->hints[c->nr_hints].other = true;
+		c->other_hint = ++c->nr_hints;
+	}
+	other = c->other_hint - 1;
+	for (i = 0; i < c->nr_hints; i++) {
+		struct hint_rec *h = &c->hints[i];
+
+		if (!h->other && h->count + h->since - c->hint_decrements <= delta) {
+			c->hints[other].count += h->count;
+			if (!rc)
+				rc = merge_pages(a, &c->hints[other].pages, &h->pages);
+			u64cnt_free(&h->pages);
+			c->hints_folded++;
+			continue;
+		}
+		if (h->other)
+			c->other_hint = kept + 1;
+		if (i == other)
+			other = kept;
+		c->hints[kept++] = *h;
+	}
+	c->nr_hints = kept;
+	c->hint_decrements += delta;
+	c->last_hint = c->other_hint == 1 ? (kept > 1) : 0;
+	u64cnt_free(&c->hint_index);
+	for (i = 0; i < c->nr_hints && !rc; i++) {
+		uint64_t *idx;
+
+		if (c->hints[i].other)
+			continue;
+		if (!(idx = u64cnt_slot(&c->hint_index, c->hints[i].hint)))
+			rc = -1;
+		else
+			*idx = i;
+	}
+	return rc;
+}
+
+static struct hint_rec *hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t hint)
 {
 	uint64_t *idx;
 	struct hint_rec *h;
 
-	if (c->nr_hints && c->hints[c->last_hint].hint == hint)
+	if (c->nr_hints && c->hints[c->last_hint].hint == hint && !c->hints[c->last_hint].other)
 		return &c->hints[c->last_hint];
 	idx = u64cnt_find(&c->hint_index, hint);
 	if (idx) {
 		c->last_hint = (size_t)*idx;
 		return &c->hints[*idx];
 	}
+	if (c->nr_hints - (c->other_hint != 0) >= 2 * MEM_AGG_HINTS_K && fold_hints(a, c) < 0)
+		return NULL;
 	if (grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
 		return NULL;
 	if (!(idx = u64cnt_slot(&c->hint_index, hint)))
 		return NULL;
 	*idx = c->nr_hints;
 	h = &c->hints[c->nr_hints];
+	memset(h, 0, sizeof(*h));
 	h->hint = hint;
+	h->since = c->hint_decrements;
 	u64cnt_init(&h->pages);
 	c->last_hint = c->nr_hints++;
 	return h;
@@ -428,7 +510,7 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 
 	if (gi < 0)
 		return -1;
-	if (!(c = comm_of(a, &a->groups[gi], s->comm, s->comm_len)) || !(h = hint_of(c, s->hint)))
+	if (!(c = comm_of(a, &a->groups[gi], s->comm, s->comm_len)) || !(h = hint_of(a, c, s->hint)))
 		return -1;
 	a->groups[gi].count++;
 	c->count++;

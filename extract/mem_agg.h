@@ -23,7 +23,10 @@
  * at most the group's decrements before it was admitted; names admitted
  * before the first fold are exact. A name keeps its first
  * MEM_AGG_CONCRETES_MAX concrete comms; later ones share one folded
- * comm_rec, so the name's counts, hints and evidence stay exact.
+ * comm_rec, so the name's counts, hints and evidence stay exact. The
+ * hints of a comm_rec are Misra-Gries counted too (k = MEM_AGG_HINTS_K,
+ * the counter derived as count + since - decrements); evicted hints are
+ * added to its one "other" hint_rec, which is never a unit of its own.
  * docs/clustering.md ("Bounded names") has the proof that no unit above
  * the 5% threshold is lost.
  */
@@ -44,6 +47,8 @@ enum group_kind { GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST };
 struct hint_rec {
 	uint64_t hint, count;
 	struct u64cnt pages; /* evidence key -> summed weight */
+	uint64_t since;      /* the comm's hint decrements when it was admitted */
+	bool other;          /* the folded hints of the comm together (hint is 0) */
 };
 
 struct comm_rec {
@@ -55,6 +60,10 @@ struct comm_rec {
 	struct u64cnt hint_index; /* hint -> index in hints */
 	size_t name;              /* index of its name in the group's names */
 	bool folded;              /* stands for its name's concretes beyond the cap */
+	/* hints are bounded the same way (k = MEM_AGG_HINTS_K), evicted ones
+	 * go to one "other" hint_rec so the comm's counts and evidence stay whole */
+	uint64_t hint_decrements, hints_folded;
+	size_t other_hint;        /* index of the other hint_rec + 1, 0: none */
 };
 
 /* A normalized comm of a group; parallel to the group's name counters. */
@@ -63,8 +72,10 @@ struct name_rec {
 	size_t folded;       /* index of the folded comm_rec + 1, 0: none */
 };
 
-#define MEM_AGG_CONCRETES_MAX 8
-#define MEM_AGG_CONCRETES_MAX_STR "8"
+#define MEM_AGG_CONCRETES_MAX 4
+#define MEM_AGG_CONCRETES_MAX_STR "4"
+#define MEM_AGG_HINTS_K 32
+#define MEM_AGG_CGROUP_CACHE_MAX 4096 /* cgroup paths remembered (classification cache) */
 
 struct group_rec {
 	char *key;

@@ -52,9 +52,9 @@ static int add_comm_rec(struct norm_comm *nc, const struct comm_rec *c, struct c
 	else if (append((void **)&nc->concretes, &nc->nr_concretes, &con, sizeof(con)) < 0)
 		return -1;
 	for (size_t h = 0; h < c->nr_hints; h++) {
-		struct hint_count hc = {c->hints[h].hint, c->hints[h].count};
+		struct hint_count hc = {c->hints[h].hint, c->hints[h].count, c->hints[h].other};
 
-		for (i = 0; i < nc->nr_hints && nc->hints[i].hint != hc.hint; i++)
+		for (i = 0; i < nc->nr_hints && (nc->hints[i].other != hc.other || nc->hints[i].hint != hc.hint); i++)
 			;
 		if (i < nc->nr_hints)
 			nc->hints[i].count += hc.count;
@@ -151,14 +151,14 @@ static int hint_by_count(const void *x, const void *y)
 {
 	const struct hint_count *a = x, *b = y;
 
-	return cmp_u64_desc(a->count, b->count) ?: (a->hint > b->hint) - (a->hint < b->hint);
+	return (int)a->other - (int)b->other ?: cmp_u64_desc(a->count, b->count) ?: (a->hint > b->hint) - (a->hint < b->hint);
 }
 
 static int hint_by_value(const void *x, const void *y)
 {
 	const struct hint_count *a = x, *b = y;
 
-	return (a->hint > b->hint) - (a->hint < b->hint);
+	return (int)a->other - (int)b->other ?: (a->hint > b->hint) - (a->hint < b->hint);
 }
 
 static void sort_summary(struct comm_summary *s, int (*comms)(const void *, const void *),
@@ -254,7 +254,7 @@ int upstream_units(const struct comm_summary *s, bool use_hints, struct unit_lis
 			continue;
 		if (use_hints && c->nr_hints > 1) {
 			for (h = 0; h < c->nr_hints; h++) {
-				if (!is_significant(c->hints[h].count, c->count))
+				if (c->hints[h].other || !is_significant(c->hints[h].count, c->count))
 					continue;
 				split = true;
 				if (add_unit(out, c, true, c->hints[h].hint, c->hints[h].count) < 0)

@@ -27,6 +27,7 @@ struct name_count {
 
 struct hint_count {
 	uint64_t hint, count;
+	bool other; /* hints folded by the name bound (mem_agg.h): never a unit */
 };
 
 struct comm_ref {

@@ -21,7 +21,9 @@ static void write_hints(FILE *f, const struct norm_comm *c, int verbosity)
 	for (h = 0; h < c->nr_hints; h++) {
 		double p = pct(c->hints[h].count, c->count);
 
-		if (verbosity >= 2 || p > 1.0)
+		if (c->hints[h].other)
+			fprintf(f, "    folded hints: %llu (%.2f%%)\n", (unsigned long long)c->hints[h].count, p);
+		else if (verbosity >= 2 || p > 1.0)
 			fprintf(f, "    hint=%llu: %llu (%.2f%%)\n", (unsigned long long)c->hints[h].hint,
 				(unsigned long long)c->hints[h].count, p);
 		else
@@ -54,7 +56,7 @@ static void write_folded(FILE *f, const struct group_rec *g)
 {
 	if (!g->mg.evicted)
 		return;
-	fprintf(f, "  folded %llu names with %llu samples (%.2f%%) into rest: names above %llu samples (1/%zu of the group) are never folded; a count above may be short by at most that\n",
+	fprintf(f, "  folded %llu names with %llu samples (%.2f%%) into rest: names above %llu samples (at most 1/%zu of the group) are never folded; a count above may be short by at most that\n",
 		(unsigned long long)g->mg.evicted, (unsigned long long)g->folded_samples, pct(g->folded_samples, g->count),
 		(unsigned long long)g->mg.decrements, g->mg.k + 1);
 }

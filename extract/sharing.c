@@ -85,7 +85,7 @@ int evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evide
 		const struct comm_rec *c = &a->groups[u->comm->srcs[s].group].comms[u->comm->srcs[s].comm];
 
 		for (h = 0; h < c->nr_hints && !rc; h++)
-			if (!u->by_hint || c->hints[h].hint == u->hint)
+			if (!u->by_hint || (c->hints[h].hint == u->hint && !c->hints[h].other))
 				rc = add_hint_pages(&acc, &c->hints[h]);
 	}
 	if (!rc)
