@@ -4,6 +4,9 @@
 # and 5M), both
 # clustering modes, median of 3. Peak RSS must not grow with the sample
 # count. Targets (issue): >= 1M samples/s, RSS < 200 MB at 5M.
+# Then 2M lines with 2M distinct comms (tests/tools/gen_distinct.py with
+# every line a fresh comm): peak RSS must stay <= 200 MB at default
+# settings (the per-group name bound), and its ratio to the 1M planted run.
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +17,7 @@ echo "== extract mem: throughput and peak RSS (median of 3)"
 # 16 planted units x 12500 samples (--samples is per unit) = 200k lines,
 # repeated: throughput and memory only need the size
 python3 "$top/tests/tools/gen_planted.py" --samples 12500 --seed 1 "$w/200k.jsonl" >/dev/null
+python3 "$top/tests/tools/gen_distinct.py" --lines 2000000 --heavy-share 0 "$w/2m-distinct.jsonl"
 for i in 1 2 3 4 5; do cat "$w/200k.jsonl"; done >"$w/1m.jsonl"
 for i in 1 2 3 4 5; do cat "$w/1m.jsonl"; done >"$w/5m.jsonl"
 echo "inputs: $(wc -l <"$w/1m.jsonl") and $(wc -l <"$w/5m.jsonl") lines"
@@ -42,4 +46,9 @@ for mode in ("comm", "sharing"):
         samples = sum(1 for _ in open(os.path.join(w, f)))
         print(f"--cluster {mode:8s} {n}: {t:6.2f} s  {samples / t / 1e6:5.2f}M samples/s  peak RSS {rss[n]:6.1f} MB")
     print(f"--cluster {mode:8s} RSS 5M / 1M: {rss['5M'] / rss['1M']:.2f}x (must not grow with samples; target < 200 MB, >= 1M samples/s)")
+    runs = [run(["extract", "mem", "--cluster", mode, "-f", os.path.join(w, "2m-distinct.jsonl")]) for _ in range(3)]
+    t = statistics.median(r[0] for r in runs)
+    r2 = statistics.median(r[1] for r in runs)
+    print(f"--cluster {mode:8s} 2M distinct comms: {t:6.2f} s  {2e6 / t / 1e6:5.2f}M samples/s  peak RSS {r2:6.1f} MB "
+          f"({r2 / rss['1M']:.2f}x the 1M planted run; target <= 200 MB: {'met' if r2 <= 200 else 'NOT MET'})")
 PY

@@ -38,11 +38,13 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--lines", type=int, default=100000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--heavy-share", type=float, default=1.0,
+                    help="scale the heavy comms' shares (0: every line a distinct comm)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     cum, acc = [], 0.0
     for h in HEAVY:
-        acc += h[1]
+        acc += h[1] * a.heavy_share
         cum.append(acc)
     distinct = 0
     with open(a.out, "w") if a.out != "-" else sys.stdout as f:
