@@ -21,7 +21,7 @@ static const char style[] =
 	".name{font-weight:bold;font-family:monospace}.stats{color:#555;margin-left:.6em}"
 	".merged{background:#fde0dd;border:1px solid #d62728;border-radius:3px;padding:0 .3em;font-size:.85em;"
 	"margin-left:.4em}"
-	".units{color:#555;font-family:monospace;font-size:.9em}"
+	".units{color:#555;font-size:.9em;margin-left:1em}.unit{font-family:monospace}"
 	"table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:.15em .5em;"
 	"text-align:right}td:first-child,th:first-child{text-align:left;font-family:monospace}"
 	"pre{background:#f6f8fa;border:1px solid #ddd;padding:.6em;overflow:auto;max-height:32em}"
@@ -66,16 +66,16 @@ static void write_subcell(FILE *f, const struct model_cell *c, const struct mode
 	if (s->has_sched)
 		write_sched(f, &s->sched);
 	fputs("</span>", f);
-	if (s->nunits > 1) {
-		fputs("<ul>", f);
+	if (s->nunits > 1) { /* one line, so that 200 units stay readable */
+		fputs("<div class=\"units\">", f);
 		for (i = 0; i < s->nunits; i++) {
 			const struct model_unit *u = &c->units[s->units[i]];
 
-			fputs("<li class=\"unit\"><span class=\"units\">", f);
+			fputs(i ? " &middot; <span class=\"unit\">" : "<span class=\"unit\">", f);
 			html_esc(f, u->name);
-			fprintf(f, "</span><span class=\"stats\">%llu samples</span></li>", (unsigned long long)u->samples);
+			fprintf(f, "</span> %llu", (unsigned long long)u->samples);
 		}
-		fputs("</ul>", f);
+		fputs(" samples</div>", f);
 	}
 	fputs("</li>\n", f);
 }
