@@ -26,6 +26,7 @@ struct process_args {
 	const char *symfs;
 	bool force;
 	bool no_filter;
+	bool no_perfetto;
 	int verbose;
 };
 
@@ -96,18 +97,15 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	FILE *summary = NULL;
 	int rc;
 
-	if (in->mem_kind != MEM_NONE && !(out.perf_jsonl = create_in(tmp, "perf.jsonl")))
-		return -1;
-	if (in->sched_kind != SCHED_IN_NONE && !(out.sched_jsonl = create_in(tmp, "sched.jsonl"))) {
-		if (out.perf_jsonl)
-			fclose(out.perf_jsonl);
-		return -1;
-	}
-	if (in->has_hints && !(out.hints_copy = create_in(tmp, "hints.jsonl"))) {
-		if (out.perf_jsonl)
-			fclose(out.perf_jsonl);
-		if (out.sched_jsonl)
-			fclose(out.sched_jsonl);
+	if ((in->mem_kind != MEM_NONE && !(out.perf_jsonl = create_in(tmp, "perf.jsonl"))) ||
+	    (in->sched_kind != SCHED_IN_NONE && !(out.sched_jsonl = create_in(tmp, "sched.jsonl"))) ||
+	    (in->has_hints && !(out.hints_copy = create_in(tmp, "hints.jsonl"))) ||
+	    (!a->no_perfetto && !(out.trace = create_in(tmp, "trace.pftrace")))) {
+		FILE **files[] = {&out.perf_jsonl, &out.sched_jsonl, &out.hints_copy, &out.trace};
+
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+			if (*files[i])
+				fclose(*files[i]);
 		return -1;
 	}
 	rc = process_run(&po, &out, res);
@@ -116,6 +114,8 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	if (close_checked(&out.sched_jsonl, "sched.jsonl") < 0 && !rc)
 		rc = -1;
 	if (close_checked(&out.hints_copy, "hints.jsonl") < 0 && !rc)
+		rc = -1;
+	if (close_checked(&out.trace, "trace.pftrace") < 0 && !rc)
 		rc = -1;
 	if (rc)
 		return rc;
@@ -164,6 +164,13 @@ static void print_summary(const char *outdir, const struct process_inputs *in, c
 		printf("Parsed %llu of %llu sched trace records (%llu unparseable)\n",
 		       (unsigned long long)r->sched.parsed, (unsigned long long)r->sched.total,
 		       (unsigned long long)r->sched.unparseable);
+	if (r->trace.written)
+		printf("Perfetto trace: %llu sched_switch (%llu with their prev task), %llu sched_waking, "
+		       "%llu irq/softirq/timer events, %llu memory samples, %llu hint values, %llu threads\n",
+		       (unsigned long long)r->trace.switches, (unsigned long long)r->trace.switches_full,
+		       (unsigned long long)r->trace.wakings, (unsigned long long)r->trace.irq_events,
+		       (unsigned long long)r->trace.mem_samples, (unsigned long long)r->trace.hint_values,
+		       (unsigned long long)r->trace.threads);
 	print_listing(outdir);
 }
 
@@ -213,7 +220,7 @@ out:
 int cmd_process(int argc, char **argv)
 {
 	static const struct cmd_usage u = {
-		"process", "-f PATH [-v] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter]",
+		"process", "-f PATH [-v] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter] [--no-perfetto]",
 		"Decode a recorded profile into JSONL. PATH is a profile directory or a .tar.gz\n"
 		"of one (extracted next to it, reused if already there). Reads perf.mem.data or\n"
 		"perf.data natively (or upstream's perf.mem.script / perf.script text), annotates\n"
@@ -221,7 +228,9 @@ int cmd_process(int argc, char **argv)
 		"perf.jsonl, hints.jsonl (copy) and process.json. Like upstream it drops samples\n"
 		"without a physical address and samples of perf and swapper. The scheduling\n"
 		"stream (sched.data, upstream's perf.sched.data or perf.sched.script) becomes\n"
-		"sched.jsonl; a profile needs at least one of the two streams.",
+		"sched.jsonl; a profile needs at least one of the two streams. trace.pftrace is a\n"
+		"Perfetto trace of both (ui.perfetto.dev, trace_processor): CPU and thread\n"
+		"scheduling tracks, wakeups, irqs, hints as counters, samples as instant events.",
 	};
 	struct process_args a = {0};
 	const struct opt opts[] = {
@@ -230,6 +239,7 @@ int cmd_process(int argc, char **argv)
 		OPT_STRING(0, "symfs", &a.symfs, "DIR", "look for binaries under DIR, as perf --symfs"),
 		OPT_FLAG(0, "force", &a.force, "replace OUTDIR if it exists"),
 		OPT_FLAG(0, "no-filter", &a.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper)"),
+		OPT_FLAG(0, "no-perfetto", &a.no_perfetto, "do not write trace.pftrace"),
 		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
 		OPT_END(),
 	};

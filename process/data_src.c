@@ -6,6 +6,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #define FIELD(v, shift, bits) (((v) >> (shift)) & ((1ULL << (bits)) - 1))
@@ -86,29 +87,47 @@ static const char *legacy_level(uint64_t lvl, bool *remote)
 	return "NA";
 }
 
-void data_src_json(struct jsonw *w, uint64_t v)
+/* Level reached, hit/miss and remoteness, as perf decodes them. */
+static void decode_level(uint64_t v, const char **level, const char **result, bool *remote)
 {
-	uint64_t op = FIELD(v, PERF_MEM_OP_SHIFT, 5), lvl = FIELD(v, PERF_MEM_LVL_SHIFT, 14);
-	uint64_t snoop = FIELD(v, PERF_MEM_SNOOP_SHIFT, 5), snoopx = FIELD(v, PERF_MEM_SNOOPX_SHIFT, 2);
-	uint64_t lock = FIELD(v, PERF_MEM_LOCK_SHIFT, 2), tlb = FIELD(v, PERF_MEM_TLB_SHIFT, 7);
+	uint64_t lvl = FIELD(v, PERF_MEM_LVL_SHIFT, 14);
 	unsigned lvlnum = (unsigned)FIELD(v, PERF_MEM_LVLNUM_SHIFT, 4);
-	uint64_t blk = FIELD(v, PERF_MEM_BLK_SHIFT, 3), hops = FIELD(v, PERF_MEM_HOPS_SHIFT, 3);
-	bool remote = FIELD(v, PERF_MEM_REMOTE_SHIFT, 1), legacy_remote = false;
-	const char *level, *result;
-	bool hitm = snoop & PERF_MEM_SNOOP_HITM;
+	bool legacy_remote = false;
 
+	*remote = FIELD(v, PERF_MEM_REMOTE_SHIFT, 1);
 	if (lvlnum && lvlnum != PERF_MEM_LVLNUM_NA) {
-		level = lvlnum_name(lvlnum);
+		*level = lvlnum_name(lvlnum);
 	} else {
-		level = legacy_level(lvl, &legacy_remote);
-		remote = remote || legacy_remote;
+		*level = legacy_level(lvl, &legacy_remote);
+		*remote = *remote || legacy_remote;
 	}
 	if (lvl & PERF_MEM_LVL_HIT)
-		result = "HIT";
+		*result = "HIT";
 	else if (lvl & PERF_MEM_LVL_MISS)
-		result = "MISS";
+		*result = "MISS";
 	else
-		result = "NA";
+		*result = "NA";
+}
+
+void data_src_summary(uint64_t v, char *buf, size_t size)
+{
+	const char *level, *result;
+	bool remote;
+
+	decode_level(v, &level, &result, &remote);
+	snprintf(buf, size, "%s %s%s", level, result, remote ? " remote" : "");
+}
+
+void data_src_json(struct jsonw *w, uint64_t v)
+{
+	uint64_t op = FIELD(v, PERF_MEM_OP_SHIFT, 5);
+	uint64_t snoop = FIELD(v, PERF_MEM_SNOOP_SHIFT, 5), snoopx = FIELD(v, PERF_MEM_SNOOPX_SHIFT, 2);
+	uint64_t lock = FIELD(v, PERF_MEM_LOCK_SHIFT, 2), tlb = FIELD(v, PERF_MEM_TLB_SHIFT, 7);
+	uint64_t blk = FIELD(v, PERF_MEM_BLK_SHIFT, 3), hops = FIELD(v, PERF_MEM_HOPS_SHIFT, 3);
+	const char *level, *result;
+	bool remote, hitm = snoop & PERF_MEM_SNOOP_HITM;
+
+	decode_level(v, &level, &result, &remote);
 
 	jsonw_obj_open(w);
 	jsonw_key(w, "raw");

@@ -17,6 +17,9 @@
 /* Append the decoded object as the next value of w. */
 void data_src_json(struct jsonw *w, uint64_t data_src);
 
+/* "LEVEL RESULT[ remote]" (e.g. "L1 HIT", "RAM MISS remote"), a short name. */
+void data_src_summary(uint64_t data_src, char *buf, size_t size);
+
 /* The value the kernel reports when it knows nothing (every part "NA"). */
 bool data_src_is_unknown(uint64_t data_src);
 

@@ -85,6 +85,8 @@ int emitter_write(struct emitter *e, struct mem_record *r)
 	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
 	mem_jsonl_line(&e->w, r, e->fmt);
 	e->res->kept++;
+	if (e->trace && pftrace_mem_sample(e->trace, r) < 0)
+		return -1;
 	if (e->w.len >= (1u << 20))
 		return bgwriter_submit(&e->writer, &e->w);
 	return 0;

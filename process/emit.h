@@ -13,6 +13,7 @@
 #include "lib/jsonw.h"
 #include "process/hints.h"
 #include "process/mem_jsonl.h"
+#include "process/perfetto_trace.h"
 #include "process/process.h"
 #include "process/record_self.h"
 
@@ -25,6 +26,7 @@ struct emitter {
 	struct bgwriter writer; /* perf.jsonl is written on a second thread */
 	struct mem_jsonl_ctx *fmt;
 	struct record_self self; /* the recorder's own pids (metadata.json), none if unknown */
+	struct pftrace *trace;  /* Perfetto trace, or NULL */
 };
 
 enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM, SKIP_RECORDER };

@@ -38,6 +38,7 @@ struct hint_update {
 /* One hints.jsonl line while loading: sorted later by (tid, timestamp, seq). */
 struct raw_update {
 	uint32_t tid;
+	int32_t tgid;
 	uint64_t timestamp;
 	uint64_t value;
 	uint64_t seq;
@@ -45,6 +46,7 @@ struct raw_update {
 
 struct tid_slot {
 	uint32_t tid;
+	int32_t tgid;           /* of the tid's last line in the file */
 	bool used;
 	bool has_file_ts;       /* load: an update of this tid was seen */
 	bool has_lookup;        /* a lookup of this tid was made */
@@ -294,7 +296,7 @@ static int parse_object(const char *line, size_t len, struct json_object **out,
 static int parse_line(const char *line, size_t len, struct raw_update *u, const char *where)
 {
 	struct json_object *obj = NULL;
-	int64_t pid = 0, tgid;
+	int64_t pid = 0, tgid = 0;
 	int rc;
 
 	if (strlen(line) != len)
@@ -310,6 +312,7 @@ static int parse_line(const char *line, size_t len, struct raw_update *u, const 
 		rc = get_u64(obj, "timestamp", line, &u->timestamp, where);
 	json_object_put(obj);
 	u->tid = (uint32_t)pid;
+	u->tgid = (int32_t)tgid;
 	return rc;
 }
 
@@ -347,6 +350,7 @@ static int loader_push(struct loader *ld, const struct raw_update *u)
 	}
 	s->has_file_ts = true;
 	s->last_file_ts = u->timestamp;
+	s->tgid = u->tgid;
 	ld->raw[ld->nr] = *u;
 	ld->raw[ld->nr].seq = ld->nr;
 	ld->nr++;
@@ -530,6 +534,21 @@ uint64_t hints_lookup(struct hints_index *h, uint32_t tid, uint64_t time_ns)
 	if (u->value)
 		h->st.nonzero++;
 	return u->value;
+}
+
+int hints_foreach(const struct hints_index *h, hints_update_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < h->cap; i++) {
+		const struct tid_slot *s = &h->slots[i];
+
+		for (size_t k = 0; s->used && k < s->count; k++) {
+			const struct hint_update *u = &h->updates[s->first + k];
+
+			if (fn(ctx, s->tid, s->tgid, u->timestamp, u->value) < 0)
+				return -1;
+		}
+	}
+	return 0;
 }
 
 void hints_get_stats(const struct hints_index *h, struct hints_stats *st)

@@ -63,6 +63,11 @@ struct hints_index *hints_empty(void);
 /* The hint of tid at time_ns (see above). */
 uint64_t hints_lookup(struct hints_index *h, uint32_t tid, uint64_t time_ns);
 
+/* Every loaded update, each tid's in timestamp order, with the tgid of the
+ * tid's last line; stops at the first fn that returns -1. */
+typedef int (*hints_update_fn)(void *ctx, uint32_t tid, int32_t tgid, uint64_t timestamp, uint64_t value);
+int hints_foreach(const struct hints_index *h, hints_update_fn fn, void *ctx);
+
 void hints_get_stats(const struct hints_index *h, struct hints_stats *st);
 void hints_free(struct hints_index *h);
 

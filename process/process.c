@@ -12,6 +12,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "process/emit.h"
+#include "process/perfetto_trace.h"
 #include "process/sched_sink.h"
 
 static const struct {
@@ -161,18 +162,62 @@ static void hint_warnings(const struct process_opts *opts, struct process_result
 				 h->unordered_lookup_tids, h->nr_unordered_lookup_tids);
 }
 
-int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res)
+/* The trace writer on out->trace, with the recording host from
+ * metadata.json when there is one (an unreadable one is warned about by
+ * the sched stream already: the trace then says kernel 4.14). */
+static struct pftrace *open_trace(const struct process_inputs *in, FILE *f)
+{
+	struct pftrace_host host;
+
+	memset(&host, 0, sizeof(host));
+	if (in->has_metadata && pftrace_host_from_metadata(in->metadata_path, &host) < 0)
+		memset(&host, 0, sizeof(host));
+	return pftrace_new(f, &host);
+}
+
+static void trace_result(const struct pftrace *t, struct process_result *res)
+{
+	struct pftrace_stats st;
+
+	pftrace_get_stats(t, &st);
+	res->trace.written = true;
+	res->trace.bytes = st.bytes;
+	res->trace.packets = st.packets;
+	res->trace.switches = st.switches;
+	res->trace.switches_full = st.switches_full;
+	res->trace.wakings = st.wakings;
+	res->trace.wakings_full = st.wakings_full;
+	res->trace.irq_events = st.irq_events;
+	res->trace.forks = st.forks;
+	res->trace.mem_samples = st.mem_samples;
+	res->trace.hint_values = st.hint_values;
+	res->trace.threads = st.threads;
+}
+
+static int load_hints(const struct process_opts *opts, struct process_outputs *out, struct pftrace *trace,
+		      struct hints_index **hints)
+{
+	if (hints_load(hints, opts->in->hints_path, out->hints_copy) < 0)
+		return -1;
+	if (trace && pftrace_hints(trace, *hints) < 0) {
+		hints_free(*hints);
+		*hints = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int run_streams(const struct process_opts *opts, struct process_outputs *out, struct process_result *res,
+		       struct pftrace *trace)
 {
 	struct hints_index *hints = NULL;
 	struct emitter e;
 	int rc;
 
-	memset(res, 0, sizeof(*res));
-	res->kallsyms_source = "none";
 	if (opts->in->mem_kind == MEM_NONE) {
 		/* scheduling stream only; hints.jsonl is still copied */
 		if (opts->in->has_hints) {
-			if (hints_load(&hints, opts->in->hints_path, out->hints_copy) < 0)
+			if (load_hints(opts, out, trace, &hints) < 0)
 				return -1;
 			res->has_hints = true;
 			hints_get_stats(hints, &res->hints);
@@ -180,10 +225,10 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 		}
 		if (opts->in->sched_kind == SCHED_IN_NONE)
 			return scx_fail("%s: no memory or scheduling stream", opts->in->dir);
-		return process_sched(opts, out->sched_jsonl, res);
+		return process_sched(opts, out->sched_jsonl, trace, res);
 	}
 	if (opts->in->has_hints) {
-		if (hints_load(&hints, opts->in->hints_path, out->hints_copy) < 0)
+		if (load_hints(opts, out, trace, &hints) < 0)
 			return -1;
 		res->has_hints = true;
 	} else {
@@ -196,6 +241,7 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 		hints_free(hints);
 		return -1;
 	}
+	e.trace = trace;
 	if (opts->in->mem_kind == MEM_PERF_DATA)
 		rc = process_perf_data(&e);
 	else
@@ -211,6 +257,22 @@ int process_run(const struct process_opts *opts, struct process_outputs *out, st
 	emitter_free(&e);
 	hints_free(hints);
 	if (rc == 0 && opts->in->sched_kind != SCHED_IN_NONE)
-		rc = process_sched(opts, out->sched_jsonl, res);
+		rc = process_sched(opts, out->sched_jsonl, trace, res);
+	return rc;
+}
+
+int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res)
+{
+	struct pftrace *trace = NULL;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->kallsyms_source = "none";
+	if (out->trace && !(trace = open_trace(opts->in, out->trace)))
+		return -1;
+	rc = run_streams(opts, out, res, trace);
+	if (rc == 0 && trace && (rc = pftrace_finish(trace)) == 0)
+		trace_result(trace, res);
+	pftrace_free(trace);
 	return rc;
 }

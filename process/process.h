@@ -58,6 +58,7 @@ struct process_outputs {
 	FILE *perf_jsonl;  /* NULL when there is no memory stream */
 	FILE *sched_jsonl; /* NULL when there is no scheduling stream */
 	FILE *hints_copy;  /* NULL when there are no hints */
+	FILE *trace;       /* trace.pftrace (Perfetto), or NULL for none */
 };
 
 #define PROCESS_MAX_WARNINGS 16
@@ -96,6 +97,11 @@ struct process_result {
 	const char *kallsyms_source;   /* "snapshot", "/proc/kallsyms" or "none" */
 	uint64_t threads, cgroups, dsos;
 	struct process_sched_result sched;
+	struct {                       /* trace.pftrace, when written */
+		bool written;
+		uint64_t bytes, packets, switches, switches_full, wakings, wakings_full;
+		uint64_t irq_events, forks, mem_samples, hint_values, threads;
+	} trace;
 	char warnings[PROCESS_MAX_WARNINGS][512];
 	size_t nr_warnings;
 };

@@ -213,6 +213,7 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 {
 	enum sched_kind k = type_kind[r->type];
 	struct sched_vals v;
+	struct sched_decoded d;
 	char trace[512], comm[SCHED_COMM_LEN + 1];
 	size_t tlen;
 	int64_t pid, tid;
@@ -246,7 +247,11 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 		c->tgid = (int32_t)r->tgid2;
 		comm_of(c->comm, r->comm2);
 	}
-	return sched_sink_emit(s, comm, pid, tid, r->cpu, r->timestamp, type_event[r->type], trace, tlen);
+	d.kind = k;
+	d.v = &v;
+	d.tgid = (int32_t)r->tgid;
+	d.tgid2 = k == SK_EXEC ? -1 : (int32_t)r->tgid2; /* exec's pid2 is old_pid */
+	return sched_sink_emit(s, comm, pid, tid, r->cpu, r->timestamp, type_event[r->type], trace, tlen, &d);
 }
 
 /* Index version 1's fixed-size records. */

@@ -123,6 +123,8 @@ static int deliver_sample(struct swalk *wk, const struct perf_event_header *h)
 	const struct tf_event *ev = NULL;
 	struct session_thread *t;
 	struct sched_vals v;
+	/* tracepoints name no processes: the trace's ProcessTree has them from the samples */
+	struct sched_decoded dec = {.v = &v, .tgid = -1, .tgid2 = -1}, *d = NULL;
 	char trace[1024], event[160], why[4400];
 	size_t tlen;
 	enum sched_kind k;
@@ -160,17 +162,20 @@ static int deliver_sample(struct swalk *wk, const struct perf_event_header *h)
 		wk->last_ev = ev;
 		wk->last_kind = k;
 	}
-	if (k != SK_UNKNOWN && decode_known(&wk->tf, ev, k, smp.raw, smp.raw_size, &v))
+	dec.kind = k;
+	if (k != SK_UNKNOWN && decode_known(&wk->tf, ev, k, smp.raw, smp.raw_size, &v)) {
 		tlen = sched_format_trace(k, &v, trace, sizeof(trace));
-	else
+		d = &dec;
+	} else {
 		tlen = generic_text(ev, smp.raw, smp.raw_size, trace, sizeof(trace));
+	}
 	snprintf(event, sizeof(event), "%s:%s", ev->system, ev->name);
 	t = session_thread(&wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
 	if (!t)
 		return -1;
 	return sched_sink_emit(wk->sink, t->comm, (int32_t)smp.pid, (int32_t)smp.tid,
 			       (smp.present & PERF_SAMPLE_CPU) ? (int64_t)smp.cpu : -1,
-			       smp.time, event, trace, tlen);
+			       smp.time, event, trace, tlen, d);
 }
 
 static int deliver(struct swalk *wk, const struct perf_event_header *h)

@@ -117,6 +117,25 @@ int sched_script_parse_line(const char *line, size_t len, struct sched_script_li
 	return 0;
 }
 
+/* The record's values for the Perfetto trace, from its text; NULL when it
+ * is not of a kind the trace shows. */
+static const struct sched_decoded *decode(const struct sched_script_line *l, struct sched_vals *v,
+					  struct sched_decoded *d)
+{
+	char system[128];
+	const char *colon = strchr(l->event, ':');
+	enum sched_kind k;
+
+	if (!colon || (size_t)(colon - l->event) >= sizeof(system))
+		return NULL;
+	snprintf(system, sizeof(system), "%.*s", (int)(colon - l->event), l->event);
+	k = sched_kind_of(system, colon + 1);
+	if (!sched_vals_from_text(k, l->trace, l->trace_len, v))
+		return NULL;
+	*d = (struct sched_decoded){.kind = k, .v = v, .tgid = -1, .tgid2 = -1};
+	return d;
+}
+
 int sched_read_script(struct sched_sink *s, const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -130,6 +149,8 @@ int sched_read_script(struct sched_sink *s, const char *path)
 		return scx_fail_errno("%s", path);
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		struct sched_script_line l;
+		struct sched_vals v;
+		struct sched_decoded d;
 		const char *p;
 		char why[512];
 
@@ -150,7 +171,7 @@ int sched_read_script(struct sched_sink *s, const char *path)
 			continue;
 		}
 		if ((rc = sched_sink_emit(s, l.comm, l.pid, l.tid, l.cpu, l.time_ns, l.event, l.trace,
-					  l.trace_len)) < 0)
+					  l.trace_len, s->trace ? decode(&l, &v, &d) : NULL)) < 0)
 			break;
 	}
 	if (rc == 0 && ferror(f))

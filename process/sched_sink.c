@@ -29,7 +29,8 @@ static void count_event(struct process_sched_result *r, const char *event)
 }
 
 int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t tid, int64_t cpu,
-		    uint64_t time_ns, const char *event, const char *trace, size_t trace_len)
+		    uint64_t time_ns, const char *event, const char *trace, size_t trace_len,
+		    const struct sched_decoded *d)
 {
 	struct sched_switch_info sw;
 	struct sched_line l = {
@@ -55,6 +56,15 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 	s->res->parsed++;
 	count_event(s->res, event);
 	sched_jsonl_line(&s->w, &l);
+	if (s->trace && d) {
+		struct pftrace_sched_rec r = {
+			.kind = d->kind, .time_ns = time_ns, .cpu = cpu, .tid = tid, .pid = pid, .comm = comm,
+			.v = d->v, .tgid = d->tgid, .tgid2 = d->tgid2,
+		};
+
+		if (pftrace_sched(s->trace, &r) < 0)
+			return -1;
+	}
 	if (s->w.len >= (1u << 20))
 		return jsonw_flush_to(&s->w, s->out, "sched.jsonl");
 	return 0;
@@ -100,10 +110,10 @@ static void warn_record_losses(const struct process_inputs *in, struct process_r
 			     (unsigned long long)l.sched_skipped, in->sched_name);
 }
 
-int process_sched(const struct process_opts *opts, FILE *out, struct process_result *res)
+int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *trace, struct process_result *res)
 {
 	const struct process_inputs *in = opts->in;
-	struct sched_sink s = {.opts = opts, .out = out, .res = &res->sched};
+	struct sched_sink s = {.opts = opts, .out = out, .res = &res->sched, .trace = trace};
 	int rc;
 
 	memset(&res->sched, 0, sizeof(res->sched));

@@ -13,7 +13,9 @@
 
 #include "lib/jsonw.h"
 #include "process/hints.h"
+#include "process/perfetto_trace.h"
 #include "process/process.h"
+#include "process/sched_trace.h"
 
 struct sched_sink {
 	const struct process_opts *opts;
@@ -21,11 +23,21 @@ struct sched_sink {
 	FILE *out;
 	struct process_sched_result *res;
 	struct jsonw w;
+	struct pftrace *trace; /* NULL: no Perfetto trace */
 };
 
-/* One record: trace text is the perf script text of the event. */
+/* What an input path decoded of a record, for the Perfetto trace. */
+struct sched_decoded {
+	enum sched_kind kind;
+	const struct sched_vals *v;
+	int64_t tgid, tgid2; /* processes of v's tasks; -1 unknown */
+};
+
+/* One record: trace text is the perf script text of the event; d is its
+ * decoded values (NULL: not decoded, the record is not in the trace). */
 int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t tid, int64_t cpu,
-		    uint64_t time_ns, const char *event, const char *trace, size_t trace_len);
+		    uint64_t time_ns, const char *event, const char *trace, size_t trace_len,
+		    const struct sched_decoded *d);
 /* A record that could not be decoded: counted, -v prints why. */
 void sched_sink_unparseable(struct sched_sink *s, const char *why);
 int sched_sink_flush(struct sched_sink *s);
@@ -36,7 +48,8 @@ int sched_read_data(struct sched_sink *s, const char *path);      /* sched.data 
 int sched_read_perfdata(struct sched_sink *s, const char *path);  /* perf.sched.data */
 int sched_read_script(struct sched_sink *s, const char *path);    /* perf.sched.script */
 
-/* Run the profile's sched input path into out (sched.jsonl); fills res->sched. */
-int process_sched(const struct process_opts *opts, FILE *out, struct process_result *res);
+/* Run the profile's sched input path into out (sched.jsonl) and trace (when
+ * not NULL); fills res->sched. */
+int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *trace, struct process_result *res);
 
 #endif

@@ -1,0 +1,82 @@
+/*
+ * perfetto_internal.h - state shared by the trace writer's files:
+ * perfetto_trace.c (file, packets, threads, SystemInfo, ProcessTree),
+ * perfetto_sched.c (ftrace bundles per CPU) and perfetto_track.c (hint
+ * counters and memory samples as TrackEvents, interning). Message and field
+ * numbers are Perfetto's (protos/perfetto/trace/...); the ones used are
+ * listed in schemas/trace-pftrace.md.
+ */
+#ifndef SCX_PERFETTO_INTERNAL_H
+#define SCX_PERFETTO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/u64map.h"
+#include "process/perfetto_pb.h"
+#include "process/perfetto_trace.h"
+
+/* TracePacket fields */
+enum {
+	TP_FTRACE_EVENTS = 1, TP_PROCESS_TREE = 2, TP_TIMESTAMP = 8, TP_TRACK_EVENT = 11,
+	TP_INTERNED_DATA = 12, TP_SEQUENCE_ID = 10, TP_SEQUENCE_FLAGS = 13, TP_SYSTEM_INFO = 45,
+	TP_TRACK_DESCRIPTOR = 60,
+};
+enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
+
+/* Trusted sequence ids: TrackEvents and descriptors, and ftrace bundles. */
+enum { PFT_SEQ_TRACK = 1, PFT_SEQ_FTRACE = 2 };
+
+/* Track uuids: kind << 48 | tid */
+enum { PFT_UUID_THREAD = 1, PFT_UUID_HINT = 2, PFT_UUID_MEM = 3 };
+#define PFT_UUID(kind, tid) ((uint64_t)(kind) << 48 | (uint32_t)(tid))
+
+#define PFT_MAX_CPUS 1024 /* FtraceEventBundle.cpu limit */
+#define PFT_COMM_LEN 16
+
+struct pft_thread {
+	int32_t tgid;          /* -1 unknown */
+	char comm[PFT_COMM_LEN];
+	bool thread_track, hint_track, mem_track;
+};
+
+struct pft_cpu;            /* perfetto_sched.c */
+struct pft_strings;        /* perfetto_track.c */
+
+struct pftrace {
+	FILE *out;
+	struct pb_buf pkt;     /* the packet being built */
+	bool seq_started[3];   /* a packet of the sequence was written (flag 1 given) */
+	struct u64map threads; /* tid -> struct pft_thread */
+	uint64_t first_ts;     /* earliest timestamp written, for the ProcessTree */
+	bool have_ts;
+	struct pft_cpu *cpus[PFT_MAX_CPUS];
+	struct pft_strings *strings;
+	struct pftrace_stats st;
+};
+
+/* ---- perfetto_trace.c ---- */
+
+/* Start a packet of sequence seq into t->pkt (with its sequence id and, on
+ * the sequence's first packet, SEQ_INCREMENTAL_STATE_CLEARED | extra_flags). */
+void pft_packet_begin(struct pftrace *t, unsigned seq, uint32_t extra_flags);
+/* Frame t->pkt as a Trace.packet and write it. */
+int pft_packet_end(struct pftrace *t);
+void pft_note_ts(struct pftrace *t, uint64_t ts);
+/* The thread table entry of tid (created unknown); NULL on out of memory. */
+struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid);
+/* Record what is known of a thread (tgid < 0 or comm NULL: unknown). */
+int pft_note_thread(struct pftrace *t, int64_t tid, int64_t tgid, const char *comm);
+/* Declare tid's thread track once (TrackDescriptor with ThreadDescriptor). */
+int pft_thread_track(struct pftrace *t, uint32_t tid, struct pft_thread *th, uint64_t ts);
+
+/* ---- perfetto_sched.c ---- */
+int pft_sched_flush_all(struct pftrace *t);
+void pft_sched_free(struct pftrace *t);
+
+/* ---- perfetto_track.c ---- */
+int pft_track_init(struct pftrace *t);
+void pft_track_free(struct pftrace *t);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * perfetto_pb.c - growth and back-patching of the wire-format writer (see
+ * perfetto_pb.h; the hot writes are inline there).
+ */
+#include "process/perfetto_pb.h"
+
+#include <stdlib.h>
+
+bool pb_grow(struct pb_buf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	uint8_t *p;
+
+	if (b->oom)
+		return false;
+	while (cap < b->len + n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void pb_free(struct pb_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+bool pb_close(struct pb_buf *b, size_t at)
+{
+	size_t n;
+
+	if (b->oom)
+		return false;
+	n = b->len - at - PB_NEST_LEN;
+	if (n > PB_NEST_MAX) {
+		b->oom = true;
+		return false;
+	}
+	b->p[at] = (uint8_t)(n | 0x80);
+	b->p[at + 1] = (uint8_t)(n >> 7 | 0x80);
+	b->p[at + 2] = (uint8_t)(n >> 14 | 0x80);
+	b->p[at + 3] = (uint8_t)(n >> 21);
+	return true;
+}

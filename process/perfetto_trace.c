@@ -1,0 +1,249 @@
+/*
+ * perfetto_trace.c - the trace file itself (see perfetto_trace.h): packet
+ * framing and sequences, SystemInfo first, the thread table and thread
+ * tracks, and the ProcessTree written at the end. The scheduling part is in
+ * perfetto_sched.c, hint counters and memory samples in perfetto_track.c.
+ */
+#include "process/perfetto_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+/* Threads per ProcessTree packet: keeps each packet small. */
+#define TREE_CHUNK 2048
+
+void pft_packet_begin(struct pftrace *t, unsigned seq, uint32_t extra_flags)
+{
+	uint32_t flags = extra_flags;
+
+	t->pkt.len = 0;
+	if (!t->seq_started[seq]) {
+		flags |= SEQ_INCREMENTAL_STATE_CLEARED;
+		t->seq_started[seq] = true;
+	}
+	pb_varint(&t->pkt, TP_SEQUENCE_ID, seq);
+	if (flags)
+		pb_varint(&t->pkt, TP_SEQUENCE_FLAGS, flags);
+}
+
+int pft_packet_end(struct pftrace *t)
+{
+	uint8_t head[11], *p = head;
+
+	if (t->pkt.oom)
+		return scx_fail("trace.pftrace: out of memory");
+	*p++ = 1 << 3 | PB_LEN; /* Trace.packet = 1 */
+	p = pb_put_varint(p, t->pkt.len);
+	if (fwrite(head, 1, (size_t)(p - head), t->out) != (size_t)(p - head) ||
+	    fwrite(t->pkt.p, 1, t->pkt.len, t->out) != t->pkt.len)
+		return scx_fail_errno("trace.pftrace: write failed");
+	t->st.bytes += (uint64_t)(p - head) + t->pkt.len;
+	t->st.packets++;
+	return 0;
+}
+
+void pft_note_ts(struct pftrace *t, uint64_t ts)
+{
+	if (!t->have_ts || ts < t->first_ts) {
+		t->first_ts = ts;
+		t->have_ts = true;
+	}
+}
+
+struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid)
+{
+	struct pft_thread *th = u64map_get(&t->threads, tid);
+
+	if (th)
+		return th;
+	th = calloc(1, sizeof(*th));
+	if (!th) {
+		scx_fail("out of memory (thread table)");
+		return NULL;
+	}
+	th->tgid = -1;
+	if (u64map_put(&t->threads, tid, th) < 0) {
+		free(th);
+		return NULL;
+	}
+	t->st.threads++;
+	return th;
+}
+
+int pft_note_thread(struct pftrace *t, int64_t tid, int64_t tgid, const char *comm)
+{
+	struct pft_thread *th;
+
+	if (tid <= 0 || tid > INT32_MAX) /* idle (0) is trace_processor's own; -1: unknown */
+		return 0;
+	th = pft_thread(t, (uint32_t)tid);
+	if (!th)
+		return -1;
+	if (tgid > 0 && tgid <= INT32_MAX)
+		th->tgid = (int32_t)tgid;
+	if (comm && comm[0] && strncmp(th->comm, comm, PFT_COMM_LEN - 1))
+		snprintf(th->comm, sizeof(th->comm), "%s", comm);
+	return 0;
+}
+
+int pft_thread_track(struct pftrace *t, uint32_t tid, struct pft_thread *th, uint64_t ts)
+{
+	size_t td, thd;
+
+	if (th->thread_track)
+		return 0;
+	pft_packet_begin(t, PFT_SEQ_TRACK, 0);
+	pb_varint(&t->pkt, TP_TIMESTAMP, ts);
+	td = pb_open(&t->pkt, TP_TRACK_DESCRIPTOR);
+	pb_varint(&t->pkt, 1, PFT_UUID(PFT_UUID_THREAD, tid)); /* uuid */
+	thd = pb_open(&t->pkt, 4);                             /* thread */
+	pb_int(&t->pkt, 1, th->tgid > 0 ? th->tgid : (int32_t)tid); /* pid */
+	pb_int(&t->pkt, 2, tid);                                    /* tid */
+	pb_close(&t->pkt, thd);
+	pb_close(&t->pkt, td);
+	th->thread_track = true;
+	return pft_packet_end(t);
+}
+
+static int write_system_info(struct pftrace *t, const struct pftrace_host *h)
+{
+	size_t si, uts;
+
+	pft_packet_begin(t, PFT_SEQ_TRACK, 0);
+	si = pb_open(&t->pkt, TP_SYSTEM_INFO);
+	uts = pb_open(&t->pkt, 1);                 /* utsname */
+	pb_string(&t->pkt, 1, "Linux");            /* sysname */
+	/* release: the 4.14+ prev_state layout is the one written (see docs) */
+	pb_string(&t->pkt, 3, h && h->release[0] ? h->release : "4.14");
+	if (h && h->machine[0])
+		pb_string(&t->pkt, 4, h->machine);
+	pb_close(&t->pkt, uts);
+	if (h && h->num_cpus)
+		pb_varint(&t->pkt, 8, h->num_cpus); /* num_cpus */
+	pb_close(&t->pkt, si);
+	return pft_packet_end(t);
+}
+
+struct pftrace *pftrace_new(FILE *f, const struct pftrace_host *host)
+{
+	struct pftrace *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	t->out = f;
+	u64map_init(&t->threads);
+	if (write_system_info(t, host) < 0 || pft_track_init(t) < 0) {
+		pftrace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* ProcessTree.Process for a tgid: its main thread's comm as cmdline. */
+static void tree_process(struct pftrace *t, int32_t tgid)
+{
+	const struct pft_thread *main = u64map_get(&t->threads, (uint32_t)tgid);
+	size_t p = pb_open(&t->pkt, 1); /* processes */
+
+	pb_int(&t->pkt, 1, tgid);       /* pid */
+	pb_string(&t->pkt, 3, main && main->comm[0] ? main->comm : "[unknown]"); /* cmdline */
+	pb_varint(&t->pkt, 9, 1);       /* cmdline_is_comm */
+	pb_close(&t->pkt, p);
+}
+
+static void tree_thread(struct pftrace *t, uint32_t tid, const struct pft_thread *th)
+{
+	size_t p = pb_open(&t->pkt, 2); /* threads */
+
+	pb_int(&t->pkt, 1, tid);        /* tid */
+	if (th->comm[0])
+		pb_string(&t->pkt, 2, th->comm); /* name */
+	pb_int(&t->pkt, 3, th->tgid);   /* tgid */
+	pb_close(&t->pkt, p);
+}
+
+static void tree_begin(struct pftrace *t, size_t *tree)
+{
+	pft_packet_begin(t, PFT_SEQ_TRACK, 0);
+	pb_varint(&t->pkt, TP_TIMESTAMP, t->first_ts);
+	*tree = pb_open(&t->pkt, TP_PROCESS_TREE);
+}
+
+static int tree_end(struct pftrace *t, size_t tree)
+{
+	pb_close(&t->pkt, tree);
+	return pft_packet_end(t);
+}
+
+/* Every thread whose process is known, and every such process: a
+ * process's entry goes in the packet of its first thread in table order,
+ * main thread or not (trace_processor takes both in any order). */
+static int write_process_tree(struct pftrace *t)
+{
+	struct u64map seen;
+	size_t pos = 0, tree = 0, n = 0;
+	uint64_t tid;
+	void *v;
+	int rc = 0;
+
+	u64map_init(&seen);
+	while (rc == 0 && u64map_next(&t->threads, &pos, &tid, &v)) {
+		const struct pft_thread *th = v;
+
+		if (!th || th->tgid <= 0)
+			continue;
+		if (n == 0)
+			tree_begin(t, &tree);
+		if (!u64map_get(&seen, (uint32_t)th->tgid)) {
+			if (u64map_put(&seen, (uint32_t)th->tgid, (void *)1) < 0) {
+				rc = -1;
+				break;
+			}
+			tree_process(t, th->tgid);
+		}
+		tree_thread(t, (uint32_t)tid, th);
+		if (++n == TREE_CHUNK) {
+			rc = tree_end(t, tree);
+			n = 0;
+		}
+	}
+	if (rc == 0 && n)
+		rc = tree_end(t, tree);
+	u64map_free(&seen);
+	return rc;
+}
+
+int pftrace_finish(struct pftrace *t)
+{
+	if (pft_sched_flush_all(t) < 0 || write_process_tree(t) < 0)
+		return -1;
+	if (fflush(t->out) != 0 || ferror(t->out))
+		return scx_fail_errno("trace.pftrace: write failed");
+	return 0;
+}
+
+void pftrace_get_stats(const struct pftrace *t, struct pftrace_stats *st)
+{
+	*st = t->st;
+}
+
+void pftrace_free(struct pftrace *t)
+{
+	size_t pos = 0;
+	uint64_t k;
+	void *v;
+
+	if (!t)
+		return;
+	while (u64map_next(&t->threads, &pos, &k, &v))
+		free(v);
+	u64map_free(&t->threads);
+	pft_sched_free(t);
+	pft_track_free(t);
+	pb_free(&t->pkt);
+	free(t);
+}
