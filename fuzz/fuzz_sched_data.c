@@ -5,7 +5,8 @@
  *
  * Each input is written to a memfd and read through process_sched() as a
  * profile's sched.data (opened via /proc/self/fd/N), sched.jsonl going to
- * /dev/null. The reader may accept or refuse it; a refusal must say why.
+ * /dev/null, and through the Perfetto trace writer (trace.pftrace to
+ * /dev/null too). The reader may accept or refuse it; a refusal must say why.
  * Anything else (a crash, a sanitizer report) is a bug.
  *
  * With SCX_FUZZ_SEED_DIR set, LLVMFuzzerInitialize() first writes a small
@@ -32,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct process_opts opts = {.in = &in};
 	static struct process_result res;
+	struct pftrace *trace;
+	int rc;
 
 	if (memfd < 0 || ftruncate(memfd, 0) < 0)
 		abort();
@@ -39,7 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memset(&res, 0, sizeof(res));
 	scx_clear_error();
-	if (process_sched(&opts, devnull, &res) < 0 && scx_errmsg()[0] == '\0')
+	/* the Perfetto trace writer runs on every record too */
+	trace = pftrace_new(devnull, NULL);
+	if (!trace)
+		abort();
+	rc = process_sched(&opts, devnull, trace, &res);
+	if (rc == 0 && pftrace_finish(trace) < 0)
+		abort(); /* /dev/null takes every write */
+	pftrace_free(trace);
+	if (rc < 0 && scx_errmsg()[0] == '\0')
 		abort(); /* failures must say why */
 	if (res.sched.parsed + res.sched.unparseable != res.sched.total)
 		abort(); /* every record is either emitted or counted as unparseable */

@@ -33,7 +33,8 @@ void pb_free(struct pb_buf *b)
 
 bool pb_close(struct pb_buf *b, size_t at)
 {
-	size_t n;
+	uint8_t len[PB_NEST_LEN], *end;
+	size_t n, k;
 
 	if (b->oom)
 		return false;
@@ -42,9 +43,13 @@ bool pb_close(struct pb_buf *b, size_t at)
 		b->oom = true;
 		return false;
 	}
-	b->p[at] = (uint8_t)(n | 0x80);
-	b->p[at + 1] = (uint8_t)(n >> 7 | 0x80);
-	b->p[at + 2] = (uint8_t)(n >> 14 | 0x80);
-	b->p[at + 3] = (uint8_t)(n >> 21);
+	/* the shortest varint; the content moves back over the bytes saved */
+	end = pb_put_varint(len, n);
+	k = (size_t)(end - len);
+	if (k < PB_NEST_LEN) {
+		memmove(b->p + at + k, b->p + at + PB_NEST_LEN, n);
+		b->len -= PB_NEST_LEN - k;
+	}
+	memcpy(b->p + at, len, k);
 	return true;
 }

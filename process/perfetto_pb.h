@@ -1,9 +1,11 @@
 /*
  * perfetto_pb.h - a small protocol-buffers wire-format writer, enough for
  * Perfetto's trace format: varints, strings, fixed64/double, packed arrays
- * (caller-built varint runs) and nested messages whose length is written as
- * a 4-byte redundant varint and back-patched when the message closes (what
- * Perfetto's own protozero does; protoc and trace_processor accept it).
+ * (caller-built varint runs) and nested messages: 4 bytes are kept for the
+ * length when one opens, and when it closes its length is written as the
+ * shortest varint and the content moved back over the bytes not needed (a
+ * memmove of the message, far cheaper than sizing messages before writing
+ * them; most of ours are under 128 bytes and take a one-byte length).
  * Internal to process/; docs/perfetto.md says why not protobuf-c.
  *
  * A pb_buf grows as needed; an allocation failure sets `oom`, after which
@@ -25,7 +27,7 @@ struct pb_buf {
 	bool oom;
 };
 
-#define PB_NEST_LEN 4 /* bytes of a back-patched length */
+#define PB_NEST_LEN 4 /* bytes kept for a nested message's length */
 #define PB_NEST_MAX ((1u << 28) - 1)
 
 /* Make room for n more bytes; false (and oom set) on failure. */
@@ -124,8 +126,9 @@ static inline size_t pb_open(struct pb_buf *b, uint32_t field)
 	return at;
 }
 
-/* Write the length of the message opened at `at` (false when it is larger
- * than a 4-byte varint holds: the caller keeps messages far smaller). */
+/* Write the length of the message opened at `at`; the buffer may shrink
+ * (false when it is larger than a 4-byte varint holds: the caller keeps
+ * messages far smaller). Messages opened inside it must be closed first. */
 bool pb_close(struct pb_buf *b, size_t at);
 
 /* Append another buffer's bytes as field `field` (a sub-message or a packed

@@ -25,6 +25,7 @@ Checks (each failure is one line on stderr, exit 1):
 - ProcessTree gives every sample's tid its pid.
 Prints a one-line summary with sizes on success.
 """
+import bisect
 import collections
 import json
 import os
@@ -321,9 +322,10 @@ def main():
     ties = 0
     for cpu, ts, o, pid, target, waker in wakings:
         if waker is None:  # compact: the task the last switch put on the cpu
-            cur = [(t, oo, tid) for t, oo, tid in current.get(cpu, []) if (t, oo) < (ts, o)]
-            waker = cur[-1][2] if cur else -1
-            if any(t == ts for t, _, _ in current.get(cpu, [])):
+            cur = current.get(cpu, [])
+            i = bisect.bisect_left(cur, (ts, o))
+            waker = cur[i - 1][2] if i else -1
+            if (i and cur[i - 1][0] == ts) or (i < len(cur) and cur[i][0] == ts):
                 ties += 1  # a switch at the same time: either order is right
                 waker = None
         got_wk[(cpu, ts, pid, target, waker)] += 1
