@@ -24,9 +24,10 @@ enum { CAT_MEM = 1 };
 
 /* Debug annotation names, interned as iid = index + 1. */
 enum { DA_ADDR, DA_PHYS, DA_DATA_SRC, DA_WEIGHT, DA_SYM, DA_DSO, DA_PAGE_SIZE, DA_CPU, DA_IP, DA_CGROUP,
-       DA_HINT, NR_DA };
+       DA_HINT, DA_DATA_MAP, DA_DATA_ID, DA_DATA_SYM, NR_DA };
 static const char *const da_names[NR_DA] = {
 	"addr", "phys_addr", "data_src", "weight", "sym", "dso", "data_page_size", "cpu", "ip", "cgroup", "hint",
+	"data_map", "data_id", "data_sym",
 };
 #define DA_IID(x) ((uint64_t)(x) + 1)
 _Static_assert(NR_DA < 127, "annotation name iids fit one byte");
@@ -285,6 +286,20 @@ static void da_str(struct pb_buf *b, int name, const struct sref *r)
 	pb_close(b, d);
 }
 
+/* data_id as a string (not interned: nearly one per page sampled). */
+static void da_data_id(struct pb_buf *b, const struct data_id *id)
+{
+	char buf[DATA_ID_JSON_MAX + 1], *end = data_id_put(buf, id);
+	size_t d;
+
+	if (end - buf < 2 || buf[0] != '"')
+		return;
+	d = pb_open(b, 4);
+	pb_varint(b, 1, DA_IID(DA_DATA_ID));
+	pb_bytes(b, 6, buf + 1, (size_t)(end - buf - 2)); /* string_value, without the quotes */
+	pb_close(b, d);
+}
+
 /* Name and text of a data_src value: interned once and remembered by
  * value (a few values make up nearly every sample); when a table is full,
  * made again each time and written inline. */
@@ -322,7 +337,7 @@ static int dsrc_refs(struct pft_strings *S, uint64_t value, struct sref *name, s
 int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 {
 	struct pft_strings *S = t->strings;
-	struct sref name, sym, dso, cgroup, dsrc = {0};
+	struct sref name, sym, dso, cgroup, dsrc = {0}, map = {0}, dsym = {0};
 	char summary[64], dsrc_text[DATA_SRC_TEXT_MAX + 1];
 	struct pft_thread *th;
 	uint32_t tid;
@@ -348,16 +363,22 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 	sref_intern(&S->values, &sym, r->sym);
 	sref_intern(&S->values, &dso, r->dso);
 	sref_intern(&S->values, &cgroup, r->cgroup);
+	if (r->data_map)
+		sref_intern(&S->values, &map, r->data_map);
+	if (r->data_sym)
+		sref_intern(&S->values, &dsym, r->data_sym);
 
 	pft_packet_begin(t, PFT_SEQ_TRACK, SEQ_NEEDS_INCREMENTAL_STATE);
 	pb_varint(b, TP_TIMESTAMP, r->time_ns);
-	if (name.is_new || sym.is_new || dso.is_new || cgroup.is_new || dsrc.is_new) {
+	if (name.is_new || sym.is_new || dso.is_new || cgroup.is_new || dsrc.is_new || map.is_new || dsym.is_new) {
 		id = pb_open(b, TP_INTERNED_DATA);
 		interned_entry(b, 2, &name); /* event_names */
 		interned_entry(b, 29, &sym); /* debug_annotation_string_values */
 		interned_entry(b, 29, &dso);
 		interned_entry(b, 29, &cgroup);
 		interned_entry(b, 29, &dsrc);
+		interned_entry(b, 29, &map);
+		interned_entry(b, 29, &dsym);
 		pb_close(b, id);
 	}
 	te = pb_open(b, TP_TRACK_EVENT);
@@ -383,6 +404,12 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 	da_varint(b, DA_IP, 7, r->ip);
 	da_str(b, DA_CGROUP, &cgroup);
 	da_varint(b, DA_HINT, 3, r->hint);
+	if (r->data_map)
+		da_str(b, DA_DATA_MAP, &map);
+	if (r->data_id.kind != DATA_ID_NONE)
+		da_data_id(b, &r->data_id);
+	if (r->data_sym)
+		da_str(b, DA_DATA_SYM, &dsym);
 	pb_close(b, te);
 	t->st.mem_samples++;
 	return pft_packet_end(t);

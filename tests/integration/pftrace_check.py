@@ -20,7 +20,8 @@ Checks (each failure is one line on stderr, exit 1):
   pid/comm/prio; the wakings are the sched_waking and sched_wakeup_new lines
   (time, pid, target cpu, waker); irq/softirq/local-timer events match;
 - the memory samples are the perf.jsonl lines (tid, time, addr, phys_addr,
-  sym, weight), on their thread's "mem samples" track;
+  sym, weight, data_map, data_id, data_sym), on their thread's "mem
+  samples" track;
 - the hint counters are hints.jsonl's updates;
 - ProcessTree gives every sample's tid its pid.
 Prints a one-line summary with sizes on success.
@@ -220,7 +221,8 @@ def main():
                 value = s32(one(te, 30)) if 30 in te else struct.unpack("<d", one(te, 44).to_bytes(8, "little"))[0]
                 counters[(u, ts, value)] += 1
             elif one(te, 9) == 3:
-                samples[(u, ts, ann.get("addr"), ann.get("phys_addr"), ann.get("sym"), ann.get("weight"))] += 1
+                samples[(u, ts, ann.get("addr"), ann.get("phys_addr"), ann.get("sym"), ann.get("weight"),
+                         ann.get("data_map"), ann.get("data_id"), ann.get("data_sym"))] += 1
         if 2 in p:  # ProcessTree
             pt = msg(one(p, 2))
             for t in pt.get(2, []):
@@ -354,7 +356,7 @@ def main():
             if tree.get(r["tid"]) != r["pid"]:
                 err("ProcessTree gives tid %d pid %r, perf.jsonl %d" % (r["tid"], tree.get(r["tid"]), r["pid"]))
             want[((3 << 48) | r["tid"], r["time_ns"], int(r["addr"], 16), int(r["phys_addr"], 16), r["sym"],
-                  r.get("weight"))] += 1
+                  r.get("weight"), r.get("data_map"), r.get("data_id"), r.get("data_sym"))] += 1
         if samples != want:
             miss, extra = want - samples, samples - want
             err("memory samples differ from perf.jsonl: %d missing (e.g. %s), %d extra (e.g. %s)" % (
