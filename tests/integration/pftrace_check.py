@@ -320,26 +320,44 @@ def main():
         miss, extra = want_sw - got_sw, got_sw - want_sw
         err("switches differ from sched.jsonl: %d missing (e.g. %s), %d extra (e.g. %s)" % (
             sum(miss.values()), list(miss)[:2], sum(extra.values()), list(extra)[:2]))
-    got_wk = collections.Counter()
+    # wakings: (cpu, time, pid, target cpu) as multisets, then the wakers of
+    # each: a compact waking's waker is the task the last switch put on the
+    # cpu (unknown when a switch has the same time: either order is right);
+    # sched.jsonl's tid -1 (the input did not know the current task) matches
+    # whatever the trace says
+    got_wk, got_wakers = collections.Counter(), collections.defaultdict(list)
     ties = 0
     for cpu, ts, o, pid, target, waker in wakings:
-        if waker is None:  # compact: the task the last switch put on the cpu
+        if waker is None:
             cur = current.get(cpu, [])
             i = bisect.bisect_left(cur, (ts, o))
             waker = cur[i - 1][2] if i else -1
             if (i and cur[i - 1][0] == ts) or (i < len(cur) and cur[i][0] == ts):
-                ties += 1  # a switch at the same time: either order is right
+                ties += 1
                 waker = None
-        got_wk[(cpu, ts, pid, target, waker)] += 1
+        got_wk[(cpu, ts, pid, target)] += 1
+        got_wakers[(cpu, ts, pid, target)].append(waker)
     if have_sched:
-        want_cmp = collections.Counter()
+        want_keys = collections.Counter()
         for (cpu, ts, pid, target, waker), c in want_wk.items():
-            key = (cpu, ts, pid, target, None) if (cpu, ts, pid, target, None) in got_wk else (cpu, ts, pid, target, waker)
-            want_cmp[key] += c
-        if got_wk != want_cmp:
-            miss, extra = want_cmp - got_wk, got_wk - want_cmp
+            want_keys[(cpu, ts, pid, target)] += c
+        if got_wk != want_keys:
+            miss, extra = want_keys - got_wk, got_wk - want_keys
             err("wakings differ from sched.jsonl: %d missing (e.g. %s), %d extra (e.g. %s)" % (
                 sum(miss.values()), list(miss)[:2], sum(extra.values()), list(extra)[:2]))
+        want_wakers = collections.defaultdict(list)
+        for (cpu, ts, pid, target, waker), c in want_wk.items():
+            want_wakers[(cpu, ts, pid, target)] += [waker] * c
+        bad = 0
+        for key, w in want_wakers.items():
+            g = got_wakers.get(key, [])
+            known_w = collections.Counter(x for x in w if x >= 0)
+            known_g = collections.Counter(x for x in g if x is not None)
+            if sum((known_w - known_g).values()) > g.count(None) or \
+                    sum((known_g - known_w).values()) > sum(1 for x in w if x < 0):
+                bad += 1
+                if bad <= 2:
+                    err("waking %s: wakers %s in sched.jsonl, %s in the trace" % (key, w, g))
         if irqs != want_irq:
             err("irq/softirq/timer events differ: %d in sched.jsonl, %d in the trace" % (
                 sum(want_irq.values()), sum(irqs.values())))
