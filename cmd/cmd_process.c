@@ -226,7 +226,9 @@ int cmd_process(int argc, char **argv)
 		"perf.data natively (or upstream's perf.mem.script / perf.script text), annotates\n"
 		"each sample with its thread's hint from hints.jsonl, and writes PROFILE.out/:\n"
 		"perf.jsonl, hints.jsonl (copy) and process.json. Like upstream it drops samples\n"
-		"without a physical address and samples of perf and swapper. The scheduling\n"
+		"without a physical address and samples of perf and swapper; it also drops the\n"
+		"recorder's own (pids in metadata.json). Each sample gets its data's mapping and\n"
+		"page identity (data_map, data_id, data_sym) from the MMAP2 records. The scheduling\n"
 		"stream (sched.data, upstream's perf.sched.data or perf.sched.script) becomes\n"
 		"sched.jsonl; a profile needs at least one of the two streams. trace.pftrace is a\n"
 		"Perfetto trace of both (ui.perfetto.dev, trace_processor): CPU and thread\n"
@@ -238,7 +240,7 @@ int cmd_process(int argc, char **argv)
 		OPT_STRING('o', "output", &a.outdir, "OUTDIR", "output directory (default PROFILE.out)"),
 		OPT_STRING(0, "symfs", &a.symfs, "DIR", "look for binaries under DIR, as perf --symfs"),
 		OPT_FLAG(0, "force", &a.force, "replace OUTDIR if it exists"),
-		OPT_FLAG(0, "no-filter", &a.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper)"),
+		OPT_FLAG(0, "no-filter", &a.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper) and the recorder's"),
 		OPT_FLAG(0, "no-perfetto", &a.no_perfetto, "do not write trace.pftrace"),
 		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
 		OPT_END(),
