@@ -15,6 +15,7 @@
 
 #include "lib/error.h"
 #include "lib/kernel_id.h"
+#include "record/inode_gen.h"
 
 #define REC_MAX 8192
 
@@ -123,7 +124,8 @@ static uint32_t prot_bits(const char *perms)
 }
 
 /* One /proc/PID/maps line -> MMAP2. Anonymous mappings are named "//anon" like perf. */
-static int emit_map_line(struct pd_writer *w, int pid, const char *line, size_t trailer)
+static int emit_map_line(struct pd_writer *w, const char *proc_root, int pid, const char *line, size_t trailer,
+			 struct inode_gen_cache *gens)
 {
 	unsigned long long start, end, pgoff, ino;
 	unsigned maj, min;
@@ -147,13 +149,16 @@ static int emit_map_line(struct pd_writer *w, int pid, const char *line, size_t 
 		name = "//anon";
 	m = (typeof(m)){(uint32_t)pid, (uint32_t)pid, start, end - start, pgoff, maj, min, ino, 0,
 			prot_bits(perms), perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */};
+	if (ino) /* the generation the kernel would put in its own MMAP2 */
+		m.ino_generation = inode_gen_of_map(gens, proc_root, pid, start, end, maj, min, ino);
 	rec_begin(&r, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | (perms[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA));
 	rec_put(&r, &m, sizeof(m));
 	rec_put_string(&r, name, 4096);
 	return rec_end(w, &r, trailer);
 }
 
-static int emit_maps(struct pd_writer *w, const char *proc_root, int pid, size_t trailer, struct synth_stats *st)
+static int emit_maps(struct pd_writer *w, const char *proc_root, int pid, size_t trailer, struct synth_stats *st,
+		     struct inode_gen_cache *gens)
 {
 	char path[512], *line = NULL;
 	size_t cap = 0;
@@ -166,7 +171,7 @@ static int emit_maps(struct pd_writer *w, const char *proc_root, int pid, size_t
 		return 0; /* exited, or a kernel thread */
 	while ((n = getline(&line, &cap, f)) > 0 && rc == 0) {
 		line[strcspn(line, "\n")] = '\0';
-		rc = emit_map_line(w, pid, line, trailer);
+		rc = emit_map_line(w, proc_root, pid, line, trailer, gens);
 		st->mmaps += rc == 0;
 	}
 	free(line);
@@ -175,7 +180,7 @@ static int emit_maps(struct pd_writer *w, const char *proc_root, int pid, size_t
 }
 
 static int synth_process(struct pd_writer *w, const char *proc_root, int pid, size_t trailer,
-			 struct synth_stats *st)
+			 struct synth_stats *st, struct inode_gen_cache *gens)
 {
 	char dir[512], tdir[600];
 	struct dirent *e;
@@ -195,7 +200,7 @@ static int synth_process(struct pd_writer *w, const char *proc_root, int pid, si
 		st->tasks++;
 	}
 	if (rc == 0)
-		rc = emit_maps(w, proc_root, pid, trailer, st);
+		rc = emit_maps(w, proc_root, pid, trailer, st, gens);
 	while (rc == 0 && (e = readdir(d))) {
 		int tid = atoi(e->d_name);
 
@@ -217,17 +222,21 @@ int synth_tasks(struct pd_writer *w, const char *proc_root, size_t trailer, stru
 {
 	struct dirent *e;
 	DIR *d = opendir(proc_root);
+	struct inode_gen_cache *gens = calloc(1, sizeof(*gens)); /* NULL: uncached */
 	int rc = 0;
 
-	if (!d)
+	if (!d) {
+		free(gens);
 		return scx_fail_errno("%s", proc_root);
+	}
 	while (rc == 0 && (e = readdir(d))) {
 		int pid = atoi(e->d_name);
 
 		if (pid > 0)
-			rc = synth_process(w, proc_root, pid, trailer, st);
+			rc = synth_process(w, proc_root, pid, trailer, st, gens);
 	}
 	closedir(d);
+	free(gens);
 	return rc;
 }
 

@@ -66,6 +66,45 @@ else
 	skip "data identity (scxprof record)" "record failed here: $(tail -n 1 "$WORK/sp.err")"
 fi
 
+# a file mapped before the recording (its MMAP2 synthesized from /proc) and by
+# a process started during it: the same F: ids, so the synthesized record
+# must carry the inode generation the kernel puts in its own
+pre_vs_new() { # TAG NAME FILE
+	local out=$WORK/pre-$1 name=$2 file=$3 p1 i
+	"$WL" -w "$file" 8 >"$out.wl1" 2>&1 &
+	p1=$!
+	for i in $(seq 1 600); do grep -q '^ready' "$out.wl1" && break; kill -0 $p1 2>/dev/null || break; sleep 0.05; done
+	if ! grep -q '^ready' "$out.wl1"; then
+		kill $p1 2>/dev/null; fail "$name: file mapped before recording" "the -w workload did not start"; return
+	fi
+	if "$SCXPROF" record -t 30 -o "$out" --disable-archive --disable-sched-trace -- sh -c \
+		"kill -USR1 $p1; while ! grep -q '^done' '$out.wl1'; do sleep 0.05; done; exec '$WL' -1 '$file' 8" \
+		>"$out.wl2" 2>"$out.err" && "$SCXPROF" process -f "$out" --no-filter >"$out.log" 2>&1; then
+		check "$name: a file mapped before recording has the F: ids of the same file mapped during it" python3 -c '
+import json,sys,re
+p1=int(re.search(r"ready (\d+)",open(sys.argv[2]).read()).group(1))
+p2=int(re.search(r"once (\d+)",open(sys.argv[3]).read()).group(1))
+ids={p1:set(),p2:set()}
+for l in open(sys.argv[1]):
+    d=json.loads(l)
+    if d["pid"] in ids and d.get("data_map")==sys.argv[4]:
+        assert d["data_id"].startswith("F:"), d
+        ids[d["pid"]].add(d["data_id"])
+assert len(ids[p1])==8 and ids[p1]==ids[p2], (sorted(ids[p1]), sorted(ids[p2]))' \
+			"$out.out/perf.jsonl" "$out.wl1" "$out.wl2" "$file"
+	else
+		fail "$name: record/process ran" "$(tail -n 2 "$out.err" "$out.log" | tr '\n' ' ')"
+	fi
+	kill $p1 2>/dev/null; wait $p1 2>/dev/null
+}
+pre_vs_new disk "pre-existing map (disk file)" "$WORK/pre.bin"
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	pre_vs_new shm "pre-existing map (/dev/shm)" "/dev/shm/scxprof-it-$$"
+	rm -f "/dev/shm/scxprof-it-$$"
+else
+	skip "pre-existing map (/dev/shm)" "no writable /dev/shm"
+fi
+
 # text input (upstream's perf script output): no mapping, data_id null
 mkdir -p "$WORK/txt"
 cp "$TOP/tests/fixtures/profile_basic/"* "$WORK/txt/" 2>/dev/null

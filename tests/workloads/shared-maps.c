@@ -5,7 +5,16 @@
  * private anonymous memory of its own. Usage: shared-maps FILE PAGES.
  * Prints "parent PID child PID file ADDR ADDR memfd ADDR ADDR" (the two
  * processes' mapping addresses) on stdout when both are done.
+ *
+ * Other modes, for a process that maps FILE before a recording starts and
+ * one that maps it during it:
+ *   shared-maps -w FILE PAGES  map FILE shared, write it, print "ready PID",
+ *                              wait for SIGUSR1, drop the pages from its page
+ *                              table (MADV_DONTNEED) and write them again (new
+ *                              faults), print "done PID"
+ *   shared-maps -1 FILE PAGES  map FILE shared, write it, print "once PID"
  */
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +64,36 @@ static void work(int file_fd, int mem_fd, size_t pages, int out, size_t shift_pa
 		exit(1);
 }
 
+/* The -w and -1 modes. */
+static int single(const char *mode, const char *path, size_t pages)
+{
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
+	char *f;
+	sigset_t set;
+	int sig;
+
+	if (fd < 0 || ftruncate(fd, (off_t)(pages * PAGE)) < 0) {
+		perror(path);
+		return 1;
+	}
+	f = map_shared(fd, pages);
+	touch(f, pages, 4);
+	if (!strcmp(mode, "-1")) {
+		printf("once %d\n", (int)getpid());
+		return 0;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (sigwait(&set, &sig) != 0 || madvise(f, pages * PAGE, MADV_DONTNEED) < 0)
+		return 1;
+	touch(f, pages, 5);
+	printf("done %d\n", (int)getpid());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t pages;
@@ -64,8 +103,11 @@ int main(int argc, char **argv)
 	pid_t child;
 	ssize_t n;
 
+	if (argc == 4 && (!strcmp(argv[1], "-w") || !strcmp(argv[1], "-1")) &&
+	    (pages = strtoul(argv[3], NULL, 10)) > 0)
+		return single(argv[1], argv[2], pages);
 	if (argc != 3 || (pages = strtoul(argv[2], NULL, 10)) == 0) {
-		fprintf(stderr, "usage: shared-maps FILE PAGES\n");
+		fprintf(stderr, "usage: shared-maps FILE PAGES | -w FILE PAGES | -1 FILE PAGES\n");
 		return 2;
 	}
 	file_fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
