@@ -13,7 +13,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS)
-LDLIBS   += $(PKG_LIBS) -lpfm -liberty -lm -lpthread
+LDLIBS   += $(PKG_LIBS) -lZydis -lpfm -liberty -lm -lpthread
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined

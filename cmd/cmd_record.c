@@ -41,7 +41,7 @@ static int check_args(struct record_args *a, const struct cmd_usage *u, struct r
 	else if (a->archive && (strlen(a->archive) < 8 || strcmp(a->archive + strlen(a->archive) - 7, ".tar.gz")))
 		fail = "-f ARCHIVE must end in .tar.gz";
 	if (!fail && a->backend && mem_backend_parse_name(a->backend, &o->backend.want) < 0)
-		fail = "--backend must be auto, intel-pebs, amd-ibs, arm-spe or software";
+		fail = "--backend must be auto, intel-pebs, amd-ibs, arm-spe, decode or page-fault (alias software)";
 	if (fail) {
 		fprintf(stderr, "scxprof record: %s\n", fail);
 		opts_print_usage(u);
@@ -170,7 +170,7 @@ int cmd_record(int argc, char **argv)
 		OPT_FLAG(0, "disable-archive", &a.no_archive, "keep DIR instead of DIR.tar.gz"),
 		OPT_FLAG(0, "disable-mem-trace", &a.no_mem, "do not record the memory stream"),
 		OPT_FLAG(0, "disable-sched-trace", &a.no_sched, "do not record the scheduling stream"),
-		OPT_STRING(0, "backend", &a.backend, "NAME", "auto|intel-pebs|amd-ibs|arm-spe|software (auto)"),
+		OPT_STRING(0, "backend", &a.backend, "NAME", "auto|intel-pebs|amd-ibs|arm-spe|decode|page-fault (auto)"),
 		OPT_STRING(0, "event", &a.event, "SPEC", "libpfm4 event string or pmu/term=val,.../"),
 		OPT_INT('c', "count", &a.period, "PERIOD", "sample every PERIOD events", 1, LONG_MAX),
 		OPT_INT('F', "freq", &a.freq, "HZ", "sample at HZ per second and cpu", 1, 1000000),

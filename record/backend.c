@@ -9,6 +9,8 @@
 #include "record/backend.h"
 #include "record/backend_internal.h"
 #include "record/pmu_sysfs.h"
+#include "record/decode_stream.h"
+#include "record/insn.h"
 #include "lib/error.h"
 
 #include <dirent.h>
@@ -30,7 +32,8 @@ static const char *const backend_names[] = {
 	[MEM_BACKEND_INTEL_PEBS] = "intel-pebs",
 	[MEM_BACKEND_AMD_IBS] = "amd-ibs",
 	[MEM_BACKEND_ARM_SPE] = "arm-spe",
-	[MEM_BACKEND_SOFTWARE] = "software",
+	[MEM_BACKEND_SOFTWARE] = "page-fault",
+	[MEM_BACKEND_DECODE] = "decode",
 };
 
 const char *mem_backend_name(enum mem_backend_kind k)
@@ -42,13 +45,17 @@ const char *mem_backend_name(enum mem_backend_kind k)
 
 int mem_backend_parse_name(const char *s, enum mem_backend_kind *k)
 {
+	if (strcmp(s, "software") == 0) { /* the page-fault backend's old name */
+		*k = MEM_BACKEND_SOFTWARE;
+		return 0;
+	}
 	for (unsigned i = 0; i < sizeof(backend_names) / sizeof(backend_names[0]); i++) {
 		if (strcmp(s, backend_names[i]) == 0) {
 			*k = (enum mem_backend_kind)i;
 			return 0;
 		}
 	}
-	return scx_fail("--backend %s: expected auto, intel-pebs, amd-ibs, arm-spe or software", s);
+	return scx_fail("--backend %s: expected auto, intel-pebs, amd-ibs, arm-spe, decode or page-fault", s);
 }
 
 void mem_backend_opts_init(struct mem_backend_opts *o)
@@ -143,7 +150,9 @@ int mem_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
 		attr->sample_freq = o->freq;
 	} else if (!(keep_own && (attr->freq || attr->sample_period))) {
 		attr->freq = kind != MEM_BACKEND_SOFTWARE;
-		attr->sample_period = kind == MEM_BACKEND_SOFTWARE ? 1 : MEM_BACKEND_DEFAULT_FREQ;
+		attr->sample_period = kind == MEM_BACKEND_SOFTWARE ? 1
+				      : kind == MEM_BACKEND_DECODE ? MEM_BACKEND_DECODE_FREQ
+								   : MEM_BACKEND_DEFAULT_FREQ;
 	}
 	if (kind == MEM_BACKEND_AMD_IBS && !attr->freq)
 		return check_ibs_period(attr->sample_period);
@@ -461,6 +470,48 @@ static int build_software(const struct mem_backend_opts *o, struct mem_backend *
 	return 0;
 }
 
+/* ---- decode: cpu-clock samples with user registers ---------------------- */
+
+static int build_decode(const struct mem_backend_opts *o, struct mem_backend *b)
+{
+	const struct insn_decoder *dec = insn_decoder_for_host();
+	struct perf_event_attr attr = { 0 };
+	char version[32];
+
+	if (!dec)
+		return scx_fail("--backend decode: no instruction decoder for this architecture "
+				"(x86-64 only so far)");
+	mem_attr_common(&attr, MEM_BACKEND_DECODE);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_type = DECODE_IN_SAMPLE_TYPE;
+	attr.sample_regs_user = dec->regs_mask;
+	if (mem_attr_sampling(&attr, MEM_BACKEND_DECODE, o, NULL, false) < 0 ||
+	    mem_backend_add(b, &attr, "cpu-clock", -1, "") < 0)
+		return -1;
+	b->kind = MEM_BACKEND_DECODE;
+	b->rewrites_samples = true;
+	b->out_attr = attr;
+	b->out_attr.sample_type = DECODE_OUT_SAMPLE_TYPE;
+	b->out_attr.sample_regs_user = 0;
+	dec->version(version, sizeof(version));
+	snprintf(b->decoder, sizeof(b->decoder), "%s %s", dec->name, version);
+	snprintf(b->pmu, sizeof(b->pmu), "software");
+	if (attr.freq)
+		snprintf(b->description, sizeof(b->description),
+			 "cpu-clock at %" PRIu64 " Hz per cpu with user registers; the data addresses "
+			 "of each sampled user-mode instruction decoded by %s: loads and stores, no "
+			 "latency or data source level",
+			 (uint64_t)attr.sample_freq, b->decoder);
+	else
+		snprintf(b->description, sizeof(b->description),
+			 "cpu-clock every %" PRIu64 " ns per cpu with user registers; the data "
+			 "addresses of each sampled user-mode instruction decoded by %s: loads and "
+			 "stores, no latency or data source level",
+			 (uint64_t)attr.sample_period, b->decoder);
+	return 0;
+}
+
 /* ---- choosing ---------------------------------------------------------- */
 
 static int refuse_missing(const struct mem_backend_opts *o, const char *what)
@@ -496,6 +547,8 @@ static int choose_wanted(const struct mem_backend_opts *o, struct mem_backend *b
 		return build_spe(o, spe, n, b);
 	case MEM_BACKEND_SOFTWARE:
 		return build_software(o, b);
+	case MEM_BACKEND_DECODE:
+		return build_decode(o, b);
 	default:
 		return scx_fail("unknown backend %d", (int)o->want);
 	}
@@ -505,6 +558,12 @@ static const char no_pmu_warning[] =
 	"no memory-sampling PMU (Intel PEBS, AMD IBS, Arm SPE) found, as in most VMs: "
 	"sampling page faults instead; they see only the first touch of each page, carry "
 	"no latency or data source (--ldlat ignored), and most lack phys_addr";
+
+static const char decode_warning[] =
+	"no memory-sampling PMU (Intel PEBS, AMD IBS, Arm SPE) found, as in most VMs: "
+	"using --backend decode: cpu-clock samples whose user-mode instruction is decoded "
+	"for its data addresses; no latency, no data source level (--ldlat ignored), no "
+	"kernel-mode or fs/gs (TLS) accesses";
 
 static int choose_auto(const struct mem_backend_opts *o, struct mem_backend *b)
 {
@@ -519,6 +578,10 @@ static int choose_auto(const struct mem_backend_opts *o, struct mem_backend *b)
 	n = spe_pmus(o->sysfs_root, spe);
 	if (n)
 		return build_spe(o, spe, n, b);
+	if (insn_decoder_for_host()) {
+		mem_backend_warn(b, "%s", decode_warning);
+		return build_decode(o, b);
+	}
 	mem_backend_warn(b, "%s", no_pmu_warning);
 	return build_software(o, b);
 }

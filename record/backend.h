@@ -1,7 +1,8 @@
 /*
  * backend.h - choosing how `record` samples memory accesses: Intel PEBS
  * load latency, AMD IBS op, Arm SPE, or page-fault software samples when no
- * memory-sampling PMU exists (VMs). mem_backend_choose() probes the sysfs
+ * memory-sampling PMU exists (VMs): by default decoding the instruction at
+ * each cpu-clock sample (decode), else page-fault samples. mem_backend_choose() probes the sysfs
  * PMUs (or encodes --event) and builds complete perf_event_attrs;
  * mem_event_open() opens one of them on one cpu with perf's fallbacks.
  */
@@ -18,11 +19,15 @@ enum mem_backend_kind {
 	MEM_BACKEND_INTEL_PEBS,
 	MEM_BACKEND_AMD_IBS,
 	MEM_BACKEND_ARM_SPE,
-	MEM_BACKEND_SOFTWARE,
+	MEM_BACKEND_SOFTWARE,   /* "page-fault" ("software" is an alias) */
+	MEM_BACKEND_DECODE,     /* cpu-clock + user registers + instruction decoding */
 };
 
 #define MEM_BACKEND_DEFAULT_LDLAT 10
 #define MEM_BACKEND_DEFAULT_FREQ 4000 /* perf's default when no period is given */
+/* cpu-clock rate of the decode backend per CPU: from `make bench`
+ * (bench/bench_decode.sh), see README "Overhead of --backend decode" */
+#define MEM_BACKEND_DECODE_FREQ 1000
 
 struct mem_backend_opts {
 	const char *sysfs_root;     /* directory holding the PMU dirs; NULL = /sys/bus/event_source/devices */
@@ -55,6 +60,11 @@ struct mem_backend {
 	char warnings[MEM_BACKEND_MAX_WARNINGS][256]; /* e.g. the no-PMU warning */
 	size_t nr_warnings;
 	bool needs_aux_decoder; /* Arm SPE: data arrives in the AUX buffer (not supported yet) */
+	/* decode: the attr perf.mem.data describes its samples with (the
+	 * kernel's cpu-clock samples in ev[0] are rewritten into these) */
+	bool rewrites_samples;
+	struct perf_event_attr out_attr;
+	char decoder[64];       /* decode: "zydis 4.0.0" */
 };
 
 /* opts with the defaults: AUTO, ldlat 10, nothing else set. */

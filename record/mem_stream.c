@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "record/decode_stream.h"
+#include "record/pagemap.h"
 
 struct cpu_ring {
 	int cpu;
@@ -29,23 +31,6 @@ struct cpu_ring {
 	bool sample_id_set;
 	void *base;            /* control page + data */
 	size_t map_size, data_size;
-};
-
-#define PAGEMAP_SLOTS 64
-#define PAGEMAP_BLOCK 64 /* entries read at once: 256 KiB of address space */
-#define PAGEMAP_BLOCKS 256
-struct pagemap_cache {
-	struct { int pid, fd; uint64_t used; } slot[PAGEMAP_SLOTS];
-	uint64_t clock;
-	/* blocks read during the current drain pass (reset at each pass: the
-	 * answer is "mapped at drain time" either way, just read in bulk) */
-	struct {
-		int pid;
-		uint64_t block;
-		uint64_t pass;
-		uint64_t entry[PAGEMAP_BLOCK];
-	} block[PAGEMAP_BLOCKS];
-	uint64_t pass;
 };
 
 /* ---- layout -------------------------------------------------------------- */
@@ -250,7 +235,7 @@ static int probe_events(struct mem_stream *ms, int cpu)
 	for (i = 0; i < opened; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	for (i = 1; i < ms->be->nr_events && rc == 0; i++)
+	for (i = 1; i < ms->be->nr_events && rc == 0 && !ms->be->rewrites_samples; i++)
 		if (ms->be->ev[i].attr.sample_type != ms->be->ev[0].attr.sample_type)
 			rc = scx_fail("%s and %s ended up with different sample types", ms->be->ev[0].name,
 				      ms->be->ev[i].name);
@@ -281,8 +266,11 @@ static int add_attrs(struct mem_stream *ms)
 			r->sample_id = e == 0 || !r->sample_id_set ? ids[n - 1] : 0;
 			r->sample_id_set = true;
 		}
+		/* decode: the file describes the rewritten samples, under the
+		 * kernel event's ids (its own samples never reach the file) */
 		if (rc == 0)
-			rc = pd_writer_add_attr(ms->w, &ms->be->ev[e].attr, ids, n, ms->be->ev[e].name);
+			rc = pd_writer_add_attr(ms->w, ms->be->rewrites_samples ? &ms->be->out_attr : &ms->be->ev[e].attr,
+						ids, n, ms->be->ev[e].name);
 	}
 	for (c = 0, n = 0; c < ms->nr_rings && rc == 0; c++)
 		rc = event_id(ms->rings[c].owner_fd, &ids[n++]);
@@ -291,8 +279,6 @@ static int add_attrs(struct mem_stream *ms)
 	free(ids);
 	return rc;
 }
-
-static uint64_t zero_page_pfn(struct mem_stream *ms);
 
 int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_writer *w,
 		    const struct mem_stream_opts *o)
@@ -305,8 +291,6 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 	ms->be = be;
 	ms->w = w;
 	ms->opts = *o;
-	ms->kpageflags_fd = -1;
-	ms->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (pages & (pages - 1))
 		return scx_fail("--mmap-pages %zu: must be a power of two", pages);
 	if (!be->nr_events)
@@ -314,8 +298,7 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 	if (online_cpu_list(&cpus, &n) < 0)
 		return -1;
 	ms->rings = calloc(n, sizeof(*ms->rings));
-	ms->pagemaps = calloc(1, sizeof(*ms->pagemaps));
-	if (!ms->rings || !ms->pagemaps) {
+	if (!ms->rings) {
 		free(cpus);
 		return scx_fail("out of memory");
 	}
@@ -329,7 +312,7 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 	/* opening settles precise_ip and WEIGHT_STRUCT/WEIGHT in the attrs:
 	 * probe on the first cpu, so the side-band can share the sample_type */
 	rc = probe_events(ms, ms->rings[0].cpu);
-	ms->sample_type = be->ev[0].attr.sample_type;
+	ms->sample_type = be->rewrites_samples ? be->out_attr.sample_type : be->ev[0].attr.sample_type;
 	sideband_attr(ms);
 	for (i = 0; i < n && rc == 0; i++) {
 		rc = open_ring(ms, &ms->rings[i], pages);
@@ -340,9 +323,13 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 		compute_layout(ms);
 		rc = add_attrs(ms);
 	}
-	if (rc == 0 && ms->opts.resolve_phys) {
-		ms->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-		ms->zero_pfn = zero_page_pfn(ms);
+	if (rc == 0 && ms->opts.resolve_phys && !(ms->pagemaps = pagemap_new()))
+		rc = -1;
+	if (rc == 0 && be->rewrites_samples) {
+		const struct insn_decoder *dec = insn_decoder_for_host();
+
+		if (!dec || !(ms->decode = decode_stream_new(dec)))
+			rc = dec ? -1 : scx_fail("no instruction decoder for this architecture");
 	}
 	return rc;
 }
@@ -373,79 +360,6 @@ int mem_stream_disable(struct mem_stream *ms)
 	return ioctl_all(ms, PERF_EVENT_IOC_DISABLE, "disable");
 }
 
-/* ---- physical addresses from pagemap ---------------------------------------- */
-
-static int pagemap_fd(struct pagemap_cache *pc, int pid)
-{
-	char path[64];
-	size_t i, victim = 0;
-
-	pc->clock++;
-	for (i = 0; i < PAGEMAP_SLOTS; i++) {
-		if (pc->slot[i].fd > 0 && pc->slot[i].pid == pid) {
-			pc->slot[i].used = pc->clock;
-			return pc->slot[i].fd;
-		}
-		if (pc->slot[i].used < pc->slot[victim].used)
-			victim = i;
-	}
-	if (pc->slot[victim].fd > 0)
-		close(pc->slot[victim].fd);
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
-	pc->slot[victim].fd = open(path, O_RDONLY | O_CLOEXEC);
-	pc->slot[victim].pid = pid;
-	pc->slot[victim].used = pc->clock;
-	return pc->slot[victim].fd;
-}
-
-/* The pagemap entry of virtual page vpage of pid, from this pass's blocks. */
-static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint64_t *entry)
-{
-	uint64_t blk = vpage / PAGEMAP_BLOCK;
-	size_t slot = (size_t)((blk * 0x9e3779b97f4a7c15ULL ^ (uint64_t)pid) >> 56) % PAGEMAP_BLOCKS;
-	ssize_t n;
-	int fd;
-
-	if (pc->block[slot].pass != pc->pass || pc->block[slot].pid != pid || pc->block[slot].block != blk) {
-		fd = pagemap_fd(pc, pid);
-		if (fd <= 0)
-			return -1;
-		n = pread(fd, pc->block[slot].entry, sizeof(pc->block[slot].entry), (off_t)(blk * PAGEMAP_BLOCK * 8));
-		if (n <= 0)
-			return -1;
-		if ((size_t)n < sizeof(pc->block[slot].entry)) /* end of the address space */
-			memset((char *)pc->block[slot].entry + n, 0, sizeof(pc->block[slot].entry) - (size_t)n);
-		pc->block[slot].pass = pc->pass;
-		pc->block[slot].pid = pid;
-		pc->block[slot].block = blk;
-	}
-	*entry = pc->block[slot].entry[vpage % PAGEMAP_BLOCK];
-	return 0;
-}
-
-/* Physical address of vaddr in pid, 0 when the page is not present. */
-static uint64_t pagemap_phys(struct mem_stream *ms, int pid, uint64_t vaddr, uint64_t *page_size)
-{
-	uint64_t entry, pfn, flags;
-	uint64_t page = ms->page_size;
-
-	if (pagemap_entry(ms->pagemaps, pid, vaddr / page, &entry) < 0)
-		return 0;
-	if (!(entry >> 63 & 1))
-		return 0;
-	pfn = entry & ((1ULL << 55) - 1);
-	if (!pfn)
-		return 0; /* without CAP_SYS_ADMIN the kernel hides PFNs */
-	if (pfn == ms->zero_pfn)
-		return 0; /* reads of untouched memory: nothing is shared through it */
-	*page_size = page;
-	if (ms->kpageflags_fd >= 0 &&
-	    pread(ms->kpageflags_fd, &flags, sizeof(flags), (off_t)pfn * 8) == sizeof(flags) &&
-	    (flags & ((1ULL << 17) | (1ULL << 22)))) /* KPF_HUGE, KPF_THP */
-		*page_size = 2ULL << 20;
-	return pfn * page + (vaddr & (page - 1));
-}
-
 static uint64_t rd64(const uint8_t *p)
 {
 	uint64_t v;
@@ -466,7 +380,7 @@ static void resolve_phys(struct mem_stream *ms, uint8_t *rec)
 		return;
 	}
 	memcpy(&pid, body + ms->off_tid, sizeof(pid));
-	phys = pagemap_phys(ms, (int)pid, rd64(body + ms->off_addr), &size);
+	phys = pagemap_phys(ms->pagemaps, (int)pid, rd64(body + ms->off_addr), &size);
 	if (!phys) {
 		ms->st.phys_unresolved++;
 		return;
@@ -475,27 +389,6 @@ static void resolve_phys(struct mem_stream *ms, uint8_t *rec)
 	if (ms->off_page_size >= 0 && !rd64(body + ms->off_page_size))
 		memcpy(rec + sizeof(struct perf_event_header) + ms->off_page_size, &size, sizeof(size));
 	ms->st.phys_resolved++;
-}
-
-/* The PFN of the kernel's shared zero page: what a read of never-written
- * anonymous memory maps. 0 when it cannot be learned. */
-static uint64_t zero_page_pfn(struct mem_stream *ms)
-{
-	volatile const char *p = mmap(NULL, ms->page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t entry = 0, pfn = 0;
-	int fd;
-
-	if (p == MAP_FAILED)
-		return 0;
-	(void)p[0];
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)p / ms->page_size) * 8) == sizeof(entry) &&
-	    (entry >> 63 & 1))
-		pfn = entry & ((1ULL << 55) - 1);
-	if (fd >= 0)
-		close(fd);
-	munmap((void *)p, ms->page_size);
-	return pfn;
 }
 
 /* ---- draining ---------------------------------------------------------------- */
@@ -588,10 +481,17 @@ static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 		first = size - off < h.size ? size - off : h.size;
 		memcpy(rec, data + off, first);
 		memcpy(rec + first, data, h.size - first);
-		if (h.type == PERF_RECORD_SAMPLE)
-			restore_sample_id(ms, r, rec, h.size);
-		count_record(ms, rec);
-		rc = pd_writer_add_record(ms->w, rec, h.size);
+		if (ms->decode && h.type == PERF_RECORD_SAMPLE) {
+			rc = decode_stream_sample(ms->decode, rec, ms->w, &ms->st);
+			ms->st.records++;
+		} else {
+			if (h.type == PERF_RECORD_SAMPLE)
+				restore_sample_id(ms, r, rec, h.size);
+			if (ms->decode)
+				decode_stream_sideband(ms->decode, rec);
+			count_record(ms, rec);
+			rc = pd_writer_add_record(ms->w, rec, h.size);
+		}
 		tail += h.size;
 	}
 	__atomic_store_n(&ctl->data_tail, tail, __ATOMIC_RELEASE);
@@ -604,11 +504,15 @@ int mem_stream_drain(struct mem_stream *ms)
 	size_t c;
 
 	if (ms->pagemaps)
-		ms->pagemaps->pass++;
+		pagemap_next_pass(ms->pagemaps);
+	if (ms->decode)
+		decode_stream_pass(ms->decode);
 	for (c = 0; c < ms->nr_rings; c++)
 		if (ms->rings[c].base && drain_ring(ms, &ms->rings[c]) < 0)
 			return -1;
 	ms->st.rounds++;
+	if (ms->decode)
+		decode_stream_stats(ms->decode, &ms->st.decode);
 	return pd_writer_add_record(ms->w, &round, sizeof(round));
 }
 
@@ -627,14 +531,12 @@ void mem_stream_close(struct mem_stream *ms)
 		if (r->owner_fd >= 0)
 			close(r->owner_fd);
 	}
-	if (ms->pagemaps)
-		for (c = 0; c < PAGEMAP_SLOTS; c++)
-			if (ms->pagemaps->slot[c].fd > 0)
-				close(ms->pagemaps->slot[c].fd);
-	if (ms->kpageflags_fd >= 0)
-		close(ms->kpageflags_fd);
+	pagemap_free(ms->pagemaps);
+	if (ms->decode) {
+		decode_stream_free(ms->decode);
+		ms->decode = NULL;
+	}
 	free(ms->rings);
-	free(ms->pagemaps);
 	ms->rings = NULL;
 	ms->pagemaps = NULL;
 }

@@ -9,6 +9,9 @@
  * backend, samples whose phys_addr is 0 (the fault was not served yet when
  * sampled) get it from /proc/PID/pagemap while draining; the shared zero
  * page (reads of untouched memory) is not an address anything shares.
+ * With the decode backend the side-band event takes the sample_type of the
+ * rewritten samples (same trailer as the cpu-clock samples), and every
+ * cpu-clock sample goes through decode_stream.c instead of to the file.
  */
 #ifndef SCX_MEM_STREAM_H
 #define SCX_MEM_STREAM_H
@@ -19,6 +22,7 @@
 
 #include "lib/perfdata.h"
 #include "record/backend.h"
+#include "record/decode_stats.h"
 
 struct mem_stream_opts {
 	size_t mmap_pages;      /* data pages per CPU ring (power of two); 0 = 1024 (4 MiB) */
@@ -32,6 +36,7 @@ struct mem_stream_stats {
 	uint64_t first_time, last_time;
 	uint64_t rounds;
 	uint64_t foreign_ids;   /* samples that carried another program's event id, restored */
+	struct decode_stats decode; /* the decode backend's counters */
 };
 
 struct cpu_ring;
@@ -49,10 +54,8 @@ struct mem_stream {
 	int off_tid, off_time, off_addr, off_phys, off_page_size;
 	int off_id, off_identifier; /* PERF_SAMPLE_ID / IDENTIFIER in a sample body, or -1 */
 	struct mem_stream_stats st;
-	struct pagemap_cache *pagemaps;
-	int kpageflags_fd;
-	uint64_t page_size;
-	uint64_t zero_pfn;      /* the shared zero page: never a real phys_addr */
+	struct pagemap_cache *pagemaps; /* when resolve_phys */
+	struct decode_stream *decode;   /* the decode backend: rewrites cpu-clock samples */
 };
 
 /* Open every event on every online CPU and map the rings; the attrs and

@@ -75,6 +75,59 @@ static void host_json(struct jsonw *w)
 	jsonw_kv_str(w, "kernel_build_id", kernel_bid);
 }
 
+/* The decode backend's rate, decoder and counts; null for the others. */
+static void decode_json(struct jsonw *w, const struct record_result *r)
+{
+	const struct decode_stats *d = &r->mem.decode;
+	const struct perf_event_attr *a = &r->backend.ev[0].attr;
+
+	jsonw_key(w, "decode");
+	if (r->backend.kind != MEM_BACKEND_DECODE) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "decoder", r->backend.decoder);
+	jsonw_kv_str(w, "event", "cpu-clock");
+	jsonw_key(w, "freq_hz");
+	if (a->freq)
+		jsonw_u64(w, a->sample_freq);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "period_ns");
+	if (a->freq)
+		jsonw_null(w);
+	else
+		jsonw_u64(w, a->sample_period);
+	jsonw_key(w, "regs_user_mask");
+	jsonw_hex_str(w, a->sample_regs_user);
+	jsonw_key(w, "output_sample_type");
+	jsonw_hex_str(w, r->backend.out_attr.sample_type);
+	jsonw_kv_u64(w, "ticks", d->ticks);
+	jsonw_kv_u64(w, "decoded", d->decoded);
+	jsonw_kv_u64(w, "accesses", d->accesses);
+	jsonw_kv_u64(w, "loads", d->loads);
+	jsonw_kv_u64(w, "stores", d->stores);
+	jsonw_key(w, "skipped");
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "kernel_mode", d->skip_kernel);
+	jsonw_kv_u64(w, "no_user_regs", d->skip_no_regs);
+	jsonw_kv_u64(w, "unreadable_text", d->skip_unreadable);
+	jsonw_kv_u64(w, "undecodable", d->skip_invalid);
+	jsonw_kv_u64(w, "no_memory_operand", d->skip_no_memory);
+	jsonw_kv_u64(w, "fs_gs_segment", d->skip_segment);
+	jsonw_kv_u64(w, "vector_index", d->skip_unsupported);
+	jsonw_obj_close(w);
+	jsonw_kv_u64(w, "phys_resolved", d->phys_resolved);
+	jsonw_kv_u64(w, "phys_unresolved", d->phys_unresolved);
+	jsonw_kv_u64(w, "decode_ns", d->decode_ns);
+	jsonw_kv_u64(w, "maps_reads", d->maps_reads);
+	jsonw_kv_u64(w, "dsos_mapped", d->dsos_opened);
+	jsonw_kv_u64(w, "text_reads_from_file", d->text_from_file);
+	jsonw_kv_u64(w, "text_reads_from_memory", d->text_from_memory);
+	jsonw_obj_close(w);
+}
+
 static void mem_json(struct jsonw *w, const struct record_opts *o, const struct record_result *r)
 {
 	const struct mem_stream_stats *m = &r->mem;
@@ -106,12 +159,14 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	jsonw_kv_u64(w, "unthrottle", m->unthrottle);
 	jsonw_key(w, "phys_addr");
 	jsonw_obj_open(w);
-	jsonw_kv_str(w, "source", o->backend.want == MEM_BACKEND_SOFTWARE || r->backend.kind == MEM_BACKEND_SOFTWARE
+	jsonw_kv_str(w, "source", r->backend.kind == MEM_BACKEND_DECODE ? "/proc/PID/pagemap while draining"
+				  : o->backend.want == MEM_BACKEND_SOFTWARE || r->backend.kind == MEM_BACKEND_SOFTWARE
 					  ? "kernel, else /proc/PID/pagemap while draining" : "kernel");
 	jsonw_kv_u64(w, "from_kernel", m->phys_kernel);
-	jsonw_kv_u64(w, "from_pagemap", m->phys_resolved);
-	jsonw_kv_u64(w, "unresolved", m->phys_unresolved);
+	jsonw_kv_u64(w, "from_pagemap", m->phys_resolved + m->decode.phys_resolved);
+	jsonw_kv_u64(w, "unresolved", m->phys_unresolved + m->decode.phys_unresolved);
 	jsonw_obj_close(w);
+	decode_json(w, r);
 	jsonw_kv_u64(w, "first_sample_ns", m->first_time);
 	jsonw_kv_u64(w, "last_sample_ns", m->last_time);
 	jsonw_kv_u64(w, "rounds", m->rounds);

@@ -109,7 +109,7 @@ static int start_mem(struct recorder *rc)
 	for (i = 0; i < rc->res->backend.nr_warnings; i++)
 		warn(rc->res, "%s", rc->res->backend.warnings[i]);
 	if (rc->res->backend.needs_aux_decoder)
-		return scx_fail("%s: %s; decoding its AUX data is not supported yet (use --backend software)",
+		return scx_fail("%s: %s; decoding its AUX data is not supported yet (use --backend decode or page-fault)",
 				rc->res->backend.pmu, rc->res->backend.description);
 	mo.resolve_phys = rc->res->backend.kind == MEM_BACKEND_SOFTWARE;
 	if (path_in(rc, "perf.mem.data", path, sizeof(path)) < 0 || pd_writer_open(&rc->w, path) < 0)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # deps.sh - check (and with "install", install) what scxprof needs to build
-# and test: Debian -dev packages found with pkg-config, libpfm4 (no .pc file),
+# and test: Debian -dev packages found with pkg-config, libpfm4 and Zydis (no .pc files),
 # the BPF toolchain, perf (the test oracle), ajv (schema validator, npm),
 # and Debian's chromium with playwright-core (npm) for the report's browser test.
 set -u
@@ -20,6 +20,8 @@ for pc in "${!pc_pkgs[@]}"; do
 done
 [ -f /usr/include/perfmon/pfmlib_perf_event.h ] || missing+=(libpfm4-dev)
 [ -f /usr/include/libiberty/demangle.h ] || missing+=(libiberty-dev)
+# x86 instruction decoder of `record --backend decode` (no .pc file)
+[ -f /usr/include/Zydis/Zydis.h ] || missing+=(libzydis-dev)
 command -v clang >/dev/null || missing+=(clang)
 command -v bpftool >/dev/null || missing+=(bpftool)
 command -v perf >/dev/null || missing+=(linux-perf)

@@ -1,0 +1,251 @@
+/*
+ * decode_stream.c - cpu-clock samples with user registers to memory
+ * samples (see decode_stream.h).
+ */
+#include "record/decode_stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/monotime.h"
+#include "record/insn_text.h"
+#include "record/mem_stream.h"
+#include "record/pagemap.h"
+
+struct decode_stream {
+	const struct insn_decoder *dec;
+	struct insn_text *text;
+	struct pagemap_cache *pm;
+	size_t nr_regs;
+	int reg_index[INSN_MAX_REGS]; /* i-th register of the sample -> perf reg number */
+	struct decode_stats st;
+};
+
+struct decode_stream *decode_stream_new(const struct insn_decoder *dec)
+{
+	struct decode_stream *ds = calloc(1, sizeof(*ds));
+
+	if (!ds) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	ds->dec = dec;
+	for (int r = 0; r < INSN_MAX_REGS; r++)
+		if (dec->regs_mask & (1ULL << r))
+			ds->reg_index[ds->nr_regs++] = r;
+	ds->text = insn_text_new("/proc");
+	ds->pm = pagemap_new();
+	if (!ds->text || !ds->pm) {
+		decode_stream_free(ds);
+		scx_fail("out of memory");
+		return NULL;
+	}
+	return ds;
+}
+
+void decode_stream_pass(struct decode_stream *ds)
+{
+	pagemap_next_pass(ds->pm);
+}
+
+uint64_t decode_data_src(int load, int store)
+{
+	union perf_mem_data_src d = { .val = 0 };
+
+	d.mem_op = (load ? PERF_MEM_OP_LOAD : 0) | (store ? PERF_MEM_OP_STORE : 0);
+	d.mem_lvl = PERF_MEM_LVL_NA;
+	d.mem_snoop = PERF_MEM_SNOOP_NA;
+	d.mem_lock = PERF_MEM_LOCK_NA;
+	d.mem_dtlb = PERF_MEM_TLB_NA;
+	return d.val;
+}
+
+/* The fields of a DECODE_IN_SAMPLE_TYPE sample. */
+struct in_sample {
+	uint64_t ip, pid_tid, time, id, cpu_res, period, cgroup;
+	uint64_t regs[INSN_MAX_REGS];
+	int has_regs;
+};
+
+static int parse_in(const struct decode_stream *ds, const uint8_t *rec, struct in_sample *s)
+{
+	struct perf_event_header h;
+	const uint8_t *p = rec + sizeof(h), *end;
+	uint64_t abi;
+
+	memcpy(&h, rec, sizeof(h));
+	end = rec + h.size;
+	if (h.size < sizeof(h) + 7 * 8)
+		return -1;
+	memcpy(&s->ip, p, 8);
+	memcpy(&s->pid_tid, p + 8, 8);
+	memcpy(&s->time, p + 16, 8);
+	memcpy(&s->id, p + 24, 8);
+	memcpy(&s->cpu_res, p + 32, 8);
+	memcpy(&s->period, p + 40, 8);
+	memcpy(&abi, p + 48, 8);
+	p += 56;
+	s->has_regs = abi != PERF_SAMPLE_REGS_ABI_NONE;
+	memset(s->regs, 0, sizeof(s->regs));
+	if (s->has_regs) {
+		if ((size_t)(end - p) < ds->nr_regs * 8)
+			return -1;
+		for (size_t i = 0; i < ds->nr_regs; i++)
+			memcpy(&s->regs[ds->reg_index[i]], p + 8 * i, 8);
+		p += ds->nr_regs * 8;
+	}
+	if (end - p < 8)
+		return -1;
+	memcpy(&s->cgroup, p, 8);
+	return 0;
+}
+
+static int write_access(struct decode_stream *ds, const struct in_sample *s, const struct insn_access *a,
+			struct pd_writer *w)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t ip, pid_tid, time, addr, id, cpu_res, period, data_src, phys, cgroup, page_size;
+	} out;
+	uint64_t page_size = 0;
+
+	memset(&out, 0, sizeof(out));
+	out.h.type = PERF_RECORD_SAMPLE;
+	out.h.misc = PERF_RECORD_MISC_USER;
+	out.h.size = sizeof(out);
+	out.ip = s->ip;
+	out.pid_tid = s->pid_tid;
+	out.time = s->time;
+	out.addr = a->addr;
+	out.id = s->id;
+	out.cpu_res = s->cpu_res;
+	out.period = s->period;
+	out.data_src = decode_data_src(a->load, a->store);
+	out.phys = pagemap_phys(ds->pm, (int)(uint32_t)s->pid_tid, a->addr, &page_size);
+	out.page_size = out.phys ? page_size : 0;
+	out.cgroup = s->cgroup;
+	if (out.phys)
+		ds->st.phys_resolved++;
+	else
+		ds->st.phys_unresolved++;
+	ds->st.accesses++;
+	ds->st.loads += a->load;
+	ds->st.stores += a->store;
+	return pd_writer_add_record(w, &out, sizeof(out));
+}
+
+static void count_status(struct decode_stats *st, enum insn_status s)
+{
+	switch (s) {
+	case INSN_ACCESS:
+		st->decoded++;
+		break;
+	case INSN_NO_MEMORY:
+		st->skip_no_memory++;
+		break;
+	case INSN_SEGMENT:
+		st->skip_segment++;
+		break;
+	case INSN_UNSUPPORTED:
+		st->skip_unsupported++;
+		break;
+	case INSN_TRUNCATED:
+	case INSN_INVALID:
+		st->skip_invalid++;
+		break;
+	}
+}
+
+int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd_writer *w,
+			 struct mem_stream_stats *ms)
+{
+	uint64_t t0 = monotime_ns();
+	struct perf_event_header h;
+	struct in_sample s;
+	struct insn_result r;
+	uint8_t code[INSN_MAX_BYTES];
+	size_t n;
+	int pid, rc = 0;
+
+	memcpy(&h, rec, sizeof(h));
+	ds->st.ticks++;
+	if (parse_in(ds, rec, &s) < 0)
+		return scx_fail("decode: malformed cpu-clock sample (%u bytes)", h.size);
+	pid = (int)(uint32_t)s.pid_tid;
+	if ((h.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || pid <= 0) {
+		ds->st.skip_kernel++;
+		goto out;
+	}
+	if (!s.has_regs) {
+		ds->st.skip_no_regs++;
+		goto out;
+	}
+	n = insn_text_read(ds->text, pid, s.ip, code, sizeof(code));
+	if (!n) {
+		ds->st.skip_unreadable++;
+		goto out;
+	}
+	ds->dec->decode(code, n, s.ip, s.regs, &r);
+	count_status(&ds->st, r.status);
+	for (size_t i = 0; i < r.nr && rc == 0; i++)
+		rc = write_access(ds, &s, &r.acc[i], w);
+	ms->samples += r.nr;
+	if (r.nr) {
+		if (!ms->first_time || s.time < ms->first_time)
+			ms->first_time = s.time;
+		if (s.time > ms->last_time)
+			ms->last_time = s.time;
+	}
+out:
+	ds->st.decode_ns += monotime_ns() - t0;
+	return rc;
+}
+
+void decode_stream_sideband(struct decode_stream *ds, const uint8_t *rec)
+{
+	struct perf_event_header h;
+	uint32_t pid, tid;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < sizeof(h) + 8)
+		return;
+	memcpy(&pid, rec + sizeof(h), 4);
+	memcpy(&tid, rec + sizeof(h) + 4, 4);
+	switch (h.type) {
+	case PERF_RECORD_COMM:
+		if (h.misc & PERF_RECORD_MISC_COMM_EXEC)
+			insn_text_forget(ds->text, (int)pid);
+		break;
+	case PERF_RECORD_EXIT:
+		if (pid == tid)
+			insn_text_forget(ds->text, (int)pid);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (h.misc & PERF_RECORD_MISC_MMAP_DATA)
+			break; /* a data mapping: the executable ones are unchanged */
+		insn_text_forget(ds->text, (int)pid);
+		break;
+	}
+}
+
+void decode_stream_stats(const struct decode_stream *ds, struct decode_stats *out)
+{
+	const struct insn_text_stats *t = insn_text_stats(ds->text);
+
+	*out = ds->st;
+	out->maps_reads = t->maps_reads;
+	out->dsos_opened = t->dsos_opened;
+	out->text_from_file = t->from_file;
+	out->text_from_memory = t->from_memory;
+}
+
+void decode_stream_free(struct decode_stream *ds)
+{
+	if (!ds)
+		return;
+	insn_text_free(ds->text);
+	pagemap_free(ds->pm);
+	free(ds);
+}

@@ -1,0 +1,243 @@
+/*
+ * insn_text.c - instruction bytes of live processes (see insn_text.h).
+ */
+#include "record/insn_text.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define PROC_SLOTS 256    /* processes whose maps are cached (direct-mapped by pid) */
+#define MAX_XMAPS 512     /* executable mappings kept per process */
+#define DSO_SLOTS 128     /* files kept mapped */
+
+struct xmap {
+	uint64_t start, end, pgoff;
+	int dso;              /* index in dsos, -1: read the process's memory */
+};
+
+struct proc_maps {
+	int pid;              /* 0: empty */
+	size_t nr;
+	struct xmap *maps;
+};
+
+struct dso {
+	dev_t dev;
+	ino_t ino;
+	const uint8_t *base;  /* NULL: empty slot */
+	size_t size;
+	uint64_t used;
+};
+
+struct insn_text {
+	char proc_root[256];
+	struct proc_maps procs[PROC_SLOTS];
+	struct dso dsos[DSO_SLOTS];
+	uint64_t clock;
+	struct insn_text_stats st;
+};
+
+struct insn_text *insn_text_new(const char *proc_root)
+{
+	struct insn_text *t = calloc(1, sizeof(*t));
+
+	if (t)
+		snprintf(t->proc_root, sizeof(t->proc_root), "%s", proc_root ? proc_root : "/proc");
+	return t;
+}
+
+static struct proc_maps *slot_of(struct insn_text *t, int pid)
+{
+	return &t->procs[(unsigned)pid % PROC_SLOTS];
+}
+
+void insn_text_forget(struct insn_text *t, int pid)
+{
+	struct proc_maps *p = slot_of(t, pid);
+
+	if (p->pid == pid) {
+		free(p->maps);
+		memset(p, 0, sizeof(*p));
+	}
+}
+
+/* The slot of the file (dev, ino) mapped by pid at start-end, mapping it
+ * on first use; -1 when it cannot be opened. */
+static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, const char *path, dev_t dev,
+		   ino_t ino)
+{
+	char name[4400];
+	struct stat sb;
+	size_t i, victim = 0;
+	void *base;
+	int fd;
+
+	t->clock++;
+	for (i = 0; i < DSO_SLOTS; i++) {
+		if (t->dsos[i].base && t->dsos[i].dev == dev && t->dsos[i].ino == ino) {
+			t->dsos[i].used = t->clock;
+			return (int)i;
+		}
+		if (t->dsos[i].used < t->dsos[victim].used)
+			victim = i;
+	}
+	/* map_files names exactly the mapped file (even deleted or in another
+	 * mount namespace); the path through the process's root otherwise */
+	snprintf(name, sizeof(name), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, t->proc_root, pid, start, end);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && path[0] == '/') {
+		snprintf(name, sizeof(name), "%s/%d/root%s", t->proc_root, pid, path);
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0 || sb.st_ino != ino || sb.st_dev != dev || sb.st_size <= 0) {
+		close(fd);
+		return -1;
+	}
+	base = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -1;
+	if (t->dsos[victim].base) {
+		munmap((void *)t->dsos[victim].base, t->dsos[victim].size);
+		/* cached maps still naming the slot fall back to process memory */
+		for (size_t p = 0; p < PROC_SLOTS; p++)
+			for (size_t m = 0; m < t->procs[p].nr; m++)
+				if (t->procs[p].maps[m].dso == (int)victim)
+					t->procs[p].maps[m].dso = -1;
+	}
+	t->dsos[victim] = (struct dso){ .dev = dev, .ino = ino, .base = base, .size = (size_t)sb.st_size,
+					.used = t->clock };
+	t->st.dsos_opened++;
+	return (int)victim;
+}
+
+/* Parse pid's executable mappings into its slot. */
+static struct proc_maps *load_maps(struct insn_text *t, int pid)
+{
+	struct proc_maps *p = slot_of(t, pid);
+	char path[300], line[4400];
+	FILE *f;
+
+	insn_text_forget(t, p->pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", t->proc_root, pid);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	t->st.maps_reads++;
+	p->maps = malloc(MAX_XMAPS * sizeof(*p->maps));
+	if (!p->maps) {
+		fclose(f);
+		return NULL;
+	}
+	p->pid = pid;
+	while (fgets(line, sizeof(line), f) && p->nr < MAX_XMAPS) {
+		uint64_t start, end, pgoff, inode;
+		unsigned maj, min;
+		char perms[8];
+		int name_at = 0;
+		char *name;
+		struct xmap *m;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start, &end, perms,
+			   &pgoff, &maj, &min, &inode, &name_at) < 7 || strlen(perms) < 3 || perms[2] != 'x')
+			continue;
+		name = line + name_at;
+		name[strcspn(name, "\n")] = '\0';
+		m = &p->maps[p->nr++];
+		m->start = start;
+		m->end = end;
+		m->pgoff = pgoff;
+		m->dso = inode && name[0] == '/' ? dso_get(t, pid, start, end, name, makedev(maj, min), (ino_t)inode)
+						 : -1;
+	}
+	fclose(f);
+	return p;
+}
+
+static const struct xmap *find_map(const struct proc_maps *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->nr; i++)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	return NULL;
+}
+
+size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf, size_t want)
+{
+	struct proc_maps *p = slot_of(t, pid);
+	bool reloaded = false;
+	size_t got = 0;
+
+	if (pid <= 0)
+		return 0;
+	if (p->pid != pid) {
+		if (!(p = load_maps(t, pid)))
+			return 0;
+		reloaded = true;
+	}
+	while (got < want) {
+		uint64_t at = addr + got;
+		const struct xmap *m = find_map(p, at);
+		size_t n;
+
+		if (!m && !reloaded) { /* mapped since we looked */
+			if (!(p = load_maps(t, pid)))
+				return got;
+			reloaded = true;
+			m = find_map(p, at);
+		}
+		if (!m)
+			break;
+		n = want - got;
+		if (m->end - at < n)
+			n = (size_t)(m->end - at);
+		if (m->dso >= 0) {
+			const struct dso *d = &t->dsos[m->dso];
+			uint64_t off = at - m->start + m->pgoff;
+
+			if (off >= d->size)
+				break;
+			if (d->size - off < n)
+				n = (size_t)(d->size - off);
+			memcpy(buf + got, d->base + off, n);
+			t->st.from_file++;
+		} else {
+			struct iovec local = { buf + got, n }, remote = { (void *)(uintptr_t)at, n };
+			ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+			if (r <= 0)
+				break;
+			n = (size_t)r;
+			t->st.from_memory++;
+		}
+		got += n;
+	}
+	return got;
+}
+
+const struct insn_text_stats *insn_text_stats(const struct insn_text *t)
+{
+	return &t->st;
+}
+
+void insn_text_free(struct insn_text *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < PROC_SLOTS; i++)
+		free(t->procs[i].maps);
+	for (size_t i = 0; i < DSO_SLOTS; i++)
+		if (t->dsos[i].base)
+			munmap((void *)t->dsos[i].base, t->dsos[i].size);
+	free(t);
+}

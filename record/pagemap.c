@@ -1,0 +1,157 @@
+/*
+ * pagemap.c - /proc/PID/pagemap lookups in blocks (see pagemap.h).
+ */
+#include "record/pagemap.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+
+#define PAGEMAP_SLOTS 64
+#define PAGEMAP_BLOCK 64 /* entries read at once: 256 KiB of address space */
+#define PAGEMAP_BLOCKS 256
+
+struct pagemap_cache {
+	struct { int pid, fd; uint64_t used; } slot[PAGEMAP_SLOTS];
+	uint64_t clock;
+	/* blocks read during the current drain pass (reset at each pass: the
+	 * answer is "mapped at drain time" either way, just read in bulk) */
+	struct {
+		int pid;
+		uint64_t block;
+		uint64_t pass;
+		uint64_t entry[PAGEMAP_BLOCK];
+	} block[PAGEMAP_BLOCKS];
+	uint64_t pass;
+	uint64_t page_size;
+	uint64_t zero_pfn;
+	int kpageflags_fd;
+};
+
+/* The PFN of the kernel's shared zero page: what a read of never-written
+ * anonymous memory maps. 0 when it cannot be learned. */
+static uint64_t zero_page_pfn(uint64_t page_size)
+{
+	volatile const char *p = mmap(NULL, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t entry = 0, pfn = 0;
+	int fd;
+
+	if (p == MAP_FAILED)
+		return 0;
+	(void)p[0];
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)p / page_size) * 8) == sizeof(entry) &&
+	    (entry >> 63 & 1))
+		pfn = entry & ((1ULL << 55) - 1);
+	if (fd >= 0)
+		close(fd);
+	munmap((void *)p, page_size);
+	return pfn;
+}
+
+struct pagemap_cache *pagemap_new(void)
+{
+	struct pagemap_cache *pc = calloc(1, sizeof(*pc));
+
+	if (!pc) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	pc->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	pc->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	pc->zero_pfn = zero_page_pfn(pc->page_size);
+	pc->pass = 1;
+	return pc;
+}
+
+void pagemap_next_pass(struct pagemap_cache *pc)
+{
+	pc->pass++;
+}
+
+static int pagemap_fd(struct pagemap_cache *pc, int pid)
+{
+	char path[64];
+	size_t i, victim = 0;
+
+	pc->clock++;
+	for (i = 0; i < PAGEMAP_SLOTS; i++) {
+		if (pc->slot[i].fd > 0 && pc->slot[i].pid == pid) {
+			pc->slot[i].used = pc->clock;
+			return pc->slot[i].fd;
+		}
+		if (pc->slot[i].used < pc->slot[victim].used)
+			victim = i;
+	}
+	if (pc->slot[victim].fd > 0)
+		close(pc->slot[victim].fd);
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	pc->slot[victim].fd = open(path, O_RDONLY | O_CLOEXEC);
+	pc->slot[victim].pid = pid;
+	pc->slot[victim].used = pc->clock;
+	return pc->slot[victim].fd;
+}
+
+/* The pagemap entry of virtual page vpage of pid, from this pass's blocks. */
+static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint64_t *entry)
+{
+	uint64_t blk = vpage / PAGEMAP_BLOCK;
+	size_t slot = (size_t)((blk * 0x9e3779b97f4a7c15ULL ^ (uint64_t)pid) >> 56) % PAGEMAP_BLOCKS;
+	ssize_t n;
+	int fd;
+
+	if (pc->block[slot].pass != pc->pass || pc->block[slot].pid != pid || pc->block[slot].block != blk) {
+		fd = pagemap_fd(pc, pid);
+		if (fd <= 0)
+			return -1;
+		n = pread(fd, pc->block[slot].entry, sizeof(pc->block[slot].entry), (off_t)(blk * PAGEMAP_BLOCK * 8));
+		if (n <= 0)
+			return -1;
+		if ((size_t)n < sizeof(pc->block[slot].entry)) /* end of the address space */
+			memset((char *)pc->block[slot].entry + n, 0, sizeof(pc->block[slot].entry) - (size_t)n);
+		pc->block[slot].pass = pc->pass;
+		pc->block[slot].pid = pid;
+		pc->block[slot].block = blk;
+	}
+	*entry = pc->block[slot].entry[vpage % PAGEMAP_BLOCK];
+	return 0;
+}
+
+uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_t *page_size)
+{
+	uint64_t entry, pfn, flags;
+	uint64_t page = pc->page_size;
+
+	if (pagemap_entry(pc, pid, vaddr / page, &entry) < 0)
+		return 0;
+	if (!(entry >> 63 & 1))
+		return 0;
+	pfn = entry & ((1ULL << 55) - 1);
+	if (!pfn)
+		return 0; /* without CAP_SYS_ADMIN the kernel hides PFNs */
+	if (pfn == pc->zero_pfn)
+		return 0; /* reads of untouched memory: nothing is shared through it */
+	*page_size = page;
+	if (pc->kpageflags_fd >= 0 &&
+	    pread(pc->kpageflags_fd, &flags, sizeof(flags), (off_t)pfn * 8) == sizeof(flags) &&
+	    (flags & ((1ULL << 17) | (1ULL << 22)))) /* KPF_HUGE, KPF_THP */
+		*page_size = 2ULL << 20;
+	return pfn * page + (vaddr & (page - 1));
+}
+
+void pagemap_free(struct pagemap_cache *pc)
+{
+	if (!pc)
+		return;
+	for (size_t i = 0; i < PAGEMAP_SLOTS; i++)
+		if (pc->slot[i].fd > 0)
+			close(pc->slot[i].fd);
+	if (pc->kpageflags_fd >= 0)
+		close(pc->kpageflags_fd);
+	free(pc);
+}

@@ -1,0 +1,26 @@
+/*
+ * pagemap.h - physical addresses of user virtual addresses from
+ * /proc/PID/pagemap, read in blocks of 64 entries per drain pass (one pread
+ * serves nearby samples), with the page size from /proc/kpageflags and the
+ * kernel's shared zero page reported as "no physical address" (reads of
+ * untouched memory share nothing). Used by the page-fault and decode
+ * backends while draining, when the pages are still mapped.
+ */
+#ifndef SCX_RECORD_PAGEMAP_H
+#define SCX_RECORD_PAGEMAP_H
+
+#include <stdint.h>
+
+struct pagemap_cache;
+
+/* NULL when out of memory (scx_fail set). */
+struct pagemap_cache *pagemap_new(void);
+/* A new drain pass: blocks read earlier are read again when needed. */
+void pagemap_next_pass(struct pagemap_cache *pc);
+/* Physical address of vaddr in pid, 0 when the page is not present, the
+ * PFN is hidden (no CAP_SYS_ADMIN) or it is the zero page; *page_size gets
+ * the page's size when nonzero is returned. */
+uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_t *page_size);
+void pagemap_free(struct pagemap_cache *pc);
+
+#endif
