@@ -78,6 +78,10 @@ static void x86_decode(const uint8_t *code, size_t len, uint64_t ip, const uint6
 		return;
 	}
 	out->length = in.length;
+	if (in.mnemonic == ZYDIS_MNEMONIC_NOP) { /* the hinting nop's operand is never read */
+		out->status = INSN_NO_MEMORY;
+		return;
+	}
 	fill_context(&ctx, regs);
 	for (unsigned i = 0; i < in.operand_count; i++) {
 		const ZydisDecodedOperand *op = &ops[i];

@@ -222,9 +222,9 @@ Test(backend, names_round_trip_and_refuse_unknown)
 {
 	enum mem_backend_kind k;
 	static const char *const names[] = { "auto", "intel-pebs", "amd-ibs", "arm-spe",
-					     "software" };
+					     "page-fault", "decode" };
 
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		cr_assert_eq(mem_backend_parse_name(names[i], &k), 0);
 		cr_assert_eq((int)k, i);
 		cr_assert_str_eq(mem_backend_name(k), names[i]);
@@ -480,18 +480,55 @@ Test(backend, arm_spe_two_instances_default_interval)
 
 /* ------------------------------------------------------------- software */
 
-Test(backend, vm_auto_falls_back_to_page_faults_with_one_warning)
+Test(backend, vm_auto_chooses_decode_with_one_warning)
 {
 	struct mem_backend_opts o = opts_for("vm");
 	struct mem_backend b;
 
 	choose_ok(&o, &b);
+	cr_assert_eq(b.kind, MEM_BACKEND_DECODE);
+	cr_assert_str_eq(mem_backend_name(b.kind), "decode");
+	cr_assert_not(b.ldlat_applied);
+	cr_assert_eq(b.nr_warnings, 1);
+	cr_assert(has_warning(&b, "no memory-sampling PMU"));
+	cr_assert(has_warning(&b, "no latency, no data source level"), "%s", b.warnings[0]);
+	cr_assert_eq(b.nr_events, 1);
+	cr_assert_str_eq(b.ev[0].name, "cpu-clock");
+	cr_assert_eq(b.ev[0].attr.type, PERF_TYPE_SOFTWARE);
+	cr_assert_eq(b.ev[0].attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	cr_assert_eq(b.ev[0].attr.freq, 1);
+	cr_assert_eq(b.ev[0].attr.sample_freq, MEM_BACKEND_DECODE_FREQ);
+	cr_assert(b.ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER);
+	cr_assert_eq(b.ev[0].attr.sample_regs_user, 0xff01ffULL, "ax..ip and r8..r15");
+	cr_assert_eq(b.ev[0].attr.clockid, CLOCK_MONOTONIC);
+	cr_assert(b.rewrites_samples);
+	cr_assert_eq(b.out_attr.sample_type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
+					       PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_REGS_USER),
+		     PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_DATA_PAGE_SIZE);
+	cr_assert(strstr(b.decoder, "zydis"), "%s", b.decoder);
+}
+
+Test(backend, page_fault_backend_by_name_and_old_alias)
+{
+	struct mem_backend_opts o = opts_for("vm");
+	enum mem_backend_kind k = MEM_BACKEND_AUTO;
+	struct mem_backend b;
+
+	cr_assert_eq(mem_backend_parse_name("page-fault", &k), 0);
+	cr_assert_eq(k, MEM_BACKEND_SOFTWARE);
+	k = MEM_BACKEND_AUTO;
+	cr_assert_eq(mem_backend_parse_name("software", &k), 0);
+	cr_assert_eq(k, MEM_BACKEND_SOFTWARE);
+	cr_assert_eq(mem_backend_parse_name("decode", &k), 0);
+	cr_assert_eq(k, MEM_BACKEND_DECODE);
+	o.want = MEM_BACKEND_SOFTWARE;
+	choose_ok(&o, &b);
 	cr_assert_eq(b.kind, MEM_BACKEND_SOFTWARE);
+	cr_assert_str_eq(mem_backend_name(b.kind), "page-fault");
 	cr_assert_str_eq(b.pmu, "software");
 	cr_assert_not(b.ldlat_applied);
 	cr_assert_not(b.needs_aux_decoder);
-	cr_assert_eq(b.nr_warnings, 1);
-	cr_assert(has_warning(&b, "no memory-sampling PMU"));
+	cr_assert_eq(b.nr_warnings, 0, "a deliberate choice is not warned about");
 	cr_assert_eq(b.nr_events, 1);
 	cr_assert_str_eq(b.ev[0].name, "page-faults");
 	cr_assert_eq(b.ev[0].attr.type, PERF_TYPE_SOFTWARE);
@@ -501,6 +538,25 @@ Test(backend, vm_auto_falls_back_to_page_faults_with_one_warning)
 	cr_assert_eq(b.ev[0].attr.sample_type, COMMON_SAMPLE, "no data_src/weight to report");
 	cr_assert_eq(b.ev[0].attr.precise_ip, 0);
 	assert_common_flags(&b.ev[0].attr);
+}
+
+Test(backend, decode_honours_freq_and_period)
+{
+	struct mem_backend_opts o = opts_for("skl");
+	struct mem_backend b;
+
+	o.want = MEM_BACKEND_DECODE;
+	o.freq = 250;
+	choose_ok(&o, &b);
+	cr_assert_eq(b.kind, MEM_BACKEND_DECODE, "--backend decode wins over PEBS");
+	cr_assert_eq(b.nr_warnings, 0);
+	cr_assert_eq(b.ev[0].attr.sample_freq, 250);
+	o.freq = 0;
+	o.period = 2000000;
+	choose_ok(&o, &b);
+	cr_assert_eq(b.ev[0].attr.freq, 0);
+	cr_assert_eq(b.ev[0].attr.sample_period, 2000000);
+	cr_assert_eq(b.out_attr.sample_period, 2000000);
 }
 
 Test(backend, software_honours_freq_and_explicit_choice)
@@ -517,7 +573,7 @@ Test(backend, software_honours_freq_and_explicit_choice)
 	cr_assert_eq(b.ev[0].attr.sample_freq, 999);
 }
 
-Test(backend, this_machine_auto_chooses_software)
+Test(backend, this_machine_auto_chooses_decode)
 {
 	struct mem_backend_opts o;
 	struct mem_backend b;
@@ -529,7 +585,7 @@ Test(backend, this_machine_auto_chooses_software)
 		cr_skip_test("SKIP: this host has a memory-sampling PMU");
 	mem_backend_opts_init(&o);
 	choose_ok(&o, &b);
-	cr_assert_eq(b.kind, MEM_BACKEND_SOFTWARE);
+	cr_assert_eq(b.kind, MEM_BACKEND_DECODE);
 	cr_assert(has_warning(&b, "no memory-sampling PMU"));
 }
 
@@ -915,6 +971,7 @@ Test(backend_open, real_page_fault_event_samples_on_cpu0)
 	char *buf;
 	int fd;
 
+	o.want = MEM_BACKEND_SOFTWARE;
 	choose_ok(&o, &b);
 	fd = mem_event_open(&b.ev[0], 0, -1);
 	if (fd < 0 && (errno == EACCES || errno == EPERM))
