@@ -9,7 +9,8 @@
 
 struct decode_stats {
 	uint64_t ticks;            /* cpu-clock samples read */
-	uint64_t decoded;          /* ticks whose instruction gave >= 1 access */
+	uint64_t decoded;          /* ticks whose instruction at the IP gave >= 1 access */
+	uint64_t decoded_prev;     /* ticks whose IP had no memory operand, but the instruction before it did */
 	uint64_t accesses;         /* samples written (one per access) */
 	uint64_t loads, stores;    /* of those (a read-modify-write counts in both) */
 	uint64_t skip_kernel;      /* IP in kernel mode (or the idle task) */
@@ -19,9 +20,10 @@ struct decode_stats {
 	uint64_t skip_no_memory;   /* no memory operand (lea, register-only) */
 	uint64_t skip_segment;     /* only fs/gs-based operands (TLS) */
 	uint64_t skip_unsupported; /* gather/scatter (vector index), bound tables */
+	uint64_t skip_clobbered;   /* the instruction before overwrote its own address registers */
 	uint64_t phys_resolved, phys_unresolved;
 	uint64_t decode_ns;        /* time spent in decode_stream_sample (read + decode + pagemap + write) */
-	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory;
+	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory, prev_walks;
 };
 
 #endif

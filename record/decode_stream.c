@@ -4,6 +4,7 @@
  */
 #include "record/decode_stream.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,9 @@ static void count_status(struct decode_stats *st, enum insn_status s)
 	case INSN_INVALID:
 		st->skip_invalid++;
 		break;
+	case INSN_CLOBBERED:
+		st->skip_clobbered++;
+		break;
 	}
 }
 
@@ -167,6 +171,7 @@ int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd
 	uint8_t code[INSN_MAX_BYTES];
 	size_t n;
 	int pid, rc = 0;
+	bool via_prev = false;
 
 	memcpy(&h, rec, sizeof(h));
 	ds->st.ticks++;
@@ -186,8 +191,29 @@ int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd
 		ds->st.skip_unreadable++;
 		goto out;
 	}
-	ds->dec->decode(code, n, s.ip, s.regs, &r);
-	count_status(&ds->st, r.status);
+	ds->dec->decode(code, n, s.ip, s.regs, false, &r);
+	if (r.status == INSN_NO_MEMORY) {
+		/* the interrupt came after the instruction it waited for: that
+		 * one, decoded with the registers it left */
+		uint64_t prev;
+		struct insn_result pr;
+
+		if (insn_text_prev(ds->text, pid, s.ip, ds->dec, &prev) &&
+		    (n = insn_text_read(ds->text, pid, prev, code, sizeof(code))) > 0) {
+			ds->dec->decode(code, n, prev, s.regs, true, &pr);
+			if (pr.status == INSN_ACCESS) {
+				via_prev = true;
+				s.ip = prev;
+				r = pr;
+			} else if (pr.status != INSN_NO_MEMORY) {
+				r.status = pr.status;
+			}
+		}
+	}
+	if (via_prev)
+		ds->st.decoded_prev++;
+	else
+		count_status(&ds->st, r.status);
 	for (size_t i = 0; i < r.nr && rc == 0; i++)
 		rc = write_access(ds, &s, &r.acc[i], w);
 	ms->samples += r.nr;
@@ -214,12 +240,16 @@ void decode_stream_sideband(struct decode_stream *ds, const uint8_t *rec)
 	memcpy(&tid, rec + sizeof(h) + 4, 4);
 	switch (h.type) {
 	case PERF_RECORD_COMM:
-		if (h.misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			insn_text_forget(ds->text, (int)pid);
+			pagemap_forget(ds->pm, (int)pid);
+		}
 		break;
 	case PERF_RECORD_EXIT:
-		if (pid == tid)
+		if (pid == tid) {
 			insn_text_forget(ds->text, (int)pid);
+			pagemap_forget(ds->pm, (int)pid);
+		}
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -239,6 +269,7 @@ void decode_stream_stats(const struct decode_stream *ds, struct decode_stats *ou
 	out->dsos_opened = t->dsos_opened;
 	out->text_from_file = t->from_file;
 	out->text_from_memory = t->from_memory;
+	out->prev_walks = t->prev_walks;
 }
 
 void decode_stream_free(struct decode_stream *ds)

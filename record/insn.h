@@ -6,6 +6,10 @@
  * Zydis, insn_x86.c); insn_decoder_for_host() picks the one for the
  * machine, or none.
  *
+ * A timer sample's IP is the instruction about to run; the one that just
+ * ran (usually the stalled load the interrupt waited for) is found through
+ * insn_text_prev() and decoded with the registers it left behind.
+ *
  * Registers are passed in the kernel's perf_regs numbering for the arch
  * (PERF_SAMPLE_REGS_USER with the decoder's regs_mask), expanded so
  * regs[i] is register number i.
@@ -28,6 +32,7 @@ enum insn_status {
 	INSN_UNSUPPORTED, /* vector-indexed (gather/scatter) or bound-table operands */
 	INSN_TRUNCATED,   /* the bytes given end inside the instruction */
 	INSN_INVALID,     /* not an instruction */
+	INSN_CLOBBERED,   /* executed: it overwrote a register its address is made of */
 };
 
 struct insn_access {
@@ -49,9 +54,14 @@ struct insn_decoder {
 	uint64_t regs_mask; /* perf_event_attr.sample_regs_user it needs */
 	/* the library's version, "4.0.0" */
 	void (*version)(char *buf, size_t size);
-	/* decode code[0..len) at ip with regs (INSN_MAX_REGS entries) */
-	void (*decode)(const uint8_t *code, size_t len, uint64_t ip, const uint64_t *regs,
+	/* decode code[0..len) at ip with regs (INSN_MAX_REGS entries). With
+	 * executed, regs are the state after the instruction ran (it is the
+	 * one before the sampled IP): instructions that wrote a register of
+	 * their address give INSN_CLOBBERED. */
+	void (*decode)(const uint8_t *code, size_t len, uint64_t ip, const uint64_t *regs, bool executed,
 		       struct insn_result *out);
+	/* the length of the instruction at code, 0 when it does not decode */
+	unsigned (*length)(const uint8_t *code, size_t len);
 };
 
 /* The decoder for the machine we run on, NULL when there is none. */

@@ -15,9 +15,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "lib/u64map.h"
+#include "record/elf_funcs.h"
+
 #define PROC_SLOTS 256    /* processes whose maps are cached (direct-mapped by pid) */
 #define MAX_XMAPS 512     /* executable mappings kept per process */
 #define DSO_SLOTS 128     /* files kept mapped */
+#define MAX_WALK 65536    /* instructions decoded from a function's start, at most */
+#define NO_PREV UINT64_MAX
 
 struct xmap {
 	uint64_t start, end, pgoff;
@@ -36,6 +41,9 @@ struct dso {
 	const uint8_t *base;  /* NULL: empty slot */
 	size_t size;
 	uint64_t used;
+	bool funcs_loaded;
+	struct elf_funcs funcs;
+	struct u64map prev;   /* file offset of an IP -> 1 + offset of the instruction before, or NO_PREV */
 };
 
 struct insn_text {
@@ -110,6 +118,8 @@ static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, c
 		return -1;
 	if (t->dsos[victim].base) {
 		munmap((void *)t->dsos[victim].base, t->dsos[victim].size);
+		elf_funcs_free(&t->dsos[victim].funcs);
+		u64map_free(&t->dsos[victim].prev);
 		/* cached maps still naming the slot fall back to process memory */
 		for (size_t p = 0; p < PROC_SLOTS; p++)
 			for (size_t m = 0; m < t->procs[p].nr; m++)
@@ -118,6 +128,7 @@ static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, c
 	}
 	t->dsos[victim] = (struct dso){ .dev = dev, .ino = ino, .base = base, .size = (size_t)sb.st_size,
 					.used = t->clock };
+	u64map_init(&t->dsos[victim].prev);
 	t->st.dsos_opened++;
 	return (int)victim;
 }
@@ -225,6 +236,60 @@ size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf,
 	return got;
 }
 
+/* Offset of the instruction ending at off in d, or NO_PREV. */
+static uint64_t walk_to(struct insn_text *t, struct dso *d, uint64_t off, const struct insn_decoder *dec)
+{
+	const struct elf_func *f;
+	uint64_t pos, last = NO_PREV;
+
+	if (!d->funcs_loaded) {
+		d->funcs_loaded = true;
+		if (elf_funcs_load(d->base, d->size, &d->funcs) < 0)
+			return NO_PREV;
+	}
+	f = elf_funcs_find(&d->funcs, off);
+	if (!f || off <= f->start || off > d->size)
+		return NO_PREV;
+	t->st.prev_walks++;
+	pos = f->start;
+	for (unsigned n = 0; pos < off && n < MAX_WALK; n++) {
+		size_t avail = d->size - pos < INSN_MAX_BYTES ? d->size - pos : INSN_MAX_BYTES;
+		unsigned len = dec->length(d->base + pos, avail);
+
+		if (!len)
+			return NO_PREV;
+		last = pos;
+		pos += len;
+	}
+	return pos == off ? last : NO_PREV;
+}
+
+bool insn_text_prev(struct insn_text *t, int pid, uint64_t ip, const struct insn_decoder *dec, uint64_t *prev)
+{
+	struct proc_maps *p = slot_of(t, pid);
+	const struct xmap *m;
+	struct dso *d;
+	uint64_t off, at;
+	void *v;
+
+	if (pid <= 0 || p->pid != pid || !(m = find_map(p, ip)) || m->dso < 0)
+		return false;
+	d = &t->dsos[m->dso];
+	off = ip - m->start + m->pgoff;
+	if ((v = u64map_get(&d->prev, off))) {
+		at = (uint64_t)(uintptr_t)v;
+	} else {
+		at = walk_to(t, d, off, dec);
+		at = at == NO_PREV ? NO_PREV : at + 1;
+		if (u64map_put(&d->prev, off, (void *)(uintptr_t)at) < 0)
+			return false;
+	}
+	if (at == NO_PREV || off - (at - 1) > ip - m->start)
+		return false;
+	*prev = ip - (off - (at - 1));
+	return true;
+}
+
 const struct insn_text_stats *insn_text_stats(const struct insn_text *t)
 {
 	return &t->st;
@@ -237,7 +302,10 @@ void insn_text_free(struct insn_text *t)
 	for (size_t i = 0; i < PROC_SLOTS; i++)
 		free(t->procs[i].maps);
 	for (size_t i = 0; i < DSO_SLOTS; i++)
-		if (t->dsos[i].base)
+		if (t->dsos[i].base) {
 			munmap((void *)t->dsos[i].base, t->dsos[i].size);
+			elf_funcs_free(&t->dsos[i].funcs);
+			u64map_free(&t->dsos[i].prev);
+		}
 	free(t);
 }

@@ -11,8 +11,11 @@
 #ifndef SCX_RECORD_INSN_TEXT_H
 #define SCX_RECORD_INSN_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "record/insn.h"
 
 struct insn_text;
 
@@ -20,6 +23,7 @@ struct insn_text_stats {
 	uint64_t maps_reads;   /* /proc/PID/maps parsed */
 	uint64_t dsos_opened;  /* files mapped */
 	uint64_t from_file, from_memory; /* reads served */
+	uint64_t prev_walks;   /* functions decoded from their start to find a previous instruction */
 };
 
 /* proc_root: "/proc" (tests may pass another). NULL on out of memory. */
@@ -27,6 +31,12 @@ struct insn_text *insn_text_new(const char *proc_root);
 /* Up to want bytes at addr of pid into buf; the count read (0: unreadable:
  * no executable mapping there, or the process is gone). */
 size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf, size_t want);
+/* The address of the instruction that ends at ip (the one that ran just
+ * before, unless ip is a jump target): found by decoding forward from the
+ * start of the function holding ip (ELF symbols of the mapped file), and
+ * remembered per file offset. false for anonymous memory, ip at a
+ * function's start, no symbol, or no instruction boundary at ip. */
+bool insn_text_prev(struct insn_text *t, int pid, uint64_t ip, const struct insn_decoder *dec, uint64_t *prev);
 /* Drop what is cached about pid's mappings. */
 void insn_text_forget(struct insn_text *t, int pid);
 const struct insn_text_stats *insn_text_stats(const struct insn_text *t);

@@ -61,8 +61,41 @@ static bool pushes(const ZydisDecodedOperand *op)
 	       (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && !(op->actions & ZYDIS_OPERAND_ACTION_MASK_READ);
 }
 
-static void x86_decode(const uint8_t *code, size_t len, uint64_t ip, const uint64_t *regs, struct insn_result *out)
+/* Whether the instruction writes a register its memory operand op is
+ * addressed with (then the registers after it ran do not give its address). */
+static bool clobbers_address(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			     const ZydisDecodedOperand *op)
 {
+	ZydisRegister base = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->mem.base);
+	ZydisRegister index = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op->mem.index);
+
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		ZydisRegister r;
+
+		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER || !(ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			continue;
+		r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ops[i].reg.value);
+		if (r != ZYDIS_REGISTER_NONE && (r == base || r == index))
+			return true;
+	}
+	return false;
+}
+
+static unsigned x86_length(const uint8_t *code, size_t len)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction in;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, code, len, &in)))
+		return 0;
+	return in.length;
+}
+
+static void x86_decode(const uint8_t *code, size_t len, uint64_t ip, const uint64_t *regs, bool executed,
+		       struct insn_result *out)
+{
+	bool clobbered = false;
 	ZydisDecoder dec;
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -99,6 +132,10 @@ static void x86_decode(const uint8_t *code, size_t len, uint64_t ip, const uint6
 			unsupported = true;
 			continue;
 		}
+		if (executed && clobbers_address(&in, ops, op)) {
+			clobbered = true;
+			continue;
+		}
 		if (out->nr == INSN_MAX_ACCESSES ||
 		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddressEx(&in, op, ip, &ctx, &addr)))
 			continue;
@@ -110,6 +147,8 @@ static void x86_decode(const uint8_t *code, size_t len, uint64_t ip, const uint6
 	}
 	if (out->nr)
 		out->status = INSN_ACCESS;
+	else if (clobbered)
+		out->status = INSN_CLOBBERED;
 	else if (segment)
 		out->status = INSN_SEGMENT;
 	else if (unsupported)
@@ -124,6 +163,7 @@ static const struct insn_decoder x86_64_decoder = {
 	.regs_mask = X86_REGS_MASK,
 	.version = x86_version,
 	.decode = x86_decode,
+	.length = x86_length,
 };
 
 const struct insn_decoder *insn_decoder_x86_64(void)
@@ -145,7 +185,7 @@ const char *insn_status_name(enum insn_status s)
 	static const char *const names[] = {
 		[INSN_ACCESS] = "access", [INSN_NO_MEMORY] = "no_memory_operand",
 		[INSN_SEGMENT] = "fs_gs_segment", [INSN_UNSUPPORTED] = "vector_index",
-		[INSN_TRUNCATED] = "truncated", [INSN_INVALID] = "invalid",
+		[INSN_TRUNCATED] = "truncated", [INSN_INVALID] = "invalid", [INSN_CLOBBERED] = "clobbered",
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";

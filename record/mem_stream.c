@@ -427,6 +427,19 @@ static void count_record(struct mem_stream *ms, uint8_t *rec)
 	case PERF_RECORD_THROTTLE:
 		ms->st.throttle++;
 		break;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_EXIT:
+		/* a pagemap opened before an exec reads the old address space */
+		if (ms->pagemaps && h.size >= 8 + 8 &&
+		    (h.type == PERF_RECORD_EXIT || (h.misc & PERF_RECORD_MISC_COMM_EXEC))) {
+			uint32_t pid, tid;
+
+			memcpy(&pid, body, sizeof(pid));
+			memcpy(&tid, body + 4, sizeof(tid));
+			if (h.type == PERF_RECORD_COMM || pid == tid)
+				pagemap_forget(ms->pagemaps, (int)pid);
+		}
+		break;
 	case PERF_RECORD_UNTHROTTLE:
 		ms->st.unthrottle++;
 		break;

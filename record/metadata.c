@@ -105,6 +105,7 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_hex_str(w, r->backend.out_attr.sample_type);
 	jsonw_kv_u64(w, "ticks", d->ticks);
 	jsonw_kv_u64(w, "decoded", d->decoded);
+	jsonw_kv_u64(w, "decoded_previous", d->decoded_prev);
 	jsonw_kv_u64(w, "accesses", d->accesses);
 	jsonw_kv_u64(w, "loads", d->loads);
 	jsonw_kv_u64(w, "stores", d->stores);
@@ -117,6 +118,7 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "no_memory_operand", d->skip_no_memory);
 	jsonw_kv_u64(w, "fs_gs_segment", d->skip_segment);
 	jsonw_kv_u64(w, "vector_index", d->skip_unsupported);
+	jsonw_kv_u64(w, "previous_clobbered", d->skip_clobbered);
 	jsonw_obj_close(w);
 	jsonw_kv_u64(w, "phys_resolved", d->phys_resolved);
 	jsonw_kv_u64(w, "phys_unresolved", d->phys_unresolved);
@@ -125,6 +127,7 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "dsos_mapped", d->dsos_opened);
 	jsonw_kv_u64(w, "text_reads_from_file", d->text_from_file);
 	jsonw_kv_u64(w, "text_reads_from_memory", d->text_from_memory);
+	jsonw_kv_u64(w, "previous_walks", d->prev_walks);
 	jsonw_obj_close(w);
 }
 

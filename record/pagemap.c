@@ -144,6 +144,19 @@ uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_
 	return pfn * page + (vaddr & (page - 1));
 }
 
+void pagemap_forget(struct pagemap_cache *pc, int pid)
+{
+	for (size_t i = 0; i < PAGEMAP_SLOTS; i++)
+		if (pc->slot[i].fd > 0 && pc->slot[i].pid == pid) {
+			close(pc->slot[i].fd);
+			pc->slot[i].fd = 0;
+			pc->slot[i].used = 0;
+		}
+	for (size_t i = 0; i < PAGEMAP_BLOCKS; i++)
+		if (pc->block[i].pid == pid)
+			pc->block[i].pass = 0;
+}
+
 void pagemap_free(struct pagemap_cache *pc)
 {
 	if (!pc)

@@ -21,6 +21,9 @@ void pagemap_next_pass(struct pagemap_cache *pc);
  * PFN is hidden (no CAP_SYS_ADMIN) or it is the zero page; *page_size gets
  * the page's size when nonzero is returned. */
 uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_t *page_size);
+/* pid exec'd or exited: an open pagemap file keeps reading the old
+ * address space (the mm is bound at open), so close it. */
+void pagemap_forget(struct pagemap_cache *pc, int pid);
 void pagemap_free(struct pagemap_cache *pc);
 
 #endif

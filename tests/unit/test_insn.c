@@ -128,7 +128,7 @@ static void check_form(size_t i)
 	struct insn_result r;
 
 	context(regs);
-	d->decode(f->bytes, f->len, V_IP, regs, &r);
+	d->decode(f->bytes, f->len, V_IP, regs, false, &r);
 	cr_assert_eq(r.status, f->status, "%s: status %s, want %s", f->text, insn_status_name(r.status),
 		     insn_status_name(f->status));
 	cr_assert_eq(r.nr, f->nr, "%s: %zu accesses, want %zu", f->text, r.nr, f->nr);
@@ -276,7 +276,7 @@ Test(insn, instruction_crossing_a_page_boundary)
 	cr_assert_geq(insn_text_stats(t)->from_memory, 1, "second page from process memory");
 	context(regs);
 	regs[IP] = ip;
-	insn_decoder_x86_64()->decode(got, n, ip, regs, &r);
+	insn_decoder_x86_64()->decode(got, n, ip, regs, false, &r);
 	cr_assert_eq(r.status, INSN_ACCESS);
 	cr_assert_eq(r.nr, 1);
 	cr_assert_eq(r.acc[0].addr, ip + sizeof(insn) + 0x1000);
