@@ -72,7 +72,17 @@ static void print_summary(const struct record_result *r, const char *where)
 		printf("Memory samples: %llu (%s; lost %llu events, %llu samples; phys_addr from pagemap %llu, "
 		       "unresolved %llu)\n", (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),
 		       (unsigned long long)r->mem.lost_events, (unsigned long long)r->mem.lost_samples,
-		       (unsigned long long)r->mem.phys_resolved, (unsigned long long)r->mem.phys_unresolved);
+		       (unsigned long long)(r->mem.phys_resolved + r->mem.decode.phys_resolved),
+		       (unsigned long long)(r->mem.phys_unresolved + r->mem.decode.phys_unresolved));
+	if (r->mem_on && r->backend.kind == MEM_BACKEND_DECODE)
+		printf("Decoded: %llu of %llu cpu-clock samples gave data addresses (%llu at the IP, %llu the "
+		       "instruction before; skipped: %llu kernel mode, %llu no memory operand, %llu fs/gs, "
+		       "%llu unreadable text; see metadata.json)\n",
+		       (unsigned long long)(r->mem.decode.decoded + r->mem.decode.decoded_prev),
+		       (unsigned long long)r->mem.decode.ticks, (unsigned long long)r->mem.decode.decoded,
+		       (unsigned long long)r->mem.decode.decoded_prev, (unsigned long long)r->mem.decode.skip_kernel,
+		       (unsigned long long)r->mem.decode.skip_no_memory, (unsigned long long)r->mem.decode.skip_segment,
+		       (unsigned long long)r->mem.decode.skip_unreadable);
 	if (r->sched_on)
 		printf("Sched records: %llu (%zu tracepoints; dropped %llu)\n", (unsigned long long)r->sched.records,
 		       r->sched.nr_attached, (unsigned long long)r->sched.drops);

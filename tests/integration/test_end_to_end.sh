@@ -23,7 +23,7 @@ if [ -n "$cg2" ] && [ -w "$cg2" ]; then
 	A="workload.slice/workload-tw-e2e$$.allotment.slice"
 	O="workload.slice/other-e2e$$"
 	cd "$WORK" || exit 1
-	"$SCXPROF" record -t 20 -o cgp --disable-archive --disable-sched-trace -- "$TOP/$BUILD/workloads/scxprof-workload" \
+	"$SCXPROF" record -t 20 -o cgp --disable-archive --disable-sched-trace --backend page-fault -- "$TOP/$BUILD/workloads/scxprof-workload" \
 		-d 2 -p 64 -H 20 "alpha:2:A:$A" "beta:2:A:$A" "gamma:2::$O" >/dev/null 2>cg.err
 	rmdir "$cg2/$A" "$cg2/$O" 2>/dev/null
 	rmdir "$cg2/workload.slice" 2>/dev/null
