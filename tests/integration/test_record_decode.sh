@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# test_record_decode.sh - `scxprof record` with the decode backend, the
+# default on this PMU-less machine, on warm-share: threads that share
+# memory only after a warm-up in which the main thread made every page
+# fault (so no worker thread ever faults). Checks that
+#  - the default is decode, said in one warning, and metadata accounts for
+#    every cpu-clock sample;
+#  - perf script and perf report read perf.mem.data without a warning, and
+#    process agrees with perf script on every sample;
+#  - >= 90% of the hot loop's samples have an addr inside the thread's own
+#    region and the phys_addr pagemap gave the workload for that page;
+#  - process + extract merge the sharing threads (alpha, beta) and keep
+#    gamma and delta apart;
+#  - the page-fault backend (`--backend software`, its old name) sees no
+#    worker-thread access to the regions at all, so it cannot.
+# No timing decides anything: the workload does a fixed amount of work.
+. "$(dirname "$0")/lib.sh"
+WL="$TOP/$BUILD/workloads/warm-share"
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "record decode" "needs root (system-wide sampling, pagemap PFNs)"
+	exit 0
+fi
+if ! perf record -q -e cpu-clock -F 100 --user-regs=ax,ip -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+	skip "record decode" "perf cannot sample cpu-clock with user registers here"
+	exit 0
+fi
+if ls /sys/bus/event_source/devices/ibs_op /sys/bus/event_source/devices/arm_spe_0 \
+	/sys/bus/event_source/devices/cpu/events/mem-loads >/dev/null 2>&1; then
+	skip "record decode" "this host has a memory PMU: auto would not choose decode"
+	exit 0
+fi
+cd "$WORK" || exit 1
+
+# --- the default backend -----------------------------------------------------------------
+"$SCXPROF" record -t 120 -o dec --disable-archive --disable-sched-trace -- "$WL" -i 300 -m "$WORK/dec.map" \
+	>dec.txt 2>dec.err
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "record (default backend) -- warm-share" "exit $rc: $(tail -n 5 dec.err)"
+	exit 0
+fi
+pass "record (default backend) -- warm-share exits 0"
+check "default backend here is decode" grep -q '"backend":"decode"' dec/metadata.json
+check "one warning says what decode is and lacks" bash -c \
+	'test "$(grep -c "no memory-sampling PMU" dec.err)" -eq 1 && grep -q "no latency, no data source level" dec.err'
+check "metadata.json valid against its schema" validate "$TOP/schemas/metadata.schema.json" dec/metadata.json
+check "metadata: every cpu-clock sample accounted for, samples = accesses" python3 - dec/metadata.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["mem"]
+d = m["decode"]
+assert d["decoder"].startswith("zydis "), d["decoder"]
+assert d["freq_hz"] and d["freq_hz"] > 0, d
+parts = d["decoded"] + d["decoded_previous"] + sum(d["skipped"].values())
+assert parts == d["ticks"], (parts, d)
+assert m["samples"] == d["accesses"] >= d["decoded"] + d["decoded_previous"], (m["samples"], d)
+assert d["loads"] > 0 and d["stores"] > 0, d
+assert d["phys_resolved"] + d["phys_unresolved"] == d["accesses"], d
+PY
+
+# --- perf reads it, process agrees ---------------------------------------------------------
+perf script -i dec/perf.mem.data >perf.script 2>perf.script.err
+check "perf script reads perf.mem.data" test -s perf.script
+check "perf script prints no warning" test ! -s perf.script.err
+perf report -i dec/perf.mem.data --stdio >perf.report 2>perf.report.err
+check "perf report prints no warning" test ! -s perf.report.err
+perf script -i dec/perf.mem.data -F data_src >perf.dsrc 2>&1
+check "perf script: data_src has an op and level N/A" bash -c \
+	'grep -q "|OP LOAD|LVL N/A" perf.dsrc && grep -q "|OP STORE|LVL N/A" perf.dsrc'
+if ! "$SCXPROF" process -f dec --no-filter -o all >/dev/null 2>proc.err; then
+	fail "process of the decode recording" "$(tail -n 3 proc.err)"
+	exit 0
+fi
+check "process agrees with perf script on every sample" \
+	python3 "$TOP/tests/integration/compare_perf_script.py" dec/perf.mem.data all/perf.jsonl
+check "perf.jsonl valid against its schema" validate "$TOP/schemas/perf-sample.schema.json" all/perf.jsonl --jsonl
+
+# --- addresses and physical addresses of the hot loop --------------------------------------
+check "hot loop: >= 90% of samples in the thread's region, phys_addr = pagemap's" python3 - dec.map all/perf.jsonl <<'PY'
+import json, sys
+regions, phys = {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "region":
+        regions[f[1]] = (int(f[2], 16), int(f[3], 16))
+    else:
+        phys[int(f[1], 16)] = int(f[2], 16)
+own = {"alpha": "A", "beta": "A", "gamma": "G", "delta": "D"}
+n = good = 0
+for line in open(sys.argv[2]):
+    s = json.loads(line)
+    g = s["comm"].rsplit("-", 1)[0]
+    if g not in own or s["sym"] != "hot_loop":
+        continue
+    n += 1
+    a, (lo, hi) = int(s["addr"], 16), regions[own[g]]
+    page = a & ~0xfff
+    want = phys.get(page, 0) + (a & 0xfff) if phys.get(page) else None
+    if lo <= a < hi and want is not None and int(s["phys_addr"], 16) == want:
+        good += 1
+print("hot-loop samples: %d, in region with pagemap's phys_addr: %d" % (n, good))
+assert n >= 200, "only %d hot-loop samples" % n
+assert good * 100 >= n * 90, "%d of %d" % (good, n)
+PY
+
+# --- sharing after warm-up: process + extract ------------------------------------------------
+if "$SCXPROF" process -f dec >/dev/null 2>proc2.err && "$SCXPROF" extract -f dec.out/perf.jsonl >dec.json 2>ext.err; then
+	check "extract: alpha and beta merge, gamma and delta stay apart" python3 - dec.json <<'PY'
+import json, sys
+subcells = [s["name"] for c in json.load(open(sys.argv[1])) for s in c.get("subcells", [])]
+assert "alpha-+beta-" in subcells, subcells
+assert "gamma-" in subcells and "delta-" in subcells, subcells
+assert not any(("gamma" in s or "delta" in s) and "+" in s for s in subcells), subcells
+PY
+else
+	fail "process + extract of the decode recording" "$(tail -n 3 proc2.err ext.err)"
+fi
+
+# --- the page-fault backend cannot see it ----------------------------------------------------
+"$SCXPROF" record -t 120 -o pf --disable-archive --disable-sched-trace --backend software -- "$WL" -i 300 \
+	-m "$WORK/pf.map" >pf.txt 2>pf.err
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "record --backend software -- warm-share" "exit $rc: $(tail -n 5 pf.err)"
+	exit 0
+fi
+check "--backend software is the page-fault backend" grep -q '"backend":"page-fault"' pf/metadata.json
+if "$SCXPROF" process -f pf --no-filter -o pfall >/dev/null 2>pfproc.err; then
+	check "page-fault backend: no worker-thread sample touches the shared regions" python3 - pf.map pfall/perf.jsonl <<'PY'
+import json, sys
+regions = [tuple(int(x, 16) for x in l.split()[2:4]) for l in open(sys.argv[1]) if l.startswith("region")]
+workers = warm = 0
+for line in open(sys.argv[2]):
+    s = json.loads(line)
+    a = int(s["addr"], 16)
+    if not any(lo <= a < hi for lo, hi in regions):
+        continue
+    if s["comm"].rsplit("-", 1)[0] in ("alpha", "beta", "gamma", "delta"):
+        workers += 1
+    else:
+        warm += 1
+print("region samples: warm-up (main thread) %d, worker threads %d" % (warm, workers))
+assert warm > 0, "the warm-up's faults were not seen"
+assert workers == 0, workers
+PY
+else
+	fail "process of the page-fault recording" "$(tail -n 3 pfproc.err)"
+fi
