@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_record.py - recording overhead: `scxprof record` vs `perf record -e
+"""bench_record.py - recording overhead: `scxprof record --backend page-fault` vs `perf record -e
 page-faults -c 1 -d --phys-data --data-page-size -a` on the same
 page-fault-heavy workload, in the same run, alternating, median of N.
 
@@ -68,7 +68,7 @@ def main():
         res["alone"].append(run_workload(wl))
         with tempfile.TemporaryDirectory(prefix="scxprof-bench-rec.") as d:
             wl_s, c, err, rc = with_recorder([scxprof, "record", "-t", RECORD_S, "-o", "prof", "--disable-archive",
-                                          "--disable-sched-trace"], wl, d)
+                                          "--disable-sched-trace", "--backend", "page-fault"], wl, d)
             if rc != 0:
                 sys.exit("scxprof record failed: " + err[-500:])
             meta = json.load(open(os.path.join(d, "prof", "metadata.json")))

@@ -22,7 +22,7 @@ struct decode_stats {
 	uint64_t skip_unsupported; /* gather/scatter (vector index), bound tables */
 	uint64_t skip_clobbered;   /* the instruction before overwrote its own address registers */
 	uint64_t phys_resolved, phys_unresolved;
-	uint64_t decode_ns;        /* time spent in decode_stream_sample (read + decode + pagemap + write) */
+	uint64_t decode_ns;        /* recorder thread CPU time draining the stream: text, decoding, pagemap, writing */
 	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory, prev_walks;
 };
 

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/error.h"
-#include "lib/monotime.h"
 #include "record/insn_text.h"
 #include "record/mem_stream.h"
 #include "record/pagemap.h"
@@ -48,6 +48,11 @@ struct decode_stream *decode_stream_new(const struct insn_decoder *dec)
 void decode_stream_pass(struct decode_stream *ds)
 {
 	pagemap_next_pass(ds->pm);
+}
+
+void decode_stream_charge(struct decode_stream *ds, uint64_t cpu_ns)
+{
+	ds->st.decode_ns += cpu_ns;
 }
 
 uint64_t decode_data_src(int load, int store)
@@ -164,7 +169,6 @@ static void count_status(struct decode_stats *st, enum insn_status s)
 int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd_writer *w,
 			 struct mem_stream_stats *ms)
 {
-	uint64_t t0 = monotime_ns();
 	struct perf_event_header h;
 	struct in_sample s;
 	struct insn_result r;
@@ -224,8 +228,35 @@ int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd
 			ms->last_time = s.time;
 	}
 out:
-	ds->st.decode_ns += monotime_ns() - t0;
 	return rc;
+}
+
+/* An executable MMAP2 extends the process's cached maps (maj/min/ino
+ * form: the side-band event asks for no build ids). */
+static void add_exec_map(struct decode_stream *ds, const uint8_t *rec, uint16_t size, uint32_t pid)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} m;
+	const size_t hdr = sizeof(struct perf_event_header);
+	char path[4096];
+	size_t n;
+
+	if (size < hdr + sizeof(m))
+		return;
+	memcpy(&m, rec + hdr, sizeof(m));
+	if (!(m.prot & PROT_EXEC))
+		return;
+	n = size - hdr - sizeof(m);
+	if (n >= sizeof(path))
+		n = sizeof(path) - 1;
+	memcpy(path, rec + hdr + sizeof(m), n);
+	path[n] = '\0';
+	insn_text_add_map(ds->text, (int)pid, m.addr, m.len, m.pgoff, m.maj, m.min, m.ino, path);
 }
 
 void decode_stream_sideband(struct decode_stream *ds, const uint8_t *rec)
@@ -251,11 +282,8 @@ void decode_stream_sideband(struct decode_stream *ds, const uint8_t *rec)
 			pagemap_forget(ds->pm, (int)pid);
 		}
 		break;
-	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		if (h.misc & PERF_RECORD_MISC_MMAP_DATA)
-			break; /* a data mapping: the executable ones are unchanged */
-		insn_text_forget(ds->text, (int)pid);
+		add_exec_map(ds, rec, h.size, pid);
 		break;
 	}
 }

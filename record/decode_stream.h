@@ -35,6 +35,8 @@ struct decode_stream;
 struct decode_stream *decode_stream_new(const struct insn_decoder *dec);
 /* A drain pass begins (pagemap blocks are read afresh). */
 void decode_stream_pass(struct decode_stream *ds);
+/* Add the recorder's CPU time of a drain pass to decode_ns. */
+void decode_stream_charge(struct decode_stream *ds, uint64_t cpu_ns);
 /* A SAMPLE from the ring becomes 0..n samples in w (ms's samples and
  * first/last sample times updated). */
 int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd_writer *w,

@@ -22,7 +22,6 @@
 #define MAX_XMAPS 512     /* executable mappings kept per process */
 #define DSO_SLOTS 128     /* files kept mapped */
 #define MAX_WALK 65536    /* instructions decoded from a function's start, at most */
-#define NO_PREV UINT64_MAX
 
 struct xmap {
 	uint64_t start, end, pgoff;
@@ -43,7 +42,8 @@ struct dso {
 	uint64_t used;
 	bool funcs_loaded;
 	struct elf_funcs funcs;
-	struct u64map prev;   /* file offset of an IP -> 1 + offset of the instruction before, or NO_PREV */
+	struct u64map prev;   /* offset of an instruction boundary -> 1 + offset of the instruction before */
+	struct u64map walked; /* starts of the functions decoded into prev */
 };
 
 struct insn_text {
@@ -120,6 +120,7 @@ static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, c
 		munmap((void *)t->dsos[victim].base, t->dsos[victim].size);
 		elf_funcs_free(&t->dsos[victim].funcs);
 		u64map_free(&t->dsos[victim].prev);
+		u64map_free(&t->dsos[victim].walked);
 		/* cached maps still naming the slot fall back to process memory */
 		for (size_t p = 0; p < PROC_SLOTS; p++)
 			for (size_t m = 0; m < t->procs[p].nr; m++)
@@ -129,6 +130,7 @@ static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, c
 	t->dsos[victim] = (struct dso){ .dev = dev, .ino = ino, .base = base, .size = (size_t)sb.st_size,
 					.used = t->clock };
 	u64map_init(&t->dsos[victim].prev);
+	u64map_init(&t->dsos[victim].walked);
 	t->st.dsos_opened++;
 	return (int)victim;
 }
@@ -173,6 +175,29 @@ static struct proc_maps *load_maps(struct insn_text *t, int pid)
 	}
 	fclose(f);
 	return p;
+}
+
+void insn_text_add_map(struct insn_text *t, int pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		       unsigned maj, unsigned min, uint64_t ino, const char *path)
+{
+	struct proc_maps *p = slot_of(t, pid);
+	uint64_t end = start + len;
+	size_t w = 0;
+
+	if (p->pid != pid || !len || end < start)
+		return;
+	for (size_t r = 0; r < p->nr; r++) /* the new mapping replaces what it overlaps */
+		if (p->maps[r].end <= start || p->maps[r].start >= end)
+			p->maps[w++] = p->maps[r];
+	p->nr = w;
+	if (p->nr == MAX_XMAPS) {
+		insn_text_forget(t, pid); /* reread on the next miss */
+		return;
+	}
+	p->maps[p->nr++] = (struct xmap){
+		.start = start, .end = end, .pgoff = pgoff,
+		.dso = ino && path[0] == '/' ? dso_get(t, pid, start, end, path, makedev(maj, min), (ino_t)ino) : -1,
+	};
 }
 
 static const struct xmap *find_map(const struct proc_maps *p, uint64_t addr)
@@ -236,32 +261,37 @@ size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf,
 	return got;
 }
 
-/* Offset of the instruction ending at off in d, or NO_PREV. */
-static uint64_t walk_to(struct insn_text *t, struct dso *d, uint64_t off, const struct insn_decoder *dec)
+/* Decode the function holding off from its start, once, remembering for
+ * every instruction boundary the instruction before it (d->prev: offset ->
+ * 1 + offset of the previous instruction); the function's start is
+ * remembered too (d->walked), so IPs that are no boundary are known. */
+static int walk_function(struct insn_text *t, struct dso *d, uint64_t off, const struct insn_decoder *dec)
 {
 	const struct elf_func *f;
-	uint64_t pos, last = NO_PREV;
+	uint64_t pos, end;
 
 	if (!d->funcs_loaded) {
 		d->funcs_loaded = true;
 		if (elf_funcs_load(d->base, d->size, &d->funcs) < 0)
-			return NO_PREV;
+			return -1;
 	}
 	f = elf_funcs_find(&d->funcs, off);
-	if (!f || off <= f->start || off > d->size)
-		return NO_PREV;
+	if (!f || off <= f->start || f->start >= d->size)
+		return -1;
+	if (u64map_get(&d->walked, f->start))
+		return 0;
 	t->st.prev_walks++;
+	end = f->end < d->size ? f->end : d->size;
 	pos = f->start;
-	for (unsigned n = 0; pos < off && n < MAX_WALK; n++) {
+	for (unsigned n = 0; pos < end && n < MAX_WALK; n++) {
 		size_t avail = d->size - pos < INSN_MAX_BYTES ? d->size - pos : INSN_MAX_BYTES;
 		unsigned len = dec->length(d->base + pos, avail);
 
-		if (!len)
-			return NO_PREV;
-		last = pos;
+		if (!len || u64map_put(&d->prev, pos + len, (void *)(uintptr_t)(pos + 1)) < 0)
+			break;
 		pos += len;
 	}
-	return pos == off ? last : NO_PREV;
+	return u64map_put(&d->walked, f->start, (void *)1);
 }
 
 bool insn_text_prev(struct insn_text *t, int pid, uint64_t ip, const struct insn_decoder *dec, uint64_t *prev)
@@ -276,17 +306,14 @@ bool insn_text_prev(struct insn_text *t, int pid, uint64_t ip, const struct insn
 		return false;
 	d = &t->dsos[m->dso];
 	off = ip - m->start + m->pgoff;
-	if ((v = u64map_get(&d->prev, off))) {
-		at = (uint64_t)(uintptr_t)v;
-	} else {
-		at = walk_to(t, d, off, dec);
-		at = at == NO_PREV ? NO_PREV : at + 1;
-		if (u64map_put(&d->prev, off, (void *)(uintptr_t)at) < 0)
+	if (!(v = u64map_get(&d->prev, off))) {
+		if (walk_function(t, d, off, dec) < 0 || !(v = u64map_get(&d->prev, off)))
 			return false;
 	}
-	if (at == NO_PREV || off - (at - 1) > ip - m->start)
+	at = (uint64_t)(uintptr_t)v - 1;
+	if (off - at > ip - m->start)
 		return false;
-	*prev = ip - (off - (at - 1));
+	*prev = ip - (off - at);
 	return true;
 }
 
@@ -306,6 +333,7 @@ void insn_text_free(struct insn_text *t)
 			munmap((void *)t->dsos[i].base, t->dsos[i].size);
 			elf_funcs_free(&t->dsos[i].funcs);
 			u64map_free(&t->dsos[i].prev);
+			u64map_free(&t->dsos[i].walked);
 		}
 	free(t);
 }

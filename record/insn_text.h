@@ -37,6 +37,10 @@ size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf,
  * remembered per file offset. false for anonymous memory, ip at a
  * function's start, no symbol, or no instruction boundary at ip. */
 bool insn_text_prev(struct insn_text *t, int pid, uint64_t ip, const struct insn_decoder *dec, uint64_t *prev);
+/* A new executable mapping of pid (from an MMAP2 record): added to its
+ * cached maps (replacing what it overlaps) when they are cached. */
+void insn_text_add_map(struct insn_text *t, int pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		       unsigned maj, unsigned min, uint64_t ino, const char *path);
 /* Drop what is cached about pid's mappings. */
 void insn_text_forget(struct insn_text *t, int pid);
 const struct insn_text_stats *insn_text_stats(const struct insn_text *t);

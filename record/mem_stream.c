@@ -514,15 +514,23 @@ static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 int mem_stream_drain(struct mem_stream *ms)
 {
 	static const struct perf_event_header round = {.type = PD_RECORD_FINISHED_ROUND, .size = 8};
+	struct timespec t0 = {0}, t1 = {0};
 	size_t c;
 
 	if (ms->pagemaps)
 		pagemap_next_pass(ms->pagemaps);
-	if (ms->decode)
+	if (ms->decode) {
 		decode_stream_pass(ms->decode);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	}
 	for (c = 0; c < ms->nr_rings; c++)
 		if (ms->rings[c].base && drain_ring(ms, &ms->rings[c]) < 0)
 			return -1;
+	if (ms->decode) {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		decode_stream_charge(ms->decode, (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+							    (t1.tv_nsec - t0.tv_nsec)));
+	}
 	ms->st.rounds++;
 	if (ms->decode)
 		decode_stream_stats(ms->decode, &ms->st.decode);

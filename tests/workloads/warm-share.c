@@ -2,7 +2,7 @@
  * warm-share.c - a workload whose threads share memory only after a
  * warm-up, for the decode backend's tests and benchmark.
  *
- * usage: warm-share [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [GROUP...]
+ * usage: warm-share [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [-T] [GROUP...]
  *   GROUP = NAME:REGION (default: alpha:A beta:A gamma:G delta:D)
  * The main thread maps one anonymous region of PAGES pages (default 256)
  (a power of two)
@@ -16,6 +16,8 @@
  * written to MAPFILE.tmp, then renamed) with one line per region,
  * "region NAME START END" (hex, END exclusive), and one per page,
  * "page VADDR PHYS" (hex; PHYS 0 when /proc/self/pagemap hides PFNs).
+ * With -T it prints "work WALL_S cpu CPU_S" to stderr at the end: the wall
+ * time of the threads' phase and the process's CPU time (for bench/).
  * Exits 0 after SECONDS (default 2) or ROUNDS passes of every thread.
  */
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,15 +152,18 @@ int main(int argc, char **argv)
 	static char *defaults[] = { "alpha:A", "beta:A", "gamma:G", "delta:D" };
 	const char *map_path = NULL;
 	char **specs;
-	int nspecs, c;
+	int nspecs, c, report = 0;
+	double t0;
+	struct rusage ru;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((c = getopt(argc, argv, "d:i:p:m:")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:p:m:T")) != -1) {
 		switch (c) {
 		case 'd': seconds = atof(optarg); break;
 		case 'i': rounds = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		case 'm': map_path = optarg; break;
+		case 'T': report = 1; break;
 		default: goto usage;
 		}
 	}
@@ -182,6 +188,7 @@ int main(int argc, char **argv)
 		perror(map_path);
 		return 1;
 	}
+	t0 = now();
 	for (int i = 0; i < nr_groups; i++)
 		if (pthread_create(&groups[i].thread, NULL, work, &groups[i]) != 0) {
 			fprintf(stderr, "warm-share: pthread_create failed\n");
@@ -189,8 +196,12 @@ int main(int argc, char **argv)
 		}
 	for (int i = 0; i < nr_groups; i++)
 		pthread_join(groups[i].thread, NULL);
+	if (report && getrusage(RUSAGE_SELF, &ru) == 0)
+		fprintf(stderr, "work %.6f cpu %.6f\n", now() - t0,
+			(double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+				((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [NAME:REGION...]\n", argv[0]);
+	fprintf(stderr, "usage: %s [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [-T] [NAME:REGION...]\n", argv[0]);
 	return 2;
 }
