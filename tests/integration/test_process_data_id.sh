@@ -27,8 +27,8 @@ else
 	fi
 fi
 
-# the same through our own recorder (software page-fault backend here)
-if "$SCXPROF" record -t 20 -o "$WORK/sp" --disable-archive --disable-sched-trace \
+# the same through our own recorder (page-fault backend: the workload shares through its faults)
+if "$SCXPROF" record -t 20 -o "$WORK/sp" --disable-archive --disable-sched-trace --backend page-fault \
 	-- "$WL" "$WORK/shared2.bin" "$PAGES" >"$WORK/sp.wl" 2>"$WORK/sp.err"; then
 	if "$SCXPROF" process -f "$WORK/sp" --no-filter >"$WORK/sp.log" 2>&1; then
 		check "scxprof record: equal F: ids across processes, private A: ids own" \

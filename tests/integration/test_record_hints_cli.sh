@@ -26,7 +26,7 @@ if ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
 	exit 0
 fi
 cd "$WORK" || exit 1
-"$SCXPROF" record -t 20 -o prof --disable-archive --hints-map "$PIN" -- \
+"$SCXPROF" record -t 20 -o prof --disable-archive --backend page-fault --hints-map "$PIN" -- \
 	sh -c "exec '$SETTER' '$PIN' 3 4 40 > '$WORK/set.jsonl'" >rec.out 2>rec.err
 rc=$?
 if [ $rc -ne 0 ]; then
