@@ -29,6 +29,12 @@ seed_corpus() {
 		[ "$(stat -c %s "$f")" -lt 1048576 ] || continue
 		cp -n "$f" "$corpus/fixture-$(basename "$f")" 2>/dev/null || true
 	done
+	# ELF images: small real binaries (fuzz_elf_funcs)
+	if [ "$(basename "$corpus")" = corpus-elf_funcs ]; then
+		for f in /bin/true /usr/lib/x86_64-linux-gnu/libpfm.so.4; do
+			[ -f "$f" ] && [ "$(stat -L -c %s "$f")" -lt 1048576 ] && cp -nL "$f" "$corpus/seed-$(basename "$f")" 2>/dev/null
+		done
+	fi
 	# archives: valid and hostile tars; fuzz_archive reads its first byte as
 	# a mode (odd: gzip the rest itself, even: the rest is the archive)
 	if [ "$(basename "$corpus")" = corpus-archive ] && [ ! -e "$corpus/seed-valid-tar" ] && command -v python3 >/dev/null; then

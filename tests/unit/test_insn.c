@@ -5,7 +5,10 @@
  * context and the data addresses, sizes and load/store marks they must
  * give; the skip reasons (lea, fs/gs, gather, bad and short bytes); an
  * instruction that crosses a page boundary from a file-backed page into an
- * anonymous one, read back from this very process; and the data_src bits.
+ * anonymous one, read back from this very process; the data_src bits; the
+ * instruction before an IP, found from the start of a function of this
+ * binary with known bytes; an executed instruction that overwrote its
+ * address registers; and the ELF function table (record/elf_funcs.c).
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "record/decode_stream.h"
+#include "record/elf_funcs.h"
 #include "record/insn.h"
 #include "record/insn_text.h"
 
@@ -303,5 +307,91 @@ Test(insn, text_of_a_gone_process_is_unreadable)
 	/* our own code is readable, from the file */
 	cr_assert_eq(insn_text_read(t, getpid(), (uint64_t)(uintptr_t)&insn_text_read, buf, sizeof(buf)), sizeof(buf));
 	cr_assert_eq(memcmp(buf, (const void *)&insn_text_read, sizeof(buf)), 0);
+	insn_text_free(t);
+}
+
+/* ---- the instruction before the IP ---------------------------------------- */
+
+/* A function with known instructions, in this binary's .symtab:
+ *   0: 48 8b 07       mov rax,[rdi]
+ *   3: 48 33 04 cf    xor rax,[rdi+rcx*8]
+ *   7: 48 8d 51 01    lea rdx,[rcx+1]
+ *  11: 48 8b 3f       mov rdi,[rdi]
+ *  14: c3             ret */
+__asm__(".text\n.globl scx_insn_test_fn\n.type scx_insn_test_fn,@function\nscx_insn_test_fn:\n"
+	".byte 0x48,0x8b,0x07, 0x48,0x33,0x04,0xcf, 0x48,0x8d,0x51,0x01, 0x48,0x8b,0x3f, 0xc3\n"
+	".size scx_insn_test_fn, .-scx_insn_test_fn\n");
+extern const uint8_t scx_insn_test_fn[];
+
+Test(insn, previous_instruction_from_the_function_start)
+{
+	struct insn_text *t = insn_text_new("/proc");
+	const struct insn_decoder *d = insn_decoder_x86_64();
+	uint64_t fn = (uint64_t)(uintptr_t)scx_insn_test_fn, prev = 0;
+	uint8_t buf[INSN_MAX_BYTES];
+
+	cr_assert_not_null(t);
+	/* load the maps first (a read), as decode_stream does */
+	cr_assert_gt(insn_text_read(t, getpid(), fn, buf, sizeof(buf)), 0);
+	cr_assert(insn_text_prev(t, getpid(), fn + 7, d, &prev));
+	cr_assert_eq(prev, fn + 3, "before the lea: the xor at +3, got +%lld", (long long)(prev - fn));
+	cr_assert(insn_text_prev(t, getpid(), fn + 14, d, &prev));
+	cr_assert_eq(prev, fn + 11);
+	cr_assert(insn_text_prev(t, getpid(), fn + 3, d, &prev));
+	cr_assert_eq(prev, fn);
+	cr_assert_eq(insn_text_stats(t)->prev_walks, 1, "the function is decoded once");
+	cr_assert_not(insn_text_prev(t, getpid(), fn, d, &prev), "a function's first instruction has none");
+	cr_assert_not(insn_text_prev(t, getpid(), fn + 5, d, &prev), "+5 is inside the xor");
+	insn_text_free(t);
+}
+
+Test(insn, executed_instruction_that_overwrote_its_address_registers)
+{
+	const struct insn_decoder *d = insn_decoder_x86_64();
+	static const uint8_t xor_[] = { 0x48, 0x33, 0x04, 0xcf }, mov_self[] = { 0x48, 0x8b, 0x3f },
+			     push[] = { 0x50 }, eax_base[] = { 0x8b, 0x00 };
+	uint64_t regs[INSN_MAX_REGS];
+	struct insn_result r;
+
+	context(regs);
+	d->decode(xor_, sizeof(xor_), V_IP, regs, true, &r);
+	cr_assert_eq(r.status, INSN_ACCESS, "xor rax,[rdi+rcx*8] leaves rdi and rcx as they were");
+	cr_assert_eq(r.acc[0].addr, V_DI + V_CX * 8);
+	d->decode(mov_self, sizeof(mov_self), V_IP, regs, true, &r);
+	cr_assert_eq(r.status, INSN_CLOBBERED, "mov rdi,[rdi] replaced its base");
+	d->decode(push, sizeof(push), V_IP, regs, true, &r);
+	cr_assert_eq(r.status, INSN_CLOBBERED, "push moved rsp");
+	d->decode(eax_base, sizeof(eax_base), V_IP, regs, true, &r);
+	cr_assert_eq(r.status, INSN_CLOBBERED, "mov eax,[rax]: writing eax replaces rax");
+	d->decode(eax_base, sizeof(eax_base), V_IP, regs, false, &r);
+	cr_assert_eq(r.status, INSN_ACCESS, "about to run: the registers are its inputs");
+}
+
+Test(insn, elf_function_table_of_this_binary)
+{
+	struct insn_text *t = insn_text_new("/proc");
+	struct elf_funcs fs;
+	FILE *f = fopen("/proc/self/exe", "rb");
+	uint8_t *img;
+	long size;
+
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	img = malloc((size_t)size);
+	cr_assert_eq(fread(img, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	cr_assert_eq(elf_funcs_load(img, (size_t)size, &fs), 0);
+	cr_assert_gt(fs.n, 100, "%zu functions", fs.n);
+	for (size_t i = 1; i < fs.n; i++)
+		cr_assert_lt(fs.f[i - 1].start, fs.f[i].start);
+	elf_funcs_free(&fs);
+	/* not ELF, a truncated header: no functions, no crash */
+	cr_assert_eq(elf_funcs_load((const uint8_t *)"\x7f" "ELF", 4, &fs), 0);
+	cr_assert_eq(fs.n, 0);
+	cr_assert_eq(elf_funcs_load(img, 64, &fs), 0);
+	cr_assert_eq(fs.n, 0);
+	free(img);
 	insn_text_free(t);
 }
