@@ -166,7 +166,7 @@ static void count_status(struct decode_stats *st, enum insn_status s)
 	}
 }
 
-int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd_writer *w,
+int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, uint64_t id, struct pd_writer *w,
 			 struct mem_stream_stats *ms)
 {
 	struct perf_event_header h;
@@ -181,6 +181,10 @@ int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd
 	ds->st.ticks++;
 	if (parse_in(ds, rec, &s) < 0)
 		return scx_fail("decode: malformed cpu-clock sample (%u bytes)", h.size);
+	if (id && s.id != id) {
+		s.id = id;
+		ms->foreign_ids++;
+	}
 	pid = (int)(uint32_t)s.pid_tid;
 	if ((h.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || pid <= 0) {
 		ds->st.skip_kernel++;

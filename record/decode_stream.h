@@ -38,8 +38,9 @@ void decode_stream_pass(struct decode_stream *ds);
 /* Add the recorder's CPU time of a drain pass to decode_ns. */
 void decode_stream_charge(struct decode_stream *ds, uint64_t cpu_ns);
 /* A SAMPLE from the ring becomes 0..n samples in w (ms's samples and
- * first/last sample times updated). */
-int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, struct pd_writer *w,
+ * first/last sample times updated), carrying id (the ring's own event's:
+ * the kernel may hand a sample another program's id; 0: the sample's). */
+int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, uint64_t id, struct pd_writer *w,
 			 struct mem_stream_stats *ms);
 /* A side-band record (the caller writes it): updates the process caches. */
 void decode_stream_sideband(struct decode_stream *ds, const uint8_t *rec);

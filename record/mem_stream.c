@@ -495,7 +495,7 @@ static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 		memcpy(rec, data + off, first);
 		memcpy(rec + first, data, h.size - first);
 		if (ms->decode && h.type == PERF_RECORD_SAMPLE) {
-			rc = decode_stream_sample(ms->decode, rec, ms->w, &ms->st);
+			rc = decode_stream_sample(ms->decode, rec, r->sample_id, ms->w, &ms->st);
 			ms->st.records++;
 		} else {
 			if (h.type == PERF_RECORD_SAMPLE)
