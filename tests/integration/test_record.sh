@@ -118,7 +118,7 @@ fi
 # the kernel hands one sample's data to every page-fault event of a cpu, and
 # the newest event's id (and clock) wins: record must give our samples their
 # id back, or perf script fails on them and process skips them
-"$SCXPROF" record -t 20 -o shared --disable-archive -- perf record -q -e page-faults -c 1 -a \
+"$SCXPROF" record -t 20 -o shared --disable-archive --backend page-fault -- perf record -q -e page-faults -c 1 -a \
 	-k CLOCK_MONOTONIC -o shared-perf.data -- "$WL" -d 0.3 -p 16 sh:1 >/dev/null 2>shared.err
 check "concurrent perf: record says it restored the ids" grep -q "samples carried the event id of another program" shared.err
 perf script -i shared/perf.mem.data >/dev/null 2>shared.script.err
