@@ -26,6 +26,7 @@
 #define AMD_MAX_LDLAT 2048
 #define AMD_LDLAT_STEP 128
 #define MAX_SPE_PMUS 4
+#define DECODE_MIN_PERIOD_NS 10000
 
 static const char *const backend_names[] = {
 	[MEM_BACKEND_AUTO] = "auto",
@@ -481,6 +482,10 @@ static int build_decode(const struct mem_backend_opts *o, struct mem_backend *b)
 	if (!dec)
 		return scx_fail("--backend decode: no instruction decoder for this architecture "
 				"(x86-64 only so far)");
+	if (o->period && o->period < DECODE_MIN_PERIOD_NS)
+		return scx_fail("-c %" PRIu64 ": the decode backend's period is nanoseconds of cpu-clock "
+				"time, at least %d (the kernel's minimum); -F HZ sets a rate",
+				o->period, DECODE_MIN_PERIOD_NS);
 	mem_attr_common(&attr, MEM_BACKEND_DECODE);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;

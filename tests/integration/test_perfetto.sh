@@ -55,7 +55,7 @@ if ! mountpoint -q "$BPFFS" || ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; 
 	skip "perfetto: recording with hints" "no bpffs or task-storage map: $(cat "$WORK/create.err" 2>/dev/null)"
 	exit 0
 fi
-if ! "$SCXPROF" record -t 20 -c 8 -o prof --disable-archive --hints-map "$PIN" -- \
+if ! "$SCXPROF" record -t 20 --backend page-fault -c 8 -o prof --disable-archive --hints-map "$PIN" -- \
 	sh -c "exec '$SETTER' '$PIN' 3 4 40 >set.jsonl" >rec.out 2>rec.err; then
 	fail "perfetto: record sched + mem + hints" "$(tail -n 3 rec.err | tr '\n' ' ')"
 	exit 0

@@ -557,6 +557,8 @@ Test(backend, decode_honours_freq_and_period)
 	cr_assert_eq(b.ev[0].attr.freq, 0);
 	cr_assert_eq(b.ev[0].attr.sample_period, 2000000);
 	cr_assert_eq(b.out_attr.sample_period, 2000000);
+	o.period = 8; /* a page-fault count is not a cpu-clock period */
+	choose_fails(&o, "nanoseconds of cpu-clock");
 }
 
 Test(backend, software_honours_freq_and_explicit_choice)
