@@ -25,8 +25,9 @@ enum mem_backend_kind {
 
 #define MEM_BACKEND_DEFAULT_LDLAT 10
 #define MEM_BACKEND_DEFAULT_FREQ 4000 /* perf's default when no period is given */
-/* cpu-clock rate of the decode backend per CPU: from `make bench`
- * (bench/bench_decode.sh), see README "Overhead of --backend decode" */
+/* cpu-clock rate of the decode backend per CPU, from `make bench`
+ * (bench/bench_decode.sh; README "Performance"): recorder CPU below perf
+ * record's for the same raw samples; 4000 Hz doubled it */
 #define MEM_BACKEND_DECODE_FREQ 1000
 
 struct mem_backend_opts {
