@@ -17,22 +17,26 @@
 #include "cmd/extract_args.h"
 #include "cmd/opts.h"
 #include "extract/extract_mem.h"
+#include "extract/mem_groups.h"
 #include "extract/sched_stats.h"
 #include "extract/sched_util.h"
 #include "extract/sharing.h"
 #include "lib/error.h"
 
-
 static const char summary[] =
 	"Read perf.jsonl (ours, or upstream's perf.mem.jsonl) and print a cell config\n"
 	"(JSON) on stdout. Samples are grouped by cgroup: each match of the allotment\n"
 	"regex, the workload cgroup (a substring), and rest. Comms are normalized by\n"
-	"stripping trailing digits; one with more than 5% of its group's samples is a\n"
-	"unit (split per hint value with --use-hints).\n"
+	"stripping trailing digits; one with more than 5% (--min-share) of its group's\n"
+	"samples is a unit (split per hint value with --use-hints).\n"
 	"  --cluster sharing (default): in every group, units that touch the same\n"
-	"    physical memory are merged (average linkage on TF-IDF cosine affinity of\n"
-	"    their pages) while the affinity is above --share-threshold and the merged\n"
-	"    CPU demand stays within --max-cell-cpus. See docs/clustering.md.\n"
+	"    data (data_id, else the physical page) at the same time (same or adjacent\n"
+	"    1 s epoch; 100 ms for physical pages) are merged, by average linkage on\n"
+	"    an affinity that grows with the share of each unit's memory that is\n"
+	"    shared, while it is above\n"
+	"    --share-threshold, the pair has --min-shared-keys and --min-shared-samples,\n"
+	"    and the merged CPU demand stays within --max-cell-cpus.\n"
+	"    Read-only file text (data_id R:) is no evidence. See docs/clustering.md.\n"
 	"    CPU demand: runtime / trace duration from sched JSONL (--sched FILE, or\n"
 	"    sched.jsonl next to -f FILE), else the unit's share of samples x CPUs.\n"
 	"  --cluster comm: upstream's config exactly: subcells for the allotment\n"
@@ -71,14 +75,14 @@ static int parse_enum(const char *cmd, const char *opt, const char *val, const c
 	return 0;
 }
 
-static int parse_threshold(const char *cmd, const char *val, double *out)
+static int parse_number(const char *cmd, const char *opt, const char *val, double max, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(val, &end);
-	if (errno || end == val || *end || !(*out >= 0 && *out <= 1)) {
-		fprintf(stderr, "scxprof %s: --share-threshold: '%s' is not a number from 0 to 1\n", cmd, val);
+	if (errno || end == val || *end || !(*out >= 0 && *out <= max)) {
+		fprintf(stderr, "scxprof %s: %s: '%s' is not a number from 0 to %g\n", cmd, opt, val, max);
 		return -1;
 	}
 	return 0;
@@ -123,8 +127,13 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 		return -1;
 	if (a->granularity && parse_enum(cmd, "--granularity", a->granularity, "page", "line", &line) < 0)
 		return -1;
-	if (a->threshold && parse_threshold(cmd, a->threshold, &o->share_threshold) < 0)
+	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)
 		return -1;
+	o->min_share = SIGNIFICANT_PCT;
+	if (a->min_share && parse_number(cmd, "--min-share", a->min_share, 100, &o->min_share) < 0)
+		return -1;
+	o->min_keys = a->min_keys ? (size_t)a->min_keys : SHARE_MIN_KEYS_DEFAULT;
+	o->min_samples = a->min_samples ? (uint64_t)a->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
 	o->cluster = cluster ? CLUSTER_SHARING : CLUSTER_COMM;
 	o->line_granularity = line;
 	if (extract_mem_check_opts(o) < 0) {

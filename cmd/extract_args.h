@@ -10,6 +10,7 @@
 
 #include "cmd/opts.h"
 #include "extract/extract_mem.h"
+#include "extract/sharing.h"
 
 struct extract_args {
 	const char *file; /* perf.jsonl */
@@ -19,12 +20,17 @@ struct extract_args {
 	const char *granularity;
 	const char *threshold;
 	const char *sched;
+	const char *min_share;
 	bool use_hints;
 	int verbose;
 	long max_cell_cpus;
 	long evidence_keys;
 	long max_names;
+	long min_keys, min_samples;
 };
+
+#define SCX_STR_(x) #x
+#define SCX_STR(x) SCX_STR_(x)
 
 /* The option-table entries of every extract mem option but -f (a: a struct extract_args; vhelp: -v's help). */
 #define EXTRACT_MEM_OPTIONS(a, vhelp)                                                                                     \
@@ -36,7 +42,7 @@ struct extract_args {
 	OPT_COUNT('v', "verbose", &(a).verbose, vhelp),                                                    \
 	OPT_STRING(0, "cluster", &(a).cluster, "MODE", "sharing (default) or comm (upstream-exact)"),                \
 	OPT_STRING(0, "granularity", &(a).granularity, "G", "sharing evidence: page (default) or line (64 B)"),      \
-	OPT_STRING(0, "share-threshold", &(a).threshold, "X", "merge while affinity > X, 0..1 (default 0.08)"),      \
+	OPT_STRING(0, "share-threshold", &(a).threshold, "X", "merge while affinity > X, 0..1 (default 0.065)"),     \
 	OPT_INT(0, "max-cell-cpus", &(a).max_cell_cpus, "N",                                                         \
 		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \
 	OPT_STRING(0, "sched", &(a).sched, "FILE",                                                                   \
@@ -45,7 +51,14 @@ struct extract_args {
 		"names counted per group: more than 1/(K+1) of a group's samples is never folded (default 1024)",  \
 		20, 1L << 24),                                                                                       \
 	OPT_INT(0, "evidence-keys", &(a).evidence_keys, "N",                                                         \
-		"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32)
+		"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32),              \
+	OPT_STRING(0, "min-share", &(a).min_share, "PCT",                                                            \
+		   "a comm is a unit above PCT% of its group's samples (default 5, as upstream)"),                   \
+	OPT_INT(0, "min-shared-keys", &(a).min_keys, "N",                                                            \
+		"least distinct shared data pages for a merge (default " SCX_STR(SHARE_MIN_KEYS_DEFAULT) ")", 1,    \
+		1L << 30),                                                                                           \
+	OPT_INT(0, "min-shared-samples", &(a).min_samples, "N",                                                      \
+		"least samples on them, each side (default " SCX_STR(SHARE_MIN_SAMPLES_DEFAULT) ")", 1, 1L << 30)
 
 /* args -> opts (sched.jsonl next to a->file unless --sched); -1 after printing "scxprof CMD: ..." */
 int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o);

@@ -24,7 +24,42 @@ struct run {
 	FILE *log; /* NULL unless verbose */
 	struct mem_sched sched;
 	bool has_sched, sched_header;
+	double min_share;
 };
+
+static const char *kind_name(const struct run *r, enum group_kind kind)
+{
+	return kind == GROUP_ALLOTMENT ? "allotment" : kind == GROUP_WORKLOAD ? r->agg.o.workload : "rest";
+}
+
+/*
+ * -v: say when one comm holds most of a cell and so hides comms that would
+ * be units among the others (a busy host: one page-faulting process).
+ */
+static void note_dominant_comm(struct run *r, const struct comm_summary *s, enum group_kind kind)
+{
+	size_t i, top = 0, hidden = 0;
+	uint64_t rest_total;
+
+	if (!s->nr || !s->total)
+		return;
+	for (i = 1; i < s->nr; i++)
+		if (s->comms[i].count > s->comms[top].count)
+			top = i;
+	if (s->comms[top].count * 2 <= s->total)
+		return;
+	rest_total = s->total - s->comms[top].count;
+	for (i = 0; i < s->nr; i++)
+		if (i != top && !is_significant(s->comms[i].count, s->total, r->min_share) &&
+		    is_significant(s->comms[i].count, rest_total, r->min_share))
+			hidden++;
+	if (hidden)
+		fprintf(r->log,
+			"\n%s: %s holds %.2f%% of the samples; %zu comm%s above %g%% of the others fell below the %g%% "
+			"rule and stay in rest (lower it with --min-share PCT)\n",
+			kind_name(r, kind), s->comms[top].name, (double)s->comms[top].count * 100.0 / (double)s->total,
+			hidden, hidden == 1 ? "" : "s", r->min_share, r->min_share);
+}
 
 static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
 {
@@ -151,8 +186,10 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 		goto out;
 	comm_summary_sort_by_name(&s);
 	if ((kind == GROUP_ALLOTMENT || r->o->cluster == CLUSTER_SHARING) &&
-	    upstream_units(&s, r->o->use_hints, &units) < 0)
+	    upstream_units(&s, r->o->use_hints, r->min_share, &units) < 0)
 		goto out;
+	if (r->log && r->o->cluster == CLUSTER_SHARING) /* --cluster comm's text stays upstream's */
+		note_dominant_comm(r, &s, kind);
 	if (kind == GROUP_ALLOTMENT)
 		cell = cell_config_add(cfg, "allotment", TOP_CGROUP_REGEX, ao->allotment_re);
 	else if (kind == GROUP_WORKLOAD)
@@ -198,6 +235,8 @@ static int sharing_setup(struct run *r)
 	r->sp.cap_cpus = r->o->max_cell_cpus > 0 ? r->o->max_cell_cpus : (double)t.largest_llc_cpus;
 	r->sp.online_cpus = (double)t.online_cpus;
 	r->sp.total_samples = r->agg.total;
+	r->sp.min_keys = r->o->min_keys ? r->o->min_keys : SHARE_MIN_KEYS_DEFAULT;
+	r->sp.min_samples = r->o->min_samples ? r->o->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
 	if (r->log && r->has_sched)
 		fprintf(r->log,
 			"\nCPU demand: sched runtime / trace duration (%s: %.3f s, %zu CPUs); cap %.2f CPUs per cell (%s)\n",
@@ -215,7 +254,7 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	static const enum group_kind kinds[] = {GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST};
 	struct mem_agg_opts ao;
 	struct cell_config cfg = {0};
-	struct run r = {.o = o, .log = o->verbose ? log : NULL};
+	struct run r = {.o = o, .log = o->verbose ? log : NULL, .min_share = o->min_share > 0 ? o->min_share : SIGNIFICANT_PCT};
 	size_t k;
 	int rc = -1;
 
@@ -236,6 +275,8 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		if (add_group_cell(&r, &cfg, kinds[k]) < 0)
 			goto out;
+	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
+		goto out;
 	if (r.log && fflush(r.log) != 0) {
 		scx_fail_errno("writing the report failed");
 		goto out;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define EXTRACT_DEFAULT_WORKLOAD "workload.slice"
@@ -56,6 +57,9 @@ struct extract_mem_opts {
 	double max_cell_cpus;     /* <= 0: largest LLC (topology.json or host) */
 	size_t max_keys;          /* evidence budget, 0: default */
 	size_t max_names;         /* names counted per group (k), 0: default */
+	double min_share;         /* unit rule: percent of a group's samples (0: SIGNIFICANT_PCT, upstream's 5) */
+	size_t min_keys;          /* least shared identities for a merge (0: SHARE_MIN_KEYS_DEFAULT) */
+	uint64_t min_samples;     /* least samples on them a side (0: SHARE_MIN_SAMPLES_DEFAULT) */
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
 	volatile int *stop;       /* polled; set to interrupt */
 	const struct extract_mem_observer *observer; /* may be NULL */

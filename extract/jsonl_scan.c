@@ -372,7 +372,10 @@ static int scan_value(struct cursor *c, int depth)
 	}
 }
 
-enum key_id { K_OTHER, K_COMM, K_TID, K_PID, K_CGROUP, K_PHYS, K_PAGE_SIZE, K_HINT, K_WEIGHT };
+enum key_id {
+	K_OTHER, K_COMM, K_TID, K_PID, K_CGROUP, K_PHYS, K_PAGE_SIZE, K_HINT, K_WEIGHT,
+	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC
+};
 enum { REQUIRED = 1 << K_COMM | 1 << K_TID | 1 << K_PID | 1 << K_CGROUP | 1 << K_PHYS | 1 << K_PAGE_SIZE };
 
 static enum key_id key_of(const char *k, size_t n)
@@ -386,6 +389,12 @@ static enum key_id key_of(const char *k, size_t n)
 	if (IS("data_page_size")) return K_PAGE_SIZE;
 	if (IS("hint")) return K_HINT;
 	if (IS("weight")) return K_WEIGHT;
+	if (IS("time")) return K_TIME;
+	if (IS("time_ns")) return K_TIME_NS;
+	if (IS("data_id")) return K_DATA_ID;
+	if (IS("data_map")) return K_DATA_MAP;
+	if (IS("data_sym")) return K_DATA_SYM;
+	if (IS("data_src")) return K_DATA_SRC;
 	return K_OTHER;
 #undef IS
 }
@@ -405,6 +414,86 @@ static int scan_string_key(struct cursor *c, const char *key, const char **s, si
 	return scan_string(c, s, n);
 }
 
+/* upstream's "time": seconds with a fraction, as a string ("12.000000001"); other forms are ignored */
+static int scan_time_string(struct cursor *c, struct mem_sample *s)
+{
+	const char *t;
+	size_t n, i = 0;
+	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
+
+	if (c->p >= c->end || *c->p != '"')
+		return scan_value(c, 1);
+	if (scan_string(c, &t, &n) < 0)
+		return -1;
+	for (; i < n && is_digit(t[i]) && sec < 1000000000000ULL; i++)
+		sec = sec * 10 + (uint64_t)(t[i] - '0');
+	if (i < n && t[i] == '.')
+		for (i++; i < n && is_digit(t[i]) && scale > 1; i++) {
+			scale /= 10;
+			frac += (uint64_t)(t[i] - '0') * scale;
+		}
+	if (!s->time_ns)
+		s->time_ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+/* data_id: a string, or null */
+static int scan_nullable_string(struct cursor *c, const char *key, const char **v, size_t *n)
+{
+	if (c->p < c->end && *c->p == 'n') {
+		*v = NULL;
+		*n = 0;
+		return scan_literal(c, "null");
+	}
+	return scan_string_key(c, key, v, n);
+}
+
+/* data_src: an object; only "hitm" (local/remote) and "snoop" (…PEER…) matter. */
+static int scan_data_src(struct cursor *c, struct mem_sample *s)
+{
+	if (c->p >= c->end || *c->p != '{')
+		return scan_value(c, 1);
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		return 0;
+	}
+	for (;;) {
+		const char *k, *v;
+		size_t kn, vn;
+
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != '"' || scan_string(c, &k, &kn) < 0)
+			return *c->err ? -1 : scan_fail(c, "data_src: expected a key");
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ':')
+			return scan_fail(c, "data_src: expected ':'");
+		c->p++;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == '"' && ((kn == 4 && !memcmp(k, "hitm", 4)) || (kn == 5 && !memcmp(k, "snoop", 5)))) {
+			if (scan_string(c, &v, &vn) < 0)
+				return -1;
+			if (kn == 4)
+				s->peer |= (vn == 5 && !memcmp(v, "local", 5)) || (vn == 6 && !memcmp(v, "remote", 6));
+			else
+				s->peer |= memmem(v, vn, "PEER", 4) != NULL;
+		} else if (scan_value(c, 2) < 0) {
+			return -1;
+		}
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return 0;
+		}
+		return scan_fail(c, "data_src: expected ',' or '}'");
+	}
+}
+
 static int scan_member(struct cursor *c, enum key_id id, struct mem_sample *s)
 {
 	switch (id) {
@@ -418,6 +507,12 @@ static int scan_member(struct cursor *c, enum key_id id, struct mem_sample *s)
 	case K_WEIGHT:
 		s->has_weight = true;
 		return scan_u64(c, "weight", &s->weight);
+	case K_TIME_NS: return scan_u64(c, "time_ns", &s->time_ns);
+	case K_TIME: return scan_time_string(c, s);
+	case K_DATA_ID: return scan_nullable_string(c, "data_id", &s->data_id, &s->data_id_len);
+	case K_DATA_MAP: return scan_string_key(c, "data_map", &s->data_map, &s->data_map_len);
+	case K_DATA_SYM: return scan_string_key(c, "data_sym", &s->data_sym, &s->data_sym_len);
+	case K_DATA_SRC: return scan_data_src(c, s);
 	default: return scan_value(c, 1);
 	}
 }
@@ -474,7 +569,7 @@ int jsonl_scan_mem(char *line, size_t len, struct mem_sample *s, char *err, size
 	skip_ws(&c);
 	if (c.p != c.end)
 		return scan_fail(&c, "trailing characters after the object");
-	for (id = K_COMM; id <= K_WEIGHT; id++)
+	for (id = K_COMM; id <= K_DATA_SRC; id++)
 		if ((REQUIRED & (1 << id)) && !(seen & (1u << id)))
 			return scan_fail(&c, "missing key \"%s\"", key_name(id));
 	return 0;

@@ -3,7 +3,8 @@
  * (ours, with extra keys) or upstream's perf.mem.jsonl.
  *
  * It walks the top-level object once, decodes only the keys extract needs
- * (comm, tid, pid, cgroup, phys_addr, data_page_size, hint, weight) and
+ * (comm, tid, pid, cgroup, phys_addr, data_page_size, hint, weight, time /
+ * time_ns, data_id, data_map, data_sym, data_src.hitm/snoop) and
  * checks the syntax of every other value without building anything. String
  * escapes in comm and cgroup (\" \\ \/ \b \f \n \r \t, \uXXXX including
  * surrogate pairs) are decoded to UTF-8 in place, inside the line buffer.
@@ -26,6 +27,14 @@ struct mem_sample {
 	uint64_t hint;           /* 0 when the key is absent, as upstream */
 	uint64_t weight;         /* load latency when has_weight */
 	bool has_weight;
+	uint64_t time_ns;        /* time_ns, else "time" (seconds) in ns; 0 when absent */
+	const char *data_id;     /* NULL when absent or null (then the physical page is the key) */
+	size_t data_id_len;
+	const char *data_map;    /* mapping name, NULL when absent */
+	size_t data_map_len;
+	const char *data_sym;    /* data symbol, NULL when absent */
+	size_t data_sym_len;
+	bool peer;               /* data_src says HITM (local/remote) or a peer-cache snoop */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include "extract/mem_agg.h"
 
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,8 +29,11 @@ int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 	a->workload_len = strlen(o->workload);
 	strmap_init(&a->group_index);
 	strmap_init(&a->cgroup_cache);
-	u64cnt_init(&a->tid_group);
+	u64cnt_init(&a->tid_groups);
+	u64cnt_init(&a->pid_groups);
 	u64cnt_init(&a->tid_hint);
+	u64cnt_init(&a->ident_object);
+	strmap_init(&a->objects);
 	re = pcre2_compile((PCRE2_SPTR)o->allotment_re, PCRE2_ZERO_TERMINATED,
 			   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
 	if (!re) {
@@ -77,8 +81,12 @@ void mem_agg_free(struct mem_agg *a)
 	free(a->groups);
 	strmap_free(&a->group_index);
 	strmap_free(&a->cgroup_cache);
-	u64cnt_free(&a->tid_group);
+	u64cnt_free(&a->tid_groups);
+	u64cnt_free(&a->pid_groups);
 	u64cnt_free(&a->tid_hint);
+	u64cnt_free(&a->ident_object);
+	strmap_free(&a->objects);
+	free(a->object_names);
 	if (a->match)
 		pcre2_match_data_free((pcre2_match_data *)a->match);
 	if (a->re)
@@ -455,14 +463,48 @@ uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line
 	return (phys_addr >> shift) << 6 | shift;
 }
 
+bool mem_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
+{
+	uint64_t ident, epoch_ns = EV_EPOCH_NS;
+
+	*scale = EV_SCALE_USER;
+	if (s->data_id && s->data_id_len >= 2 && s->data_id[1] == ':') {
+		uint64_t phys = s->phys_addr ? mem_evidence_key(s->phys_addr, s->data_page_size, line_granularity) : 0;
+
+		if (s->data_id[0] == 'R')
+			return false;
+		if (s->data_id[0] == 'K') {
+			*scale = EV_SCALE_KERNEL;
+			epoch_ns = EV_KERNEL_EPOCH_NS;
+		}
+		/* the physical page is folded in: one identity on two pages at once is reuse, not sharing */
+		ident = bytes_hash(s->data_id, s->data_id_len) ^ u64_mix(phys + 1);
+	} else if (s->phys_addr) {
+		ident = u64_mix(mem_evidence_key(s->phys_addr, s->data_page_size, line_granularity));
+		epoch_ns = EV_PHYS_EPOCH_NS;
+	} else {
+		return false;
+	}
+	if (s->peer)
+		*scale *= EV_PEER_FACTOR;
+	*key = (ident & ~EV_EPOCH_MASK) | ((s->time_ns / epoch_ns) & EV_EPOCH_MASK);
+	return true;
+}
+
+/* Sampling keeps or drops an identity in all its epochs at once. */
 static bool key_sampled(uint64_t key, unsigned level)
 {
-	return level == 0 || (u64_mix(key) >> (64 - level)) == 0;
+	return level == 0 || (u64_mix(EV_IDENT(key)) >> (64 - level)) == 0;
 }
 
 static int keep_at_level(uint64_t key, void *arg)
 {
 	return key_sampled(key, *(unsigned *)arg);
+}
+
+static int keep_ident_at_level(uint64_t ident, void *arg)
+{
+	return key_sampled(ident << EV_EPOCH_BITS, *(unsigned *)arg);
 }
 
 /* Raise the sampling level until the evidence fits the budget again. */
@@ -481,22 +523,79 @@ static int shrink_evidence(struct mem_agg *a)
 						return -1;
 					a->nr_keys -= dropped;
 				}
+		if (u64cnt_filter(&a->ident_object, keep_ident_at_level, &a->level, &dropped) < 0)
+			return -1;
 	}
 	return 0;
 }
 
+/* Remember the object name of an identity (bounded: MEM_AGG_MAX_OBJECTS names). */
+static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sample *s)
+{
+	char name[512];
+	int n, inserted;
+	uint64_t *slot;
+	struct strmap_slot *o;
+
+	if (u64cnt_find(&a->ident_object, ident))
+		return 0;
+	n = snprintf(name, sizeof(name), "%.*s%s%.*s", (int)s->data_map_len, s->data_map, s->data_sym ? " " : "",
+		     s->data_sym ? (int)s->data_sym_len : 0, s->data_sym ? s->data_sym : "");
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= sizeof(name))
+		n = sizeof(name) - 1;
+	o = strmap_find(&a->objects, name, (size_t)n);
+	if (!o) {
+		if (a->nr_objects >= MEM_AGG_MAX_OBJECTS)
+			return 0;
+		if (!a->object_names &&
+		    !(a->object_names = calloc(MEM_AGG_MAX_OBJECTS, sizeof(*a->object_names))))
+			return scx_fail("out of memory");
+		if (!(o = strmap_get_or_add(&a->objects, name, (size_t)n, a->nr_objects, &inserted)))
+			return -1;
+		a->object_names[a->nr_objects++] = o->key;
+	}
+	if (!(slot = u64cnt_slot(&a->ident_object, ident)))
+		return -1;
+	*slot = o->index + 1;
+	return 0;
+}
+
+size_t mem_agg_object(const struct mem_agg *a, uint64_t ident)
+{
+	const uint64_t *v = u64cnt_find(&a->ident_object, ident);
+
+	return v ? (size_t)*v : 0;
+}
+
 static int add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_sample *s)
 {
-	uint64_t key = mem_evidence_key(s->phys_addr, s->data_page_size, a->o.line_granularity);
-	uint64_t w = s->has_weight && s->weight ? s->weight : 1;
+	uint64_t key, w = s->has_weight && s->weight ? s->weight : 1;
+	unsigned scale;
 	size_t before = h->pages.len;
 	uint64_t *v;
 
+	if (!mem_sample_key(s, a->o.line_granularity, &key, &scale)) {
+		if (s->data_id && s->data_id_len >= 2 && s->data_id[0] == 'R')
+			a->ev.readonly++;
+		else
+			a->ev.none++;
+		return 0;
+	}
+	if (s->data_id)
+		a->ev.by_id++;
+	else
+		a->ev.by_phys++;
+	a->ev.kernel += s->data_id && s->data_id[0] == 'K';
+	a->ev.peer += s->peer;
 	if (!key_sampled(key, a->level))
 		return 0;
 	if (!(v = u64cnt_slot(&h->pages, key)))
 		return -1;
-	*v += w;
+	*v += EV_PACK(1, w * scale);
+	if (s->data_map && note_object(a, EV_IDENT(key), s) < 0)
+		return -1;
 	if (h->pages.len != before && ++a->nr_keys > a->o.max_keys)
 		return shrink_evidence(a);
 	return 0;
@@ -516,15 +615,20 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 	c->count++;
 	h->count++;
 	a->total++;
-	if (a->o.track_tids && !u64cnt_find(&a->tid_group, (uint64_t)s->tid)) {
-		uint64_t *g = u64cnt_slot(&a->tid_group, (uint64_t)s->tid), *hv;
+	if (a->o.track_tids) {
+		uint64_t *t = u64cnt_slot(&a->tid_groups, MEM_AGG_TG_KEY(s->tid, gi)), *p, *hv;
 
-		if (!g || !(hv = u64cnt_slot(&a->tid_hint, (uint64_t)s->tid)))
+		if (!t || !(p = u64cnt_slot(&a->pid_groups, MEM_AGG_TG_KEY(s->pid, gi))))
 			return -1;
-		*g = (uint64_t)gi + 1;
-		*hv = s->hint;
+		++*t;
+		++*p;
+		if (!u64cnt_find(&a->tid_hint, (uint64_t)s->tid)) {
+			if (!(hv = u64cnt_slot(&a->tid_hint, (uint64_t)s->tid)))
+				return -1;
+			*hv = s->hint;
+		}
 	}
-	if (a->o.evidence && s->phys_addr)
+	if (a->o.evidence)
 		return add_evidence(a, h, s);
 	return 0;
 }

@@ -4,9 +4,15 @@
  * Each sample is classified into a group (upstream's rule: "rest" unless the
  * cgroup contains the workload string; then the allotment regex's matched
  * text if it matches, else the workload string), then counted per concrete
- * comm and per hint. When evidence is on, the physical memory each
- * (group, comm, hint) touched is kept as a map from page (or cache line) to
- * summed sample weight. Those maps are bounded as a whole: when they hold
+ * comm and per hint. When evidence is on, the memory each (group, comm,
+ * hint) touched is kept as a map from evidence key to summed sample weight
+ * and sample count. A key is (identity of the data, time epoch): the
+ * sample's data_id when it has one (A: private anonymous page of one
+ * process, F: shared/file page, K: kernel page), with the physical page
+ * folded in so that one identity behind two physical pages never matches;
+ * without a data_id (upstream's files), the physical page. Read-only file
+ * text (R:) is no evidence. docs/clustering.md has the model. Those maps
+ * are bounded as a whole: when they hold
  * more than max_keys keys, a global sampling level rises and every map keeps
  * only keys whose hash has `level` leading zero bits (the same subset of the
  * key space for every unit, so overlaps stay comparable). Memory therefore
@@ -46,9 +52,46 @@ enum group_kind { GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST };
 
 struct hint_rec {
 	uint64_t hint, count;
-	struct u64cnt pages; /* evidence key -> summed weight */
+	struct u64cnt pages; /* evidence key -> EV_PACK(samples, summed weight) */
 	uint64_t since;      /* the comm's hint decrements when it was admitted */
 	bool other;          /* the folded hints of the comm together (hint is 0) */
+};
+
+/*
+ * Evidence keys: the top 48 bits identify the data, the low 16 bits are the
+ * epoch (time / epoch length, modulo 2^16). Two keys of the same identity
+ * are concurrent when their epochs are equal or adjacent.
+ */
+#define EV_EPOCH_BITS 16
+#define EV_EPOCH_MASK ((1ULL << EV_EPOCH_BITS) - 1)
+#define EV_IDENT(key) ((key) >> EV_EPOCH_BITS)
+#define EV_EPOCH(key) ((key) & EV_EPOCH_MASK)
+/* A map value: sample count in the top 24 bits, scaled weight below. */
+#define EV_WEIGHT_BITS 40
+#define EV_PACK(n, w) ((uint64_t)(n) << EV_WEIGHT_BITS | (w))
+#define EV_SAMPLES(v) ((v) >> EV_WEIGHT_BITS)
+#define EV_WEIGHT(v) ((v) & ((1ULL << EV_WEIGHT_BITS) - 1))
+/*
+ * Epoch lengths: user data with an identity (A:, F:), kernel pages (K:),
+ * and samples keyed by their physical page (no data_id), where reuse is
+ * only thinned by time. -D for experiments (docs/clustering.md).
+ */
+#ifndef EV_EPOCH_NS
+#define EV_EPOCH_NS 1000000000ULL
+#endif
+#define EV_KERNEL_EPOCH_NS 100000000ULL
+#ifndef EV_PHYS_EPOCH_NS
+#define EV_PHYS_EPOCH_NS 100000000ULL
+#endif
+/* Weight scale: a kernel page counts 1/4 of user data; HITM/peer x4. */
+#define EV_SCALE_USER 4
+#define EV_SCALE_KERNEL 1
+#define EV_PEER_FACTOR 4
+
+/* Why samples gave no evidence (reported with -v). */
+struct ev_stats {
+	uint64_t by_id, by_phys, kernel, peer; /* samples keyed by data_id / physical page; K:; HITM/peer */
+	uint64_t readonly, none;               /* R: samples; no data_id and no physical address */
 };
 
 struct comm_rec {
@@ -104,6 +147,9 @@ struct mem_agg_opts {
 
 #define MEM_AGG_DEFAULT_MAX_KEYS ((size_t)1 << 20)
 #define MEM_AGG_DEFAULT_MAX_NAMES ((size_t)1024)
+#define MEM_AGG_MAX_OBJECTS 4096
+/* (tid or pid, group index) -> one u64 key of tid_groups / pid_groups */
+#define MEM_AGG_TG_KEY(id, group) ((uint64_t)(id) << 20 | (uint64_t)(group))
 
 struct mem_agg {
 	struct mem_agg_opts o;
@@ -116,8 +162,17 @@ struct mem_agg {
 	uint64_t total;
 	unsigned level;   /* evidence sampling level: keep 2^-level of the key space */
 	size_t nr_keys;   /* keys held in all evidence maps */
-	/* with track_tids: tid -> group index + 1 and tid -> hint of its first sample */
-	struct u64cnt tid_group, tid_hint;
+	struct ev_stats ev;
+	/* identity (EV_IDENT) -> index + 1 in objects, for -v's "top shared objects" */
+	struct u64cnt ident_object;
+	struct strmap objects; /* "data_map data_sym" names, at most MEM_AGG_MAX_OBJECTS */
+	const char **object_names; /* index -> name (owned by objects) */
+	size_t nr_objects;
+	/*
+	 * with track_tids: samples per (tid, group) and (pid, group), keyed by
+	 * MEM_AGG_TG_KEY, and tid -> hint of its first sample
+	 */
+	struct u64cnt tid_groups, pid_groups, tid_hint;
 };
 
 /*
@@ -137,7 +192,17 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s);
  */
 int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *stop);
 
-/* The evidence key of a sample: page (or line) number tagged with its size. */
+/* The physical key of a sample: page (or line) number tagged with its size. */
 uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity);
+
+/*
+ * The evidence key of a sample (identity and epoch, see above) and its
+ * weight scale (EV_SCALE_*). false when the sample is no evidence (R:, or
+ * neither a data_id nor a physical address).
+ */
+bool mem_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale);
+
+/* The object ("data_map data_sym") of an identity: index + 1 into object_names, 0 when unknown. */
+size_t mem_agg_object(const struct mem_agg *a, uint64_t ident);
 
 #endif

@@ -20,9 +20,9 @@ size_t normalize_comm(const char *comm, size_t len)
 	return n ? n : len;
 }
 
-bool is_significant(uint64_t count, uint64_t total)
+bool is_significant(uint64_t count, uint64_t total, double pct)
 {
-	return total > 0 && ((double)count / (double)total) * 100.0 > SIGNIFICANT_PCT;
+	return total > 0 && ((double)count / (double)total) * 100.0 > pct;
 }
 
 static int append(void **arr, size_t *n, const void *elem, size_t size)
@@ -241,7 +241,7 @@ oom:
 	return scx_fail("out of memory");
 }
 
-int upstream_units(const struct comm_summary *s, bool use_hints, struct unit_list *out)
+int upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out)
 {
 	size_t i, h;
 
@@ -250,11 +250,11 @@ int upstream_units(const struct comm_summary *s, bool use_hints, struct unit_lis
 		const struct norm_comm *c = &s->comms[i];
 		bool split = false;
 
-		if (!is_significant(c->count, s->total))
+		if (!is_significant(c->count, s->total, min_share))
 			continue;
 		if (use_hints && c->nr_hints > 1) {
 			for (h = 0; h < c->nr_hints; h++) {
-				if (c->hints[h].other || !is_significant(c->hints[h].count, c->count))
+				if (c->hints[h].other || !is_significant(c->hints[h].count, c->count, min_share))
 					continue;
 				split = true;
 				if (add_unit(out, c, true, c->hints[h].hint, c->hints[h].count) < 0)

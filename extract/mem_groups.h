@@ -63,8 +63,8 @@ void comm_summary_sort_by_count(struct comm_summary *s);
 void comm_summary_sort_by_name(struct comm_summary *s);
 void comm_summary_free(struct comm_summary *s);
 
-/* True when count is strictly above 5% of total, computed as upstream does. */
-bool is_significant(uint64_t count, uint64_t total);
+/* True when count is strictly above pct% of total, computed as upstream does (pct 5). */
+bool is_significant(uint64_t count, uint64_t total, double pct);
 
 struct unit {
 	char *name;                 /* "web" or "alpha@hint=7" */
@@ -83,10 +83,11 @@ struct unit_list {
 
 /*
  * Upstream's subcells of a summary (which must be sorted by name): each
- * significant normalized comm, or with use_hints its significant hint
- * values when it has more than one. -1 on OOM.
+ * normalized comm above min_share percent (upstream: SIGNIFICANT_PCT), or
+ * with use_hints its hint values above min_share percent of the comm when
+ * it has more than one. -1 on OOM.
  */
-int upstream_units(const struct comm_summary *s, bool use_hints, struct unit_list *out);
+int upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out);
 void unit_list_free(struct unit_list *u);
 
 

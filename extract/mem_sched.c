@@ -33,16 +33,60 @@ void mem_sched_free(struct mem_sched *m)
 	sched_threads_free(&m->st);
 }
 
-/* Unit index of thread i in the cell of kind, CELL_REST or NOT_IN_CELL. */
+/*
+ * Share of thread i's samples in the groups of kind, from its own samples,
+ * else (never sampled) from its process's; *by_process says which. *major
+ * is set when kind holds the largest share (ties: the first kind). 0 when
+ * neither the thread nor its process was sampled.
+ */
+static double thread_share(const struct mem_agg *a, const struct sched_thread_stats *t, enum group_kind kind,
+			   bool *major, bool *by_process)
+{
+	double per_kind[3] = {0, 0, 0}, total = 0;
+	const struct u64cnt *map = &a->tid_groups;
+	int64_t id = t->tid;
+	size_t g;
+	int k, best = 0;
+
+	*by_process = false;
+	for (int pass = 0; pass < 2 && total == 0; pass++) {
+		if (pass == 1) {
+			if (t->pid <= 0)
+				break;
+			map = &a->pid_groups;
+			id = t->pid;
+			*by_process = true;
+		}
+		for (g = 0; g < a->nr_groups; g++) {
+			const uint64_t *c = u64cnt_find(map, MEM_AGG_TG_KEY(id, g));
+
+			if (c) {
+				per_kind[a->groups[g].kind] += (double)*c;
+				total += (double)*c;
+			}
+		}
+	}
+	if (total == 0)
+		*by_process = false;
+	for (k = 1; k < 3; k++)
+		if (per_kind[k] > per_kind[best])
+			best = k;
+	*major = total > 0 && best == (int)kind;
+	return total > 0 ? per_kind[kind] / total : 0;
+}
+
+/* Unit index of thread i in the cell of kind, CELL_REST or NOT_IN_CELL; *share as above. */
 static long thread_unit(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
-			const struct unit_list *u, size_t i)
+			const struct unit_list *u, size_t i, double *share, bool *major)
 {
 	const struct sched_thread_stats *t = &m->st.v[i];
-	const uint64_t *g = u64cnt_find(&a->tid_group, (uint64_t)t->tid), *h;
+	const uint64_t *h;
 	const char *comm = t->comm ? t->comm : "";
 	size_t len, j;
+	bool by_process;
 
-	if (!g || a->groups[*g - 1].kind != kind)
+	*share = thread_share(a, t, kind, major, &by_process);
+	if (*share <= 0)
 		return NOT_IN_CELL;
 	h = u64cnt_find(&a->tid_hint, (uint64_t)t->tid);
 	len = normalize_comm(comm, strlen(comm));
@@ -59,17 +103,46 @@ static long thread_unit(const struct mem_sched *m, const struct mem_agg *a, enum
 int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
 		     const struct unit_list *u, double *demand)
 {
-	double dur = (double)m->st.duration_ns;
+	double dur = (double)m->st.duration_ns, share;
 	size_t i;
+	bool major;
 
 	for (i = 0; i < u->n; i++)
 		demand[i] = 0;
 	for (i = 0; i < m->st.n; i++) {
-		long k = thread_unit(m, a, kind, u, i);
+		long k = thread_unit(m, a, kind, u, i, &share, &major);
 
 		if (k >= 0 && dur > 0)
-			demand[k] += (double)m->st.v[i].runtime / dur;
+			demand[k] += (double)m->st.v[i].runtime * share / dur;
 	}
+	return 0;
+}
+
+int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a)
+{
+	size_t i, n = 0, by_pid = 0;
+	uint64_t runtime = 0, pid_runtime = 0;
+	bool major, by_process;
+
+	for (i = 0; i < m->st.n; i++) {
+		const struct sched_thread_stats *t = &m->st.v[i];
+		bool sampled = false;
+
+		if (t->tid == 0)
+			continue; /* the idle task */
+		for (int k = 0; k < 3 && !sampled; k++)
+			sampled = thread_share(a, t, (enum group_kind)k, &major, &by_process) > 0;
+		if (!sampled) {
+			n++;
+			runtime += t->runtime;
+		} else if (by_process) {
+			by_pid++;
+			pid_runtime += t->runtime;
+		}
+	}
+	fprintf(log, "\nsched attribution: %zu threads (%.1f ms) charged through their process (never sampled "
+		     "themselves); unattributed (neither the thread nor its process sampled): %zu threads, %.1f ms\n",
+		by_pid, (double)pid_runtime / 1e6, n, (double)runtime / 1e6);
 	return 0;
 }
 
@@ -80,15 +153,19 @@ static int cmp_u64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* The numbers of the threads where sel[i] is set. */
-static int line_of(const struct mem_sched *m, const bool *sel, struct mem_sched_line *l)
+/*
+ * The numbers of the threads where sel[i] is set: runtime times share[i];
+ * wakeups, migrations and latencies of the threads where major[i] is set.
+ */
+static int line_of(const struct mem_sched *m, const bool *sel, const double *share, const bool *major,
+		   struct mem_sched_line *l)
 {
 	uint64_t *lat;
 	size_t i, nlat = 0;
 	double dur = (double)m->st.duration_ns;
 
 	for (i = 0; i < m->st.n; i++)
-		if (sel[i])
+		if (sel[i] && major[i])
 			nlat += m->st.v[i].nlat;
 	if (!(lat = malloc((nlat ? nlat : 1) * sizeof(*lat))))
 		return scx_fail("out of memory");
@@ -99,7 +176,9 @@ static int line_of(const struct mem_sched *m, const bool *sel, struct mem_sched_
 		if (!sel[i])
 			continue;
 		l->threads++;
-		l->runtime_ns += t->runtime;
+		l->runtime_ns += (uint64_t)((double)t->runtime * share[i] + 0.5);
+		if (!major[i])
+			continue;
 		l->wakeups += t->wakeups;
 		l->migrations += t->migrations;
 		if (t->nlat) /* a thread without wakeups has no list */
@@ -132,21 +211,22 @@ int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum gro
 {
 	size_t i, j, nsub = u ? (cl ? cl->n : u->n) : 0, nl = 1 + nsub + (nsub ? 1 : 0);
 	long *of = calloc(m->st.n ? m->st.n : 1, sizeof(*of));
-	bool *sel = calloc(m->st.n ? m->st.n : 1, sizeof(*sel));
+	bool *sel = calloc(m->st.n ? m->st.n : 1, sizeof(*sel)), *major = calloc(m->st.n ? m->st.n : 1, sizeof(*major));
+	double *share = calloc(m->st.n ? m->st.n : 1, sizeof(*share));
 	struct mem_sched_line *v = calloc(nl, sizeof(*v));
 	int rc = -1;
 
 	*out = NULL;
 	*n = 0;
-	if (!of || !sel || !v) {
+	if (!of || !sel || !major || !share || !v) {
 		scx_fail("out of memory");
 		goto out;
 	}
 	for (i = 0; i < m->st.n; i++) {
-		of[i] = thread_unit(m, a, kind, u, i);
+		of[i] = thread_unit(m, a, kind, u, i, &share[i], &major[i]);
 		sel[i] = of[i] != NOT_IN_CELL;
 	}
-	if (line_of(m, sel, &v[0]) < 0)
+	if (line_of(m, sel, share, major, &v[0]) < 0)
 		goto out;
 	for (j = 0; j < nsub; j++) {
 		for (i = 0; i < m->st.n; i++) {
@@ -164,7 +244,7 @@ int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum gro
 			scx_fail("out of memory");
 			goto out;
 		}
-		if (line_of(m, sel, &v[1 + j]) < 0)
+		if (line_of(m, sel, share, major, &v[1 + j]) < 0)
 			goto out;
 	}
 	if (nsub) {
@@ -174,7 +254,7 @@ int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum gro
 			scx_fail("out of memory");
 			goto out;
 		}
-		if (line_of(m, sel, &v[nl - 1]) < 0)
+		if (line_of(m, sel, share, major, &v[nl - 1]) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -185,6 +265,8 @@ out:
 	mem_sched_lines_free(v, nl);
 	free(of);
 	free(sel);
+	free(major);
+	free(share);
 	return rc;
 }
 

@@ -1,13 +1,18 @@
 /*
  * mem_sched.h - scheduling stats for extract mem: per-thread results of
  * sched.jsonl (extract/sched_stats) attributed to the cells and units of
- * the memory samples. A thread belongs to the group where its tid first
- * appears in perf.jsonl (sched.jsonl has no cgroup), and within it to the
- * unit whose normalized comm is the thread's last sched comm normalized
- * (and, for NAME@hint=H units, whose hint is the tid's first sample hint);
- * threads of a cell that match no unit count in its "rest" subcell and
- * threads never sampled are left out. A unit's CPU demand is its runtime
- * divided by the trace duration.
+ * the memory samples. sched.jsonl has no cgroup: a thread's runtime is
+ * charged to the groups of its samples in perf.jsonl in proportion to its
+ * samples there (a thread moved into its cgroup after fork goes mostly
+ * where it ran), or, when the thread itself was never sampled, to the
+ * groups of its process's (tgid's) samples; its wakeups, migrations and
+ * latencies count in the cell that holds most of those samples. Within a
+ * cell it belongs to the unit whose normalized comm is the thread's last
+ * sched comm normalized (and, for NAME@hint=H units, whose hint is the
+ * tid's first sample hint); threads of a cell that match no unit count in
+ * its "rest" subcell; threads whose process was never sampled either are
+ * left out (and counted by mem_sched_report_unattributed). A unit's CPU
+ * demand is its runtime divided by the trace duration.
  */
 #ifndef SCX_EXTRACT_MEM_SCHED_H
 #define SCX_EXTRACT_MEM_SCHED_H
@@ -24,6 +29,9 @@ struct mem_sched {
 	const char *path;
 	struct sched_threads st;
 };
+
+/* -v: how many threads were charged through their process, and how many not at all. */
+int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a);
 
 /* Read path (sched JSONL). -1 with scx_fail. */
 int mem_sched_load(struct mem_sched *m, const char *path);

@@ -1,5 +1,5 @@
 /*
- * sharing.c - TF-IDF cosine affinity between units and average-linkage
+ * sharing.c - concurrent-sharing affinity between units and average-linkage
  * agglomerative clustering under a CPU cap (see sharing.h). Unit counts
  * are small (at most ~20 significant comms per group, times their hint
  * splits), so the clustering is the plain O(n^3) algorithm on a full
@@ -14,14 +14,11 @@
 
 #include "lib/error.h"
 
-#ifndef SHARE_MIN_DF
-#define SHARE_MIN_DF 2
-#endif
-
 void evidence_free(struct evidence *e)
 {
 	free(e->keys);
 	free(e->w);
+	free(e->samples);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -48,12 +45,13 @@ static int cmp_key(const void *x, const void *y)
 /* acc -> sorted parallel arrays */
 static int evidence_from_map(const struct u64cnt *acc, struct evidence *e)
 {
-	size_t pos = 0, i = 0;
-	uint64_t k, v, *pairs = malloc((acc->len ? acc->len : 1) * 2 * sizeof(uint64_t));
+	size_t pos = 0, i = 0, cap = acc->len ? acc->len : 1;
+	uint64_t k, v, *pairs = malloc(cap * 2 * sizeof(uint64_t));
 
-	e->keys = malloc((acc->len ? acc->len : 1) * sizeof(*e->keys));
-	e->w = malloc((acc->len ? acc->len : 1) * sizeof(*e->w));
-	if (!pairs || !e->keys || !e->w) {
+	e->keys = malloc(cap * sizeof(*e->keys));
+	e->w = malloc(cap * sizeof(*e->w));
+	e->samples = malloc(cap * sizeof(*e->samples));
+	if (!pairs || !e->keys || !e->w || !e->samples) {
 		free(pairs);
 		evidence_free(e);
 		return scx_fail("out of memory (evidence of %zu keys)", acc->len);
@@ -66,7 +64,8 @@ static int evidence_from_map(const struct u64cnt *acc, struct evidence *e)
 	qsort(pairs, i, 2 * sizeof(uint64_t), cmp_key);
 	for (e->n = 0; e->n < i; e->n++) {
 		e->keys[e->n] = pairs[2 * e->n];
-		e->w[e->n] = (double)pairs[2 * e->n + 1];
+		e->w[e->n] = (double)EV_WEIGHT(pairs[2 * e->n + 1]);
+		e->samples[e->n] = EV_SAMPLES(pairs[2 * e->n + 1]);
 		e->total += e->w[e->n];
 	}
 	free(pairs);
@@ -94,102 +93,125 @@ int evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evide
 	return rc;
 }
 
-/*
- * Replace raw weights by tf * idf (tf: the key's share of the unit's
- * weight) and return each unit's norm. Keys fewer than SHARE_MIN_DF units
- * touched get weight 0. The norm is that of tf * idf_max on the kept keys,
- * so cos = dot / (norm_a * norm_b) stays in [0, 1] (Cauchy-Schwarz, since
- * idf <= idf_max) but is only near 1 for memory specific to few units:
- * two units whose common memory is the background score low even though
- * their background profiles look alike.
- */
-static int weigh_tf_idf(struct evidence *ev, size_t n, double *norm)
+int evidence_df(const struct evidence *ev, size_t n, struct u64cnt *df)
 {
-	struct u64cnt df;
 	size_t i, j;
 	uint64_t *slot;
-	double idf_max = log((double)(n + 1) / SHARE_MIN_DF);
 
-	u64cnt_init(&df);
+	u64cnt_init(df);
 	for (i = 0; i < n; i++)
 		for (j = 0; j < ev[i].n; j++) {
-			if (!(slot = u64cnt_slot(&df, ev[i].keys[j]))) {
-				u64cnt_free(&df);
+			if (j > 0 && EV_IDENT(ev[i].keys[j]) == EV_IDENT(ev[i].keys[j - 1]))
+				continue; /* one count per unit and identity */
+			if (!(slot = u64cnt_slot(df, EV_IDENT(ev[i].keys[j]))))
 				return -1;
-			}
 			(*slot)++;
 		}
-	for (i = 0; i < n; i++) {
-		double sum = 0;
-
-		for (j = 0; j < ev[i].n; j++) {
-			uint64_t d = *u64cnt_find(&df, ev[i].keys[j]);
-			double tf = ev[i].w[j] / ev[i].total;
-
-			ev[i].w[j] = d < SHARE_MIN_DF ? 0 : tf * log((double)(n + 1) / (double)d);
-			if (d >= SHARE_MIN_DF)
-				sum += tf * tf * idf_max * idf_max;
-		}
-		norm[i] = sqrt(sum);
-	}
-	u64cnt_free(&df);
 	return 0;
 }
 
-static double dot(const struct evidence *a, const struct evidence *b)
+/* Same or adjacent epochs (modulo 2^16). */
+static bool concurrent(uint64_t ka, uint64_t kb)
 {
-	size_t i = 0, j = 0;
-	double s = 0;
+	uint64_t d = (EV_EPOCH(ka) - EV_EPOCH(kb)) & EV_EPOCH_MASK;
 
-	while (i < a->n && j < b->n) {
-		if (a->keys[i] < b->keys[j])
-			i++;
-		else if (a->keys[i] > b->keys[j])
-			j++;
-		else
-			s += a->w[i++] * b->w[j++];
-	}
-	return s;
+	return d <= 1 || d == EV_EPOCH_MASK;
 }
 
-double *affinity_matrix(const struct evidence *ev_in, size_t n)
+/*
+ * Sum over the keys [i0, i1) of x that have a concurrent key in [j0, j1) of
+ * y. Both runs are one identity's keys, sorted by epoch: one merge pass,
+ * plus the wrap of the 16-bit epoch (the last epoch is adjacent to 0).
+ */
+static bool side_shared(const struct evidence *x, size_t i0, size_t i1, const struct evidence *y, size_t j0, size_t j1,
+			double idf_ratio, double *wsum, double *raw, uint64_t *samples)
 {
-	struct evidence *ev = calloc(n ? n : 1, sizeof(*ev));
-	double *norm = calloc(n ? n : 1, sizeof(*norm)), *m = calloc(n * n + 1, sizeof(*m));
+	uint64_t first = EV_EPOCH(y->keys[j0]), last = EV_EPOCH(y->keys[j1 - 1]);
+	bool any = false;
+	size_t j = j0;
+
+	for (size_t i = i0; i < i1; i++) {
+		uint64_t e = EV_EPOCH(x->keys[i]);
+		bool hit;
+
+		while (j < j1 && EV_EPOCH(y->keys[j]) + 1 < e)
+			j++;
+		hit = j < j1 && concurrent(x->keys[i], y->keys[j]);
+		hit = hit || (e == 0 && last == EV_EPOCH_MASK) || (e == EV_EPOCH_MASK && first == 0);
+		if (hit) {
+			*wsum += x->w[i] * idf_ratio;
+			*raw += x->w[i];
+			*samples += x->samples[i];
+			any = true;
+		}
+	}
+	return any;
+}
+
+void pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64cnt *df, size_t n,
+		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out)
+{
+	size_t i = 0, j = 0;
+	double idf_max = log((double)(n + 1) / 2.0), fa = 0, fb = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (i < a->n && j < b->n) {
+		uint64_t ia = EV_IDENT(a->keys[i]), ib = EV_IDENT(b->keys[j]);
+		size_t i1 = i, j1 = j;
+		const uint64_t *d;
+		double ratio;
+		bool sa, sb;
+
+		if (ia < ib) {
+			i++;
+			continue;
+		}
+		if (ia > ib) {
+			j++;
+			continue;
+		}
+		while (i1 < a->n && EV_IDENT(a->keys[i1]) == ia)
+			i1++;
+		while (j1 < b->n && EV_IDENT(b->keys[j1]) == ib)
+			j1++;
+		d = u64cnt_find(df, ia);
+		ratio = d && *d > 2 && idf_max > 0 ? log((double)(n + 1) / (double)*d) / idf_max : 1.0;
+		sa = side_shared(a, i, i1, b, j, j1, ratio, &fa, &out->share_a, &out->samples_a);
+		sb = side_shared(b, j, j1, a, i, i1, ratio, &fb, &out->share_b, &out->samples_b);
+		out->keys += sa && sb;
+		i = i1;
+		j = j1;
+	}
+	out->share_a = a->total > 0 ? out->share_a / a->total : 0;
+	out->share_b = b->total > 0 ? out->share_b / b->total : 0;
+	if (out->keys >= (min_keys ? min_keys : 1) && out->samples_a >= min_samples && out->samples_b >= min_samples &&
+	    a->total > 0 && b->total > 0)
+		out->affinity = sqrt((fa / a->total) * (fb / b->total));
+	if (out->affinity > 1)
+		out->affinity = 1;
+}
+
+double *affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
+{
+	double *m = calloc(n * n + 1, sizeof(*m));
+	struct u64cnt df;
+	struct pair_evidence pe;
 	size_t i, j;
 
-	if (!ev || !norm || !m)
-		goto oom;
-	for (i = 0; i < n; i++) {
-		ev[i].n = ev_in[i].n;
-		ev[i].total = ev_in[i].total;
-		ev[i].keys = ev_in[i].keys; /* borrowed */
-		ev[i].w = malloc((ev[i].n ? ev[i].n : 1) * sizeof(double));
-		if (!ev[i].w)
-			goto oom;
-		memcpy(ev[i].w, ev_in[i].w, ev[i].n * sizeof(double));
+	if (!m || evidence_df(ev, n, &df) < 0) {
+		free(m);
+		u64cnt_free(&df);
+		scx_fail("out of memory (affinity of %zu units)", n);
+		return NULL;
 	}
-	if (weigh_tf_idf(ev, n, norm) < 0)
-		goto oom;
 	for (i = 0; i < n; i++) {
 		m[i * n + i] = 1;
 		for (j = i + 1; j < n; j++) {
-			double c = norm[i] > 0 && norm[j] > 0 ? dot(&ev[i], &ev[j]) / (norm[i] * norm[j]) : 0;
-
-			c = c > 1 ? 1 : c;
-			m[i * n + j] = m[j * n + i] = c;
+			pair_evidence(&ev[i], &ev[j], &df, n, min_keys, min_samples, &pe);
+			m[i * n + j] = m[j * n + i] = pe.affinity;
 		}
 	}
-	goto out;
-oom:
-	scx_fail("out of memory (affinity of %zu units)", n);
-	free(m);
-	m = NULL;
-out:
-	for (i = 0; ev && i < n; i++)
-		free(ev[i].w);
-	free(ev);
-	free(norm);
+	u64cnt_free(&df);
 	return m;
 }
 
@@ -197,6 +219,11 @@ out:
 
 struct agglo {
 	size_t n;         /* units */
+	const double *unit_aff;       /* unit x unit affinity (for -v: the strongest link) */
+	const struct evidence *ev;    /* per unit */
+	const struct u64cnt *df;
+	const struct mem_agg *agg;
+	const struct sharing_params *p;
 	double *aff;      /* cluster x cluster average affinity (indexed by first unit slot) */
 	bool *refused;    /* pair already refused for the cap */
 	bool *alive;
@@ -313,10 +340,88 @@ static void merge_slots(struct agglo *g, size_t a, size_t b)
 			g->owner[k] = a;
 }
 
+/* The member pair (x in slot a, y in slot b) with the highest unit affinity. */
+static void strongest_link(const struct agglo *g, size_t a, size_t b, size_t *x, size_t *y)
+{
+	double best = -1;
+
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t j = 0; j < g->n; j++)
+			if (g->owner[i] == a && g->owner[j] == b && g->unit_aff[i * g->n + j] > best) {
+				best = g->unit_aff[i * g->n + j];
+				*x = i;
+				*y = j;
+			}
+}
+
+struct obj_weight {
+	size_t obj;
+	double w;
+};
+
+static int obj_cmp(const void *x, const void *y)
+{
+	const struct obj_weight *a = x, *b = y;
+
+	return a->w < b->w ? 1 : a->w > b->w ? -1 : (a->obj > b->obj) - (a->obj < b->obj);
+}
+
+/* "    a ~ b: K shared keys, ... ; objects: X 60%, Y 30%" */
+static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g, size_t x, size_t y)
+{
+	const struct evidence *a = &g->ev[x], *b = &g->ev[y];
+	struct pair_evidence pe;
+	struct obj_weight *ow = NULL;
+	size_t i = 0, j = 0, nobj = 0, k;
+	double total = 0;
+
+	pair_evidence(a, b, g->df, g->n, g->p->min_keys, g->p->min_samples, &pe);
+	fprintf(log, "    %s ~ %s: %zu shared keys, %llu + %llu samples; %.1f%% of %s's weight, %.1f%% of %s's",
+		u->v[x].name, u->v[y].name, pe.keys, (unsigned long long)pe.samples_a,
+		(unsigned long long)pe.samples_b, pe.share_a * 100, u->v[x].name, pe.share_b * 100, u->v[y].name);
+	/* the objects (data_map data_sym) of the shared identities, by weight */
+	while (g->agg && g->agg->nr_objects && i < a->n && j < b->n) {
+		uint64_t ia = EV_IDENT(a->keys[i]), ib = EV_IDENT(b->keys[j]);
+		size_t obj;
+
+		if (ia != ib) {
+			ia < ib ? i++ : j++;
+			continue;
+		}
+		obj = mem_agg_object(g->agg, ia);
+		for (; i < a->n && EV_IDENT(a->keys[i]) == ia; i++) {
+			for (k = 0; k < nobj && ow[k].obj != obj; k++)
+				;
+			if (k == nobj) {
+				struct obj_weight *t = realloc(ow, (nobj + 1) * sizeof(*ow));
+
+				if (!t)
+					break;
+				ow = t;
+				ow[nobj++] = (struct obj_weight){obj, 0};
+			}
+			ow[k].w += a->w[i];
+			total += a->w[i];
+		}
+		while (j < b->n && EV_IDENT(b->keys[j]) == ib)
+			j++;
+	}
+	if (nobj && total > 0) {
+		qsort(ow, nobj, sizeof(*ow), obj_cmp);
+		fprintf(log, "; objects:");
+		for (k = 0; k < nobj && k < 3; k++)
+			fprintf(log, "%s %s %.0f%%", k ? "," : "",
+				ow[k].obj ? g->agg->object_names[ow[k].obj - 1] : "(unknown)", ow[k].w * 100 / total);
+	}
+	fputc('\n', log);
+	free(ow);
+}
+
 static void log_step(FILE *log, const struct unit_list *u, const struct agglo *g, size_t a, size_t b,
 		     double aff, bool refused, double cap)
 {
 	char *na = cluster_name(u, g, a), *nb = cluster_name(u, g, b);
+	size_t x = a, y = b;
 
 	if (refused)
 		fprintf(log, "  refuse %s + %s: affinity %.3f, demand %.2f CPUs > cap %.2f\n", na ? na : "?",
@@ -324,6 +429,10 @@ static void log_step(FILE *log, const struct unit_list *u, const struct agglo *g
 	else
 		fprintf(log, "  merge %s + %s: affinity %.3f, demand %.2f CPUs\n", na ? na : "?", nb ? nb : "?",
 			aff, g->demand[a] + g->demand[b]);
+	if (g->ev) {
+		strongest_link(g, a, b, &x, &y);
+		log_link(log, u, g, x, y);
+	}
 	free(na);
 	free(nb);
 }
@@ -382,6 +491,7 @@ static int collect_clusters(const struct agglo *g, const struct unit_list *u, st
 static void agglo_free(struct agglo *g)
 {
 	free(g->aff);
+	free((void *)g->unit_aff);
 	free(g->refused);
 	free(g->alive);
 	free(g->size);
@@ -415,42 +525,71 @@ static int agglo_init(struct agglo *g, const struct unit_list *u, const struct s
 	return 0;
 }
 
+static void log_header(FILE *log, const struct mem_agg *a, const struct unit_list *units,
+		       const struct sharing_params *p, const char *cell_name)
+{
+	fprintf(log, "\nSharing clusters of %s: %zu units, threshold %.3f, cap %.2f CPUs, evidence %s",
+		cell_name, units->n, p->threshold, p->cap_cpus, a->o.line_granularity ? "lines" : "pages");
+	if (a->level)
+		fprintf(log, " (sampled: 1 in %llu keys)", 1ULL << a->level);
+	fputc('\n', log);
+	fprintf(log, "  evidence rules: same data (data_id, else physical page) in the same or adjacent %.1f s epoch "
+		     "(physical page: %.1f s; kernel pages: %.1f s, weight 1/%d); at least %zu shared keys and %llu "
+		     "samples a side\n",
+		(double)EV_EPOCH_NS / 1e9, (double)EV_PHYS_EPOCH_NS / 1e9, (double)EV_KERNEL_EPOCH_NS / 1e9,
+		EV_SCALE_USER / EV_SCALE_KERNEL,
+		p->min_keys, (unsigned long long)p->min_samples);
+}
+
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
 		    const char *cell_name, FILE *log, struct clustering *out)
 {
 	struct evidence *ev = calloc(units->n ? units->n : 1, sizeof(*ev));
 	struct agglo g = {0};
-	double *aff = NULL;
-	size_t i;
+	struct u64cnt df;
+	double *aff = NULL, *unit_aff = NULL;
+	size_t i, n = units->n;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	u64cnt_init(&df);
 	if (!ev)
 		return scx_fail("out of memory");
-	for (i = 0; i < units->n; i++)
+	for (i = 0; i < n; i++)
 		if (evidence_of_unit(a, &units->v[i], &ev[i]) < 0)
 			goto out;
-	if (!(aff = affinity_matrix(ev, units->n)))
+	if (!(aff = affinity_matrix(ev, n, p->min_keys, p->min_samples)))
 		goto out;
 	if (log) {
-		fprintf(log, "\nSharing clusters of %s: %zu units, threshold %.3f, cap %.2f CPUs, evidence %s",
-			cell_name, units->n, p->threshold, p->cap_cpus, a->o.line_granularity ? "lines" : "pages");
-		if (a->level)
-			fprintf(log, " (sampled: 1 in %llu keys)", 1ULL << a->level);
-		fputc('\n', log);
-		log_top_pairs(log, units, aff, units->n);
+		if (evidence_df(ev, n, &df) < 0 || !(unit_aff = malloc((n * n + 1) * sizeof(double)))) {
+			scx_fail("out of memory");
+			goto out;
+		}
+		memcpy(unit_aff, aff, n * n * sizeof(double));
+		log_header(log, a, units, p, cell_name);
+		log_top_pairs(log, units, aff, n);
 	}
 	rc = agglo_init(&g, units, p, aff);
 	aff = NULL; /* owned by g */
+	g.unit_aff = unit_aff;
+	unit_aff = NULL;
+	if (log) {
+		g.ev = ev;
+		g.df = &df;
+		g.agg = a;
+		g.p = p;
+	}
 	if (rc < 0)
 		goto out;
 	agglomerate(&g, units, p, log);
 	rc = collect_clusters(&g, units, out);
 out:
-	for (i = 0; i < units->n; i++)
+	for (i = 0; i < n; i++)
 		evidence_free(&ev[i]);
 	free(ev);
 	free(aff);
+	free(unit_aff);
+	u64cnt_free(&df);
 	agglo_free(&g);
 	if (rc)
 		clustering_free(out);

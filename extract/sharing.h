@@ -1,16 +1,17 @@
 /*
  * sharing.h - sharing-aware clustering of extract mem's units.
  *
- * Evidence: the physical pages (or lines) each unit touched, weighted by
- * load latency (else 1 per sample), from mem_agg's bounded evidence maps.
- * Each unit becomes a TF-IDF vector: tf = the key's share of the unit's
- * weight, idf = ln((N + 1) / df) where df is how many of the N units
- * touched the key, so memory touched by nearly every unit (kernel data,
- * shared libraries) weighs little. Keys only one unit touched (private
- * data and sampling noise) say nothing about sharing and are left out.
- * Affinity of two units = dot(a, b) / (|a| |b|) with the norms taken at
- * idf_max = ln((N + 1) / 2): in [0, 1], independent of how many samples a
- * unit has, and low for units whose common memory is only background.
+ * Evidence (mem_agg.h): per unit, the keys (data identity, time epoch) it
+ * touched with their summed weight and sample count. Two units share an
+ * identity when both touched it in the same or adjacent epochs. Each
+ * shared key counts with idf(k) / idf_max, idf = ln((N + 1) / df) where df
+ * is how many of the N units touched the identity, so memory nearly every
+ * unit touches (allocator, kernel) weighs little. share(a, b) = a's
+ * weight on keys shared with b (idf-weighed) / a's total weight, and the
+ * affinity is sqrt(share(a, b) x share(b, a)): it grows with the part of
+ * each unit's memory that is shared, so one common sample out of 10,000
+ * scores 1e-4, not 1. A pair with fewer than min_keys shared identities
+ * or min_samples samples on them (either side) scores 0.
  * Clusters are merged bottom-up with average linkage (UPGMA) while the
  * best affinity is above the threshold; a merge whose CPU demand (share of
  * all samples x online CPUs) would exceed the cap is refused and the next
@@ -26,8 +27,10 @@
 #include "extract/mem_agg.h"
 #include "extract/mem_groups.h"
 
-/* Default --share-threshold; docs/clustering.md says how it was chosen. */
-#define SHARE_THRESHOLD_DEFAULT 0.08
+/* Defaults; docs/clustering.md says how they were chosen. */
+#define SHARE_THRESHOLD_DEFAULT 0.065
+#define SHARE_MIN_KEYS_DEFAULT 4
+#define SHARE_MIN_SAMPLES_DEFAULT 8
 
 struct sharing_params {
 	double threshold;       /* merge while average affinity > threshold */
@@ -35,6 +38,8 @@ struct sharing_params {
 	double online_cpus;     /* demand = samples / total_samples * online_cpus */
 	uint64_t total_samples; /* all samples of the input */
 	const double *demand;   /* per unit of the call (CPUs), NULL: the sample share above */
+	size_t min_keys;        /* least shared identities for a non-zero affinity */
+	uint64_t min_samples;   /* least samples on them, on each side */
 };
 
 struct unit_cluster {
@@ -52,22 +57,36 @@ struct clustering {
  * NULL when memory is short). */
 char *unit_cluster_name(const struct unit_list *u, const struct unit_cluster *c);
 
-/* One unit's evidence as a sparse vector sorted by key. */
+/* One unit's evidence as a sparse vector sorted by key (identity, then epoch). */
 struct evidence {
 	uint64_t *keys;
-	double *w;
+	double *w;          /* scaled weight per key */
+	uint64_t *samples;  /* samples per key */
 	size_t n;
-	double total;
+	double total;       /* all the unit's weight */
 };
 
 int evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e);
 void evidence_free(struct evidence *e);
 
+/* What two units share (see above). */
+struct pair_evidence {
+	size_t keys;                  /* shared identities */
+	uint64_t samples_a, samples_b; /* samples of a / b on them */
+	double share_a, share_b;      /* part of a's / b's weight on them (no idf) */
+	double affinity;
+};
+
+/* df of every identity over n units: ident -> number of units. -1 on OOM. */
+int evidence_df(const struct evidence *ev, size_t n, struct u64cnt *df);
+void pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64cnt *df, size_t n,
+		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out);
+
 /*
  * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence, as
  * described above. Caller frees. NULL on OOM.
  */
-double *affinity_matrix(const struct evidence *ev, size_t n);
+double *affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples);
 
 /*
  * Cluster the units of one cell. When log is not NULL, explain the top

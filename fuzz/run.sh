@@ -70,6 +70,18 @@ PY
 		perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$corpus/real-pf.data" \
 			-- true >/dev/null 2>&1 || rm -f "$corpus/real-pf.data"
 	fi
+	# perf.jsonl lines for the extract scanner: the fixtures' lines, and one
+	# with every key the evidence reads (data_id, data_map, data_sym, data_src)
+	if [ "$(basename "$corpus")" = corpus-jsonl_scan ] && [ ! -e "$corpus/seed-ids" ]; then
+		local i=0 l
+		for f in "$root"/tests/fixtures/extract/*.jsonl; do
+			while IFS= read -r l && [ $i -lt 64 ]; do
+				printf '%s' "$l" >"$corpus/seed-line-$i"
+				i=$((i + 1))
+			done <"$f"
+		done
+		printf '%s' '{"comm":"a1","tid":1,"pid":1,"time":"1.5","time_ns":1500000000,"cgroup":"/workload.slice/workload-tw-x.allotment.slice","phys_addr":"1000","data_page_size":4096,"hint":0,"weight":30,"data_src":{"hitm":"remote","snoop":"HIT|PEER"},"data_map":"/dev/shm/x","data_sym":"buf","data_id":"F:0:1a:2b:0:3"}' >"$corpus/seed-ids"
+	fi
 }
 
 # Executions: the final stats line, else "Done N runs", else the last "#N" status line.

@@ -178,15 +178,26 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 	m->sched_duration_ns = x->sched->st.duration_ns;
 	if (!m->has_tids) {
 		size_t pos = 0;
-		uint64_t tid, g, *slot;
+		uint64_t key, count, *slot, *best_count;
+		struct u64cnt best;
 
+		/* a thread's kind: the group holding most of its samples (as mem_sched charges it) */
 		u64cnt_init(&m->tid_kind);
+		u64cnt_init(&best);
 		m->has_tids = true;
-		while (u64cnt_next(&x->agg->tid_group, &pos, &tid, &g)) {
-			if (!(slot = u64cnt_slot(&m->tid_kind, tid)))
+		while (u64cnt_next(&x->agg->tid_groups, &pos, &key, &count)) {
+			uint64_t tid = key >> 20, g = key & ((1u << 20) - 1);
+
+			if (!(best_count = u64cnt_slot(&best, tid)) || !(slot = u64cnt_slot(&m->tid_kind, tid))) {
+				u64cnt_free(&best);
 				return scx_fail("out of memory");
-			*slot = (uint64_t)x->agg->groups[g - 1].kind + 1;
+			}
+			if (count > *best_count) {
+				*best_count = count;
+				*slot = (uint64_t)x->agg->groups[g].kind + 1;
+			}
 		}
+		u64cnt_free(&best);
 	}
 	if (mem_sched_lines(x->sched, x->agg, (enum group_kind)x->kind, x->units, x->cl, &v, &n) < 0)
 		return -1;
@@ -273,7 +284,7 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 		c->cap_cpus = x->sp->cap_cpus;
 		if (!(ev = all_evidence(x->agg, x->units)))
 			return -1;
-		if (!(c->aff = affinity_matrix(ev, x->units->n)))
+		if (!(c->aff = affinity_matrix(ev, x->units->n, x->sp->min_keys, x->sp->min_samples)))
 			goto out;
 	}
 	if (add_subcells(m, c, x, ev) < 0 || add_sched(m, c, x) < 0)

@@ -2,7 +2,8 @@
 # deps.sh - check (and with "install", install) what scxprof needs to build
 # and test: Debian -dev packages found with pkg-config, libpfm4 and Zydis (no .pc files),
 # the BPF toolchain, perf (the test oracle), ajv (schema validator, npm),
-# and Debian's chromium with playwright-core (npm) for the report's browser test.
+# Debian's chromium with playwright-core (npm) for the report's browser test,
+# and the programs the sharing tests record (stress-ng, memcached, memcslap).
 set -u
 mode=${1:-check}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +31,10 @@ command -v python3 >/dev/null || missing+=(python3)
 command -v protoc >/dev/null || missing+=(protobuf-compiler)
 command -v tar >/dev/null || missing+=(tar)
 command -v npm >/dev/null || missing+=(npm)
+# real programs the sharing-evidence tests record (test_sharing_real.sh)
+command -v stress-ng >/dev/null || missing+=(stress-ng)
+command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || missing+=(memcached)
+command -v memcslap >/dev/null || missing+=(libmemcached-tools)
 # optional: without it the report's browser test SKIPs (it says why)
 optional=()
 [ -x /usr/bin/chromium ] || optional+=(chromium)

@@ -88,10 +88,10 @@ Test(mem_groups, normalize_strips_trailing_digits_only)
 
 Test(mem_groups, significance_is_strictly_above_five_percent)
 {
-	cr_assert(!is_significant(5, 100));
-	cr_assert(is_significant(6, 110));
-	cr_assert(!is_significant(1, 20));
-	cr_assert(!is_significant(0, 0));
+	cr_assert(!is_significant(5, 100, SIGNIFICANT_PCT));
+	cr_assert(is_significant(6, 110, SIGNIFICANT_PCT));
+	cr_assert(!is_significant(1, 20, SIGNIFICANT_PCT));
+	cr_assert(!is_significant(0, 0, SIGNIFICANT_PCT));
 }
 
 Test(topology, cpulist_count)
@@ -110,14 +110,19 @@ Test(mem_agg, evidence_key_separates_page_sizes_and_lines)
 	cr_assert_eq(mem_evidence_key(0x1000, 4096, true), mem_evidence_key(0x103f, 4096, true));
 }
 
+/* keys are identities at epoch 0 unless given with EV_EPOCH bits */
+#define K(id) ((uint64_t)(id) << EV_EPOCH_BITS)
+
 static struct evidence vec(const uint64_t *keys, const double *w, size_t n)
 {
-	struct evidence e = {malloc(n * sizeof(uint64_t)), malloc(n * sizeof(double)), n, 0};
+	struct evidence e = {malloc(n * sizeof(uint64_t)), malloc(n * sizeof(double)), malloc(n * sizeof(uint64_t)), n, 0};
 
-	memcpy(e.keys, keys, n * sizeof(uint64_t));
-	memcpy(e.w, w, n * sizeof(double));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		e.keys[i] = keys[i] < (1u << EV_EPOCH_BITS) ? K(keys[i]) : keys[i];
+		e.w[i] = w[i];
+		e.samples[i] = 1;
 		e.total += w[i];
+	}
 	return e;
 }
 
@@ -127,7 +132,7 @@ Test(sharing, affinity_bounds_scale_invariance_and_background)
 	uint64_t ka[] = {1, 2, 9, 100}, kb[] = {1, 2, 9, 200}, kc[] = {9, 300}, kd[] = {9, 300};
 	double wa[] = {1, 1, 1, 5}, wb[] = {3, 3, 3, 1}, wc[] = {1, 1}, wd[] = {2, 2};
 	struct evidence ev[4] = {vec(ka, wa, 4), vec(kb, wb, 4), vec(kc, wc, 2), vec(kd, wd, 2)};
-	double *m = affinity_matrix(ev, 4);
+	double *m = affinity_matrix(ev, 4, 1, 1);
 
 	cr_assert(m);
 	for (int i = 0; i < 16; i++)
@@ -146,12 +151,108 @@ Test(sharing, two_units_sharing_everything_have_affinity_one)
 	uint64_t k[] = {1, 2, 3};
 	double w[] = {1, 2, 3};
 	struct evidence ev[2] = {vec(k, w, 3), vec(k, w, 3)};
-	double *m = affinity_matrix(ev, 2);
+	double *m = affinity_matrix(ev, 2, 1, 1);
 
 	cr_assert(fabs(m[1] - 1.0) < 1e-9, "%f", m[1]);
 	free(m);
 	evidence_free(&ev[0]);
 	evidence_free(&ev[1]);
+}
+
+/* issue 10: one common sample out of 10,001 each scored 1.000 with the old cosine */
+Test(sharing, one_shared_sample_among_many_is_weak)
+{
+	static uint64_t ka[10001], kb[10001];
+	static double w[10001];
+	struct evidence ev[2];
+	double *m;
+
+	for (size_t i = 0; i < 10001; i++) {
+		ka[i] = K(1000 + i);
+		kb[i] = K(i == 0 ? 1000 : 100000 + i);
+		w[i] = 1;
+	}
+	ev[0] = vec(ka, w, 10001);
+	ev[1] = vec(kb, w, 10001);
+	m = affinity_matrix(ev, 2, 1, 1);
+	cr_assert(m[1] < 0.001, "%f", m[1]);
+	free(m);
+	m = affinity_matrix(ev, 2, SHARE_MIN_KEYS_DEFAULT, SHARE_MIN_SAMPLES_DEFAULT);
+	cr_assert(m[1] == 0, "below the minimum evidence: %f", m[1]);
+	free(m);
+	evidence_free(&ev[0]);
+	evidence_free(&ev[1]);
+}
+
+Test(sharing, only_same_or_adjacent_epochs_are_shared)
+{
+	/* a touched identities 1..4 in epoch 10; b in epoch 11 (adjacent); c in epoch 12 */
+	uint64_t ka[] = {K(1) | 10, K(2) | 10, K(3) | 10, K(4) | 10}, kb[] = {K(1) | 11, K(2) | 11, K(3) | 11, K(4) | 11},
+		 kc[] = {K(1) | 12, K(2) | 12, K(3) | 12, K(4) | 12};
+	double w[] = {1, 1, 1, 1};
+	struct evidence ev[3] = {vec(ka, w, 4), vec(kb, w, 4), vec(kc, w, 4)};
+	double *m = affinity_matrix(ev, 3, 1, 1);
+
+	cr_assert(m[0 * 3 + 1] > 0.4, "adjacent epochs: %f", m[1]);
+	cr_assert(m[0 * 3 + 2] == 0, "two epochs apart: %f", m[2]);
+	cr_assert(m[1 * 3 + 2] > 0.4, "adjacent epochs: %f", m[5]);
+	free(m);
+	for (int i = 0; i < 3; i++)
+		evidence_free(&ev[i]);
+}
+
+Test(sharing, epochs_in_runs_and_across_the_wrap)
+{
+	/* identity 1: a in epochs 3, 7, 20; b in 8 and 30 -> only a's 7 is concurrent (with 8) */
+	uint64_t ka[] = {K(1) | 3, K(1) | 7, K(1) | 20, K(2) | EV_EPOCH_MASK}, kb[] = {K(1) | 8, K(1) | 30, K(2) | 0};
+	double wa[] = {1, 1, 1, 1}, wb[] = {1, 1, 1};
+	struct evidence ev[2] = {vec(ka, wa, 4), vec(kb, wb, 3)};
+	struct u64cnt df;
+	struct pair_evidence pe;
+
+	cr_assert(evidence_df(ev, 2, &df) == 0);
+	pair_evidence(&ev[0], &ev[1], &df, 2, 1, 1, &pe);
+	cr_assert_eq(pe.keys, 2, "identity 1 (7 ~ 8) and identity 2 (the last epoch ~ 0): %zu", pe.keys);
+	cr_assert_eq(pe.samples_a, 2);
+	cr_assert_eq(pe.samples_b, 2);
+	cr_assert(fabs(pe.share_a - 0.5) < 1e-9, "%f", pe.share_a);
+	u64cnt_free(&df);
+	evidence_free(&ev[0]);
+	evidence_free(&ev[1]);
+}
+
+Test(mem_agg, sample_keys_by_identity_time_and_class)
+{
+	struct mem_sample a = {.data_id = "A:10:7f00", .data_id_len = 9, .phys_addr = 0x5000, .time_ns = 1500000000};
+	struct mem_sample b = a, r = a, k = a, n = a;
+	uint64_t ka, kb, kk, kn;
+	unsigned sa, sk;
+
+	cr_assert(mem_sample_key(&a, false, &ka, &sa));
+	cr_assert_eq(EV_EPOCH(ka), 1);
+	b.time_ns = 2600000000;
+	cr_assert(mem_sample_key(&b, false, &kb, &sa));
+	cr_assert_eq(EV_IDENT(ka), EV_IDENT(kb));
+	cr_assert_eq(EV_EPOCH(kb), 2);
+	b.phys_addr = 0x9000; /* the same identity on another physical page: not the same data */
+	cr_assert(mem_sample_key(&b, false, &kb, &sa));
+	cr_assert_neq(EV_IDENT(ka), EV_IDENT(kb));
+	r.data_id = "R:8:1:2a:0:3";
+	r.data_id_len = strlen(r.data_id);
+	cr_assert(!mem_sample_key(&r, false, &kb, &sa), "read-only file text is no evidence");
+	k.data_id = "K:5";
+	k.data_id_len = 3;
+	cr_assert(mem_sample_key(&k, false, &kk, &sk));
+	cr_assert_eq(EV_EPOCH(kk), 15, "kernel epochs are 100 ms");
+	cr_assert_eq(sk * 4, sa, "kernel pages weigh 1/4");
+	k.peer = true;
+	cr_assert(mem_sample_key(&k, false, &kk, &sk));
+	cr_assert_eq(sk, EV_SCALE_KERNEL * EV_PEER_FACTOR);
+	n.data_id = NULL;
+	n.data_id_len = 0;
+	cr_assert(mem_sample_key(&n, false, &kn, &sa), "no data_id: the physical page");
+	n.phys_addr = 0;
+	cr_assert(!mem_sample_key(&n, false, &kn, &sa));
 }
 
 Test(cell_config, prints_like_serde_pretty)

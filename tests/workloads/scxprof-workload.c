@@ -2,10 +2,12 @@
  * scxprof-workload.c - a workload with planted memory sharing, for tests,
  * the demo and benchmarks.
  *
- * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] GROUP...
+ * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] [-S] GROUP...
  *   GROUP = NAME:THREADS[:REGION[:CGROUP]]
- * -P runs every group in a process of its own (default: all groups are
- * threads of one process). A group with a CGROUP (a path under the cgroup2
+ * All groups run at the same time. -S runs the groups of this process one
+ * after another instead (the old behaviour; groups in processes of their
+ * own still run beside them). -P runs every group in a process of its own
+ * (default: all groups are threads of one process). A group with a CGROUP (a path under the cgroup2
  * mount, e.g. workload.slice/app; created if missing) always runs in its own
  * process, moved into that cgroup before its threads start. Regions are
  * mapped before any fork, so a shared region is shared across processes too.
@@ -69,6 +71,7 @@ static long iterations = -1;
 static double seconds = 2.0;
 static long hold_ms;
 static int own_process;
+static int sequential;
 static size_t page_size;
 
 static double now(void)
@@ -168,14 +171,14 @@ static int enter_cgroup(const char *rel)
 	return 0;
 }
 
-/* Run the threads of groups [from, to) in this process and wait for them. */
+/* Run the threads of the groups [from, to) not forked off (pid 0) in this process, and wait for them. */
 static int run_groups(struct group *groups, int from, int to)
 {
 	static struct worker workers[MAX_THREADS];
 	int nr = 0, i, t;
 
 	for (i = from; i < to; i++)
-		for (t = 0; t < groups[i].threads && nr < MAX_THREADS; t++) {
+		for (t = 0; !groups[i].pid && t < groups[i].threads && nr < MAX_THREADS; t++) {
 			workers[nr] = (struct worker){.g = &groups[i], .index = t};
 			if (pthread_create(&workers[nr].thread, NULL, work, &workers[nr])) {
 				fprintf(stderr, "scxprof-workload: cannot start a thread\n");
@@ -194,15 +197,16 @@ int main(int argc, char **argv)
 	int opt, nr_groups = 0, i, rc = 0, status;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "d:i:p:H:Ph")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:p:H:PSh")) != -1) {
 		switch (opt) {
 		case 'H': hold_ms = atol(optarg); break;
 		case 'P': own_process = 1; break;
+		case 'S': sequential = 1; break;
 		case 'd': seconds = atof(optarg); break;
 		case 'i': iterations = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] "
+			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] [-S] "
 					"NAME:THREADS[:REGION[:CGROUP]]...\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
@@ -238,9 +242,12 @@ int main(int argc, char **argv)
 			_exit(run_groups(groups, i, i + 1));
 		}
 	}
-	for (i = 0; i < nr_groups; i++)
-		if (!groups[i].pid && run_groups(groups, i, i + 1))
-			rc = 1;
+	if (!sequential)
+		rc = run_groups(groups, 0, nr_groups);
+	else
+		for (i = 0; i < nr_groups; i++)
+			if (!groups[i].pid && run_groups(groups, i, i + 1))
+				rc = 1;
 	for (i = 0; i < nr_groups; i++)
 		if (groups[i].pid > 0 && (waitpid(groups[i].pid, &status, 0) < 0 || !WIFEXITED(status) ||
 					  WEXITSTATUS(status)))
