@@ -19,7 +19,8 @@ HEAVY = [  # comm, share of the lines, hint, page pool
     ("db", 0.10, 0, 1), ("redis7", 0.08, 0, 1),
     ("cache", 0.06, 0, 2),
 ]
-LINE = ('{"comm":"%s","tid":%d,"pid":%d,"time":"%d","addr":"0","cgroup":"%s","ip":"0","sym":"s",'
+# one line per microsecond: the whole input is concurrent (extract's sharing evidence is time-aware)
+LINE = ('{"comm":"%s","tid":%d,"pid":%d,"time":"%d.%06d","addr":"0","cgroup":"%s","ip":"0","sym":"s",'
         '"dso":"d","phys_addr":"%x","data_page_size":4096,"hint":%d}\n')
 CGROUPS = ["/workload.slice/workload-tw-a.allotment.slice"] * 8 + ["/workload.slice/x.service", "/system.slice/y"]
 
@@ -56,11 +57,11 @@ def main():
                 if r < c:
                     comm, _, hint, pool = HEAVY[j]
                     page = 0x100000 * (pool + 1) + rnd.randrange(64)
-                    out.append(LINE % (comm, 100 + j, 100 + j, i, cg, page << 12, hint))
+                    out.append(LINE % (comm, 100 + j, 100 + j, i // 10**6, i % 10**6, cg, page << 12, hint))
                     break
             else:
                 distinct += 1
-                out.append(LINE % ("t" + letters(distinct), 1000 + distinct % 30000, 1000, i, cg,
+                out.append(LINE % ("t" + letters(distinct), 1000 + distinct % 30000, 1000, i // 10**6, i % 10**6, cg,
                                    (0x10000000 + rnd.randrange(1 << 24)) << 12, 0))
             if len(out) >= 4096:
                 f.write("".join(out))
