@@ -55,9 +55,10 @@ record_with_oracle() {
 	"$SCXPROF" record -t 30 --backend page-fault --disable-sched-trace -o "$d/prof" -- "$@" >"$d/record.log" 2>&1
 	touch "$d/stop"
 	wait $op
-	# --no-filter: most page-fault samples of a short-lived client have no
-	# phys_addr (freed before pagemap was read); their data_id still names the data
-	"$SCXPROF" process --no-filter -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
+	# memcached: --no-filter, since most page-fault samples of a short-lived
+	# client have no phys_addr (freed before pagemap was read); their data_id
+	# still names the data
+	"$SCXPROF" process ${PROCESS_OPTS:-} -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
 		"$SCXPROF" extract mem -v --min-share 0.2 --workload-allotment-cgroup-regex "$ALLOT" \
 			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err"
 }
@@ -84,7 +85,7 @@ for run in 1 2 3 4; do
 	for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
 	M='^(mc-|memcached|memcslap)'
 	ok=0
-	record_with_oracle "mc$run" "$M" "${IN_CG[@]}" "$(cgdir cli)" memcslap -s 127.0.0.1:$port -c 4 -e 20000 -l 5000 -t set && ok=1
+	PROCESS_OPTS=--no-filter record_with_oracle "mc$run" "$M" "${IN_CG[@]}" "$(cgdir cli)" memcslap -s 127.0.0.1:$port -c 4 -e 20000 -l 5000 -t set && ok=1
 	kill $mp
 	wait $mp 2>/dev/null
 	if [ $ok -eq 0 ]; then
@@ -119,8 +120,9 @@ for run in 1 2 3 4; do
 	fi
 	s="$WORK/sn$run/sub"
 	subcells "$WORK/sn$run/cfg.json" >"$s"
-	if ! grep -q "alpha-" "$s" || ! grep -q "beta-" "$s" || ! grep -q "stress-ng" "$s"; then
-		echo "info: stress-ng run $run inconclusive, alpha, beta or a churner not a unit: $(tr '\n' ' ' <"$s")"
+	if ! grep -q "alpha-" "$s" || ! grep -q "beta-" "$s" || ! grep -q "gamma-" "$s" || ! grep -q "delta-" "$s" ||
+		! grep -q "stress-ng" "$s"; then
+		echo "info: stress-ng run $run inconclusive, a planted group or the churn not a unit: $(tr '\n' ' ' <"$s")"
 		grep -E "holds|^workload-tw" "$WORK/sn$run/err"
 		continue
 	fi
