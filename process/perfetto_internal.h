@@ -46,7 +46,8 @@ struct pft_strings;        /* perfetto_track.c */
 
 struct pftrace {
 	FILE *out;
-	struct pb_buf pkt;     /* the packet being built */
+	struct pb_buf pkt;     /* packets not yet written, the last one being built */
+	size_t pkt_at;         /* where the packet being built starts */
 	bool seq_started[3];   /* a packet of the sequence was written (flag 1 given) */
 	struct u64map threads; /* tid -> struct pft_thread */
 	uint64_t first_ts;     /* earliest timestamp written, for the ProcessTree */
@@ -58,10 +59,11 @@ struct pftrace {
 
 /* ---- perfetto_trace.c ---- */
 
-/* Start a packet of sequence seq into t->pkt (with its sequence id and, on
- * the sequence's first packet, SEQ_INCREMENTAL_STATE_CLEARED | extra_flags). */
+/* Start a packet (Trace.packet) of sequence seq at the end of t->pkt, with
+ * its sequence id and flags (extra_flags, and on the sequence's first packet
+ * SEQ_INCREMENTAL_STATE_CLEARED); its fields are appended to t->pkt. */
 void pft_packet_begin(struct pftrace *t, unsigned seq, uint32_t extra_flags);
-/* Frame t->pkt as a Trace.packet and write it. */
+/* Close the packet; writes the gathered packets when there are enough. */
 int pft_packet_end(struct pftrace *t);
 void pft_note_ts(struct pftrace *t, uint64_t ts);
 /* The thread table entry of tid (created unknown); NULL on out of memory. */

@@ -13,12 +13,14 @@
 
 /* Threads per ProcessTree packet: keeps each packet small. */
 #define TREE_CHUNK 2048
+/* Packets are gathered in t->pkt and written in batches of about this size. */
+#define OUT_BATCH (1u << 20)
 
 void pft_packet_begin(struct pftrace *t, unsigned seq, uint32_t extra_flags)
 {
 	uint32_t flags = extra_flags;
 
-	t->pkt.len = 0;
+	t->pkt_at = pb_open(&t->pkt, 1); /* Trace.packet */
 	if (!t->seq_started[seq]) {
 		flags |= SEQ_INCREMENTAL_STATE_CLEARED;
 		t->seq_started[seq] = true;
@@ -28,20 +30,22 @@ void pft_packet_begin(struct pftrace *t, unsigned seq, uint32_t extra_flags)
 		pb_varint(&t->pkt, TP_SEQUENCE_FLAGS, flags);
 }
 
+/* Write the packets gathered so far. */
+static int flush_out(struct pftrace *t)
+{
+	if (t->pkt.len && fwrite(t->pkt.p, 1, t->pkt.len, t->out) != t->pkt.len)
+		return scx_fail_errno("trace.pftrace: write failed");
+	t->st.bytes += t->pkt.len;
+	t->pkt.len = 0;
+	return 0;
+}
+
 int pft_packet_end(struct pftrace *t)
 {
-	uint8_t head[11], *p = head;
-
-	if (t->pkt.oom)
+	if (!pb_close(&t->pkt, t->pkt_at) || t->pkt.oom)
 		return scx_fail("trace.pftrace: out of memory");
-	*p++ = 1 << 3 | PB_LEN; /* Trace.packet = 1 */
-	p = pb_put_varint(p, t->pkt.len);
-	if (fwrite(head, 1, (size_t)(p - head), t->out) != (size_t)(p - head) ||
-	    fwrite(t->pkt.p, 1, t->pkt.len, t->out) != t->pkt.len)
-		return scx_fail_errno("trace.pftrace: write failed");
-	t->st.bytes += (uint64_t)(p - head) + t->pkt.len;
 	t->st.packets++;
-	return 0;
+	return t->pkt.len >= OUT_BATCH ? flush_out(t) : 0;
 }
 
 void pft_note_ts(struct pftrace *t, uint64_t ts)
@@ -219,7 +223,7 @@ static int write_process_tree(struct pftrace *t)
 
 int pftrace_finish(struct pftrace *t)
 {
-	if (pft_sched_flush_all(t) < 0 || write_process_tree(t) < 0)
+	if (pft_sched_flush_all(t) < 0 || write_process_tree(t) < 0 || flush_out(t) < 0)
 		return -1;
 	if (fflush(t->out) != 0 || ferror(t->out))
 		return scx_fail_errno("trace.pftrace: write failed");

@@ -23,10 +23,10 @@ enum { TE_TYPE_INSTANT = 3, TE_TYPE_COUNTER = 4 };
 enum { CAT_MEM = 1 };
 
 /* Debug annotation names, interned as iid = index + 1. */
-enum { DA_ADDR, DA_PHYS, DA_DATA_SRC, DA_WEIGHT, DA_SYM, DA_DSO, DA_PAGE_SIZE, DA_CPU, DA_IP, DA_CGROUP,
+enum { DA_ADDR, DA_PHYS, DA_DATA_SRC, DA_WEIGHT, DA_SYM, DA_DSO, DA_PAGE_SIZE, DA_CPU, DA_CGROUP,
        DA_HINT, DA_DATA_MAP, DA_DATA_ID, DA_DATA_SYM, NR_DA };
 static const char *const da_names[NR_DA] = {
-	"addr", "phys_addr", "data_src", "weight", "sym", "dso", "data_page_size", "cpu", "ip", "cgroup", "hint",
+	"addr", "phys_addr", "data_src", "weight", "sym", "dso", "data_page_size", "cpu", "cgroup", "hint",
 	"data_map", "data_id", "data_sym",
 };
 #define DA_IID(x) ((uint64_t)(x) + 1)
@@ -40,15 +40,29 @@ struct pft_intern {
 	size_t arena_len, arena_cap;
 };
 
+/* A data_id and the iid of its text. */
+struct id_iid {
+	struct data_id id;
+	uint64_t iid;
+};
+#define IDS_MAX (256u << 10) /* data_ids remembered; later new ones are written inline */
+
 /* A data_src value's event name and decoded text, both interned. */
 struct dsrc_names {
 	uint64_t name_iid, text_iid;
 };
 
+#define PTR_CACHE 4096 /* direct-mapped: stable string pointer -> iid */
+
 struct pft_strings {
 	struct pft_intern values; /* debug_annotation_string_values */
 	struct pft_intern names;  /* event_names */
 	struct u64map dsrc;       /* data_src value -> struct dsrc_names */
+	struct u64map ids;        /* data_id hash -> struct id_iid */
+	size_t nr_ids;
+	struct { const char *key; uint64_t iid; } ptr[PTR_CACHE];
+	uint32_t last_tid;        /* the thread of the previous sample */
+	struct pft_thread *last_thread;
 };
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -161,6 +175,9 @@ void pft_track_free(struct pftrace *t)
 	for (size_t pos = 0; u64map_next(&t->strings->dsrc, &pos, &k, &v);)
 		free(v);
 	u64map_free(&t->strings->dsrc);
+	for (size_t pos = 0; u64map_next(&t->strings->ids, &pos, &k, &v);)
+		free(v);
+	u64map_free(&t->strings->ids);
 	free(t->strings);
 	t->strings = NULL;
 }
@@ -241,6 +258,33 @@ static void sref_intern(struct pft_intern *in, struct sref *r, const char *s)
 	r->iid = intern(in, s, r->n, &r->is_new);
 }
 
+/* The same for a string whose pointer stays valid and unchanged for the
+ * whole memory pass (mem_record.stable_names): its iid is remembered by
+ * pointer, so most samples neither measure nor hash it. */
+static void sref_stable(struct pft_strings *S, struct sref *r, const char *s)
+{
+	size_t slot = (size_t)(((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ULL >> 52) & (PTR_CACHE - 1);
+
+	if (S->ptr[slot].key == s) {
+		*r = (struct sref){.s = s, .iid = S->ptr[slot].iid};
+		return;
+	}
+	sref_intern(&S->values, r, s);
+	if (r->iid) {
+		S->ptr[slot].key = s;
+		S->ptr[slot].iid = r->iid;
+	}
+}
+
+/* A name annotation: by pointer when stable, else by content. */
+static void sref_name(struct pft_strings *S, struct sref *r, const char *s, bool stable)
+{
+	if (stable)
+		sref_stable(S, r, s);
+	else
+		sref_intern(&S->values, r, s);
+}
+
 static void interned_entry(struct pb_buf *b, uint32_t field, const struct sref *r)
 {
 	size_t e;
@@ -286,18 +330,47 @@ static void da_str(struct pb_buf *b, int name, const struct sref *r)
 	pb_close(b, d);
 }
 
-/* data_id as a string (not interned: nearly one per page sampled). */
-static void da_data_id(struct pb_buf *b, const struct data_id *id)
+static uint64_t id_hash(const struct data_id *d)
 {
-	char buf[DATA_ID_JSON_MAX + 1], *end = data_id_put(buf, id);
-	size_t d;
+	uint64_t v[5] = {(uint64_t)d->kind << 32 | (uint32_t)d->pid, (uint64_t)d->maj << 32 | d->min, d->ino,
+			 d->ino_gen, d->page};
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
 
+	for (int i = 0; i < 5; i++)
+		h = (h ^ v[i]) * 0xff51afd7ed558ccdULL, h ^= h >> 29;
+	return h;
+}
+
+/* data_id's text, interned: a page sampled again reuses the iid found by
+ * the id's value, so its text is made once. Past IDS_MAX distinct ids (or
+ * on a hash clash) the text is made each time and interned by content. */
+static int id_ref(struct pft_strings *S, const struct data_id *id, struct sref *r, char *buf)
+{
+	uint64_t h = id_hash(id);
+	struct id_iid *e = u64map_get(&S->ids, h);
+	char *end;
+
+	if (e && !memcmp(&e->id, id, sizeof(*id))) {
+		*r = (struct sref){.iid = e->iid};
+		return 0;
+	}
+	end = data_id_put(buf, id);
 	if (end - buf < 2 || buf[0] != '"')
-		return;
-	d = pb_open(b, 4);
-	pb_varint(b, 1, DA_IID(DA_DATA_ID));
-	pb_bytes(b, 6, buf + 1, (size_t)(end - buf - 2)); /* string_value, without the quotes */
-	pb_close(b, d);
+		return 0;
+	end[-1] = '\0'; /* without the quotes */
+	sref_intern(&S->values, r, buf + 1);
+	if (e || !r->iid || S->nr_ids >= IDS_MAX)
+		return 0;
+	if (!(e = malloc(sizeof(*e))))
+		return scx_fail("out of memory");
+	e->id = *id;
+	e->iid = r->iid;
+	if (u64map_put(&S->ids, h, e) < 0) {
+		free(e);
+		return -1;
+	}
+	S->nr_ids++;
+	return 0;
 }
 
 /* Name and text of a data_src value: interned once and remembered by
@@ -337,7 +410,8 @@ static int dsrc_refs(struct pft_strings *S, uint64_t value, struct sref *name, s
 int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 {
 	struct pft_strings *S = t->strings;
-	struct sref name, sym, dso, cgroup, dsrc = {0}, map = {0}, dsym = {0};
+	struct sref name, sym, dso, cgroup, dsrc = {0}, map = {0}, dsym = {0}, did = {0};
+	char did_text[DATA_ID_JSON_MAX + 1];
 	char summary[64], dsrc_text[DATA_SRC_TEXT_MAX + 1];
 	struct pft_thread *th;
 	uint32_t tid;
@@ -348,8 +422,18 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 	if (r->tid <= 0 || r->tid > INT32_MAX)
 		return 0; /* idle: trace_processor's own thread 0 gets no tracks */
 	tid = (uint32_t)r->tid;
-	if (pft_note_thread(t, r->tid, r->pid, r->comm) < 0 || !(th = pft_thread(t, tid)))
-		return -1;
+	if (tid == S->last_tid && S->last_thread) {
+		th = S->last_thread;
+	} else {
+		if (!(th = pft_thread(t, tid)))
+			return -1;
+		S->last_tid = tid;
+		S->last_thread = th;
+	}
+	if (r->pid > 0 && r->pid <= INT32_MAX)
+		th->tgid = (int32_t)r->pid;
+	if (r->comm[0] && strncmp(th->comm, r->comm, PFT_COMM_LEN - 1))
+		snprintf(th->comm, sizeof(th->comm), "%s", r->comm);
 	if (!th->mem_track && child_track(t, tid, th, PFT_UUID_MEM, r->time_ns) < 0)
 		return -1;
 	pft_note_ts(t, r->time_ns);
@@ -360,17 +444,20 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 		snprintf(summary, sizeof(summary), "%s", r->event ? r->event : "mem sample");
 		sref_intern(&S->names, &name, summary);
 	}
-	sref_intern(&S->values, &sym, r->sym);
-	sref_intern(&S->values, &dso, r->dso);
+	sref_name(S, &sym, r->sym, r->stable_names);
+	sref_name(S, &dso, r->dso, r->stable_names);
 	sref_intern(&S->values, &cgroup, r->cgroup);
 	if (r->data_map)
-		sref_intern(&S->values, &map, r->data_map);
+		sref_name(S, &map, r->data_map, r->stable_names);
 	if (r->data_sym)
-		sref_intern(&S->values, &dsym, r->data_sym);
+		sref_name(S, &dsym, r->data_sym, r->stable_names);
+	if (r->data_id.kind != DATA_ID_NONE && id_ref(S, &r->data_id, &did, did_text) < 0)
+		return -1;
 
 	pft_packet_begin(t, PFT_SEQ_TRACK, SEQ_NEEDS_INCREMENTAL_STATE);
 	pb_varint(b, TP_TIMESTAMP, r->time_ns);
-	if (name.is_new || sym.is_new || dso.is_new || cgroup.is_new || dsrc.is_new || map.is_new || dsym.is_new) {
+	if (name.is_new || sym.is_new || dso.is_new || cgroup.is_new || dsrc.is_new || map.is_new || dsym.is_new ||
+	    did.is_new) {
 		id = pb_open(b, TP_INTERNED_DATA);
 		interned_entry(b, 2, &name); /* event_names */
 		interned_entry(b, 29, &sym); /* debug_annotation_string_values */
@@ -379,6 +466,7 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 		interned_entry(b, 29, &dsrc);
 		interned_entry(b, 29, &map);
 		interned_entry(b, 29, &dsym);
+		interned_entry(b, 29, &did);
 		pb_close(b, id);
 	}
 	te = pb_open(b, TP_TRACK_EVENT);
@@ -401,13 +489,13 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 		da_varint(b, DA_PAGE_SIZE, 3, r->data_page_size);
 	if (r->has_cpu)
 		da_varint(b, DA_CPU, 3, r->cpu);
-	da_varint(b, DA_IP, 7, r->ip);
 	da_str(b, DA_CGROUP, &cgroup);
-	da_varint(b, DA_HINT, 3, r->hint);
+	if (r->hint) /* 0 is left out: the thread's hint track shows it too */
+		da_varint(b, DA_HINT, 3, r->hint);
 	if (r->data_map)
 		da_str(b, DA_DATA_MAP, &map);
-	if (r->data_id.kind != DATA_ID_NONE)
-		da_data_id(b, &r->data_id);
+	if (did.iid || did.s)
+		da_str(b, DA_DATA_ID, &did);
 	if (r->data_sym)
 		da_str(b, DA_DATA_SYM, &dsym);
 	pb_close(b, te);
