@@ -77,7 +77,7 @@ pre_vs_new() { # TAG NAME FILE
 	if ! grep -q '^ready' "$out.wl1"; then
 		kill $p1 2>/dev/null; fail "$name: file mapped before recording" "the -w workload did not start"; return
 	fi
-	if "$SCXPROF" record -t 30 -o "$out" --disable-archive --disable-sched-trace -- sh -c \
+	if "$SCXPROF" record -t 30 -o "$out" --disable-archive --disable-sched-trace --backend page-fault -- sh -c \
 		"kill -USR1 $p1; while ! grep -q '^done' '$out.wl1'; do sleep 0.05; done; exec '$WL' -1 '$file' 8" \
 		>"$out.wl2" 2>"$out.err" && "$SCXPROF" process -f "$out" --no-filter >"$out.log" 2>&1; then
 		check "$name: a file mapped before recording has the F: ids of the same file mapped during it" python3 -c '
