@@ -71,6 +71,7 @@ static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
 	ao->max_keys = o->max_keys;
 	ao->max_names = o->max_names;
 	ao->track_tids = o->sched_path != NULL;
+	ao->objects = o->verbose > 0; /* names of shared objects are only printed with -v */
 }
 
 int extract_mem_check_opts(const struct extract_mem_opts *o)

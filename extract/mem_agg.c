@@ -594,7 +594,7 @@ static int add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_
 	if (!(v = u64cnt_slot(&h->pages, key)))
 		return -1;
 	*v += EV_PACK(1, w * scale);
-	if (s->data_map && note_object(a, EV_IDENT(key), s) < 0)
+	if (a->o.objects && s->data_map && note_object(a, EV_IDENT(key), s) < 0)
 		return -1;
 	if (h->pages.len != before && ++a->nr_keys > a->o.max_keys)
 		return shrink_evidence(a);

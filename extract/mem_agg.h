@@ -142,6 +142,7 @@ struct mem_agg_opts {
 	bool line_granularity;    /* 64-byte lines instead of pages */
 	size_t max_keys;          /* evidence budget over all units (0: default) */
 	bool track_tids;          /* keep tid -> group/hint (extract mem's sched stats) */
+	bool objects;             /* keep identity -> data_map/data_sym names (-v's top shared objects) */
 	size_t max_names;         /* k of each group's name counters (0: default) */
 };
 

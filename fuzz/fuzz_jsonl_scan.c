@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct mem_agg_opts o = {.workload = "workload.slice",
 					 .allotment_re = "workload-tw-[^/]+\\.allotment\\.slice",
 					 .evidence = true,
+					 .objects = true,
 					 .max_keys = 1024};
 
 		if (mem_agg_init(&agg, &o) < 0)
