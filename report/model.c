@@ -74,97 +74,149 @@ static struct evidence *all_evidence(const struct mem_agg *a, const struct unit_
 	return ev;
 }
 
-/* Keep the MODEL_TOP_KEYS heaviest keys, heaviest first. */
-static void put_top(struct model_merge *g, uint64_t key, double w, size_t units)
+static int pair_cmp(const void *x, const void *y)
 {
-	unsigned shift = (unsigned)(key & 63);
-	size_t i;
+	const struct model_pair *a = x, *b = y;
 
-	if (g->ntop < MODEL_TOP_KEYS)
-		i = g->ntop++;
-	else if (w > g->top[MODEL_TOP_KEYS - 1].weight)
-		i = MODEL_TOP_KEYS - 1;
-	else
-		return;
-	g->top[i].addr = (key >> 6) << shift;
-	g->top[i].size = 1ULL << shift;
-	g->top[i].weight = w;
-	g->top[i].units = units;
-	for (; i > 0 && g->top[i - 1].weight < g->top[i].weight; i--) {
-		struct model_shared_key t = g->top[i - 1];
+	return a->affinity < b->affinity ? 1 : a->affinity > b->affinity ? -1 : 0;
+}
 
-		g->top[i - 1] = g->top[i];
-		g->top[i] = t;
-	}
+/* Add weight w of identity ident to its object's total (objects: up to MEM_AGG_MAX_OBJECTS + 1, slot 0 unknown). */
+static void object_add(const struct mem_agg *a, double *by_object, uint64_t ident, double w)
+{
+	by_object[mem_agg_object(a, ident)] += w;
 }
 
 /*
- * The evidence of one merged cluster: which keys two or more members
- * touched, each member's share of its weight on them, the heaviest ones.
+ * The evidence of one merged cluster: every member pair (pair_evidence,
+ * the clustering's own numbers), and the objects of the identities two or
+ * more members touched, by the members' weight on them.
  */
-static int merge_evidence(const struct unit_cluster *cl, const struct evidence *ev, const double *aff,
-			  size_t nunits, struct model_merge *g)
+static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cluster *cl, const struct evidence *ev,
+			  const struct u64cnt *df, const double *aff, struct model_merge *g)
 {
-	struct u64cnt members, weight;
-	size_t i, j, pairs = 0;
-	uint64_t k, v, *slot;
+	const struct mem_agg *agg = x->agg;
+	size_t n = x->units->n, i, j, k, pairs = 0;
+	struct u64cnt members;
+	double *by_object = calloc(agg->nr_objects + 1, sizeof(double));
+	uint64_t id, cnt, *slot;
 	size_t pos = 0;
 	int rc = -1;
 
 	u64cnt_init(&members);
-	u64cnt_init(&weight);
-	if (!(g->m = calloc(cl->n, sizeof(*g->m)))) {
+	if (!by_object || !(g->pairs = calloc(cl->n * cl->n / 2 + 1, sizeof(*g->pairs)))) {
 		scx_fail("out of memory");
 		goto out;
 	}
-	g->nm = cl->n;
 	g->min_pair_affinity = 1;
-	for (i = 0; i < cl->n; i++) {
-		const struct evidence *e = &ev[cl->members[i]];
-
-		g->m[i].unit = cl->members[i];
-		g->m[i].keys = e->n;
-		for (j = 0; j < e->n; j++) {
-			if (!(slot = u64cnt_slot(&members, e->keys[j])))
-				goto oom;
-			(*slot)++;
-			if (!(slot = u64cnt_slot(&weight, e->keys[j])))
-				goto oom;
-			*slot += (uint64_t)e->w[j];
-		}
+	for (i = 0; i < cl->n; i++)
 		for (j = i + 1; j < cl->n; j++) {
-			double x = aff[cl->members[i] * nunits + cl->members[j]];
+			struct model_pair *p = &g->pairs[g->npairs++];
+			struct pair_evidence pe;
 
-			g->mean_pair_affinity += x;
-			g->min_pair_affinity = x < g->min_pair_affinity ? x : g->min_pair_affinity;
+			pair_evidence(&ev[cl->members[i]], &ev[cl->members[j]], df, n, x->sp->min_keys, x->sp->min_samples,
+				      &pe);
+			*p = (struct model_pair){.a = cl->members[i], .b = cl->members[j], .keys = pe.keys,
+						 .samples_a = pe.samples_a, .samples_b = pe.samples_b,
+						 .share_a = pe.share_a, .share_b = pe.share_b,
+						 .affinity = aff[cl->members[i] * n + cl->members[j]]};
+			g->mean_pair_affinity += p->affinity;
+			g->min_pair_affinity = p->affinity < g->min_pair_affinity ? p->affinity : g->min_pair_affinity;
 			pairs++;
 		}
-	}
 	if (pairs)
 		g->mean_pair_affinity /= (double)pairs;
+	qsort(g->pairs, g->npairs, sizeof(*g->pairs), pair_cmp);
+	/* identities (any epoch) of two or more members */
 	for (i = 0; i < cl->n; i++) {
 		const struct evidence *e = &ev[cl->members[i]];
-		double on_shared = 0;
 
-		for (j = 0; j < e->n; j++)
-			if (*u64cnt_find(&members, e->keys[j]) >= 2) {
-				on_shared += e->w[j];
-				g->m[i].shared++;
+		for (k = 0; k < e->n; k++) {
+			if (k && EV_IDENT(e->keys[k]) == EV_IDENT(e->keys[k - 1]))
+				continue;
+			if (!(slot = u64cnt_slot(&members, EV_IDENT(e->keys[k])))) {
+				scx_fail("out of memory");
+				goto out;
 			}
-		g->m[i].share = e->total > 0 ? on_shared / e->total : 0;
-	}
-	while (u64cnt_next(&members, &pos, &k, &v))
-		if (v >= 2) {
-			g->shared_keys++;
-			put_top(g, k, (double)*u64cnt_find(&weight, k), (size_t)v);
+			(*slot)++;
 		}
+	}
+	for (i = 0; i < cl->n; i++) {
+		const struct evidence *e = &ev[cl->members[i]];
+
+		for (k = 0; k < e->n; k++)
+			if (*u64cnt_find(&members, EV_IDENT(e->keys[k])) >= 2) {
+				object_add(agg, by_object, EV_IDENT(e->keys[k]), e->w[k]);
+				g->shared_weight += e->w[k];
+			}
+	}
+	while (u64cnt_next(&members, &pos, &id, &cnt))
+		g->shared_idents += cnt >= 2;
+	/* the heaviest objects, heaviest first */
+	for (k = 0; k < MODEL_TOP_OBJECTS; k++) {
+		size_t best = 0;
+		bool found = false;
+
+		for (i = 0; i <= agg->nr_objects; i++)
+			if (by_object[i] > 0 && (!found || by_object[i] > by_object[best])) {
+				best = i;
+				found = true;
+			}
+		if (!found)
+			break;
+		g->top[g->ntop].weight = by_object[best];
+		if (best && !(g->top[g->ntop].name = strdup(agg->object_names[best - 1]))) {
+			scx_fail("out of memory");
+			goto out;
+		}
+		g->ntop++;
+		by_object[best] = 0;
+	}
+	rc = 0;
+out:
+	free(by_object);
+	u64cnt_free(&members);
+	return rc;
+}
+
+/* tid -> kind + 1 of the groups holding most of its samples (extract/mem_sched.h's "major" cell) */
+static int tid_kinds(struct model *m, const struct mem_agg *a)
+{
+	struct u64cnt per;
+	size_t pos = 0;
+	uint64_t key, cnt, *slot;
+	int rc = -1;
+
+	u64cnt_init(&per);
+	u64cnt_init(&m->tid_kind);
+	m->has_tids = true;
+	while (u64cnt_next(&a->tid_groups, &pos, &key, &cnt)) { /* MEM_AGG_TG_KEY(tid, group) */
+		if (!(slot = u64cnt_slot(&per, (key >> 20) << 2 | (uint64_t)a->groups[key & 0xfffff].kind)))
+			goto oom;
+		*slot += cnt;
+	}
+	pos = 0;
+	while (u64cnt_next(&per, &pos, &key, &cnt)) {
+		uint64_t tid = key >> 2, kind = key & 3, best = 0;
+
+		for (uint64_t k = 0; k < 3; k++) {
+			const uint64_t *c = u64cnt_find(&per, tid << 2 | k);
+
+			if (c && (!best || *c > *u64cnt_find(&per, tid << 2 | (best - 1))))
+				best = k + 1;
+		}
+		if (best == kind + 1) {
+			if (!(slot = u64cnt_slot(&m->tid_kind, tid)))
+				goto oom;
+			*slot = best;
+		}
+	}
 	rc = 0;
 	goto out;
 oom:
 	scx_fail("out of memory");
 out:
-	u64cnt_free(&members);
-	u64cnt_free(&weight);
+	u64cnt_free(&per);
 	return rc;
 }
 
@@ -176,29 +228,8 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 	if (!x->sched)
 		return 0;
 	m->sched_duration_ns = x->sched->st.duration_ns;
-	if (!m->has_tids) {
-		size_t pos = 0;
-		uint64_t key, count, *slot, *best_count;
-		struct u64cnt best;
-
-		/* a thread's kind: the group holding most of its samples (as mem_sched charges it) */
-		u64cnt_init(&m->tid_kind);
-		u64cnt_init(&best);
-		m->has_tids = true;
-		while (u64cnt_next(&x->agg->tid_groups, &pos, &key, &count)) {
-			uint64_t tid = key >> 20, g = key & ((1u << 20) - 1);
-
-			if (!(best_count = u64cnt_slot(&best, tid)) || !(slot = u64cnt_slot(&m->tid_kind, tid))) {
-				u64cnt_free(&best);
-				return scx_fail("out of memory");
-			}
-			if (count > *best_count) {
-				*best_count = count;
-				*slot = (uint64_t)x->agg->groups[g].kind + 1;
-			}
-		}
-		u64cnt_free(&best);
-	}
+	if (!m->has_tids && tid_kinds(m, x->agg) < 0)
+		return -1;
 	if (mem_sched_lines(x->sched, x->agg, (enum group_kind)x->kind, x->units, x->cl, &v, &n) < 0)
 		return -1;
 	c->has_sched = true;
@@ -215,7 +246,7 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 
 /* Subcells: one per cluster (or unit), then "rest" when there are units. */
 static int add_subcells(struct model *m, struct model_cell *c, const struct extract_mem_cell *x,
-			const struct evidence *ev)
+			const struct evidence *ev, const struct u64cnt *df)
 {
 	const struct unit_list *u = x->units;
 	size_t ns = x->cl ? x->cl->n : u->n, i, j;
@@ -246,7 +277,7 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 			if (n > 1) {
 				if (!(s->merge = calloc(1, sizeof(*s->merge))))
 					return scx_fail("out of memory");
-				if (merge_evidence(&x->cl->v[i], ev, c->aff, u->n, s->merge) < 0)
+				if (merge_evidence(x, &x->cl->v[i], ev, df, c->aff, s->merge) < 0)
 					return -1;
 			}
 		}
@@ -263,6 +294,8 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	struct model *m = ctx;
 	struct model_cell *c, *grown = realloc(m->cells, (m->ncells + 1) * sizeof(*m->cells));
 	struct evidence *ev = NULL;
+	struct u64cnt df;
+	bool has_df = false;
 	size_t i;
 	int rc = -1;
 
@@ -286,11 +319,16 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 			return -1;
 		if (!(c->aff = affinity_matrix(ev, x->units->n, x->sp->min_keys, x->sp->min_samples)))
 			goto out;
+		if (evidence_df(ev, x->units->n, &df) < 0)
+			goto out;
+		has_df = true;
 	}
-	if (add_subcells(m, c, x, ev) < 0 || add_sched(m, c, x) < 0)
+	if (add_subcells(m, c, x, ev, &df) < 0 || add_sched(m, c, x) < 0)
 		goto out;
 	rc = 0;
 out:
+	if (has_df)
+		u64cnt_free(&df);
 	for (i = 0; ev && i < x->units->n; i++)
 		evidence_free(&ev[i]);
 	free(ev);
@@ -342,8 +380,11 @@ void model_free(struct model *m)
 		for (i = 0; i < c->nsubs; i++) {
 			free(c->subs[i].name);
 			free(c->subs[i].units);
-			if (c->subs[i].merge)
-				free(c->subs[i].merge->m);
+			if (c->subs[i].merge) {
+				free(c->subs[i].merge->pairs);
+				for (size_t k = 0; k < c->subs[i].merge->ntop; k++)
+					free(c->subs[i].merge->top[k].name);
+			}
 			free(c->subs[i].merge);
 		}
 		free(c->units);

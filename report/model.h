@@ -25,28 +25,30 @@ struct model_unit {
 	size_t subcell;  /* index in the cell's subcells */
 };
 
-/* A page (or line) several members of a merged subcell touched. */
-struct model_shared_key {
-	uint64_t addr, size; /* physical address and size of the page or line */
-	double weight;       /* summed sample weight of the members on it */
-	size_t units;        /* members that touched it */
+/* What two members of a merged subcell share (extract/sharing.h's pair_evidence). */
+struct model_pair {
+	size_t a, b;                   /* unit indexes */
+	size_t keys;                   /* shared identities (same or adjacent epochs) */
+	uint64_t samples_a, samples_b; /* samples of a / b on them */
+	double share_a, share_b;       /* part of a's / b's weight on them */
+	double affinity;
 };
 
-#define MODEL_TOP_KEYS 8
-
-struct model_merge_member {
-	size_t unit;
-	uint64_t keys;      /* keys it touched */
-	uint64_t shared;    /* of them, keys another member touched too */
-	double share;       /* share of its weight on those shared keys */
+/* A data object (data_map data_sym) of the identities two or more members touched. */
+struct model_object {
+	char *name;    /* NULL: identities without a known object (no data_map) */
+	double weight; /* the members' summed weight on it */
 };
+
+#define MODEL_TOP_OBJECTS 6
 
 struct model_merge {
-	struct model_merge_member *m;
-	size_t nm;
-	uint64_t shared_keys;    /* keys at least two members touched */
+	struct model_pair *pairs; /* every member pair, strongest first */
+	size_t npairs;
+	uint64_t shared_idents;   /* identities two or more members touched */
+	double shared_weight;     /* the members' weight on them */
 	double min_pair_affinity, mean_pair_affinity;
-	struct model_shared_key top[MODEL_TOP_KEYS];
+	struct model_object top[MODEL_TOP_OBJECTS]; /* heaviest first */
 	size_t ntop;
 };
 
@@ -85,7 +87,7 @@ struct model {
 	bool line_granularity;
 	size_t nseries;          /* subcells with units, over all cells */
 	uint64_t sched_duration_ns; /* sched.jsonl's span, 0 without one */
-	struct u64cnt tid_kind;  /* with sched.jsonl: tid -> group kind + 1 of its first sample */
+	struct u64cnt tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples */
 	bool has_tids;
 };
 
@@ -95,8 +97,9 @@ void model_free(struct model *m);
 
 /*
  * Series of a task interval for the CPU chart, as extract mem attributes
- * threads (extract/mem_sched.h): the cell of the thread's first sample,
- * in it the subcell whose unit has comm's normalized name (and hint);
+ * threads (extract/mem_sched.h) but whole: the cell holding most of the
+ * thread's samples, in it the subcell whose unit has comm's normalized
+ * name (and hint);
  * -1 for threads never sampled or matching no unit. Without sched.jsonl's
  * thread map, the first cell with such a unit.
  */

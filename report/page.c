@@ -140,10 +140,11 @@ static void write_heatmaps(FILE *f, const struct page_in *p)
 						 .merged = merged, .aff = c->aff, .max_units = p->heatmap_max_units};
 			if (!any)
 				fprintf(f,
-					"<p>Affinity of each pair of units (TF-IDF cosine of the %s they touched, 0..1; see "
+					"<p>Affinity of each pair of units (0..1: grows with the part of each one's weight on "
+					"data both touched at the same time, data_id else the physical %s; see "
 					"docs/clustering.md), units ordered by subcell; merged subcells are outlined in red. "
 					"Hover a square for its value.%s</p>\n<div class=\"heatmaps\">\n",
-					m->line_granularity ? "cache lines" : "pages",
+					m->line_granularity ? "line" : "page",
 					m->evidence_level ? " Evidence was sampled (see the -v text)." : "");
 			fputs("<figure class=\"heatmap-box\" data-cell=\"", f);
 			html_esc(f, c->name);
@@ -163,7 +164,15 @@ static void write_heatmaps(FILE *f, const struct page_in *p)
 	fputs("</section>\n", f);
 }
 
-static void write_merge(FILE *f, const struct model *m, const struct model_cell *c, const struct model_subcell *s)
+static void write_pct(FILE *f, double share)
+{
+	if (share > 0 && share < 0.001)
+		fprintf(f, "&lt;0.1%% (%.3g%%)", 100.0 * share);
+	else
+		fprintf(f, "%.1f%%", 100.0 * share);
+}
+
+static void write_merge(FILE *f, const struct model_cell *c, const struct model_subcell *s)
 {
 	const struct model_merge *g = s->merge;
 	size_t i;
@@ -175,31 +184,40 @@ static void write_merge(FILE *f, const struct model *m, const struct model_cell 
 	fputs(" / ", f);
 	html_esc(f, s->name);
 	fprintf(f, "</h3>\n<p>%zu units merged: pair affinity mean %.3f, min %.3f (threshold %.3f); "
-		   "%llu %s touched by two or more of them; CPU demand %.2f (cap %.2f).</p>\n",
-		g->nm, g->mean_pair_affinity, g->min_pair_affinity, c->threshold, (unsigned long long)g->shared_keys,
-		m->line_granularity ? "lines" : "pages", s->demand, c->cap_cpus);
-	fputs("<table class=\"members\"><tr><th>unit</th><th>samples</th><th>keys touched</th>"
-	      "<th>shared with the others</th><th>share of its weight on them</th></tr>\n", f);
-	for (i = 0; i < g->nm; i++) {
-		const struct model_merge_member *x = &g->m[i];
+		   "%llu data identities touched by two or more of them; CPU demand %.2f (cap %.2f).</p>\n",
+		s->nunits, g->mean_pair_affinity, g->min_pair_affinity, c->threshold,
+		(unsigned long long)g->shared_idents, s->demand, c->cap_cpus);
+	fputs("<table class=\"members\"><tr><th>pair</th><th>affinity</th><th>shared identities</th>"
+	      "<th>samples on them</th><th>share of the first's weight</th><th>share of the second's weight</th></tr>\n",
+	      f);
+	for (i = 0; i < g->npairs; i++) {
+		const struct model_pair *p = &g->pairs[i];
 
 		fputs("<tr><td>", f);
-		html_esc(f, c->units[x->unit].name);
-		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>", (unsigned long long)c->units[x->unit].samples,
-			(unsigned long long)x->keys, (unsigned long long)x->shared);
-		if (x->share > 0 && x->share < 0.001)
-			fprintf(f, "&lt;0.1%% (%.3g%%)</td></tr>\n", 100.0 * x->share);
-		else
-			fprintf(f, "%.1f%%</td></tr>\n", 100.0 * x->share);
+		html_esc(f, c->units[p->a].name);
+		fputs(" ~ ", f);
+		html_esc(f, c->units[p->b].name);
+		fprintf(f, "</td><td>%.3f</td><td>%zu</td><td>%llu + %llu</td><td>", p->affinity, p->keys,
+			(unsigned long long)p->samples_a, (unsigned long long)p->samples_b);
+		write_pct(f, p->share_a);
+		fputs("</td><td>", f);
+		write_pct(f, p->share_b);
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
 	if (g->ntop) {
-		fputs("<table class=\"top-shared\"><tr><th>heaviest shared physical memory</th><th>size</th>"
-		      "<th>weight</th><th>units</th></tr>\n", f);
-		for (i = 0; i < g->ntop; i++)
-			fprintf(f, "<tr><td>0x%llx</td><td>%llu KiB</td><td>%.0f</td><td>%zu</td></tr>\n",
-				(unsigned long long)g->top[i].addr, (unsigned long long)(g->top[i].size / 1024),
-				g->top[i].weight, g->top[i].units);
+		fputs("<table class=\"top-shared\"><tr><th>shared objects (data_map data_sym)</th>"
+		      "<th>share of the shared weight</th></tr>\n", f);
+		for (i = 0; i < g->ntop; i++) {
+			fputs("<tr><td>", f);
+			if (g->top[i].name)
+				html_esc(f, g->top[i].name);
+			else
+				fputs("<span class=\"note\">(no data_map: physical pages)</span>", f);
+			fputs("</td><td>", f);
+			write_pct(f, g->shared_weight > 0 ? g->top[i].weight / g->shared_weight : 0);
+			fputs("</td></tr>\n", f);
+		}
 		fputs("</table>\n", f);
 	}
 	fputs("</div>\n", f);
@@ -210,13 +228,15 @@ static void write_merges(FILE *f, const struct model *m)
 	size_t ci, s;
 	bool any = false;
 
-	fputs("<section id=\"merges\"><h2>Why units were merged</h2>\n<p>Weight: sample weight (load latency "
-	      "where the backend has it, else 1 per sample). A unit's share is the part of its weight on memory "
-	      "another member touched too.</p>\n", f);
+	fputs("<section id=\"merges\"><h2>Why units were merged</h2>\n<p>The clustering's own evidence "
+	      "(docs/clustering.md): two units share a data identity (data_id, else the physical page) when both "
+	      "touched it in the same or adjacent epochs; a unit's share is the part of its weight (load latency "
+	      "where the backend has it, else samples; kernel pages weigh less) on what it shares with the other; "
+	      "the affinity grows with both shares.</p>\n", f);
 	for (ci = 0; ci < m->ncells; ci++)
 		for (s = 0; s < m->cells[ci].nsubs; s++)
 			if (m->cells[ci].subs[s].merge) {
-				write_merge(f, m, &m->cells[ci], &m->cells[ci].subs[s]);
+				write_merge(f, &m->cells[ci], &m->cells[ci].subs[s]);
 				any = true;
 			}
 	if (!any)
@@ -240,8 +260,8 @@ static void write_cpu(FILE *f, const struct page_in *p)
 		return;
 	}
 	fputs("<p>Busy CPU time per window (extract sched util's rules) of each subcell's threads, attributed as "
-	      "in the cell tree: a thread belongs to the cell of its first memory sample and to the subcell of "
-	      "its normalized comm; irq and softirq time counts for the host only.</p>\n", f);
+	      "in the cell tree, except that a thread's time goes whole to the cell holding most of its samples "
+	      "(the tree splits it in proportion), and to the subcell of its normalized comm; irq and softirq time counts for the host only.</p>\n", f);
 	for (ci = 0; ci < p->model->ncells; ci++) {
 		const struct model_cell *c = &p->model->cells[ci];
 

@@ -92,8 +92,9 @@ if cfg is not None:
     assert labels == units, ("heatmap rows", labels, units)
 for h in dom["heatmaps"]:
     assert h["rowNames"] == h["colNames"] and h["rowLabels"] == h["colLabels"], h
-    assert all(l == n or (l.endswith("...") and n.startswith(l[:-3])) for l, n in zip(h["rowLabels"], h["rowNames"])), h
-    assert h["rows"] == len(h["rowNames"]) == h["units"], h
+    assert all(l == n or (l.endswith("...") and n.startswith(l[:-3])) or (n == "others" and l == "others (%d units)" % (h["units"] - h["rows"] + 1))
+               for l, n in zip(h["rowLabels"], h["rowNames"])), h
+    assert h["rows"] == len(h["rowNames"]) and (h["rows"] == h["units"] or h["rowNames"][-1] == "others"), h
     pairs = {tuple(c.split("\u0000")) for c in h["cells"]}
     assert len(h["cells"]) == h["rows"] ** 2 == len(pairs), ("one square per pair", len(h["cells"]), h["rows"])
     assert pairs == {(a, b) for a in h["rowNames"] for b in h["rowNames"]}
@@ -111,6 +112,19 @@ h = dom['heatmaps'][0]
 assert h['rows'] == 11 and h['clusters'] == 3, h
 assert all(m['members'] == 3 for m in dom['merges']), dom['merges']
 assert dom['cpuCharts'] == [], 'no sched.jsonl, no chart'
+"
+
+# 200 units (planted, 50 groups of 4; --min-share 0.1 makes every comm a unit): folded, and said
+mkdir -p "$WORK/many.out"
+python3 "$TOOLS/gen_planted.py" "$WORK/many.out/perf.jsonl" --groups 50 --units 4 --samples 100 >/dev/null
+check "200 units: report written" "$SCXPROF" report -f "$WORK/many.out" --min-share 0.1
+render many "$WORK/many.out/report.html"
+assert_page "200 units: heatmap folds the smaller subcells into others and says so" "$WORK/many.json" - \
+	"$WORK/many.png" <<<"$common_checks
+h = dom['heatmaps'][0]
+assert h['units'] == 200 and h['rows'] <= 40 and h['rowNames'][-1] == 'others', (h['units'], h['rows'], h['rowNames'][-3:])
+assert len(dom['foldNotes']) == 1 and dom['foldNotes'][0].startswith('200 units: the %d smaller' % (201 - h['rows'])), dom['foldNotes']
+assert len(dom['subcells']) > 40, len(dom['subcells'])
 "
 
 render hostile "$WORK/hostile.out/report.html"
