@@ -16,6 +16,13 @@ int scx_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like scx_fail() but appends ": strerror(errno)" using the errno at entry. */
 int scx_fail_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Put context in front of the current message: "PREFIX: MESSAGE" (printf
+ * format for PREFIX). Use it instead of scx_fail("%s: %s", x, scx_errmsg()),
+ * which would format the buffer into itself. Always returns -1.
+ */
+int scx_fail_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* The last message set on this thread ("" if none). */
 const char *scx_errmsg(void);
 

@@ -14,6 +14,8 @@
 
 #include "error.h"
 
+/* Remove name (relative to dirfd) and, if a directory, all it holds. shown
+ * is the path that messages give for it. */
 static int remove_at(int dirfd, const char *name, const char *shown);
 
 static int remove_dir_contents(int fd, const char *shown)
@@ -27,10 +29,17 @@ static int remove_dir_contents(int fd, const char *shown)
 		return scx_fail_errno("%s: cannot read directory", shown);
 	}
 	while ((e = readdir(d))) {
+		char *child;
+
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (remove_at(dirfd(d), e->d_name, shown) < 0)
+		if (asprintf(&child, "%s/%s", shown, e->d_name) < 0) {
+			rc = scx_fail("%s: out of memory", shown);
+			break;
+		}
+		if (remove_at(dirfd(d), e->d_name, child) < 0)
 			rc = -1;
+		free(child);
 	}
 	closedir(d);
 	return rc;
@@ -42,25 +51,26 @@ static int remove_at(int dirfd, const char *name, const char *shown)
 	int fd;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : scx_fail_errno("%s/%s: cannot stat", shown, name);
+		return errno == ENOENT ? 0 : scx_fail_errno("%s: cannot stat", shown);
 	if (!S_ISDIR(st.st_mode)) {
 		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-			return scx_fail_errno("%s/%s: cannot remove", shown, name);
+			return scx_fail_errno("%s: cannot remove", shown);
 		return 0;
 	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return scx_fail_errno("%s/%s: cannot open", shown, name);
+		return scx_fail_errno("%s: cannot open", shown);
 	if (remove_dir_contents(fd, shown) < 0)
 		return -1;
 	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return scx_fail_errno("%s/%s: cannot remove", shown, name);
+		return scx_fail_errno("%s: cannot remove", shown);
 	return 0;
 }
 
+/* Every message names the path it is about (path/...), so no prefix. */
 int fs_remove_tree(const char *path)
 {
-	return remove_at(AT_FDCWD, path, ".") < 0 ? scx_fail("%s: %s", path, scx_errmsg()) : 0;
+	return remove_at(AT_FDCWD, path, path);
 }
 
 bool fs_exists(const char *path)

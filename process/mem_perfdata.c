@@ -169,8 +169,8 @@ static int deliver(struct walk *wk, const struct perf_event_header *h)
 	body = pd_body_size(wk->f, h);
 	count_kernel_record(wk, h, body);
 	if (session_apply(wk->s, h, body) < 0)
-		return scx_fail("%s: record at offset %llu: %s", wk->f->path,
-				(unsigned long long)pd_offset_of(wk->f, h), scx_errmsg());
+		return scx_fail_prefix("%s: record at offset %llu", wk->f->path,
+				       (unsigned long long)pd_offset_of(wk->f, h));
 	return 0;
 }
 

@@ -184,8 +184,8 @@ static int deliver(struct swalk *wk, const struct perf_event_header *h)
 		return deliver_sample(wk, h);
 	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
 		if (session_apply(&wk->s, h, pd_body_size(wk->f, h)) < 0)
-			return scx_fail("%s: record at offset %llu: %s", wk->f->path,
-					(unsigned long long)pd_offset_of(wk->f, h), scx_errmsg());
+			return scx_fail_prefix("%s: record at offset %llu", wk->f->path,
+					       (unsigned long long)pd_offset_of(wk->f, h));
 	}
 	return 0;
 }
@@ -268,7 +268,7 @@ int sched_read_perfdata(struct sched_sink *sink, const char *path)
 		goto out_nosession;
 	}
 	if (tf_parse(&wk->tf, td, (size_t)tdsize) < 0) {
-		scx_fail("%s: %s", path, scx_errmsg());
+		scx_fail_prefix("%s", path);
 		goto out_nosession;
 	}
 	if (session_init(&wk->s, NULL) < 0)

@@ -24,7 +24,7 @@ struct rd {
 static int rd_bytes(struct rd *r, size_t n, const uint8_t **out)
 {
 	if (n > r->len - r->pos)
-		return scx_fail("tracing data: truncated at byte %zu (need %zu more)", r->pos, n);
+		return scx_fail("truncated at byte %zu (need %zu more)", r->pos, n);
 	*out = r->p + r->pos;
 	r->pos += n;
 	return 0;
@@ -55,7 +55,7 @@ static int rd_string(struct rd *r, const char **s)
 	const uint8_t *nul = memchr(r->p + r->pos, 0, r->len - r->pos);
 
 	if (!nul)
-		return scx_fail("tracing data: unterminated string at byte %zu", r->pos);
+		return scx_fail("unterminated string at byte %zu", r->pos);
 	*s = (const char *)r->p + r->pos;
 	r->pos = (size_t)(nul - r->p) + 1;
 	return 0;
@@ -68,10 +68,26 @@ static int rd_blob64(struct rd *r, const uint8_t **b, size_t *n)
 	if (rd_u64(r, &sz) < 0)
 		return -1;
 	if (sz > r->len - r->pos)
-		return scx_fail("tracing data: section of %llu bytes at byte %zu exceeds the data",
+		return scx_fail("section of %llu bytes at byte %zu exceeds the data",
 				(unsigned long long)sz, r->pos);
 	*n = (size_t)sz;
 	return rd_bytes(r, *n, b);
+}
+
+/* One of the two header files: "NAME\0" size:u64 text (the text is not used). */
+static int rd_header_file(struct rd *r, const char *name)
+{
+	const uint8_t *b = NULL;
+	const char *s = NULL;
+	size_t n = 0;
+
+	if (rd_string(r, &s) < 0)
+		return scx_fail_prefix("bad header files");
+	if (strcmp(s, name))
+		return scx_fail("bad header files: expected \"%s\"", name);
+	if (rd_blob64(r, &b, &n) < 0)
+		return scx_fail_prefix("bad header files: %s", name);
+	return 0;
 }
 
 /* ---- format files --------------------------------------------------------- */
@@ -321,25 +337,24 @@ int tf_parse(struct tf_data *d, const void *buf, size_t size)
 	size_t n = 0;
 
 	memset(d, 0, sizeof(*d));
-	if (rd_bytes(&r, 10, &b) < 0 || memcmp(b, magic, 10))
-		return scx_fail("tracing data: bad magic");
+	if (rd_bytes(&r, 10, &b) < 0 || memcmp(b, magic, 10)) {
+		scx_fail("bad magic");
+		goto fail;
+	}
 	if (rd_string(&r, &s) < 0)
 		goto fail;
 	snprintf(d->version, sizeof(d->version), "%s", s);
 	if (rd_bytes(&r, 2, &b) < 0)
 		goto fail;
 	if (b[0]) {
-		scx_fail("tracing data: big-endian data is not supported");
+		scx_fail("big-endian data is not supported");
 		goto fail;
 	}
 	d->long_size = b[1];
 	if (rd_bytes(&r, 4, &b) < 0) /* page size */
 		goto fail;
-	if (rd_string(&r, &s) < 0 || strcmp(s, "header_page") || rd_blob64(&r, &b, &n) < 0 ||
-	    rd_string(&r, &s) < 0 || strcmp(s, "header_event") || rd_blob64(&r, &b, &n) < 0) {
-		scx_fail("tracing data: bad header files (%s)", scx_errmsg());
+	if (rd_header_file(&r, "header_page") < 0 || rd_header_file(&r, "header_event") < 0)
 		goto fail;
-	}
 	if (rd_u32(&r, &count) < 0) /* ftrace's own events */
 		goto fail;
 	for (i = 0; i < count; i++)
@@ -363,7 +378,7 @@ int tf_parse(struct tf_data *d, const void *buf, size_t size)
 	return 0;
 fail:
 	tf_free(d);
-	return -1;
+	return scx_fail_prefix("tracing data");
 }
 
 const struct tf_event *tf_event_by_id(const struct tf_data *d, uint32_t id)
