@@ -143,23 +143,37 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 	return 0;
 }
 
+/* The input file, or NULL with scx_fail() set. Opening a FIFO waits for a
+ * writer; a signal then ends the wait: "interrupted", as everywhere else. */
+static FILE *open_input(const char *path)
+{
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!in && errno == EINTR)
+		scx_fail("interrupted");
+	else if (!in)
+		scx_fail_errno("%s", path);
+	return in;
+}
+
+/* Print the failure of cmd; its exit code (130 after SIGINT/SIGTERM). */
+static int failed(const char *cmd)
+{
+	fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
+	return scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+}
+
 static int run(const struct extract_mem_opts *o)
 {
-	FILE *in = strcmp(o->path, "-") ? fopen(o->path, "r") : stdin;
+	FILE *in = open_input(o->path);
 	int rc;
 
-	if (!in) {
-		fprintf(stderr, "scxprof extract: %s: %s\n", o->path, strerror(errno));
-		return EXIT_ERROR;
-	}
+	if (!in)
+		return failed("extract");
 	rc = extract_mem_run(o, in, stdout, stderr);
 	if (in != stdin)
 		fclose(in);
-	if (rc < 0) {
-		fprintf(stderr, "scxprof extract: %s\n", scx_errmsg());
-		return scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return rc < 0 ? failed("extract") : EXIT_OK;
 }
 
 static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
@@ -189,15 +203,6 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	return run(&o);
-}
-
-static FILE *open_input(const char *cmd, const char *path)
-{
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
-
-	if (!in)
-		fprintf(stderr, "scxprof %s: %s: %s\n", cmd, path, strerror(errno));
-	return in;
 }
 
 /* common tail of option parsing: no stray arguments, -f given; 1 help, 0 ok, -1 usage error */
@@ -245,16 +250,12 @@ static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage 
 		opts_print_usage(u);
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (!(in = open_input(u->name, file)))
-		return EXIT_ERROR;
+	if (!(in = open_input(file)))
+		return failed(u->name);
 	rc = sched_util_run(&o, in, stdout, stderr);
 	if (in != stdin)
 		fclose(in);
-	if (rc < 0) {
-		fprintf(stderr, "scxprof %s: %s\n", u->name, scx_errmsg());
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return rc < 0 ? failed(u->name) : EXIT_OK;
 }
 
 static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage *u)
@@ -293,16 +294,12 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 		opts_print_usage(u);
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (!(in = open_input(u->name, file)))
-		return EXIT_ERROR;
+	if (!(in = open_input(file)))
+		return failed(u->name);
 	rc = sched_stats_run(&o, in, stdout, stderr);
 	if (in != stdin)
 		fclose(in);
-	if (rc < 0) {
-		fprintf(stderr, "scxprof %s: %s\n", u->name, scx_errmsg());
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return rc < 0 ? failed(u->name) : EXIT_OK;
 }
 
 int cmd_extract(int argc, char **argv)

@@ -13,6 +13,7 @@
 
 #include "extract/mem_groups.h"
 #include "lib/error.h"
+#include "lib/linereader.h"
 
 int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 {
@@ -635,32 +636,29 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 
 int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *stop)
 {
-	char *line = NULL, err[256];
-	size_t cap = 0, lineno = 0;
-	ssize_t n;
-	int rc = 0;
+	struct line_reader lr;
+	char *line, err[256];
+	size_t n;
+	int rc;
 
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	line_reader_init(&lr, f, path);
+	lr.stop = stop;
+	while ((rc = line_reader_next(&lr, &line, &n)) > 0) {
 		struct mem_sample s;
 
-		lineno++;
-		if (n > 0 && line[n - 1] == '\n')
-			n--;
-		if (jsonl_scan_mem(line, (size_t)n, &s, err, sizeof(err)) < 0) {
-			rc = scx_fail("%s:%zu: %s", path, lineno, err);
+		if (jsonl_scan_mem(line, n, &s, err, sizeof(err)) < 0) {
+			rc = scx_fail("%s:%llu: %s", path, (unsigned long long)lr.lineno, err);
 			break;
 		}
 		if (mem_agg_add(a, &s) < 0) {
 			rc = -1;
 			break;
 		}
-		if (stop && *stop && (lineno & 0xfff) == 0) {
+		if (stop && *stop && (lr.lineno & 0xfff) == 0) {
 			rc = scx_fail("interrupted");
 			break;
 		}
 	}
-	if (!rc && ferror(f))
-		rc = scx_fail_errno("%s: read failed", path);
-	free(line);
-	return rc;
+	line_reader_free(&lr);
+	return rc < 0 ? -1 : 0;
 }

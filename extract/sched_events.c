@@ -12,13 +12,11 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/linereader.h"
 
 struct sched_reader {
-	FILE *in;
 	const char *path;
-	char *line;
-	size_t cap;
-	unsigned long lineno;
+	struct line_reader lr;
 	json_tokener *tok;
 	json_object *cur;
 };
@@ -32,7 +30,7 @@ struct sched_reader *sched_reader_open(FILE *in, const char *path)
 		scx_fail("out of memory");
 		return NULL;
 	}
-	r->in = in;
+	line_reader_init(&r->lr, in, path);
 	r->path = path;
 	return r;
 }
@@ -44,13 +42,13 @@ void sched_reader_close(struct sched_reader *r)
 	if (r->cur)
 		json_object_put(r->cur);
 	json_tokener_free(r->tok);
-	free(r->line);
+	line_reader_free(&r->lr);
 	free(r);
 }
 
 unsigned long sched_reader_line(const struct sched_reader *r)
 {
-	return r->lineno;
+	return (unsigned long)r->lr.lineno;
 }
 
 int sched_seconds_to_ns(const char *s, uint64_t *ns)
@@ -100,7 +98,7 @@ int sched_seconds_to_ns(const char *s, uint64_t *ns)
 
 static int bad(struct sched_reader *r, const char *what, const char *key)
 {
-	return scx_fail("%s:%lu: %s%s%s%s", r->path, r->lineno, key ? "\"" : "", key ? key : "",
+	return scx_fail("%s:%llu: %s%s%s%s", r->path, (unsigned long long)r->lr.lineno, key ? "\"" : "", key ? key : "",
 			key ? "\": " : "", what);
 }
 
@@ -251,20 +249,15 @@ static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 int sched_reader_next(struct sched_reader *r, struct sched_event *ev)
 {
 	for (;;) {
-		ssize_t n = getline(&r->line, &r->cap, r->in);
+		char *line;
 		size_t len, i;
+		int rc = line_reader_next(&r->lr, &line, &len);
 
-		if (n < 0) {
-			if (ferror(r->in))
-				return scx_fail_errno("%s: read error", r->path);
-			return 0;
-		}
-		r->lineno++;
-		len = (size_t)n;
-		while (len && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r' || r->line[len - 1] == ' ' ||
-			       r->line[len - 1] == '\t'))
+		if (rc <= 0)
+			return rc;
+		while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 			len--;
-		for (i = 0; i < len && (r->line[i] == ' ' || r->line[i] == '\t'); i++)
+		for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
 			;
 		if (i == len)
 			continue;
@@ -273,14 +266,14 @@ int sched_reader_next(struct sched_reader *r, struct sched_event *ev)
 			r->cur = NULL;
 		}
 		json_tokener_reset(r->tok);
-		r->cur = json_tokener_parse_ex(r->tok, r->line, (int)len);
+		r->cur = json_tokener_parse_ex(r->tok, line, (int)len);
 		enum json_tokener_error e = json_tokener_get_error(r->tok);
 
 		if (!r->cur || e != json_tokener_success || json_tokener_get_parse_end(r->tok) < len) {
 			const char *why = e == json_tokener_success ? "trailing characters after the JSON object"
 								    : e == json_tokener_continue ? "truncated JSON"
 								    : json_tokener_error_desc(e);
-			return scx_fail("%s:%lu: invalid JSON: %s", r->path, r->lineno, why);
+			return scx_fail("%s:%llu: invalid JSON: %s", r->path, (unsigned long long)r->lr.lineno, why);
 		}
 		return fill(r, r->cur, ev) < 0 ? -1 : 1;
 	}

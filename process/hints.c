@@ -24,6 +24,7 @@
 #include "process/hints.h"
 
 #include "lib/error.h"
+#include "lib/linereader.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -411,33 +412,25 @@ static int copy_line(FILE *copy, const char *line, size_t len, const char *path)
 
 static int load_lines(struct loader *ld, FILE *f, const char *path, FILE *copy)
 {
-	char *line = NULL, where[4096];
-	size_t cap = 0, lineno = 0;
-	ssize_t n;
-	int rc = 0;
+	struct line_reader lr;
+	char *line, where[4096];
+	size_t n;
+	int rc;
 
-	errno = 0;
-	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
+	line_reader_init(&lr, f, path);
+	while ((rc = line_reader_next(&lr, &line, &n)) > 0) {
 		struct raw_update u;
 
-		lineno++;
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (copy && copy_line(copy, line, (size_t)n, path)) {
-			rc = -1;
+		if (copy && copy_line(copy, line, n, path))
 			break;
-		}
-		if (line_is_blank(line, (size_t)n))
+		if (line_is_blank(line, n))
 			continue;
-		snprintf(where, sizeof(where), "%s:%zu", path, lineno);
-		rc = parse_line(line, (size_t)n, &u, where);
-		if (!rc)
-			rc = loader_push(ld, &u);
+		snprintf(where, sizeof(where), "%s:%llu", path, (unsigned long long)lr.lineno);
+		if (parse_line(line, n, &u, where) < 0 || loader_push(ld, &u) < 0)
+			break;
 	}
-	if (!rc && ferror(f))
-		rc = scx_fail_errno("%s: read error", path);
-	free(line);
-	return rc;
+	line_reader_free(&lr);
+	return rc == 0 ? 0 : -1;
 }
 
 int hints_load(struct hints_index **out, const char *path, FILE *copy)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/linereader.h"
 #include "process/emit.h"
 #include "process/script_text.h"
 
@@ -57,11 +58,10 @@ int process_script_text(struct emitter *e)
 	const char *path = e->opts->in->mem_path;
 	struct script_mem_sample *smp = malloc(sizeof(*smp));
 	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	uint64_t lineno = 0;
-	int rc = 0;
+	struct line_reader lr;
+	char *line;
+	size_t n;
+	int rc;
 
 	if (!f || !smp) {
 		free(smp);
@@ -69,30 +69,27 @@ int process_script_text(struct emitter *e)
 			fclose(f);
 		return scx_fail_errno("%s: cannot open", path);
 	}
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		if (n && line[n - 1] == '\n')
-			n--;
-		if (blank(line, (size_t)n))
+	line_reader_init(&lr, f, path);
+	lr.stop = e->opts->stop;
+	while ((rc = line_reader_next(&lr, &line, &n)) > 0) {
+		if (blank(line, n))
 			continue;
-		if ((lineno & 0xfff) == 0 && e->opts->stop && *e->opts->stop) {
+		if ((lr.lineno & 0xfff) == 0 && e->opts->stop && *e->opts->stop) {
 			rc = scx_fail("interrupted");
 			break;
 		}
-		if (one_line(e, line, (size_t)n, smp) < 0) {
+		if (one_line(e, line, n, smp) < 0) {
 			rc = -1;
 			break;
 		}
 	}
-	if (!rc && ferror(f))
-		rc = scx_fail_errno("%s: read failed", path);
+	line_reader_free(&lr);
 	if (!rc)
 		rc = emitter_flush(e);
 	if (!rc && e->res->has_hints)
 		process_warn(e->res, "%s is perf script text (perf's clock, not CLOCK_MONOTONIC): "
 			     "hint times may be skewed", path);
-	free(line);
 	free(smp);
 	fclose(f);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/linereader.h"
 #include "process/sched_sink.h"
 
 static bool digits(const char *s, const char *end, const char **after, uint64_t *v)
@@ -139,23 +140,22 @@ static const struct sched_decoded *decode(const struct sched_script_line *l, str
 int sched_read_script(struct sched_sink *s, const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	uint64_t lineno = 0;
-	int rc = 0;
+	struct line_reader lr;
+	char *line;
+	size_t len;
+	int rc;
 
 	if (!f)
 		return scx_fail_errno("%s", path);
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	line_reader_init(&lr, f, path);
+	while ((rc = line_reader_next(&lr, &line, &len)) > 0) {
 		struct sched_script_line l;
 		struct sched_vals v;
 		struct sched_decoded d;
 		const char *p;
 		char why[512];
 
-		lineno++;
-		if ((lineno & 0xfff) == 0 && (rc = sched_sink_check_stop(s)) < 0)
+		if ((lr.lineno & 0xfff) == 0 && (rc = sched_sink_check_stop(s)) < 0)
 			break;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			len--;
@@ -165,7 +165,7 @@ int sched_read_script(struct sched_sink *s, const char *path)
 			continue;
 		s->res->total++;
 		if (sched_script_parse_line(line, (size_t)len, &l) < 0) {
-			snprintf(why, sizeof(why), "%s:%llu: %s: %.*s", path, (unsigned long long)lineno, scx_errmsg(),
+			snprintf(why, sizeof(why), "%s:%llu: %s: %.*s", path, (unsigned long long)lr.lineno, scx_errmsg(),
 				 (int)(len > 200 ? 200 : len), line);
 			sched_sink_unparseable(s, why);
 			continue;
@@ -174,9 +174,7 @@ int sched_read_script(struct sched_sink *s, const char *path)
 					  l.trace_len, s->trace ? decode(&l, &v, &d) : NULL)) < 0)
 			break;
 	}
-	if (rc == 0 && ferror(f))
-		rc = scx_fail_errno("%s: read error", path);
-	free(line);
+	line_reader_free(&lr);
 	fclose(f);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
