@@ -84,10 +84,14 @@ asan:
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
-build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS)
-	@mkdir -p build-fuzz
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
-	    -o $@ $< $(LIB_SRCS) $(LDLIBS)
+# the library is compiled once for all targets (instrumented, not linked with libFuzzer's main)
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) -I$(BUILD)/bpf -fsanitize=address,undefined
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_util.h $(FUZZ_OBJS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 fuzz: check-deps $(FUZZ_BINS)
 	@bash fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
@@ -130,12 +134,11 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 $(BUILD)/obj/record/hints_tracer.o: $(BUILD)/bpf/hints.skel.h
 $(BUILD)/obj/record/sched_stream.o: $(BUILD)/bpf/sched.skel.h
 # the fuzzers compile every library source, record/ included
-$(FUZZ_BINS): $(BPF_SKELS)
-$(FUZZ_BINS): PKG_CFLAGS += -I$(BUILD)/bpf
+$(FUZZ_OBJS): $(BPF_SKELS)
 
 # test driver of the hints tracer: links the library (the generic workloads rule does not)
 $(BUILD)/workloads/hints-trace: tests/workloads/hints-trace.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LIB) $(LDLIBS)
 
--include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

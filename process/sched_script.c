@@ -84,6 +84,8 @@ int sched_script_parse_line(const char *line, size_t len, struct sched_script_li
 	s = spaces(line, end);
 	if (s == end)
 		return scx_fail("empty line");
+	if (memchr(line, '\0', len)) /* perf prints none; a comm or event cut at it would be wrong */
+		return scx_fail("NUL byte in the line");
 	/* leftmost "PID/TID ..." head preceded by a space, after a non-empty comm */
 	for (c = s + 1; c < end; c++) {
 		if (c[-1] == ' ' && *c >= '0' && *c <= '9' && (c == line || c[-1] == ' ') &&

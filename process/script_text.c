@@ -387,6 +387,8 @@ int script_parse_mem_line(const char *line, size_t len, struct script_mem_sample
 	size_t k, i;
 
 	memset(out, 0, sizeof(*out));
+	if (memchr(line, '\0', len)) /* perf prints none; a comm or symbol cut at it would be wrong */
+		return scx_fail("NUL byte in the line");
 	if (tokenize(&c, line, len))
 		return -1;
 	if (c.n == 0)
