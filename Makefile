@@ -85,7 +85,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
 # the library is compiled once for all targets (instrumented, not linked with libFuzzer's main)
-FUZZ_CFLAGS = -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) -I$(BUILD)/bpf -fsanitize=address,undefined
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) -I$(BUILD)/bpf -fsanitize=address,undefined \
+	      -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -11,29 +11,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/error.h"
+
+/* A CPU number: digits only (strtoul would take a sign, spaces and
+ * numbers that wrap the count), at most CPULIST_MAX_CPU. */
+static const char *cpu_number(const char *s, unsigned long *v)
+{
+	unsigned long x = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned long)(*p - '0');
+		if (x > CPULIST_MAX_CPU)
+			return NULL;
+	}
+	*v = x;
+	return p == s ? NULL : p;
+}
 
 long cpulist_count(const char *s)
 {
 	long n = 0;
 
 	while (*s && *s != '\n') {
-		char *end;
-		unsigned long a = strtoul(s, &end, 10), b = a;
+		unsigned long a, b;
 
-		if (end == s)
+		if (!(s = cpu_number(s, &a)))
 			return -1;
-		s = end;
+		b = a;
 		if (*s == '-') {
-			b = strtoul(++s, &end, 10);
-			if (end == s || b < a)
+			if (!(s = cpu_number(s + 1, &b)) || b < a)
 				return -1;
-			s = end;
 		}
 		n += (long)(b - a + 1);
-		if (*s == ',')
+		if (*s == ',' && s[1] && s[1] != '\n')
 			s++;
 		else if (*s && *s != '\n')
 			return -1;
@@ -51,13 +65,21 @@ static long llc_cpus_of(struct json_object *cpu)
 	return cpulist_count(json_object_get_string(v));
 }
 
+#define TOPOLOGY_MAX_BYTES (16u << 20)
+
 int topology_from_json(const char *path, struct cpu_topology *t)
 {
-	struct json_object *root = json_object_from_file(path), *cpus;
+	struct json_object *root, *cpus;
+	struct stat st;
 	size_t i, n;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
+	if (stat(path, &st) < 0)
+		return scx_fail_errno("%s", path);
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > TOPOLOGY_MAX_BYTES) /* not /dev/zero, a FIFO... */
+		return scx_fail("%s: not a regular file of at most %u MB", path, TOPOLOGY_MAX_BYTES >> 20);
+	root = json_object_from_file(path);
 	if (!root)
 		return scx_fail("%s: cannot read or parse: %s", path, json_util_get_last_err());
 	if (!json_object_object_get_ex(root, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array) ||

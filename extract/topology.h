@@ -19,7 +19,11 @@ struct cpu_topology {
 	char source[64]; /* "topology.json" or "host" */
 };
 
-/* Number of CPUs in a cpulist ("0-3,8,10-11" -> 7); -1 when malformed. */
+/* Largest CPU number a cpulist may name (the kernel's NR_CPUS is at most 8192). */
+#define CPULIST_MAX_CPU 65535ul
+
+/* Number of CPUs in a cpulist ("0-3,8,10-11" -> 7); -1 when malformed or
+ * naming a CPU above CPULIST_MAX_CPU. */
 long cpulist_count(const char *s);
 
 /* Read topology.json at path. -1 (scx_fail naming path) on error. */

@@ -4,7 +4,9 @@
 # usage: fuzz/run.sh SECONDS BIN...
 #
 # For each binary build-fuzz/fuzz_NAME the corpus is fuzz/corpus-NAME/
-# (gitignored), seeded from tests/fixtures/*.data (files under 1 MiB) and from
+# (gitignored), seeded from the committed seeds in fuzz/corpus/NAME/ (small
+# files; regress-* are inputs that once broke an invariant), from
+# tests/fixtures/*.data (files under 1 MiB, for the binary readers) and from
 # the files the target itself writes when SCX_FUZZ_SEED_DIR is set. Crash
 # artifacts go to build-fuzz/artifacts-NAME/. Prints one line per target:
 #   fuzz NAME: N execs, C crashes
@@ -22,8 +24,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 
 seed_corpus() {
-	local corpus=$1 f
+	local corpus=$1 name=$2 f
 	mkdir -p "$corpus"
+	for f in "$root/fuzz/corpus/$name"/*; do
+		[ -f "$f" ] && cp -n "$f" "$corpus/seed-$(basename "$f")"
+	done
+	case $name in mem_script | sched_script | jsonl_scan | hints | sched_tracefmt | metadata | topology) return ;; esac
 	for f in "$root"/tests/fixtures/*.data; do
 		[ -f "$f" ] || continue
 		[ "$(stat -c %s "$f")" -lt 1048576 ] || continue
@@ -100,7 +106,7 @@ for bin in "$@"; do
 	artifacts="$root/build-fuzz/artifacts-$name"
 	log="$root/build-fuzz/fuzz-$name.log"
 	mkdir -p "$artifacts" "$(dirname "$log")"
-	seed_corpus "$corpus"
+	seed_corpus "$corpus" "$name"
 	before=$(find "$artifacts" -type f | wc -l)
 
 	SCX_FUZZ_SEED_DIR="$corpus" "$bin" -max_total_time="$seconds" -print_final_stats=1 \

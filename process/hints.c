@@ -374,7 +374,8 @@ static int loader_finish(struct loader *ld)
 {
 	struct hints_index *h = ld->h;
 
-	qsort(ld->raw, ld->nr, sizeof(*ld->raw), cmp_raw);
+	if (ld->nr) /* raw is NULL then: qsort's pointer must not be */
+		qsort(ld->raw, ld->nr, sizeof(*ld->raw), cmp_raw);
 	h->updates = malloc((ld->nr ? ld->nr : 1) * sizeof(*h->updates));
 	if (!h->updates)
 		return scx_fail("out of memory");

@@ -4,12 +4,16 @@
  * behaviour asserted. The full crashing inputs are in fuzz/corpus/<target>/
  * (named regress-*), so the fuzzers start from them too.
  */
+#include "extract/topology.h"
 #include "lib/error.h"
+#include "process/hints.h"
 #include "process/sched_script.h"
 #include "process/script_text.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* fuzz_sched_script: a NUL inside the event name passed the "SYSTEM:" check
  * (memchr over the bytes) but the name stored was cut at the NUL ("sch"). */
@@ -30,4 +34,46 @@ Test(fuzz_regressions, mem_script_nul_in_comm)
 
 	cr_assert_eq(script_parse_mem_line(line, sizeof(line) - 1, &s), -1, "accepted, comm \"%s\"", s.comm);
 	cr_assert_str_eq(scx_errmsg(), "NUL byte in the line");
+}
+
+/* fuzz_hints: a hints.jsonl without a line sorted a NULL array (qsort's
+ * pointer must not be NULL, even for 0 elements: UBSan under make asan). */
+Test(fuzz_regressions, hints_without_lines)
+{
+	char path[] = "/tmp/scxprof-fz.XXXXXX";
+	static const char *const inputs[] = {"", "\n", "  \t\n\n"};
+	struct hints_index *h;
+	struct hints_stats st;
+	size_t i;
+
+	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, inputs[i], strlen(inputs[i])), (ssize_t)strlen(inputs[i]));
+		close(fd);
+		cr_assert_eq(hints_load(&h, path, NULL), 0, "%s", scx_errmsg());
+		hints_get_stats(h, &st);
+		cr_assert_eq(st.updates, 0);
+		cr_assert_eq(hints_lookup(h, 1, 5), 0);
+		hints_free(h);
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+
+/* fuzz_topology: strtoul took "-1", " 1" and numbers whose range wrapped the
+ * count ("0-18446744073709551615" counted 0 CPUs); a trailing comma counted
+ * an entry of no CPU. */
+Test(fuzz_regressions, cpulist_numbers_are_bounded)
+{
+	cr_assert_eq(cpulist_count("0-18446744073709551615"), -1);
+	cr_assert_eq(cpulist_count("0-9223372036854775807"), -1);
+	cr_assert_eq(cpulist_count("-1"), -1);
+	cr_assert_eq(cpulist_count(" 1"), -1);
+	cr_assert_eq(cpulist_count("0,"), -1);
+	cr_assert_eq(cpulist_count("0-65536"), -1);
+	cr_assert_eq(cpulist_count("0-65535"), 65536);
+	cr_assert_eq(cpulist_count("0-3,8,10-11\n"), 7);
+	cr_assert_eq(cpulist_count(""), 0);
 }

@@ -1,0 +1,87 @@
+/*
+ * fuzz_topology.c - libFuzzer target for extract's topology.json reader and
+ * its cpulist parser (extract/topology.c). With the first byte odd, the
+ * rest is one cpulist string; else it is a topology.json file.
+ *
+ * Invariants, besides no crash (UBSan: no overflow while counting):
+ *  - cpulist_count(): -1, or at least one CPU per comma-separated entry;
+ *  - topology_from_json(): success means online_cpus = entries of "cpus"
+ *    (at least 1), largest_llc_cpus >= 1 and the source "topology.json";
+ *    a failure names the file.
+ * Seeds: fuzz/corpus/topology/.
+ */
+#include "extract/topology.h"
+#include "fuzz/fuzz_util.h"
+#include "lib/error.h"
+
+#include <json-c/json.h>
+
+static struct fuzz_file in_file;
+
+/* Entries of a cpulist as the parser sees it: up to the first '\n' or NUL. */
+static long entries(const char *s)
+{
+	long n = 1;
+
+	for (; *s && *s != '\n'; s++)
+		n += *s == ',';
+	return n;
+}
+
+static void check_cpulist(const char *s)
+{
+	long n = cpulist_count(s);
+
+	FUZZ_CHECK(n >= -1, "count %ld", n);
+	if (n >= 0 && *s && *s != '\n')
+		FUZZ_CHECK(n >= entries(s), "\"%s\": %ld CPUs in %ld entries", s, n, entries(s));
+}
+
+static void check_json(const uint8_t *data, size_t size)
+{
+	struct cpu_topology t;
+	struct json_object *root, *cpus;
+
+	fuzz_file_set(&in_file, data, size);
+	scx_clear_error();
+	if (topology_from_json(in_file.path, &t) < 0) {
+		FUZZ_CHECK(!strncmp(scx_errmsg(), in_file.path, strlen(in_file.path)), "message \"%s\"", scx_errmsg());
+		return;
+	}
+	root = json_tokener_parse((const char *)data); /* data ends with a NUL (below) */
+	FUZZ_CHECK(root && json_object_object_get_ex(root, "cpus", &cpus) &&
+			   json_object_is_type(cpus, json_type_array),
+		   "accepted without a \"cpus\" array");
+	FUZZ_CHECK(t.online_cpus >= 1 && t.online_cpus == json_object_array_length(cpus),
+		   "online_cpus %u, %zu entries", t.online_cpus, json_object_array_length(cpus));
+	FUZZ_CHECK(t.largest_llc_cpus >= 1, "largest_llc_cpus 0");
+	FUZZ_CHECK(!strcmp(t.source, "topology.json"), "source \"%s\"", t.source);
+	json_object_put(root);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s;
+
+	if (size < 1)
+		return 0;
+	s = malloc(size); /* the rest, NUL-terminated */
+	if (!s)
+		abort();
+	memcpy(s, data + 1, size - 1);
+	s[size - 1] = '\0';
+	if (data[0] & 1)
+		check_cpulist(s);
+	else
+		check_json((const uint8_t *)s, strlen(s));
+	free(s);
+	return 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_file_init(&in_file, "topology.json");
+	return 0;
+}
