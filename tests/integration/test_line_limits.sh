@@ -51,6 +51,15 @@ expect_bound "extract sched util -f /dev/zero: bounded, clear error" \
 expect_bound "extract mem: a long 4th line is named" \
 	"scxprof extract: $WORK/long.jsonl:4: $BOUND" "" "$SCXPROF" extract mem -f "$WORK/long.jsonl"
 
+# topology.json next to the input: read whole (json-c), so size-capped and
+# regular files only
+mkdir -p "$WORK/topo"
+head -n 3 "$TOP/tests/fixtures/extract/groups.jsonl" >"$WORK/topo/perf.jsonl"
+ln -s /dev/zero "$WORK/topo/topology.json"
+expect_bound "extract mem: topology.json -> /dev/zero is refused" \
+	"scxprof extract: $WORK/topo/topology.json: not a regular file of at most 16 MB" "" \
+	"$SCXPROF" extract mem -f "$WORK/topo/perf.jsonl"
+
 # process: each text input of a profile directory as an endless line
 for name in perf.mem.script perf.sched.script hints.jsonl; do
 	d="$WORK/p-$name"

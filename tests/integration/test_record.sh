@@ -150,7 +150,12 @@ check "command that cannot run: error, exit 1" bash -c "test $rc -eq 1 && grep -
 for sig in INT TERM; do
 	"$SCXPROF" record -t 30 -o "int-$sig" >/dev/null 2>"int-$sig.err" &
 	pid=$!
-	sleep 1.5
+	# recording: the drain loop waits in poll() (setup never does)
+	for i in $(seq 600); do
+		case $(cat /proc/$pid/wchan 2>/dev/null) in *poll*) break ;; esac
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.05
+	done
 	kill -s "$sig" $pid
 	wait $pid
 	rc=$?

@@ -78,13 +78,13 @@ record() {
 	pass "$name: tracer started ($(sed -n 's/^ready //p' "$WORK/$name.err"))"
 	"$SETTER" "$map" 4 5 60 >"$WORK/$name.set" 2>"$WORK/$name.set.err" ||
 		fail "$name: hint-setter ran" "$(cat "$WORK/$name.set.err")"
-	sleep 0.1
-	local t0=$(date +%s%N)
 	kill -INT $pid
 	wait $pid
-	local rc=$? t1=$(date +%s%N)
+	local rc=$?
 	[ $rc -eq 0 ] && pass "$name: tracer exits 0 on SIGINT" || fail "$name: tracer exit" "rc=$rc: $(cat "$WORK/$name.err")"
-	[ $(((t1 - t0) / 1000000)) -lt 2000 ] && pass "$name: stops within 2 s" || fail "$name: stop time" "$(((t1 - t0) / 1000000)) ms"
+	# the signal ended it, not its 60 s deadline (what it says, not how long it took)
+	grep -qx "stopped by signal" "$WORK/$name.err" && pass "$name: stopped by the signal" ||
+		fail "$name: stop" "$(grep '^stopped by' "$WORK/$name.err")"
 	return 0
 }
 

@@ -130,11 +130,13 @@ fi
 
 # the drain loop yields to the workload: nice 19 with only BPF rings to drain
 # (the command keeps its own priority), its own priority with the memory
-# stream on (physical addresses need prompt drains)
+# stream on (physical addresses need prompt drains). The command reads the
+# nice values once the recorder waits in its drain loop's poll() (its wchan).
 nice_of() { # DIR ARGS...: record with ARGS; print "<recorder nice> <command nice> <drain_nice>"
 	local d=$1; shift
 	"$SCXPROF" record -o "$d" --disable-archive -t 10 "$@" -- \
-		sh -c 'sleep 0.5; echo "$(ps -o ni= -p $PPID) $(ps -o ni= -p $$)" >"$0.nice"' "$d" >/dev/null 2>"$d.err" &&
+		sh -c 'for i in $(seq 600); do case $(cat /proc/$PPID/wchan) in *poll*) break;; esac; sleep 0.05; done
+			echo "$(ps -o ni= -p $PPID) $(ps -o ni= -p $$)" >"$0.nice"' "$d" >/dev/null 2>"$d.err" &&
 		python3 -c 'import json,sys; print(open(sys.argv[1]+".nice").read().split(), json.load(open(sys.argv[1]+"/metadata.json"))["drain_nice"])' "$d"
 }
 got=$(nice_of "$WORK/n1" --disable-mem-trace)

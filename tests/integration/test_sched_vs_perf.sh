@@ -28,17 +28,33 @@ if ! command -v perf >/dev/null || ! perf record -q -a -e sched:sched_switch -o 
 	exit 0
 fi
 
+# perf starts with its events disabled and enables them when told on its
+# control FIFO; its "ack" says they are on (no guess at how long it takes
+# to start). Before it is stopped, "disable" + ack: every event of our
+# recording is then in its buffers.
+mkfifo "$WORK/ctl" "$WORK/ack"
+exec {ctl}<>"$WORK/ctl" {ack}<>"$WORK/ack"
+# perf_ctl CMD: send CMD, wait for perf's ack (60 s only guards against a hang)
+perf_ctl() {
+	local reply=
+	echo "$1" >&$ctl
+	read -r -t 60 -u $ack reply && [ "$reply" = ack ]
+}
 perf record -q -a -k CLOCK_MONOTONIC -m 16M -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup \
-	-o "$WORK/perf.data" -- sleep 60 >"$WORK/perf.out" 2>&1 &
+	-D -1 --control "fifo:$WORK/ctl,$WORK/ack" -o "$WORK/perf.data" -- sleep 60 >"$WORK/perf.out" 2>&1 &
 perf_pid=$!
-sleep 1.5
+if ! perf_ctl enable; then
+	kill -INT "$perf_pid"; wait "$perf_pid"
+	fail sched-vs-perf-perf-record "perf did not enable its events: $(tail -n 3 "$WORK/perf.out" | tr '\n' ' ')"
+	exit 0
+fi
 if ! "$SCXPROF" record -o "$WORK/p" --disable-archive --disable-mem-trace -t 60 -- \
 	perf bench sched pipe -l 20000 >"$WORK/rec.out" 2>"$WORK/rec.err"; then
 	kill -INT "$perf_pid"; wait "$perf_pid"
 	fail sched-vs-perf-record "$(tail -n 3 "$WORK/rec.err" | tr '\n' ' ')"
 	exit 0
 fi
-sleep 0.5
+perf_ctl disable || fail sched-vs-perf-perf-record "perf did not acknowledge 'disable'"
 # perf record's own child is `sleep 60`: interrupting perf ends the recording
 kill -INT "$perf_pid"
 wait "$perf_pid"

@@ -33,7 +33,8 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Wait up to ms for this thread's nice to become want; whether it did. */
+/* Wait for this thread's nice to become want; whether it did. ms only
+ * guards against a hang: a slow machine must not fail the test. */
 static bool wait_nice(int want, long ms)
 {
 	for (long t = 0; t < ms; t += 5) {
@@ -78,7 +79,7 @@ Test(yield_prio, watchdog_raises_on_fill_and_beat_lowers_after_hold)
 
 	/* at the limit: raised without any beat of ours */
 	fill = 1000;
-	cr_assert(wait_nice(base, 3 * YIELD_WATCHDOG_MS), "not raised: nice %d", my_nice());
+	cr_assert(wait_nice(base, 30000), "not raised: nice %d", my_nice());
 	cr_assert_eq(atomic_load(&y.boosts), 1, "boosts %llu", (unsigned long long)atomic_load(&y.boosts));
 
 	/* drained; a beat within the hold keeps it raised, one after lowers */

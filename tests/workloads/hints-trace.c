@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned sec
 	sigset_t mask;
 	uint64_t end = now_ms() + seconds * 1000ull;
 	int sfd, rc = 0;
+	bool signalled = false;
 
 	o->out = fopen(out_path, "w");
 	if (!o->out) {
@@ -133,14 +135,17 @@ static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned sec
 			rc = 1;
 			break;
 		}
-		if (pfd[0].revents & POLLIN)
+		if (pfd[0].revents & POLLIN) {
+			signalled = true;
 			break;
+		}
 		if (hints_tracer_poll(t)) {
 			fprintf(stderr, "hints-trace: %s\n", scx_errmsg());
 			rc = 1;
 			break;
 		}
 	}
+	fprintf(stderr, "stopped by %s\n", signalled ? "signal" : "deadline");
 	if (hints_tracer_stop(t, &st)) {
 		fprintf(stderr, "hints-trace: %s\n", scx_errmsg());
 		rc = 1;
