@@ -5,7 +5,7 @@
  * Invariants, besides no crash:
  *  - success exactly when the file is a JSON object whose "sched" object
  *    has "drops" as a non-negative integer (json-c's reading of the same
- *    bytes), with that value; skipped_nested the same or 0;
+ *    bytes) and "skipped_nested" absent (0) or one too, with those values;
  *  - a failure names the file.
  * Seeds: fuzz/corpus/metadata/.
  */
@@ -48,15 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sched = NULL;
 	if (sched && !json_object_is_type(sched, json_type_object))
 		sched = NULL;
-	valid = root && json_tokener_get_error(tok) == json_tokener_success && count_of(sched, "drops", &drops);
+	valid = root && json_tokener_get_error(tok) == json_tokener_success && count_of(sched, "drops", &drops) &&
+		(!json_object_object_get_ex(sched, "skipped_nested", NULL) || count_of(sched, "skipped_nested", &skipped));
 	if (rc == 0) {
-		FUZZ_CHECK(valid, "accepted a file without a valid sched.drops");
+		FUZZ_CHECK(valid, "accepted a file without valid counts");
 		FUZZ_CHECK(l.sched_drops == drops, "drops %" PRIu64 ", json-c %" PRIu64, l.sched_drops, drops);
-		if (!count_of(sched, "skipped_nested", &skipped))
-			skipped = 0;
 		FUZZ_CHECK(l.sched_skipped == skipped, "skipped %" PRIu64 ", json-c %" PRIu64, l.sched_skipped,
 			   skipped);
 	} else {
+		FUZZ_CHECK(!valid, "refused valid counts: %s", scx_errmsg());
 		FUZZ_CHECK(!strncmp(scx_errmsg(), in_file.path, strlen(in_file.path)), "message \"%s\"", scx_errmsg());
 	}
 	json_object_put(root);
