@@ -176,7 +176,8 @@ int pd_feature(const struct pd_file *f, int feat, const void **data, uint64_t *s
 {
 	if (feat < 0 || feat >= PD_FEAT_MAX || !feature_bit_set(f, feat))
 		return -1;
-	*data = f->map + f->feat[feat].offset;
+	/* an empty section's offset is not checked (perf writes any): no pointer from it */
+	*data = f->feat[feat].size ? f->map + f->feat[feat].offset : f->map;
 	*size = f->feat[feat].size;
 	return 0;
 }

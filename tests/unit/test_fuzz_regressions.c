@@ -6,6 +6,7 @@
  */
 #include "extract/topology.h"
 #include "lib/error.h"
+#include "lib/perfdata.h"
 #include "process/hints.h"
 #include "process/sched_script.h"
 #include "process/script_text.h"
@@ -13,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* fuzz_sched_script: a NUL inside the event name passed the "SYSTEM:" check
@@ -76,4 +78,42 @@ Test(fuzz_regressions, cpulist_numbers_are_bounded)
 	cr_assert_eq(cpulist_count("0-65535"), 65536);
 	cr_assert_eq(cpulist_count("0-3,8,10-11\n"), 7);
 	cr_assert_eq(cpulist_count(""), 0);
+}
+
+/* fuzz_perfdata: a feature section of size 0 with an offset far past the
+ * file passed the checks (an empty section's offset is not checked), and
+ * pd_feature() then computed map + offset, a pointer overflow (UBSan). */
+Test(fuzz_regressions, perfdata_empty_feature_far_offset)
+{
+	char path[] = "/tmp/scxprof-fz.XXXXXX";
+	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr), .sample_type = PERF_SAMPLE_IP};
+	uint64_t id = 1, hdr[9], entry[2] = {0xfffffb0000000000ull, 0}, features[4];
+	uint32_t nrcpus[2] = {2, 2};
+	size_t index = 0;
+	const void *data;
+	uint64_t size = 1;
+	struct pd_writer w;
+	struct pd_file f;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	unlink(path);
+	cr_assert_eq(pd_writer_open(&w, path), 0, "%s", scx_errmsg());
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id, 1, "e"), 0);
+	cr_assert_eq(pd_writer_add_feature(&w, PD_FEAT_NRCPUS, nrcpus, sizeof(nrcpus)), 0);
+	cr_assert_eq(pd_writer_finish(&w), 0, "%s", scx_errmsg());
+	/* the header: ..., data section (offset, size) at 40, features bitmap at 72 */
+	fd = open(path, O_RDWR);
+	cr_assert_eq(pread(fd, hdr, sizeof(hdr), 0), (ssize_t)sizeof(hdr));
+	cr_assert_eq(pread(fd, features, sizeof(features), 72), (ssize_t)sizeof(features));
+	for (int bit = 0; bit < PD_FEAT_NRCPUS; bit++)
+		index += (features[bit / 64] >> (bit % 64)) & 1;
+	cr_assert_eq(pwrite(fd, entry, sizeof(entry), (off_t)(hdr[5] + hdr[6] + index * 16)), (ssize_t)sizeof(entry));
+	close(fd);
+	cr_assert_eq(pd_open(&f, path), 0, "%s", scx_errmsg());
+	cr_assert_eq(pd_feature(&f, PD_FEAT_NRCPUS, &data, &size), 0);
+	cr_assert_eq(size, 0);
+	pd_close(&f);
+	unlink(path);
 }
