@@ -17,7 +17,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"record", cmd_record, "sample memory accesses, scheduling and hints into a profile archive"},
-	{"process", cmd_process, "decode a profile (memory, scheduling, hints) into perf.jsonl and sched.jsonl"},
+	{"process", cmd_process, "decode a profile (memory, scheduling, hints) into perf.jsonl, sched.jsonl and a Perfetto trace"},
 	{"extract", cmd_extract, "cluster threads by shared memory into a cell config"},
 	{"report", cmd_report, "the same analysis as one self-contained HTML page (heatmap, evidence, CPU charts)"},
 };
