@@ -1,17 +1,26 @@
 /*
- * fuzz_metadata.c - libFuzzer target for process's metadata.json reader
- * (process/record_losses.c: the recording's loss counters).
+ * fuzz_metadata.c - libFuzzer target for process's metadata.json readers:
+ * the loss counters (process/record_losses.c), and on the same bytes the
+ * recorder's own pids (record_self.c), the snapshot's kernel build-id
+ * (record_kernel.c) and the host facts of the Perfetto trace
+ * (perfetto_host.c), all opened by metadata_json.c.
  *
  * Invariants, besides no crash:
  *  - success exactly when the file is a JSON object whose "sched" object
  *    has "drops" as a non-negative integer (json-c's reading of the same
  *    bytes) and "skipped_nested" absent (0) or one too, with those values;
- *  - a failure names the file.
+ *  - a failure names the file (every reader);
+ *  - record_self: at most RECORD_SELF_MAX_PIDS pids, each > 0, a
+ *    NUL-terminated comm; record_kernel: a size of 0..20 bytes;
+ *    perfetto_host: NUL-terminated strings.
  * Seeds: fuzz/corpus/metadata/.
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
+#include "process/perfetto_trace.h"
+#include "process/record_kernel.h"
 #include "process/record_losses.h"
+#include "process/record_self.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -28,6 +37,45 @@ static bool count_of(struct json_object *o, const char *key, uint64_t *v)
 		return false;
 	*v = json_object_get_uint64(m);
 	return true;
+}
+
+static void check_failure_names_file(const char *who)
+{
+	FUZZ_CHECK(!strncmp(scx_errmsg(), in_file.path, strlen(in_file.path)), "%s: message \"%s\"", who,
+		   scx_errmsg());
+}
+
+/* The other readers of metadata.json, on the same bytes. */
+static void check_other_readers(void)
+{
+	static struct record_self self;
+	struct pftrace_host host;
+	uint8_t bid[20];
+	size_t i;
+	int n;
+
+	scx_clear_error();
+	if (record_self_read(in_file.path, &self) < 0) {
+		check_failure_names_file("record_self");
+	} else {
+		FUZZ_CHECK(self.nr_pids <= RECORD_SELF_MAX_PIDS, "%zu pids", self.nr_pids);
+		for (i = 0; i < self.nr_pids; i++)
+			FUZZ_CHECK(self.pids[i] > 0, "pid %d", (int)self.pids[i]);
+		FUZZ_CHECK(memchr(self.comm, 0, sizeof(self.comm)) != NULL, "comm not terminated");
+	}
+	scx_clear_error();
+	n = record_kernel_build_id(in_file.path, bid);
+	if (n < 0)
+		check_failure_names_file("record_kernel");
+	else
+		FUZZ_CHECK(n <= 20, "build-id of %d bytes", n);
+	scx_clear_error();
+	if (pftrace_host_from_metadata(in_file.path, &host) < 0) {
+		check_failure_names_file("perfetto_host");
+	} else {
+		FUZZ_CHECK(memchr(host.release, 0, sizeof(host.release)) != NULL, "release not terminated");
+		FUZZ_CHECK(memchr(host.machine, 0, sizeof(host.machine)) != NULL, "machine not terminated");
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	json_object_put(root);
 	json_tokener_free(tok);
+	check_other_readers();
 	return 0;
 }
 

@@ -5,12 +5,11 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/error.h"
+#include "process/metadata_json.h"
 #include "process/perfetto_trace.h"
 
-#define METADATA_MAX_BYTES (16u << 20)
 
 static void get_str(struct json_object *root, const char *key, char *out, size_t size)
 {
@@ -23,16 +22,11 @@ static void get_str(struct json_object *root, const char *key, char *out, size_t
 int pftrace_host_from_metadata(const char *path, struct pftrace_host *host)
 {
 	struct json_object *root, *m;
-	struct stat st;
 
 	memset(host, 0, sizeof(*host));
-	if (stat(path, &st) < 0)
-		return scx_fail_errno("%s", path);
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > METADATA_MAX_BYTES)
-		return scx_fail("%s: not a regular file of at most %u MB", path, METADATA_MAX_BYTES >> 20);
-	root = json_object_from_file(path);
+	root = metadata_json_load(path);
 	if (!root)
-		return scx_fail("%s: not valid JSON", path);
+		return -1;
 	if (json_object_is_type(root, json_type_object)) {
 		get_str(root, "kernel", host->release, sizeof(host->release));
 		get_str(root, "arch", host->machine, sizeof(host->machine));

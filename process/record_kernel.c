@@ -4,14 +4,12 @@
  */
 #include "process/record_kernel.h"
 
-#include <errno.h>
 #include <json-c/json.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/error.h"
+#include "process/metadata_json.h"
 
-#define METADATA_MAX_BYTES (16u << 20)
 
 static int hex_digit(char c)
 {
@@ -25,18 +23,13 @@ static int hex_digit(char c)
 int record_kernel_build_id(const char *path, uint8_t bid[20])
 {
 	struct json_object *root, *v;
-	struct stat st;
 	const char *hex;
 	size_t len;
 	int rc = 0;
 
-	if (stat(path, &st) < 0)
-		return scx_fail("%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > METADATA_MAX_BYTES)
-		return scx_fail("%s: not a regular file of at most %u MB", path, METADATA_MAX_BYTES >> 20);
-	root = json_object_from_file(path);
+	root = metadata_json_load(path);
 	if (!root)
-		return scx_fail("%s: not valid JSON", path);
+		return -1;
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "kernel_build_id", &v)) {
 		json_object_put(root);

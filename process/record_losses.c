@@ -4,14 +4,12 @@
  */
 #include "process/record_losses.h"
 
-#include <errno.h>
 #include <json-c/json.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/error.h"
+#include "process/metadata_json.h"
 
-#define METADATA_MAX_BYTES (16u << 20)
 
 /* A count member of sched: 0 and *v; 1 when absent; -1 (scx_fail naming
  * path and key) when present but not a non-negative integer. */
@@ -35,17 +33,12 @@ static int get_count(const char *path, struct json_object *o, const char *key, u
 int record_losses_read(const char *path, struct record_losses *out)
 {
 	struct json_object *root, *sched;
-	struct stat st;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (stat(path, &st) < 0)
-		return scx_fail("%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > METADATA_MAX_BYTES)
-		return scx_fail("%s: not a regular file of at most %u MB", path, METADATA_MAX_BYTES >> 20);
-	root = json_object_from_file(path);
+	root = metadata_json_load(path);
 	if (!root)
-		return scx_fail("%s: not valid JSON", path);
+		return -1;
 	if (!json_object_object_get_ex(root, "sched", &sched) || !json_object_is_type(sched, json_type_object))
 		scx_fail("%s: no sched.drops count", path);
 	else if ((rc = get_count(path, sched, "drops", &out->sched_drops)) > 0)

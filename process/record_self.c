@@ -4,14 +4,12 @@
  */
 #include "process/record_self.h"
 
-#include <errno.h>
 #include <json-c/json.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/error.h"
+#include "process/metadata_json.h"
 
-#define METADATA_MAX_BYTES (16u << 20)
 
 /* A pid: an integer in [1, INT32_MAX]. */
 static int get_pid(struct json_object *v, int32_t *pid)
@@ -57,17 +55,12 @@ static int parse_recorder(struct json_object *rec, const char *path, struct reco
 int record_self_read(const char *path, struct record_self *out)
 {
 	struct json_object *root, *rec;
-	struct stat st;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (stat(path, &st) < 0)
-		return scx_fail("%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > METADATA_MAX_BYTES)
-		return scx_fail("%s: not a regular file of at most %u MB", path, METADATA_MAX_BYTES >> 20);
-	root = json_object_from_file(path);
+	root = metadata_json_load(path);
 	if (!root)
-		return scx_fail("%s: not valid JSON", path);
+		return -1;
 	if (!json_object_is_type(root, json_type_object))
 		rc = scx_fail("%s: not a JSON object", path);
 	else if (json_object_object_get_ex(root, "recorder", &rec) && parse_recorder(rec, path, out) < 0)
