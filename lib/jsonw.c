@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "utf8.h"
 
 void jsonw_init(struct jsonw *w)
 {
@@ -100,37 +101,6 @@ void jsonw_arr_close(struct jsonw *w)
 {
 	put_char(w, ']');
 	w->need_comma = true;
-}
-
-/* Length of a valid UTF-8 sequence starting at s (at most n bytes), 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
 }
 
 static char *put_escape_char(char *p, unsigned char c)
