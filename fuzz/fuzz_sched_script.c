@@ -23,6 +23,7 @@
 
 static struct fuzz_file in_file, out_file;
 static struct process_inputs in;
+static FILE *devnull;
 
 /* The line [b, e) as the reader sees it: trailing '\r's off; blank when only ' ', '\t' remain. */
 static bool blank(const uint8_t *b, const uint8_t *e)
@@ -100,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct process_opts opts = {.in = &in};
 	size_t nonblank, ok, i;
 	uint64_t counted;
+	struct pftrace *trace;
 	FILE *out;
 	int rc;
 
@@ -108,8 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memset(&res, 0, sizeof(res));
 	scx_clear_error();
-	rc = process_sched(&opts, out, &res);
+	/* the Perfetto trace writer runs on every parsed record too */
+	if (!(trace = pftrace_new(devnull, NULL)))
+		abort();
+	rc = process_sched(&opts, out, trace, &res);
 	fclose(out);
+	if (rc == 0 && pftrace_finish(trace) < 0)
+		abort(); /* /dev/null takes every write */
+	pftrace_free(trace);
 	FUZZ_CHECK(rc == 0, "text failed the run: %s", scx_errmsg());
 	parse_each(data, size, &nonblank, &ok);
 	FUZZ_CHECK(r->total == nonblank, "total %llu, non-blank lines %zu", (unsigned long long)r->total, nonblank);
@@ -134,5 +142,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(in.sched_path, sizeof(in.sched_path), "%s", in_file.path);
 	snprintf(in.sched_name, sizeof(in.sched_name), "perf.sched.script");
 	in.sched_kind = SCHED_IN_SCRIPT;
+	if (!(devnull = fopen("/dev/null", "w")))
+		abort();
 	return 0;
 }
