@@ -64,8 +64,9 @@ $(LIB): $(LIB_OBJS)
 $(BIN): $(CMD_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIB) $(LDLIBS)
 
-$(UNIT): $(UNIT_OBJS) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJS) $(LIB) $(LDLIBS) -lcriterion
+# cmd/opts.c is the one part of the CLI with unit tests of its own (test_opts.c)
+$(UNIT): $(UNIT_OBJS) $(LIB) $(BUILD)/obj/cmd/opts.o
+	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJS) $(BUILD)/obj/cmd/opts.o $(LIB) $(LDLIBS) -lcriterion
 
 # Workloads are test subjects, not our code: never sanitized (ASan's shadow
 # memory would add page faults on the shared zero page to every thread).

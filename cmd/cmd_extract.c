@@ -64,16 +64,8 @@ static const char sched_stats_summary[] =
 	"broken chain: counted (broken_chains, -v lists them), its gap credited to nobody.\n"
 	"--by llc and --by node need --topology topology.json (written by record).";
 
-static int parse_enum(const char *cmd, const char *opt, const char *val, const char *a, const char *b, int *out)
-{
-	if (!strcmp(val, a))
-		*out = 0;
-	else if (!strcmp(val, b))
-		*out = 1;
-	else
-		return fprintf(stderr, "scxprof %s: %s: '%s' is not '%s' or '%s'\n", cmd, opt, val, a, b), -1;
-	return 0;
-}
+const struct opt_choice extract_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
+const struct opt_choice extract_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};
 
 static int parse_number(const char *cmd, const char *opt, const char *val, double max, double *out)
 {
@@ -109,8 +101,6 @@ static const char *sched_next_to(const struct extract_args *a)
 
 int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)
 {
-	int cluster = 1, line = 0;
-
 	memset(o, 0, sizeof(*o));
 	o->path = a->file;
 	o->workload = a->workload;
@@ -123,10 +113,6 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 	o->max_names = (size_t)a->max_names;
 	o->stop = (volatile int *)&scx_interrupted;
 	o->sched_path = sched_next_to(a);
-	if (a->cluster && parse_enum(cmd, "--cluster", a->cluster, "comm", "sharing", &cluster) < 0)
-		return -1;
-	if (a->granularity && parse_enum(cmd, "--granularity", a->granularity, "page", "line", &line) < 0)
-		return -1;
 	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)
 		return -1;
 	o->min_share = SIGNIFICANT_PCT;
@@ -134,8 +120,8 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 		return -1;
 	o->min_keys = a->min_keys ? (size_t)a->min_keys : SHARE_MIN_KEYS_DEFAULT;
 	o->min_samples = a->min_samples ? (uint64_t)a->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
-	o->cluster = cluster ? CLUSTER_SHARING : CLUSTER_COMM;
-	o->line_granularity = line;
+	o->cluster = (enum cluster_mode)a->cluster;
+	o->line_granularity = a->line;
 	if (extract_mem_check_opts(o) < 0) {
 		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
 		return -1;
@@ -180,43 +166,21 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 {
 	struct extract_args a = {0};
 	const struct opt opts[] = {
-		OPT_STRING('f', "file", &a.file, "FILE", "perf.jsonl or perf.mem.jsonl, '-' for stdin (required)"),
+		OPT_STRING_REQUIRED('f', "file", &a.file, "FILE", "perf.jsonl or perf.mem.jsonl, '-' for stdin (required)",
+				    "-f FILE"),
 		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
 		OPT_END(),
 	};
 	struct extract_mem_opts o;
-	char **rest = NULL;
-	int nr = 0, rc = opts_parse(argc, argv, opts, u, &rest, &nr);
 
-	if (rc == 0 && nr > 0) {
-		fprintf(stderr, "scxprof %s: unexpected argument '%s'\n", u->name, rest[0]);
-		rc = -1;
-	} else if (rc == 0 && !a.file) {
-		fprintf(stderr, "scxprof %s: -f FILE is required\n", u->name);
-		rc = -1;
-	} else if (rc == 0 && extract_args_to_opts("extract", &a, &o) < 0) {
-		rc = -1;
-	}
-	free(rest);
-	if (rc < 0)
+	argc = opts_parse(argc, argv, opts, u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
+	if (extract_args_to_opts("extract", &a, &o) < 0) {
 		opts_print_usage(u);
-	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	return run(&o);
-}
-
-/* common tail of option parsing: no stray arguments, -f given; 1 help, 0 ok, -1 usage error */
-static int sched_args_ok(int rc, int nr, char **rest, const char *file, const struct cmd_usage *u)
-{
-	if (rc == 0 && nr > 0) {
-		fprintf(stderr, "scxprof %s: unexpected argument '%s'\n", u->name, rest[0]);
-		rc = -1;
-	} else if (rc == 0 && !file) {
-		fprintf(stderr, "scxprof %s: -f FILE is required\n", u->name);
-		rc = -1;
+		return EXIT_USAGE;
 	}
-	free(rest);
-	return rc;
+	return run(&o);
 }
 
 static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage *u)
@@ -225,31 +189,29 @@ static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage 
 	long window = 1;
 	int verbose = 0;
 	const struct opt opts[] = {
-		OPT_STRING('f', "file", &file, "FILE", "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)"),
+		OPT_STRING_REQUIRED('f', "file", &file, "FILE",
+				    "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)", "-f FILE"),
 		OPT_INT(0, "window-ms", &window, "N", "window length in ms (default 1)", 0, 1L << 40),
 		OPT_STRING(0, "categories", &cats, "LIST", "comma list of COMM, GLOB, COMM@hint=H (mutually exclusive)"),
 		OPT_COUNT('v', "verbose", &verbose, "a summary line to stderr"),
 		OPT_END(),
 	};
 	struct sched_util_opts o;
-	char **rest = NULL;
-	int nr = 0, rc = opts_parse(argc, argv, opts, u, &rest, &nr);
 	FILE *in;
+	int rc;
 
-	rc = sched_args_ok(rc, nr, rest, file, u);
+	argc = opts_parse(argc, argv, opts, u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
 	o.path = file;
 	o.window_ms = (uint64_t)window;
 	o.categories = cats;
 	o.verbose = verbose;
-	if (rc == 0 && sched_util_check_opts(&o) < 0) {
-		fprintf(stderr, "scxprof %s: %s\n", u->name, scx_errmsg());
-		rc = -1;
+	if (sched_util_check_opts(&o) < 0) {
+		opts_usage_error(u, "%s", scx_errmsg());
+		return EXIT_USAGE;
 	}
-	if (rc < 0)
-		opts_print_usage(u);
-	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	if (!(in = open_input(file)))
 		return failed(u->name);
 	rc = sched_util_run(&o, in, stdout, stderr);
@@ -264,7 +226,8 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 	long limit = 0;
 	int verbose = 0;
 	const struct opt opts[] = {
-		OPT_STRING('f', "file", &file, "FILE", "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)"),
+		OPT_STRING_REQUIRED('f', "file", &file, "FILE",
+				    "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)", "-f FILE"),
 		OPT_STRING(0, "topology", &topo, "FILE", "topology.json (needed by --by llc and --by node)"),
 		OPT_STRING(0, "by", &by, "KEY", "thread (default), process, comm, cpu, llc or node"),
 		OPT_INT(0, "limit", &limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
@@ -272,28 +235,25 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 		OPT_END(),
 	};
 	struct sched_stats_opts o;
-	char **rest = NULL;
-	int nr = 0, rc = opts_parse(argc, argv, opts, u, &rest, &nr);
 	FILE *in;
+	int rc;
 
-	rc = sched_args_ok(rc, nr, rest, file, u);
+	argc = opts_parse(argc, argv, opts, u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
 	o.path = file;
 	o.topology = topo;
 	o.limit = limit;
 	o.verbose = verbose;
-	if (rc == 0 && by && sched_stats_parse_by(by, &o.by) < 0) {
-		fprintf(stderr, "scxprof %s: --by: '%s' is not thread, process, comm, cpu, llc or node\n", u->name, by);
-		rc = -1;
+	if (by && sched_stats_parse_by(by, &o.by) < 0) {
+		opts_usage_error(u, "--by: '%s' is not thread, process, comm, cpu, llc or node", by);
+		return EXIT_USAGE;
 	}
-	if (rc == 0 && (o.by == BY_LLC || o.by == BY_NODE) && !topo) {
-		fprintf(stderr, "scxprof %s: --by %s needs --topology topology.json\n", u->name, by);
-		rc = -1;
+	if ((o.by == BY_LLC || o.by == BY_NODE) && !topo) {
+		opts_usage_error(u, "--by %s needs --topology topology.json", by);
+		return EXIT_USAGE;
 	}
-	if (rc < 0)
-		opts_print_usage(u);
-	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	if (!(in = open_input(file)))
 		return failed(u->name);
 	rc = sched_stats_run(&o, in, stdout, stderr);
@@ -305,17 +265,17 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 int cmd_extract(int argc, char **argv)
 {
 	static const struct cmd_usage sched_util_u = {
-		"extract sched util", "-f FILE [--window-ms N] [--categories LIST] [-v]", sched_util_summary,
+		"extract sched util", "-f FILE [--window-ms N] [--categories LIST] [-v]", sched_util_summary, false,
 	};
 	static const struct cmd_usage sched_stats_u = {
 		"extract sched stats", "-f FILE [--by thread|process|comm|cpu|llc|node] [--topology FILE] [--limit N]",
-		sched_stats_summary,
+		sched_stats_summary, false,
 	};
 	static const struct cmd_usage extract_u = {
-		"extract", "[mem] -f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary,
+		"extract", "[mem] -f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
 	};
 	static const struct cmd_usage mem_u = {
-		"extract mem", "-f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary,
+		"extract mem", "-f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "mem"))

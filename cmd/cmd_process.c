@@ -233,10 +233,11 @@ int cmd_process(int argc, char **argv)
 		"sched.jsonl; a profile needs at least one of the two streams. trace.pftrace is a\n"
 		"Perfetto trace of both (ui.perfetto.dev, trace_processor): CPU and thread\n"
 		"scheduling tracks, wakeups, irqs, hints as counters, samples as instant events.",
+		false,
 	};
 	struct process_args a = {0};
 	const struct opt opts[] = {
-		OPT_STRING('f', "file", &a.file, "PATH", "profile directory or .tar.gz (required)"),
+		OPT_STRING_REQUIRED('f', "file", &a.file, "PATH", "profile directory or .tar.gz (required)", "-f PATH"),
 		OPT_STRING('o', "output", &a.outdir, "OUTDIR", "output directory (default PROFILE.out)"),
 		OPT_STRING(0, "symfs", &a.symfs, "DIR", "look for binaries under DIR, as perf --symfs"),
 		OPT_FLAG(0, "force", &a.force, "replace OUTDIR if it exists"),
@@ -245,20 +246,9 @@ int cmd_process(int argc, char **argv)
 		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
 		OPT_END(),
 	};
-	char **rest = NULL;
-	int nr = 0, rc = opts_parse(argc, argv, opts, &u, &rest, &nr);
 
-	if (rc == 0 && nr > 0) {
-		fprintf(stderr, "scxprof process: unexpected argument '%s'\n", rest[0]);
-		opts_print_usage(&u);
-		rc = -1;
-	} else if (rc == 0 && !a.file) {
-		fprintf(stderr, "scxprof process: -f PATH is required\n");
-		opts_print_usage(&u);
-		rc = -1;
-	}
-	free(rest);
-	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	argc = opts_parse(argc, argv, opts, &u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
 	return run(&a);
 }

@@ -18,11 +18,10 @@
 #include "lib/fsutil.h"
 #include "record/record.h"
 
+/* The options that decide where the profile goes; the others fill record_opts directly. */
 struct record_args {
-	const char *outdir, *archive, *hints_map, *backend, *event;
-	long timeout, ldlat, ring_mb, sched_ring_mb, poll_ms, period, freq, mmap_pages;
-	bool no_archive, no_mem, no_sched, stores, perf_script;
-	int verbose;
+	const char *outdir, *archive, *backend;
+	bool no_archive;
 };
 
 static int check_args(struct record_args *a, const struct cmd_usage *u, struct record_opts *o, char *archive,
@@ -30,11 +29,11 @@ static int check_args(struct record_args *a, const struct cmd_usage *u, struct r
 {
 	const char *fail = NULL;
 
-	if (a->no_mem && !a->hints_map && a->no_sched)
+	if (!o->mem && !o->hints_map && !o->sched)
 		fail = "at least one of the memory, sched and hints streams must stay on";
-	else if (a->sched_ring_mb & (a->sched_ring_mb - 1))
+	else if (o->sched_ring_mb & (o->sched_ring_mb - 1))
 		fail = "--sched-ring-sz must be a power of two";
-	else if (a->period && a->freq)
+	else if (o->backend.period && o->backend.freq)
 		fail = "-c PERIOD and -F HZ exclude each other";
 	else if (a->archive && a->no_archive)
 		fail = "-f ARCHIVE and --disable-archive exclude each other";
@@ -42,11 +41,8 @@ static int check_args(struct record_args *a, const struct cmd_usage *u, struct r
 		fail = "-f ARCHIVE must end in .tar.gz";
 	if (!fail && a->backend && mem_backend_parse_name(a->backend, &o->backend.want) < 0)
 		fail = "--backend must be auto, intel-pebs, amd-ibs, arm-spe, decode or page-fault (alias software)";
-	if (fail) {
-		fprintf(stderr, "scxprof record: %s\n", fail);
-		opts_print_usage(u);
-		return -1;
-	}
+	if (fail)
+		return opts_usage_error(u, "%s", fail);
 	if (a->archive)
 		snprintf(archive, archive_size, "%s", a->archive);
 	else
@@ -164,61 +160,56 @@ int cmd_record(int argc, char **argv)
 		"metadata.json) and archives it as DIR.tar.gz, whose single top-level\n"
 		"directory is the archive's base name; DIR is then removed. Needs root (or\n"
 		"CAP_PERFMON + CAP_BPF). SIGINT/SIGTERM stop and delete everything (exit 130).",
+		true, /* -- COMMAND ARGS... */
 	};
-	struct record_args a = {.outdir = "scxprof.out", .timeout = 30, .ldlat = 10, .ring_mb = 8, .sched_ring_mb = 32,
-				 .poll_ms = 10};
+	struct record_args a = {.outdir = "scxprof.out"};
+	struct record_opts o = {
+		.timeout_s = 30, .mem = true, .backend = {.want = MEM_BACKEND_AUTO, .ldlat = MEM_BACKEND_DEFAULT_LDLAT},
+		.sched = true, .sched_ring_mb = 32, .hints_ring_mb = 8, .hints_poll_ms = 10,
+	};
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &a.outdir, "DIR", "output directory, refused if it exists (scxprof.out)"),
 		OPT_STRING('f', "file", &a.archive, "ARCHIVE", "archive path, must end in .tar.gz (DIR.tar.gz)"),
-		OPT_INT('t', "timeout", &a.timeout, "SECS", "recording duration in seconds (30)", 1, 86400),
-		OPT_INT('l', "ldlat", &a.ldlat, "CYCLES", "load-latency threshold (10)", 1, 65535),
-		OPT_STRING(0, "hints-map", &a.hints_map, "PATH", "pinned BPF task-storage map whose updates are traced"),
-		OPT_INT(0, "hints-map-ring-sz", &a.ring_mb, "MB", "ring buffer for hint events (8)", 1, 1024),
-		OPT_INT(0, "hints-poll-ms", &a.poll_ms, "MS", "snapshot period when fentry is refused (10)", 1, 10000),
-		OPT_INT(0, "sched-ring-sz", &a.sched_ring_mb, "MB",
+		OPT_INT('t', "timeout", &o.timeout_s, "SECS", "recording duration in seconds (30)", 1, 86400),
+		OPT_INT('l', "ldlat", &o.backend.ldlat, "CYCLES", "load-latency threshold (10)", 1, 65535),
+		OPT_STRING(0, "hints-map", &o.hints_map, "PATH", "pinned BPF task-storage map whose updates are traced"),
+		OPT_INT(0, "hints-map-ring-sz", &o.hints_ring_mb, "MB", "ring buffer for hint events (8)", 1, 1024),
+		OPT_INT(0, "hints-poll-ms", &o.hints_poll_ms, "MS", "snapshot period when fentry is refused (10)", 1, 10000),
+		OPT_INT(0, "sched-ring-sz", &o.sched_ring_mb, "MB",
 			"ring buffer for scheduling records, a power of two (32)", 1, 4096),
 		OPT_FLAG(0, "disable-archive", &a.no_archive, "keep DIR instead of DIR.tar.gz"),
-		OPT_FLAG(0, "disable-mem-trace", &a.no_mem, "do not record the memory stream"),
-		OPT_FLAG(0, "disable-sched-trace", &a.no_sched, "do not record the scheduling stream"),
+		OPT_FLAG_OFF(0, "disable-mem-trace", &o.mem, "do not record the memory stream"),
+		OPT_FLAG_OFF(0, "disable-sched-trace", &o.sched, "do not record the scheduling stream"),
 		OPT_STRING(0, "backend", &a.backend, "NAME", "auto|intel-pebs|amd-ibs|arm-spe|decode|page-fault (auto)"),
-		OPT_STRING(0, "event", &a.event, "SPEC", "libpfm4 event string or pmu/term=val,.../"),
-		OPT_INT('c', "count", &a.period, "PERIOD", "sample every PERIOD events (decode: ns of cpu time)", 1, LONG_MAX),
-		OPT_INT('F', "freq", &a.freq, "HZ", "sample at HZ per second and cpu (decode: 1000)", 1, 1000000),
-		OPT_FLAG(0, "stores", &a.stores, "also sample stores"),
-		OPT_INT(0, "mmap-pages", &a.mmap_pages, "N", "ring buffer pages per cpu, a power of two (1024)", 1, 1 << 20),
-		OPT_COUNT('v', "verbose", &a.verbose, "more detail on stderr"),
+		OPT_STRING(0, "event", &o.backend.event_spec, "SPEC", "libpfm4 event string or pmu/term=val,.../"),
+		OPT_INT('c', "count", &o.backend.period, "PERIOD", "sample every PERIOD events (decode: ns of cpu time)", 1,
+			LONG_MAX),
+		OPT_INT('F', "freq", &o.backend.freq, "HZ", "sample at HZ per second and cpu (decode: 1000)", 1, 1000000),
+		OPT_FLAG(0, "stores", &o.backend.stores, "also sample stores"),
+		OPT_INT(0, "mmap-pages", &o.mmap_pages, "N", "ring buffer pages per cpu, a power of two (1024)", 1, 1 << 20),
+		OPT_COUNT('v', "verbose", &o.verbose, "more detail on stderr"),
 		OPT_END(),
 	};
-	struct record_opts o = {0};
-	char **rest = NULL;
-	int nr = 0, rc = opts_parse(argc, argv, opts, &u, &rest, &nr);
+	char **cmdline = malloc(((size_t)argc + 1) * sizeof(*cmdline)); /* opts_parse reorders argv */
+	int rc;
 
-	if (rc) {
-		free(rest);
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (!cmdline) {
+		fprintf(stderr, "scxprof record: out of memory\n");
+		return EXIT_ERROR;
 	}
-	o.timeout_s = (unsigned)a.timeout;
-	o.mem = !a.no_mem;
-	o.backend.want = MEM_BACKEND_AUTO;
-	o.backend.event_spec = a.event;
-	o.backend.ldlat = (unsigned)a.ldlat;
-	o.backend.period = (uint64_t)a.period;
-	o.backend.freq = (uint64_t)a.freq;
-	o.backend.stores = a.stores;
-	o.mmap_pages = (size_t)a.mmap_pages;
-	o.sched = !a.no_sched;
-	o.sched_ring_mb = (unsigned)a.sched_ring_mb;
-	o.hints_map = a.hints_map;
-	o.hints_ring_mb = (unsigned)a.ring_mb;
-	o.hints_poll_ms = (unsigned)a.poll_ms;
-	o.command = nr > 0 ? rest : NULL;
+	memcpy(cmdline, argv, ((size_t)argc + 1) * sizeof(*cmdline));
 	o.argc = argc;
-	o.argv = argv;
+	o.argv = cmdline;
+	argc = opts_parse(argc, argv, opts, &u);
+	if (argc < 0) {
+		free(cmdline);
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
+	}
+	o.command = argc > 0 ? argv : NULL;
 	o.stop = &scx_interrupted;
 	o.status = stderr;
 	o.status_tty = isatty(STDERR_FILENO);
-	o.verbose = a.verbose;
 	rc = run(&a, &o, &u);
-	free(rest);
+	free(cmdline);
 	return rc;
 }

@@ -28,48 +28,39 @@ static const char summary[] =
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct cmd_usage u = {"report", "-f PROFILE.out [-o FILE] [extract mem OPTIONS]", summary};
+	static const struct cmd_usage u = {"report", "-f PROFILE.out [-o FILE] [extract mem OPTIONS]", summary, false};
 	static char perf[PATH_MAX], dir[PATH_MAX], output[PATH_MAX];
 	struct extract_args a = {0};
 	const char *file = NULL, *out = NULL;
 	const struct opt opts[] = {
-		OPT_STRING('f', "file", &file, "PATH", "PROFILE.out (process's output directory) or a perf.jsonl (required)"),
+		OPT_STRING_REQUIRED('f', "file", &file, "PATH",
+				    "PROFILE.out (process's output directory) or a perf.jsonl (required)", "-f PROFILE.out"),
 		OPT_STRING('o', "output", &out, "FILE", "the HTML file (default PROFILE.out/report.html; must not exist)"),
 		EXTRACT_MEM_OPTIONS(a, "-vv: the longer -v text (every comm, hint and concrete comm) in the page"),
 		OPT_END(),
 	};
 	struct report_opts o;
-	char **rest = NULL;
-	int nr = 0, rc = opts_parse(argc, argv, opts, &u, &rest, &nr);
 
-	if (rc == 0 && nr > 0) {
-		fprintf(stderr, "scxprof report: unexpected argument '%s'\n", rest[0]);
-		rc = -1;
-	} else if (rc == 0 && !file) {
-		fprintf(stderr, "scxprof report: -f PROFILE.out is required\n");
-		rc = -1;
-	}
-	free(rest);
-	if (rc == 0) {
-		const char *slash;
-
-		if (fs_is_dir(file)) {
-			fs_strip_suffix(dir, sizeof(dir), file, "/");
-			if (fs_join(perf, sizeof(perf), dir, "perf.jsonl") < 0)
-				rc = -1;
-		} else {
-			snprintf(perf, sizeof(perf), "%s", file);
-			slash = strrchr(file, '/');
-			snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+	argc = opts_parse(argc, argv, opts, &u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
+	if (fs_is_dir(file)) {
+		fs_strip_suffix(dir, sizeof(dir), file, "/");
+		if (fs_join(perf, sizeof(perf), dir, "perf.jsonl") < 0) {
+			opts_print_usage(&u);
+			return EXIT_USAGE;
 		}
-		a.file = perf;
-		if (rc == 0 && extract_args_to_opts("report", &a, &o.mem) < 0)
-			rc = -1;
+	} else {
+		const char *slash = strrchr(file, '/');
+
+		snprintf(perf, sizeof(perf), "%s", file);
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
 	}
-	if (rc < 0)
+	a.file = perf;
+	if (extract_args_to_opts("report", &a, &o.mem) < 0) {
 		opts_print_usage(&u);
-	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+		return EXIT_USAGE;
+	}
 	if (!out) {
 		if (fs_join(output, sizeof(output), dir, "report.html") < 0) {
 			fprintf(stderr, "scxprof report: %s\n", scx_errmsg());

@@ -4,6 +4,8 @@
 #include "opts.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,23 +38,49 @@ void opts_print_help(const struct opt *opts, const struct cmd_usage *u)
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
 }
 
-static int fail(const struct cmd_usage *u, const char *fmt, const char *what)
+int opts_usage_error(const struct cmd_usage *u, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "scxprof %s: ", u->name);
-	fprintf(stderr, fmt, what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 	opts_print_usage(u);
-	return -1;
+	return OPTS_ERROR;
 }
 
-static int set_value(const struct opt *o, const char *val, const struct cmd_usage *u)
+/* v into an integer of size bytes (opts_parse checked v against bounds that fit it) */
+static void store_int(void *p, size_t size, long v)
+{
+	if (size == sizeof(int32_t)) {
+		int32_t x = (int32_t)v;
+
+		memcpy(p, &x, sizeof(x));
+	} else {
+		int64_t x = v;
+
+		memcpy(p, &x, sizeof(x));
+	}
+}
+
+/* The state of one opts_parse call: the table and what each option was given. */
+struct parse {
+	const struct opt *opts;
+	const struct cmd_usage *u;
+	const char *given[OPTS_MAX]; /* the value of each option given ("" for one without a value) */
+};
+
+static int set_value(struct parse *p, const struct opt *o, const char *val)
 {
 	char *end;
 	long v;
 
+	p->given[o - p->opts] = val ? val : "";
 	switch (o->kind) {
 	case OPT_KIND_FLAG:
-		*(bool *)o->value = true;
+		*(bool *)o->value = o->flag_value;
 		return 0;
 	case OPT_KIND_COUNT:
 		(*(int *)o->value)++;
@@ -60,25 +88,24 @@ static int set_value(const struct opt *o, const char *val, const struct cmd_usag
 	case OPT_KIND_STRING:
 		*(const char **)o->value = val;
 		return 0;
+	case OPT_KIND_ENUM: /* checked once all are parsed */
+		return 0;
 	case OPT_KIND_INT:
 		errno = 0;
 		v = strtol(val, &end, 10);
-		if (errno || end == val || *end || v < o->min || v > o->max) {
-			fprintf(stderr, "scxprof %s: --%s: '%s' is not a whole number from %ld to %ld\n",
-				u->name, o->long_name ? o->long_name : "?", val, o->min, o->max);
-			opts_print_usage(u);
-			return -1;
-		}
-		*(long *)o->value = v;
+		if (errno || end == val || *end || v < o->min || v > o->max)
+			return opts_usage_error(p->u, "--%s: '%s' is not a whole number from %ld to %ld",
+					   o->long_name ? o->long_name : "?", val, o->min, o->max);
+		store_int(o->value, o->value_size, v);
 		return 0;
 	default:
-		return -1;
+		return OPTS_ERROR;
 	}
 }
 
 static bool takes_value(const struct opt *o)
 {
-	return o->kind == OPT_KIND_STRING || o->kind == OPT_KIND_INT;
+	return o->kind == OPT_KIND_STRING || o->kind == OPT_KIND_INT || o->kind == OPT_KIND_ENUM;
 }
 
 static const struct opt *find_long(const struct opt *opts, const char *name, size_t len)
@@ -97,80 +124,118 @@ static const struct opt *find_short(const struct opt *opts, char c)
 	return NULL;
 }
 
-static int parse_long(int argc, char **argv, int *i, const struct opt *opts, const struct cmd_usage *u)
+static int parse_long(struct parse *p, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i] + 2, *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-	const struct opt *o = find_long(opts, arg, len);
+	const struct opt *o = find_long(p->opts, arg, len);
 
 	if (!o)
-		return fail(u, "unknown option '%s'", argv[*i]);
+		return opts_usage_error(p->u, "unknown option '%s'", argv[*i]);
 	if (!takes_value(o)) {
 		if (eq)
-			return fail(u, "option '%s' takes no value", argv[*i]);
-		return set_value(o, NULL, u);
+			return opts_usage_error(p->u, "option '%s' takes no value", argv[*i]);
+		return set_value(p, o, NULL);
 	}
 	if (eq)
-		return set_value(o, eq + 1, u);
+		return set_value(p, o, eq + 1);
 	if (*i + 1 >= argc)
-		return fail(u, "option '%s' needs a value", argv[*i]);
-	return set_value(o, argv[++*i], u);
+		return opts_usage_error(p->u, "option '%s' needs a value", argv[*i]);
+	return set_value(p, o, argv[++*i]);
 }
 
-static int parse_short(int argc, char **argv, int *i, const struct opt *opts, const struct cmd_usage *u)
+static int parse_short(struct parse *p, int argc, char **argv, int *i)
 {
-	const char *p;
+	const char *c;
 	char name[3] = "-?";
 
-	for (p = argv[*i] + 1; *p; p++) {
-		const struct opt *o = find_short(opts, *p);
+	for (c = argv[*i] + 1; *c; c++) {
+		const struct opt *o = find_short(p->opts, *c);
 
-		name[1] = *p;
+		name[1] = *c;
 		if (!o)
-			return fail(u, "unknown option '%s'", name);
+			return opts_usage_error(p->u, "unknown option '%s'", name);
 		if (!takes_value(o)) {
-			if (set_value(o, NULL, u) < 0)
-				return -1;
+			if (set_value(p, o, NULL) < 0)
+				return OPTS_ERROR;
 			continue;
 		}
-		if (p[1])
-			return set_value(o, p + 1, u);
+		if (c[1])
+			return set_value(p, o, c + 1);
 		if (*i + 1 >= argc)
-			return fail(u, "option '%s' needs a value", name);
-		return set_value(o, argv[++*i], u);
+			return opts_usage_error(p->u, "option '%s' needs a value", name);
+		return set_value(p, o, argv[++*i]);
 	}
 	return 0;
 }
 
-int opts_parse(int argc, char **argv, const struct opt *opts, const struct cmd_usage *u,
-	       char ***rest, int *nr_rest)
+/* An enum option's value: its choice's value into *o->value, or a usage error naming the choices. */
+static int set_enum(struct parse *p, const struct opt *o, const char *val)
 {
-	int i, n = 0;
+	char names[512];
+	size_t used = 0, n, i;
 
-	*rest = calloc((size_t)argc + 1, sizeof(char *));
-	if (!*rest)
-		return fail(u, "%s", "out of memory");
+	for (n = 0; o->choices[n].name; n++)
+		if (!strcmp(val, o->choices[n].name)) {
+			*(int *)o->value = o->choices[n].value;
+			return 0;
+		}
+	names[0] = '\0';
+	for (i = 0; i < n && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'",
+					 i == 0 ? "" : i + 1 == n ? " or " : ", ", o->choices[i].name);
+	return opts_usage_error(p->u, "--%s: '%s' is not %s", o->long_name ? o->long_name : "?", val, names);
+}
+
+/* The checks that need every option parsed: arguments, required options, enum values. */
+static int check_parsed(struct parse *p, int nr_args, char **args)
+{
+	const struct opt *o;
+
+	if (nr_args > 0 && !p->u->takes_args)
+		return opts_usage_error(p->u, "unexpected argument '%s'", args[0]);
+	for (o = p->opts; o->kind != OPT_KIND_END; o++)
+		if (o->required && !p->given[o - p->opts])
+			return opts_usage_error(p->u, "%s is required", o->required);
+	for (o = p->opts; o->kind != OPT_KIND_END; o++)
+		if (o->kind == OPT_KIND_ENUM && p->given[o - p->opts] && set_enum(p, o, p->given[o - p->opts]) < 0)
+			return OPTS_ERROR;
+	return 0;
+}
+
+int opts_parse(int argc, char **argv, const struct opt *opts, const struct cmd_usage *u)
+{
+	struct parse p = {.opts = opts, .u = u};
+	int i, n = 0, nr_opts = 0;
+
+	while (opts[nr_opts].kind != OPT_KIND_END)
+		nr_opts++;
+	if (nr_opts > OPTS_MAX)
+		return opts_usage_error(u, "more than %d options in the table (a bug)", OPTS_MAX);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int rc;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			opts_print_help(opts, u);
-			return 1;
+			return OPTS_HELP;
 		}
 		if (!strcmp(a, "--")) {
 			while (++i < argc)
-				(*rest)[n++] = argv[i];
+				argv[n++] = argv[i];
 			break;
 		}
 		if (a[0] != '-' || a[1] == '\0') {
-			(*rest)[n++] = argv[i];
+			argv[n++] = argv[i];
 			continue;
 		}
-		rc = a[1] == '-' ? parse_long(argc, argv, &i, opts, u) : parse_short(argc, argv, &i, opts, u);
+		rc = a[1] == '-' ? parse_long(&p, argc, argv, &i) : parse_short(&p, argc, argv, &i);
 		if (rc < 0)
-			return -1;
+			return OPTS_ERROR;
 	}
-	*nr_rest = n;
-	return 0;
+	if (argc > 0)
+		argv[n] = NULL;
+	if (check_parsed(&p, n, argv) < 0)
+		return OPTS_ERROR;
+	return n;
 }
