@@ -1,10 +1,12 @@
 /*
- * backend.h - choosing how `record` samples memory accesses: Intel PEBS
- * load latency, AMD IBS op, Arm SPE, or page-fault software samples when no
- * memory-sampling PMU exists (VMs): by default decoding the instruction at
- * each cpu-clock sample (decode), else page-fault samples. mem_backend_choose() probes the sysfs
- * PMUs (or encodes --event) and builds complete perf_event_attrs;
- * mem_event_open() opens one of them on one cpu with perf's fallbacks.
+ * backend.h - how `record` samples memory accesses: Intel PEBS load
+ * latency, AMD IBS op, Arm SPE, or, when no memory-sampling PMU exists
+ * (VMs), by default decoding the instruction at each cpu-clock sample
+ * (decode), else page-fault samples. This header holds the types and the
+ * backend names (backend.c); mem_backend_choose() (backend_choose.h) probes
+ * the sysfs PMUs (or encodes --event) and builds complete perf_event_attrs;
+ * mem_event_open() (backend_open.h) opens one of them on one cpu with
+ * perf's fallbacks.
  */
 #ifndef SCX_RECORD_BACKEND_H
 #define SCX_RECORD_BACKEND_H
@@ -70,24 +72,6 @@ struct mem_backend {
 
 /* opts with the defaults: AUTO, ldlat 10, nothing else set. */
 void mem_backend_opts_init(struct mem_backend_opts *o);
-
-/* Probe and build the event set. -1 with scx_fail() on a clear refusal
- * (e.g. --backend intel-pebs on a machine without it: says what was found;
- * bad --event string: names it and libpfm's/our error). */
-int mem_backend_choose(const struct mem_backend_opts *o, struct mem_backend *out);
-
-/* Open one event of the set on one cpu (pid -1, system-wide) with
- * perf_event_open: tries precise_ip from attr.precise_ip down to 0 on
- * EOPNOTSUPP/EINVAL, and WEIGHT_STRUCT -> WEIGHT on EINVAL; remembers what
- * worked in *ev (so later cpus open the same). group_fd -1 or the leader's
- * fd. Returns fd or -1 with scx_fail naming the event, cpu and errno
- * (errno is kept). */
-int mem_event_open(struct mem_event *ev, int cpu, int group_fd);
-
-/* For tests: replace perf_event_open(2) (pid -1) by fn, which returns an fd
- * or -1 with errno set; NULL restores the real system call. */
-typedef int (*mem_perf_open_fn)(struct perf_event_attr *attr, int cpu, int group_fd);
-void mem_event_set_open_fn(mem_perf_open_fn fn);
 
 const char *mem_backend_name(enum mem_backend_kind k); /* "intel-pebs", ... */
 int mem_backend_parse_name(const char *s, enum mem_backend_kind *k);

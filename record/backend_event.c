@@ -6,7 +6,7 @@
  * PMU with events/mem-loads-aux gets that group leader added, as the
  * kernel requires.
  */
-#include "record/backend.h"
+#include "record/backend_event.h"
 #include "record/backend_internal.h"
 #include "record/pfm_event.h"
 #include "record/pmu_sysfs.h"

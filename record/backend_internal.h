@@ -1,8 +1,8 @@
 /*
- * backend_internal.h - helpers shared by backend.c (probing and the vendor
- * event sets) and backend_event.c (--event): the attr every memory event
- * shares, the period/frequency rules, and appending events and warnings.
- * Not part of the record API.
+ * backend_internal.h - the toolkit of the backend builders (backend.c),
+ * used by backend_pmu.c (the vendor event sets) and backend_event.c
+ * (--event): the attr every memory event shares, the period/frequency
+ * rules, and appending events and warnings. Not part of the record API.
  */
 #ifndef SCX_RECORD_BACKEND_INTERNAL_H
 #define SCX_RECORD_BACKEND_INTERNAL_H
@@ -38,8 +38,5 @@ void mem_backend_warn(struct mem_backend *b, const char *fmt, ...)
 
 /* Encode events/mem-loads-aux of pmu as the group leader; index or -1. */
 int mem_backend_add_aux_leader(struct mem_backend *b, const struct pmu_desc *pmu);
-
-/* The --event path (backend_event.c). */
-int mem_backend_from_spec(const struct mem_backend_opts *o, struct mem_backend *out);
 
 #endif

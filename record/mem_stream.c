@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "record/backend_open.h"
 #include "record/decode_stream.h"
 #include "record/pagemap.h"
 

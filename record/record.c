@@ -23,6 +23,7 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "lib/vdso.h"
+#include "record/backend_choose.h"
 #include "record/buildids.h"
 #include "record/features.h"
 #include "record/hints_tracer.h"

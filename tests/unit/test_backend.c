@@ -11,6 +11,8 @@
  * on cpu 0 whose samples are read back from the ring buffer.
  */
 #include "record/backend.h"
+#include "record/backend_choose.h"
+#include "record/backend_open.h"
 #include "record/pmu_sysfs.h"
 #include "lib/error.h"
 
