@@ -7,17 +7,15 @@
  * subcommand means mem, as in the original scxprof.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "cmd/extract_args.h"
 #include "cmd/opts.h"
+#include "cmd/signals.h"
 #include "extract/extract_mem.h"
-#include "extract/mem_groups.h"
 #include "extract/sched_stats.h"
 #include "extract/sched_util.h"
 #include "extract/sharing.h"
@@ -64,71 +62,6 @@ static const char sched_stats_summary[] =
 	"broken chain: counted (broken_chains, -v lists them), its gap credited to nobody.\n"
 	"--by llc and --by node need --topology topology.json (written by record).";
 
-const struct opt_choice extract_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
-const struct opt_choice extract_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};
-
-static int parse_number(const char *cmd, const char *opt, const char *val, double max, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(val, &end);
-	if (errno || end == val || *end || !(*out >= 0 && *out <= max)) {
-		fprintf(stderr, "scxprof %s: %s: '%s' is not a number from 0 to %g\n", cmd, opt, val, max);
-		return -1;
-	}
-	return 0;
-}
-
-/* --sched FILE, else sched.jsonl in the directory of -f FILE when it exists, else NULL */
-static const char *sched_next_to(const struct extract_args *a)
-{
-	static char path[PATH_MAX];
-	const char *slash;
-	struct stat st;
-
-	if (a->sched)
-		return a->sched;
-	if (!strcmp(a->file, "-"))
-		return NULL;
-	slash = strrchr(a->file, '/');
-	if (slash)
-		snprintf(path, sizeof(path), "%.*s/sched.jsonl", (int)(slash - a->file), a->file);
-	else
-		snprintf(path, sizeof(path), "sched.jsonl");
-	return stat(path, &st) == 0 && st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
-}
-
-int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->path = a->file;
-	o->workload = a->workload;
-	o->allotment_re = a->allotment_re;
-	o->use_hints = a->use_hints;
-	o->verbose = a->verbose;
-	o->share_threshold = -1;
-	o->max_cell_cpus = (double)a->max_cell_cpus;
-	o->max_keys = (size_t)a->evidence_keys;
-	o->max_names = (size_t)a->max_names;
-	o->stop = (volatile int *)&scx_interrupted;
-	o->sched_path = sched_next_to(a);
-	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)
-		return -1;
-	o->min_share = SIGNIFICANT_PCT;
-	if (a->min_share && parse_number(cmd, "--min-share", a->min_share, 100, &o->min_share) < 0)
-		return -1;
-	o->min_keys = a->min_keys ? (size_t)a->min_keys : SHARE_MIN_KEYS_DEFAULT;
-	o->min_samples = a->min_samples ? (uint64_t)a->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
-	o->cluster = (enum cluster_mode)a->cluster;
-	o->line_granularity = a->line;
-	if (extract_mem_check_opts(o) < 0) {
-		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
-		return -1;
-	}
-	return 0;
-}
-
 /* The input file, or NULL with scx_fail() set. Opening a FIFO waits for a
  * writer; a signal then ends the wait: "interrupted", as everywhere else. */
 static FILE *open_input(const char *path)
@@ -146,20 +79,24 @@ static FILE *open_input(const char *path)
 static int failed(const char *cmd)
 {
 	fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
-	return scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+	return cmd_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+}
+
+/* Close in (unless stdin) after a stage's run returned rc; the exit code. */
+static int finish(const char *cmd, FILE *in, int rc)
+{
+	if (in != stdin)
+		fclose(in);
+	return rc < 0 ? failed(cmd) : EXIT_OK;
 }
 
 static int run(const struct extract_mem_opts *o)
 {
 	FILE *in = open_input(o->path);
-	int rc;
 
 	if (!in)
 		return failed("extract");
-	rc = extract_mem_run(o, in, stdout, stderr);
-	if (in != stdin)
-		fclose(in);
-	return rc < 0 ? failed("extract") : EXIT_OK;
+	return finish("extract", in, extract_mem_run(o, in, stdout, stderr));
 }
 
 static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
@@ -198,7 +135,6 @@ static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage 
 	};
 	struct sched_util_opts o;
 	FILE *in;
-	int rc;
 
 	argc = opts_parse(argc, argv, opts, u);
 	if (argc < 0)
@@ -214,10 +150,7 @@ static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage 
 	}
 	if (!(in = open_input(file)))
 		return failed(u->name);
-	rc = sched_util_run(&o, in, stdout, stderr);
-	if (in != stdin)
-		fclose(in);
-	return rc < 0 ? failed(u->name) : EXIT_OK;
+	return finish(u->name, in, sched_util_run(&o, in, stdout, stderr));
 }
 
 static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage *u)
@@ -236,7 +169,6 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 	};
 	struct sched_stats_opts o;
 	FILE *in;
-	int rc;
 
 	argc = opts_parse(argc, argv, opts, u);
 	if (argc < 0)
@@ -256,10 +188,7 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 	}
 	if (!(in = open_input(file)))
 		return failed(u->name);
-	rc = sched_stats_run(&o, in, stdout, stderr);
-	if (in != stdin)
-		fclose(in);
-	return rc < 0 ? failed(u->name) : EXIT_OK;
+	return finish(u->name, in, sched_stats_run(&o, in, stdout, stderr));
 }
 
 int cmd_extract(int argc, char **argv)

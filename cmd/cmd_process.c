@@ -15,6 +15,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
+#include "cmd/signals.h"
 #include "lib/archive.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
@@ -92,7 +93,7 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	struct process_outputs out = {0};
 	struct process_opts po = {
 		.in = in, .symfs = a->symfs, .no_filter = a->no_filter, .verbose = a->verbose,
-		.log = stderr, .stop = &scx_interrupted,
+		.log = stderr, .stop = &cmd_interrupted,
 	};
 	FILE *summary = NULL;
 	int rc;
@@ -210,7 +211,7 @@ static int run(const struct process_args *a)
 	goto out;
 fail:
 	fprintf(stderr, "scxprof process: %s\n", scx_errmsg());
-	rc = scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+	rc = cmd_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
 out:
 	free(in);
 	free(res);

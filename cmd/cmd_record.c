@@ -13,6 +13,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
+#include "cmd/signals.h"
 #include "lib/archive.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
@@ -140,7 +141,7 @@ fail_rm:
 	}
 fail:
 	fprintf(stderr, "scxprof record: %s\n", scx_errmsg());
-	rc = res->interrupted || scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+	rc = res->interrupted || cmd_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
 out:
 	free(res);
 	return rc;
@@ -206,7 +207,7 @@ int cmd_record(int argc, char **argv)
 		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
 	}
 	o.command = argc > 0 ? argv : NULL;
-	o.stop = &scx_interrupted;
+	o.stop = &cmd_interrupted;
 	o.status = stderr;
 	o.status_tty = isatty(STDERR_FILENO);
 	rc = run(&a, &o, &u);

@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/extract_args.h"
 #include "cmd/opts.h"
+#include "cmd/signals.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "report/report.h"
@@ -73,7 +74,7 @@ int cmd_report(int argc, char **argv)
 	o.heatmap_max_units = 0;
 	if (report_run(&o) < 0) {
 		fprintf(stderr, "scxprof report: %s\n", scx_errmsg());
-		return scx_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+		return cmd_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
 	}
 	printf("Report: %s\n", out);
 	return EXIT_OK;

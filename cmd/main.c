@@ -2,11 +2,11 @@
  * main.c - scxprof's entry point: global options and the command table.
  * Each command's code is a thin layer over the stage library (cmd_NAME.c).
  */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/signals.h"
 #include "lib/version.h"
 
 struct command {
@@ -21,25 +21,6 @@ static const struct command commands[] = {
 	{"extract", cmd_extract, "cluster threads by shared memory into a cell config"},
 	{"report", cmd_report, "the same analysis as one self-contained HTML page (heatmap, evidence, CPU charts)"},
 };
-
-volatile sig_atomic_t scx_interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	scx_interrupted = 1;
-}
-
-void install_signal_handlers(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 static void usage(FILE *f)
 {
@@ -72,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
-			install_signal_handlers();
+			cmd_install_signal_handlers();
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	}

@@ -1,0 +1,82 @@
+/*
+ * extract_args.c - extract mem's options shared by `scxprof extract mem` and
+ * `scxprof report` (see extract_args.h): the --cluster and --granularity
+ * choices and the checks and conversions into extract_mem_opts.
+ */
+#include "cmd/extract_args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/signals.h"
+#include "extract/mem_groups.h"
+#include "lib/error.h"
+
+const struct opt_choice extract_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
+const struct opt_choice extract_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};
+
+static int parse_number(const char *cmd, const char *opt, const char *val, double max, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(val, &end);
+	if (errno || end == val || *end || !(*out >= 0 && *out <= max)) {
+		fprintf(stderr, "scxprof %s: %s: '%s' is not a number from 0 to %g\n", cmd, opt, val, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* --sched FILE, else sched.jsonl in the directory of -f FILE when it exists, else NULL */
+static const char *sched_next_to(const struct extract_args *a)
+{
+	static char path[PATH_MAX];
+	const char *slash;
+	struct stat st;
+
+	if (a->sched)
+		return a->sched;
+	if (!strcmp(a->file, "-"))
+		return NULL;
+	slash = strrchr(a->file, '/');
+	if (slash)
+		snprintf(path, sizeof(path), "%.*s/sched.jsonl", (int)(slash - a->file), a->file);
+	else
+		snprintf(path, sizeof(path), "sched.jsonl");
+	return stat(path, &st) == 0 && st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
+}
+
+int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = a->file;
+	o->workload = a->workload;
+	o->allotment_re = a->allotment_re;
+	o->use_hints = a->use_hints;
+	o->verbose = a->verbose;
+	o->share_threshold = -1;
+	o->max_cell_cpus = (double)a->max_cell_cpus;
+	o->max_keys = (size_t)a->evidence_keys;
+	o->max_names = (size_t)a->max_names;
+	o->stop = (volatile int *)&cmd_interrupted;
+	o->sched_path = sched_next_to(a);
+	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)
+		return -1;
+	o->min_share = SIGNIFICANT_PCT;
+	if (a->min_share && parse_number(cmd, "--min-share", a->min_share, 100, &o->min_share) < 0)
+		return -1;
+	o->min_keys = a->min_keys ? (size_t)a->min_keys : SHARE_MIN_KEYS_DEFAULT;
+	o->min_samples = a->min_samples ? (uint64_t)a->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
+	o->cluster = (enum cluster_mode)a->cluster;
+	o->line_granularity = a->line;
+	if (extract_mem_check_opts(o) < 0) {
+		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
+		return -1;
+	}
+	return 0;
+}
