@@ -153,8 +153,8 @@ static void print_summary(const char *outdir, const struct process_inputs *in, c
 {
 	size_t i;
 
-	for (i = 0; i < r->nr_warnings; i++)
-		fprintf(stderr, "WARNING: %s\n", r->warnings[i]);
+	for (i = 0; i < r->warnings.nr; i++)
+		fprintf(stderr, "WARNING: %s\n", r->warnings.line[i]);
 	printf("Output directory: %s\n", outdir);
 	if (in->mem_kind != MEM_NONE)
 		printf("Parsed %llu of %llu records (%llu skipped, %llu unparseable)\n",

@@ -63,8 +63,8 @@ static void print_summary(const struct record_result *r, const char *where)
 {
 	size_t i;
 
-	for (i = 0; i < r->nr_warnings; i++)
-		fprintf(stderr, "WARNING: %s\n", r->warnings[i]);
+	for (i = 0; i < r->warnings.nr; i++)
+		fprintf(stderr, "WARNING: %s\n", r->warnings.line[i]);
 	if (r->mem_on)
 		printf("Memory samples: %llu (%s; lost %llu events, %llu samples; phys_addr from pagemap %llu, "
 		       "unresolved %llu)\n", (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),

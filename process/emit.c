@@ -94,16 +94,9 @@ int emitter_write(struct emitter *e, struct mem_record *r)
 
 void process_warn(struct process_result *res, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
-	size_t i;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	warnings_vadd(&res->warnings, fmt, ap);
 	va_end(ap);
-	for (i = 0; i < res->nr_warnings; i++)
-		if (!strcmp(res->warnings[i], msg))
-			return;
-	if (res->nr_warnings < PROCESS_MAX_WARNINGS)
-		memcpy(res->warnings[res->nr_warnings++], msg, sizeof(msg));
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/warnings.h"
 #include "process/hints.h"
 #include "process/symbols.h"
 
@@ -61,7 +62,6 @@ struct process_outputs {
 	FILE *trace;       /* trace.pftrace (Perfetto), or NULL for none */
 };
 
-#define PROCESS_MAX_WARNINGS 16
 #define PROCESS_SCHED_EVENTS 32
 
 /* The scheduling stream (upstream's "Parsed X of Y sched trace records (U unparseable)"). */
@@ -102,8 +102,7 @@ struct process_result {
 		uint64_t bytes, packets, switches, switches_full, wakings, wakings_full;
 		uint64_t irq_events, forks, mem_samples, hint_values, threads;
 	} trace;
-	char warnings[PROCESS_MAX_WARNINGS][512];
-	size_t nr_warnings;
+	struct warnings warnings;
 };
 
 /* Run the stage. On error returns -1 with scx_errmsg() set; the caller

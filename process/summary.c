@@ -199,8 +199,8 @@ int process_write_summary(FILE *f, const struct process_inputs *in, const struct
 	decoding_json(&w, r);
 	jsonw_key(&w, "warnings");
 	jsonw_arr_open(&w);
-	for (i = 0; i < r->nr_warnings; i++)
-		jsonw_str(&w, r->warnings[i]);
+	for (i = 0; i < r->warnings.nr; i++)
+		jsonw_str(&w, r->warnings.line[i]);
 	jsonw_arr_close(&w);
 	jsonw_obj_close(&w);
 	jsonw_newline(&w);

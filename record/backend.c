@@ -179,10 +179,8 @@ void mem_backend_warn(struct mem_backend *b, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (b->nr_warnings == MEM_BACKEND_MAX_WARNINGS)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(b->warnings[b->nr_warnings++], sizeof(b->warnings[0]), fmt, ap);
+	warnings_vadd(&b->warnings, fmt, ap);
 	va_end(ap);
 }
 

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/warnings.h"
+
 enum mem_backend_kind {
 	MEM_BACKEND_AUTO,
 	MEM_BACKEND_INTEL_PEBS,
@@ -43,7 +45,6 @@ struct mem_backend_opts {
 };
 
 #define MEM_BACKEND_MAX_EVENTS 6
-#define MEM_BACKEND_MAX_WARNINGS 4
 
 struct mem_event {
 	struct perf_event_attr attr; /* complete: type, config*, sample_type, flags, clockid, precise_ip (max wanted) */
@@ -60,8 +61,7 @@ struct mem_backend {
 	struct mem_event ev[MEM_BACKEND_MAX_EVENTS];
 	size_t nr_events;
 	bool ldlat_applied;   /* false e.g. on AMD without caps/ldlat, or software */
-	char warnings[MEM_BACKEND_MAX_WARNINGS][256]; /* e.g. the no-PMU warning */
-	size_t nr_warnings;
+	struct warnings warnings; /* e.g. the no-PMU warning */
 	bool needs_aux_decoder; /* Arm SPE: data arrives in the AUX buffer (not supported yet) */
 	/* decode: the attr perf.mem.data describes its samples with (the
 	 * kernel's cpu-clock samples in ev[0] are rewritten into these) */

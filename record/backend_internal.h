@@ -32,7 +32,7 @@ int mem_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
 int mem_backend_add(struct mem_backend *b, const struct perf_event_attr *attr, const char *name,
 		    int leader, const char *cpus);
 
-/* Append a warning line (silently dropped past MEM_BACKEND_MAX_WARNINGS). */
+/* Append a warning line to b->warnings (see lib/warnings.h). */
 void mem_backend_warn(struct mem_backend *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -293,8 +293,8 @@ int metadata_write(FILE *out, const struct record_opts *o, const struct record_r
 	hints_json(&w, o, r);
 	jsonw_key(&w, "warnings");
 	jsonw_arr_open(&w);
-	for (i = 0; i < r->nr_warnings; i++)
-		jsonw_str(&w, r->warnings[i]);
+	for (i = 0; i < r->warnings.nr; i++)
+		jsonw_str(&w, r->warnings.line[i]);
 	jsonw_arr_close(&w);
 	jsonw_obj_close(&w);
 	jsonw_newline(&w);

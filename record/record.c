@@ -60,18 +60,6 @@ struct recorder {
 	int child_pidfd; /* readable when the command exits; -1 if none */
 };
 
-static void warn(struct record_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct record_result *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->nr_warnings == RECORD_MAX_WARNINGS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->warnings[r->nr_warnings++], sizeof(r->warnings[0]), fmt, ap);
-	va_end(ap);
-}
-
 
 static int path_in(const struct recorder *rc, const char *name, char *out, size_t size)
 {
@@ -107,8 +95,8 @@ static int start_mem(struct recorder *rc)
 
 	if (mem_backend_choose(&o->backend, &rc->res->backend) < 0)
 		return -1;
-	for (i = 0; i < rc->res->backend.nr_warnings; i++)
-		warn(rc->res, "%s", rc->res->backend.warnings[i]);
+	for (i = 0; i < rc->res->backend.warnings.nr; i++)
+		warnings_add(&rc->res->warnings, "%s", rc->res->backend.warnings.line[i]);
 	if (rc->res->backend.needs_aux_decoder)
 		return scx_fail("%s: %s; decoding its AUX data is not supported yet (use --backend decode or page-fault)",
 				rc->res->backend.pmu, rc->res->backend.description);
@@ -167,9 +155,9 @@ static int synthesize(struct recorder *rc)
 	if (path_in(rc, "kallsyms", ksyms, sizeof(ksyms)) < 0 || fs_copy_file("/proc/kallsyms", ksyms) < 0)
 		return -1;
 	if (path_in(rc, "vdso.so", vdso, sizeof(vdso)) < 0 || vdso_save(vdso) < 0)
-		warn(rc->res, "[vdso] symbols will not resolve offline: %s", scx_errmsg());
+		warnings_add(&rc->res->warnings, "[vdso] symbols will not resolve offline: %s", scx_errmsg());
 	if (synth_kernel_map(&rc->w, ksyms, trailer) < 0)
-		warn(rc->res, "no kernel map record: %s", scx_errmsg());
+		warnings_add(&rc->res->warnings, "no kernel map record: %s", scx_errmsg());
 	if (synth_tasks(&rc->w, "/proc", trailer, &st) < 0 || synth_cgroups(&rc->w, trailer, &st) < 0)
 		return -1;
 	if (rc->o->verbose && rc->o->status)
@@ -344,7 +332,7 @@ static int stop_streams(struct recorder *rc)
 		snprintf(rc->res->hints_mode, sizeof(rc->res->hints_mode), "%s", hs.mode);
 		snprintf(rc->res->hints_why_not_fentry, sizeof(rc->res->hints_why_not_fentry), "%s", hs.why_not_fentry);
 		if (hs.drops)
-			warn(rc->res, "%llu hint events were dropped because the ring buffer was full; "
+			warnings_add(&rc->res->warnings, "%llu hint events were dropped because the ring buffer was full; "
 			     "consider increasing --hints-map-ring-sz", (unsigned long long)hs.drops);
 	}
 	if (rc->ss) {
@@ -352,11 +340,11 @@ static int stop_streams(struct recorder *rc)
 			rc_ = -1;
 		rc->ss = NULL;
 		if (rc->res->sched.drops)
-			warn(rc->res, "%llu scheduling records were dropped because the ring buffer was full; "
+			warnings_add(&rc->res->warnings, "%llu scheduling records were dropped because the ring buffer was full; "
 			     "consider increasing --sched-ring-sz (now %u MB)",
 			     (unsigned long long)rc->res->sched.drops, rc->res->sched.ring_mb);
 		if (sched_stream_skipped_total(&rc->res->sched))
-			warn(rc->res, "%llu scheduling tracepoint hits were not recorded: an interrupt hit the same "
+			warnings_add(&rc->res->warnings, "%llu scheduling tracepoint hits were not recorded: an interrupt hit the same "
 			     "tracepoint while its BPF program ran, and the kernel skips nested runs of a program "
 			     "(counted per tracepoint in metadata.json)",
 			     (unsigned long long)sched_stream_skipped_total(&rc->res->sched));
@@ -394,12 +382,12 @@ static int finish_files(struct recorder *rc)
 				rc->bids.written);
 		rc->writer_open = false;
 		if (rc->ms.st.foreign_ids)
-			warn(rc->res, "%llu samples carried the event id of another program sampling page faults "
+			warnings_add(&rc->res->warnings, "%llu samples carried the event id of another program sampling page faults "
 			     "at the same time (the kernel shares one sample's data among such events); ids "
 			     "restored, their times may follow that program's clock",
 			     (unsigned long long)rc->ms.st.foreign_ids);
 		if (rc->ms.st.lost_events || rc->ms.st.lost_samples)
-			warn(rc->res, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
+			warnings_add(&rc->res->warnings, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
 			     (unsigned long long)rc->ms.st.lost_events, (unsigned long long)rc->ms.st.lost_samples);
 	}
 	if (close_file(&rc->hints_out, "hints.jsonl") < 0 || close_file(&rc->sched_out, "sched.data") < 0)

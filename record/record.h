@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/warnings.h"
 #include "record/backend.h"
 #include "record/mem_stream.h"
 #include "record/sched_stream.h"
@@ -37,8 +38,6 @@ struct record_opts {
 	int verbose;
 };
 
-#define RECORD_MAX_WARNINGS 16
-
 struct record_result {
 	struct mem_backend backend;
 	struct mem_stream_stats mem;
@@ -53,8 +52,7 @@ struct record_result {
 	uint64_t drain_boosts;         /* times it went back to its own priority (a ring a quarter full) */
 	int command_status;            /* wait status of COMMAND, -1 if none */
 	int command_pid;               /* pid of COMMAND (0 if none); it runs as "scxprof" until its exec */
-	char warnings[RECORD_MAX_WARNINGS][320];
-	size_t nr_warnings;
+	struct warnings warnings;
 };
 
 /* -1 with scx_errmsg() on failure; an interrupt returns -1 with

@@ -97,8 +97,8 @@ static void assert_freq_4000(const struct perf_event_attr *a)
 
 static bool has_warning(const struct mem_backend *b, const char *needle)
 {
-	for (size_t i = 0; i < b->nr_warnings; i++) {
-		if (strstr(b->warnings[i], needle))
+	for (size_t i = 0; i < b->warnings.nr; i++) {
+		if (strstr(b->warnings.line[i], needle))
 			return true;
 	}
 	return false;
@@ -246,7 +246,7 @@ Test(backend, intel_skl_plain_pebs_load_latency)
 	cr_assert_eq(b.kind, MEM_BACKEND_INTEL_PEBS);
 	cr_assert_str_eq(b.pmu, "cpu");
 	cr_assert_eq(b.nr_events, 1);
-	cr_assert_eq(b.nr_warnings, 0);
+	cr_assert_eq(b.warnings.nr, 0);
 	cr_assert(b.ldlat_applied);
 	cr_assert_eq(b.ev[0].attr.type, 4);
 	cr_assert_eq(b.ev[0].attr.config, 0x1cd);
@@ -378,7 +378,7 @@ Test(backend, amd_ibs_with_ldlat_cap_encodes_config1)
 	o.ldlat = 256;
 	choose_ok(&o, &b);
 	cr_assert(b.ldlat_applied);
-	cr_assert_eq(b.nr_warnings, 0);
+	cr_assert_eq(b.warnings.nr, 0);
 	cr_assert_eq(b.ev[0].attr.config1, 256);
 	cr_assert_str_eq(b.ev[0].name, "ibs_op/ldlat=256/");
 	o.ldlat = 300;
@@ -491,9 +491,9 @@ Test(backend, vm_auto_chooses_decode_with_one_warning)
 	cr_assert_eq(b.kind, MEM_BACKEND_DECODE);
 	cr_assert_str_eq(mem_backend_name(b.kind), "decode");
 	cr_assert_not(b.ldlat_applied);
-	cr_assert_eq(b.nr_warnings, 1);
+	cr_assert_eq(b.warnings.nr, 1);
 	cr_assert(has_warning(&b, "no memory-sampling PMU"));
-	cr_assert(has_warning(&b, "no latency, no data source level"), "%s", b.warnings[0]);
+	cr_assert(has_warning(&b, "no latency, no data source level"), "%s", b.warnings.line[0]);
 	cr_assert_eq(b.nr_events, 1);
 	cr_assert_str_eq(b.ev[0].name, "cpu-clock");
 	cr_assert_eq(b.ev[0].attr.type, PERF_TYPE_SOFTWARE);
@@ -530,7 +530,7 @@ Test(backend, page_fault_backend_by_name_and_old_alias)
 	cr_assert_str_eq(b.pmu, "software");
 	cr_assert_not(b.ldlat_applied);
 	cr_assert_not(b.needs_aux_decoder);
-	cr_assert_eq(b.nr_warnings, 0, "a deliberate choice is not warned about");
+	cr_assert_eq(b.warnings.nr, 0, "a deliberate choice is not warned about");
 	cr_assert_eq(b.nr_events, 1);
 	cr_assert_str_eq(b.ev[0].name, "page-faults");
 	cr_assert_eq(b.ev[0].attr.type, PERF_TYPE_SOFTWARE);
@@ -551,7 +551,7 @@ Test(backend, decode_honours_freq_and_period)
 	o.freq = 250;
 	choose_ok(&o, &b);
 	cr_assert_eq(b.kind, MEM_BACKEND_DECODE, "--backend decode wins over PEBS");
-	cr_assert_eq(b.nr_warnings, 0);
+	cr_assert_eq(b.warnings.nr, 0);
 	cr_assert_eq(b.ev[0].attr.sample_freq, 250);
 	o.freq = 0;
 	o.period = 2000000;
@@ -572,7 +572,7 @@ Test(backend, software_honours_freq_and_explicit_choice)
 	o.freq = 999;
 	choose_ok(&o, &b);
 	cr_assert_eq(b.kind, MEM_BACKEND_SOFTWARE, "--backend software wins over PEBS");
-	cr_assert_eq(b.nr_warnings, 0, "a deliberate choice is not warned about");
+	cr_assert_eq(b.warnings.nr, 0, "a deliberate choice is not warned about");
 	cr_assert_eq(b.ev[0].attr.freq, 1);
 	cr_assert_eq(b.ev[0].attr.sample_freq, 999);
 }
