@@ -15,6 +15,7 @@
 
 #include "lib/error.h"
 #include "lib/kernel_id.h"
+#include "lib/linereader.h"
 #include "record/inode_gen.h"
 
 #define REC_MAX 8192
@@ -157,24 +158,34 @@ static int emit_map_line(struct pd_writer *w, const char *proc_root, int pid, co
 	return rec_end(w, &r, trailer);
 }
 
+/* One MMAP2 per line of /proc/PID/maps. A process that exits while being
+ * read ends its list (the read fails ESRCH); any other read error, or a
+ * line longer than SYNTH_MAPS_LINE_MAX, fails naming the file and line. */
 static int emit_maps(struct pd_writer *w, const char *proc_root, int pid, size_t trailer, struct synth_stats *st,
 		     struct inode_gen_cache *gens)
 {
-	char path[512], *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char path[512], *line;
+	struct line_reader r;
+	size_t len;
 	FILE *f;
-	int rc = 0;
+	int rc = 0, n = 0;
 
 	snprintf(path, sizeof(path), "%s/%d/maps", proc_root, pid);
 	if (!(f = fopen(path, "re")))
 		return 0; /* exited, or a kernel thread */
-	while ((n = getline(&line, &cap, f)) > 0 && rc == 0) {
-		line[strcspn(line, "\n")] = '\0';
+	line_reader_init(&r, f, path);
+	r.max = SYNTH_MAPS_LINE_MAX;
+	while (rc == 0 && (n = line_reader_next(&r, &line, &len)) > 0) {
 		rc = emit_map_line(w, proc_root, pid, line, trailer, gens);
 		st->mmaps += rc == 0;
 	}
-	free(line);
+	if (rc == 0 && n < 0) {
+		if (ferror(f) && errno == ESRCH)
+			scx_clear_error(); /* exited after the open */
+		else
+			rc = -1;
+	}
+	line_reader_free(&r);
 	fclose(f);
 	return rc;
 }

@@ -22,6 +22,10 @@ struct synth_stats {
 	uint64_t vanished; /* tasks that exited while being scanned */
 };
 
+/* The longest /proc/PID/maps line read: a path is at most PATH_MAX bytes,
+ * four times that with every byte a newline escaped as \012, plus the fields. */
+#define SYNTH_MAPS_LINE_MAX (4 * 4096 + 256)
+
 /* Tasks and their maps from proc_root ("/proc"). */
 int synth_tasks(struct pd_writer *w, const char *proc_root, size_t trailer_size, struct synth_stats *st);
 /* The kernel map record from kallsyms (start _text, end _etext). */

@@ -151,3 +151,47 @@ Test(synth, tasks_threads_and_maps_from_proc)
 	pd_close(&f);
 	fs_remove_tree(root);
 }
+
+/* A /proc/PID/maps line longer than SYNTH_MAPS_LINE_MAX fails naming the
+ * file and line (getline read it whole, however long, and failed allocations
+ * passed for the end of the file); a last line without a newline counts. */
+Test(synth, maps_line_too_long)
+{
+	char root[] = "/tmp/scxprof-proc.XXXXXX", path[1100], want[1200];
+	static char maps[SYNTH_MAPS_LINE_MAX + 200];
+	struct pd_writer w;
+	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr), .sample_id_all = 1,
+				       .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME};
+	uint64_t id = 1;
+	struct synth_stats st = {0};
+	int n;
+
+	cr_assert(mkdtemp(root));
+	put_file(root, "proc/42/task/42/status", "Name:\tleader\nTgid:\t42\n");
+	n = snprintf(maps, sizeof(maps), "55d0a000-55d0b000 r-xp 00001000 08:01 1234 /usr/bin/app\n"
+					 "55d0c000-55d0d000 rw-p 00003000 08:01 1234 /");
+	memset(maps + n, 'a', sizeof(maps) - (size_t)n - 2);
+	maps[sizeof(maps) - 2] = '\n';
+	put_file(root, "proc/42/maps", maps);
+	snprintf(path, sizeof(path), "%s/perf.data", root);
+	cr_assert_eq(pd_writer_open(&w, path), 0);
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id, 1, "e"), 0);
+	snprintf(path, sizeof(path), "%s/proc", root);
+	cr_assert_eq(synth_tasks(&w, path, 16, &st), -1);
+	snprintf(want, sizeof(want), "%s/42/maps:2: line longer than %d bytes", path, SYNTH_MAPS_LINE_MAX);
+	cr_assert(strstr(scx_errmsg(), want), "%s", scx_errmsg());
+	cr_assert_eq(st.mmaps, 1, "the line before it was read");
+	pd_writer_finish(&w);
+
+	put_file(root, "proc/42/maps", "55d0a000-55d0b000 r-xp 00001000 08:01 1234 /usr/bin/app\n"
+					 "55d0c000-55d0d000 rw-p 00003000 08:01 1234 /usr/bin/app");
+	snprintf(path, sizeof(path), "%s/perf2.data", root);
+	cr_assert_eq(pd_writer_open(&w, path), 0);
+	cr_assert_eq(pd_writer_add_attr(&w, &attr, &id, 1, "e"), 0);
+	snprintf(path, sizeof(path), "%s/proc", root);
+	memset(&st, 0, sizeof(st));
+	cr_assert_eq(synth_tasks(&w, path, 16, &st), 0, "%s", scx_errmsg());
+	cr_assert_eq(st.mmaps, 2);
+	cr_assert_eq(pd_writer_finish(&w), 0);
+	fs_remove_tree(root);
+}
