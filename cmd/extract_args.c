@@ -16,8 +16,8 @@
 #include "extract/mem_groups.h"
 #include "lib/error.h"
 
-const struct opt_choice extract_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
-const struct opt_choice extract_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};
+const struct opt_choice extract_args_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
+const struct opt_choice extract_args_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};
 
 static int parse_number(const char *cmd, const char *opt, const char *val, double max, double *out)
 {

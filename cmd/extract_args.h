@@ -16,8 +16,8 @@ struct extract_args {
 	const char *file; /* perf.jsonl */
 	const char *workload;
 	const char *allotment_re;
-	int cluster;      /* enum cluster_mode (extract_cluster_choices) */
-	int line;         /* --granularity line (extract_granularity_choices) */
+	int cluster;      /* enum cluster_mode (extract_args_cluster_choices) */
+	int line;         /* --granularity line (extract_args_granularity_choices) */
 	const char *threshold;
 	const char *sched;
 	const char *min_share;
@@ -30,8 +30,8 @@ struct extract_args {
 };
 
 /* --cluster's and --granularity's values */
-extern const struct opt_choice extract_cluster_choices[];
-extern const struct opt_choice extract_granularity_choices[];
+extern const struct opt_choice extract_args_cluster_choices[];
+extern const struct opt_choice extract_args_granularity_choices[];
 
 #define SCX_STR_(x) #x
 #define SCX_STR(x) SCX_STR_(x)
@@ -45,9 +45,9 @@ extern const struct opt_choice extract_granularity_choices[];
 	OPT_FLAG(0, "use-hints", &(a).use_hints, "split units by hint value (NAME@hint=H)"),                         \
 	OPT_COUNT('v', "verbose", &(a).verbose, vhelp),                                                    \
 	OPT_ENUM(0, "cluster", &(a).cluster, "MODE", "sharing (default) or comm (upstream-exact)",                   \
-		 extract_cluster_choices),                                                                           \
+		 extract_args_cluster_choices),                                                                           \
 	OPT_ENUM(0, "granularity", &(a).line, "G", "sharing evidence: page (default) or line (64 B)",                \
-		 extract_granularity_choices),                                                                       \
+		 extract_args_granularity_choices),                                                                       \
 	OPT_STRING(0, "share-threshold", &(a).threshold, "X", "merge while affinity > X, 0..1 (default 0.065)"),     \
 	OPT_INT(0, "max-cell-cpus", &(a).max_cell_cpus, "N",                                                         \
 		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \

@@ -62,7 +62,7 @@ static bool kind_is_x86(enum mem_backend_kind kind)
 	return kind == MEM_BACKEND_INTEL_PEBS || kind == MEM_BACKEND_AMD_IBS;
 }
 
-void mem_attr_common(struct perf_event_attr *attr, enum mem_backend_kind kind)
+void mem_backend_attr_common(struct perf_event_attr *attr, enum mem_backend_kind kind)
 {
 	attr->size = sizeof(*attr);
 	attr->sample_type = MEM_SAMPLE_COMMON;
@@ -125,7 +125,7 @@ static int spe_sampling(struct perf_event_attr *attr, const struct mem_backend_o
 	return 0;
 }
 
-int mem_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
+int mem_backend_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
 		      const struct mem_backend_opts *o, const struct pmu_desc *pmu, bool keep_own)
 {
 	if (o->period && o->freq)
@@ -192,7 +192,7 @@ int mem_backend_add_aux_leader(struct mem_backend *b, const struct pmu_desc *pmu
 	char name[128];
 	int idx;
 
-	mem_attr_common(&attr, MEM_BACKEND_INTEL_PEBS);
+	mem_backend_attr_common(&attr, MEM_BACKEND_INTEL_PEBS);
 	attr.type = pmu->type;
 	if (pmu_apply_terms(pmu, &attr, "mem-loads-aux") < 0)
 		return -1;

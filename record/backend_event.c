@@ -144,7 +144,7 @@ static int add_spec_event(const struct mem_backend_opts *o, struct mem_backend *
 
 	if (pmu && kind == MEM_BACKEND_INTEL_PEBS && needs_aux_leader(pmu, attr)) {
 		leader = mem_backend_add_aux_leader(b, pmu);
-		if (leader < 0 || mem_attr_sampling(&b->ev[leader].attr, kind, o, NULL, false) < 0)
+		if (leader < 0 || mem_backend_attr_sampling(&b->ev[leader].attr, kind, o, NULL, false) < 0)
 			return -1;
 		b->ev[leader].attr.precise_ip = attr->precise_ip;
 	}
@@ -176,12 +176,12 @@ static int from_sysfs_spec(const struct mem_backend_opts *o, struct mem_backend 
 		return -1;
 	if (pmu_load(o->sysfs_root, s.pmu, &pmu) < 0)
 		return fail_for_spec(o->event_spec);
-	mem_attr_common(&attr, kind);
+	mem_backend_attr_common(&attr, kind);
 	attr.type = pmu.type;
 	if (pmu_apply_terms(&pmu, &attr, s.terms) < 0)
 		return fail_for_spec(o->event_spec);
 	if (apply_modifiers(o->event_spec, s.mods, &attr) < 0 ||
-	    mem_attr_sampling(&attr, kind, o, &pmu, true) < 0)
+	    mem_backend_attr_sampling(&attr, kind, o, &pmu, true) < 0)
 		return -1;
 	b->ldlat_applied = format_nonzero(&pmu, &attr, "ldlat") ||
 			   format_nonzero(&pmu, &attr, "min_latency");
@@ -234,10 +234,10 @@ static int from_libpfm(const struct mem_backend_opts *o, struct mem_backend *b)
 		return -1;
 	precise = attr.precise_ip;
 	excl_guest = attr.exclude_guest;
-	mem_attr_common(&attr, kind);
+	mem_backend_attr_common(&attr, kind);
 	attr.precise_ip = precise; /* as the string's modifiers say */
 	attr.exclude_guest = excl_guest;
-	if (mem_attr_sampling(&attr, kind, o, NULL, true) < 0)
+	if (mem_backend_attr_sampling(&attr, kind, o, NULL, true) < 0)
 		return -1;
 	have_pmu = kind == MEM_BACKEND_INTEL_PEBS && load_core_pmu(o->sysfs_root, &pmu);
 	b->ldlat_applied = kind == MEM_BACKEND_INTEL_PEBS && attr.config1 != 0;

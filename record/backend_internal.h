@@ -20,12 +20,12 @@
 
 /* Fill the fields every event of this backend kind shares: sample_type,
  * clock, disabled, exclude_guest (not IBS), precise_ip (max wanted). */
-void mem_attr_common(struct perf_event_attr *attr, enum mem_backend_kind kind);
+void mem_backend_attr_common(struct perf_event_attr *attr, enum mem_backend_kind kind);
 
 /* Apply -c/-F (or the kind's default, unless attr already has its own
  * period/freq from event terms and keep_own is set) with the kind's rules.
  * pmu is the IBS/SPE PMU (for caps/min_interval), may be NULL otherwise. */
-int mem_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
+int mem_backend_attr_sampling(struct perf_event_attr *attr, enum mem_backend_kind kind,
 		      const struct mem_backend_opts *o, const struct pmu_desc *pmu, bool keep_own);
 
 /* Append an event (attr copied) to the set; returns its index or -1. */

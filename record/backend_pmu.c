@@ -31,11 +31,11 @@ static int intel_base_attr(const struct pmu_desc *pmu, const struct mem_backend_
 			   const char *event, struct perf_event_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	mem_attr_common(attr, MEM_BACKEND_INTEL_PEBS);
+	mem_backend_attr_common(attr, MEM_BACKEND_INTEL_PEBS);
 	attr->type = pmu->type;
 	if (pmu_apply_terms(pmu, attr, event) < 0)
 		return -1;
-	return mem_attr_sampling(attr, MEM_BACKEND_INTEL_PEBS, o, NULL, false);
+	return mem_backend_attr_sampling(attr, MEM_BACKEND_INTEL_PEBS, o, NULL, false);
 }
 
 static int intel_add_loads(struct mem_backend *b, const struct pmu_desc *pmu,
@@ -47,7 +47,7 @@ static int intel_add_loads(struct mem_backend *b, const struct pmu_desc *pmu,
 
 	if (pmu_has_event(pmu, "mem-loads-aux")) {
 		leader = mem_backend_add_aux_leader(b, pmu);
-		if (leader < 0 || mem_attr_sampling(&b->ev[leader].attr, MEM_BACKEND_INTEL_PEBS, o,
+		if (leader < 0 || mem_backend_attr_sampling(&b->ev[leader].attr, MEM_BACKEND_INTEL_PEBS, o,
 						    NULL, false) < 0)
 			return -1;
 	}
@@ -163,10 +163,10 @@ int mem_backend_build_amd(const struct mem_backend_opts *o, struct mem_backend *
 
 	if (pmu_load(o->sysfs_root, "ibs_op", &pmu) < 0)
 		return -1;
-	mem_attr_common(&attr, MEM_BACKEND_AMD_IBS);
+	mem_backend_attr_common(&attr, MEM_BACKEND_AMD_IBS);
 	attr.type = pmu.type;
 	if (ibs_ldlat(&pmu, o, &attr, b) < 0 ||
-	    mem_attr_sampling(&attr, MEM_BACKEND_AMD_IBS, o, &pmu, false) < 0)
+	    mem_backend_attr_sampling(&attr, MEM_BACKEND_AMD_IBS, o, &pmu, false) < 0)
 		return -1;
 	if (b->ldlat_applied)
 		snprintf(name, sizeof(name), "ibs_op/ldlat=%u/", o->ldlat);
@@ -221,10 +221,10 @@ static int spe_add(struct mem_backend *b, const struct pmu_desc *pmu,
 
 	snprintf(terms, sizeof(terms), "ts_enable=1,pa_enable=1,load_filter=1%s,min_latency=%u",
 		 o->stores ? ",store_filter=1" : "", o->ldlat);
-	mem_attr_common(&attr, MEM_BACKEND_ARM_SPE);
+	mem_backend_attr_common(&attr, MEM_BACKEND_ARM_SPE);
 	attr.type = pmu->type;
 	if (pmu_apply_terms(pmu, &attr, terms) < 0 ||
-	    mem_attr_sampling(&attr, MEM_BACKEND_ARM_SPE, o, pmu, false) < 0)
+	    mem_backend_attr_sampling(&attr, MEM_BACKEND_ARM_SPE, o, pmu, false) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%s/%s/", pmu->name, terms);
 	return mem_backend_add(b, &attr, name, -1, pmu->cpus);
@@ -261,10 +261,10 @@ int mem_backend_build_software(const struct mem_backend_opts *o, struct mem_back
 {
 	struct perf_event_attr attr = { 0 };
 
-	mem_attr_common(&attr, MEM_BACKEND_SOFTWARE);
+	mem_backend_attr_common(&attr, MEM_BACKEND_SOFTWARE);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	if (mem_attr_sampling(&attr, MEM_BACKEND_SOFTWARE, o, NULL, false) < 0 ||
+	if (mem_backend_attr_sampling(&attr, MEM_BACKEND_SOFTWARE, o, NULL, false) < 0 ||
 	    mem_backend_add(b, &attr, "page-faults", -1, "") < 0)
 		return -1;
 	b->kind = MEM_BACKEND_SOFTWARE;
@@ -297,12 +297,12 @@ int mem_backend_build_decode(const struct mem_backend_opts *o, struct mem_backen
 		return scx_fail("-c %" PRIu64 ": the decode backend's period is nanoseconds of cpu-clock "
 				"time, at least %d (the kernel's minimum); -F HZ sets a rate",
 				o->period, DECODE_MIN_PERIOD_NS);
-	mem_attr_common(&attr, MEM_BACKEND_DECODE);
+	mem_backend_attr_common(&attr, MEM_BACKEND_DECODE);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_type = DECODE_IN_SAMPLE_TYPE;
 	attr.sample_regs_user = dec->regs_mask;
-	if (mem_attr_sampling(&attr, MEM_BACKEND_DECODE, o, NULL, false) < 0 ||
+	if (mem_backend_attr_sampling(&attr, MEM_BACKEND_DECODE, o, NULL, false) < 0 ||
 	    mem_backend_add(b, &attr, "cpu-clock", -1, "") < 0)
 		return -1;
 	b->kind = MEM_BACKEND_DECODE;

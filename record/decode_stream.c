@@ -55,7 +55,7 @@ void decode_stream_charge(struct decode_stream *ds, uint64_t cpu_ns)
 	ds->st.decode_ns += cpu_ns;
 }
 
-uint64_t decode_data_src(int load, int store)
+uint64_t decode_stream_data_src(int load, int store)
 {
 	union perf_mem_data_src d = { .val = 0 };
 
@@ -127,7 +127,7 @@ static int write_access(struct decode_stream *ds, const struct in_sample *s, con
 	out.id = s->id;
 	out.cpu_res = s->cpu_res;
 	out.period = s->period;
-	out.data_src = decode_data_src(a->load, a->store);
+	out.data_src = decode_stream_data_src(a->load, a->store);
 	out.phys = pagemap_phys(ds->pm, (int)(uint32_t)s->pid_tid, a->addr, &page_size);
 	out.page_size = out.phys ? page_size : 0;
 	out.cgroup = s->cgroup;

@@ -50,6 +50,6 @@ void decode_stream_free(struct decode_stream *ds);
 
 /* data_src of a decoded access: op LOAD and/or STORE, every other part
  * "not available" (no level, snoop, lock or TLB information). */
-uint64_t decode_data_src(int load, int store);
+uint64_t decode_stream_data_src(int load, int store);
 
 #endif

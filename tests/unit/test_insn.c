@@ -221,8 +221,8 @@ Test(insn, decoder_names_itself)
 
 Test(insn, data_src_marks_only_the_op)
 {
-	union perf_mem_data_src l = { .val = decode_data_src(1, 0) }, s = { .val = decode_data_src(0, 1) },
-				rmw = { .val = decode_data_src(1, 1) };
+	union perf_mem_data_src l = { .val = decode_stream_data_src(1, 0) }, s = { .val = decode_stream_data_src(0, 1) },
+				rmw = { .val = decode_stream_data_src(1, 1) };
 
 	cr_assert_eq(l.mem_op, PERF_MEM_OP_LOAD);
 	cr_assert_eq(s.mem_op, PERF_MEM_OP_STORE);
