@@ -122,71 +122,56 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 
 static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage *u)
 {
-	const char *file = NULL, *cats = NULL;
-	long window = 1;
-	int verbose = 0;
+	struct sched_util_opts o = {.window_ms = 1};
 	const struct opt opts[] = {
-		OPT_STRING_REQUIRED('f', "file", &file, "FILE",
+		OPT_STRING_REQUIRED('f', "file", &o.path, "FILE",
 				    "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)", "-f FILE"),
-		OPT_INT(0, "window-ms", &window, "N", "window length in ms (default 1)", 0, 1L << 40),
-		OPT_STRING(0, "categories", &cats, "LIST", "comma list of COMM, GLOB, COMM@hint=H (mutually exclusive)"),
-		OPT_COUNT('v', "verbose", &verbose, "a summary line to stderr"),
+		OPT_INT(0, "window-ms", &o.window_ms, "N", "window length in ms (default 1)", 0, 1L << 40),
+		OPT_STRING(0, "categories", &o.categories, "LIST", "comma list of COMM, GLOB, COMM@hint=H (mutually exclusive)"),
+		OPT_COUNT('v', "verbose", &o.verbose, "a summary line to stderr"),
 		OPT_END(),
 	};
-	struct sched_util_opts o;
 	FILE *in;
 
 	argc = opts_parse(argc, argv, opts, u);
 	if (argc < 0)
 		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
-	memset(&o, 0, sizeof(o));
-	o.path = file;
-	o.window_ms = (uint64_t)window;
-	o.categories = cats;
-	o.verbose = verbose;
 	if (sched_util_check_opts(&o) < 0) {
 		opts_usage_error(u, "%s", scx_errmsg());
 		return EXIT_USAGE;
 	}
-	if (!(in = open_input(file)))
+	if (!(in = open_input(o.path)))
 		return failed(u->name);
 	return finish(u->name, in, sched_util_run(&o, in, stdout, stderr));
 }
 
 static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage *u)
 {
-	const char *file = NULL, *topo = NULL, *by = NULL;
-	long limit = 0;
-	int verbose = 0;
+	struct sched_stats_opts o = {0};
+	const char *by = NULL;
 	const struct opt opts[] = {
-		OPT_STRING_REQUIRED('f', "file", &file, "FILE",
+		OPT_STRING_REQUIRED('f', "file", &o.path, "FILE",
 				    "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)", "-f FILE"),
-		OPT_STRING(0, "topology", &topo, "FILE", "topology.json (needed by --by llc and --by node)"),
+		OPT_STRING(0, "topology", &o.topology, "FILE", "topology.json (needed by --by llc and --by node)"),
 		OPT_STRING(0, "by", &by, "KEY", "thread (default), process, comm, cpu, llc or node"),
-		OPT_INT(0, "limit", &limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
-		OPT_COUNT('v', "verbose", &verbose, "broken switch chains (count, first ones) to stderr"),
+		OPT_INT(0, "limit", &o.limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
+		OPT_COUNT('v', "verbose", &o.verbose, "broken switch chains (count, first ones) to stderr"),
 		OPT_END(),
 	};
-	struct sched_stats_opts o;
 	FILE *in;
 
 	argc = opts_parse(argc, argv, opts, u);
 	if (argc < 0)
 		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
-	memset(&o, 0, sizeof(o));
-	o.path = file;
-	o.topology = topo;
-	o.limit = limit;
-	o.verbose = verbose;
 	if (by && sched_stats_parse_by(by, &o.by) < 0) {
 		opts_usage_error(u, "--by: '%s' is not thread, process, comm, cpu, llc or node", by);
 		return EXIT_USAGE;
 	}
-	if ((o.by == BY_LLC || o.by == BY_NODE) && !topo) {
+	if ((o.by == BY_LLC || o.by == BY_NODE) && !o.topology) {
 		opts_usage_error(u, "--by %s needs --topology topology.json", by);
 		return EXIT_USAGE;
 	}
-	if (!(in = open_input(file)))
+	if (!(in = open_input(o.path)))
 		return failed(u->name);
 	return finish(u->name, in, sched_stats_run(&o, in, stdout, stderr));
 }
