@@ -208,8 +208,12 @@ int opts_parse(int argc, char **argv, const struct opt *opts, const struct cmd_u
 	struct parse p = {.opts = opts, .u = u};
 	int i, n = 0, nr_opts = 0;
 
-	while (opts[nr_opts].kind != OPT_KIND_END)
-		nr_opts++;
+	for (; opts[nr_opts].kind != OPT_KIND_END; nr_opts++)
+		if (opts[nr_opts].kind == OPT_KIND_INT && opts[nr_opts].value_size != sizeof(int32_t) &&
+		    opts[nr_opts].value_size != sizeof(int64_t))
+			return opts_usage_error(u, "--%s: an integer of %zu bytes (a bug)",
+						opts[nr_opts].long_name ? opts[nr_opts].long_name : "?",
+						opts[nr_opts].value_size);
 	if (nr_opts > OPTS_MAX)
 		return opts_usage_error(u, "more than %d options in the table (a bug)", OPTS_MAX);
 	for (i = 1; i < argc; i++) {

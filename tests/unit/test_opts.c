@@ -231,3 +231,19 @@ Test(opts, help_wins_over_later_errors, .init = redirect)
 				"      --long N                 long\n"
 				"  -h, --help                   show this help and exit\n");
 }
+
+Test(opts, integer_of_an_unsupported_width_is_refused, .init = redirect)
+{
+	short s = 0;
+	const struct cmd_usage u = {"t", "SYN", "summary", false};
+	const struct opt opts[] = {
+		OPT_INT(0, "short", &s, "N", "a short", 0, 10),
+		OPT_END(),
+	};
+	char *argv[] = {"t", "--short", "70000", NULL};
+
+	cr_assert_eq(opts_parse(3, argv, opts, &u), OPTS_ERROR);
+	cr_assert_eq(s, 0, "nothing written past the short");
+	fflush(stderr);
+	cr_assert_stderr_eq_str("scxprof t: --short: an integer of 2 bytes (a bug)\n" USAGE_TAIL("t"));
+}
