@@ -19,23 +19,30 @@
 
 /* TracePacket fields */
 enum {
-	TP_FTRACE_EVENTS = 1, TP_PROCESS_TREE = 2, TP_TIMESTAMP = 8, TP_TRACK_EVENT = 11,
+	TP_FTRACE_EVENTS = 1, TP_PROCESS_TREE = 2, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_TRACK_EVENT = 11,
 	TP_INTERNED_DATA = 12, TP_SEQUENCE_ID = 10, TP_SEQUENCE_FLAGS = 13, TP_SYSTEM_INFO = 45,
-	TP_TRACK_DESCRIPTOR = 60,
+	TP_TIMESTAMP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESCRIPTOR = 60,
 };
+/* Clocks: the trace's own (BOOTTIME to trace_processor; our timestamps are
+ * CLOCK_MONOTONIC, written as they are) and the memory samples' sequence-
+ * scoped incremental clock (each packet's timestamp a delta). */
+enum { PFT_CLOCK_TRACE = 6, PFT_CLOCK_INCREMENTAL = 64 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 
-/* Trusted sequence ids: TrackEvents and descriptors, and ftrace bundles. */
-enum { PFT_SEQ_TRACK = 1, PFT_SEQ_FTRACE = 2 };
+/* Trusted sequence ids: descriptors and hint counters, ftrace bundles,
+ * memory samples. */
+enum { PFT_SEQ_TRACK = 1, PFT_SEQ_FTRACE = 2, PFT_SEQ_MEM = 3, PFT_NR_SEQ };
 
-/* Track uuids: kind << 48 | tid */
+/* Track uuids: (the thread's index + 1) << 2 | kind, small so that the
+ * varint every sample carries is short (1 byte for the first 31 threads). */
 enum { PFT_UUID_THREAD = 1, PFT_UUID_HINT = 2, PFT_UUID_MEM = 3 };
-#define PFT_UUID(kind, tid) ((uint64_t)(kind) << 48 | (uint32_t)(tid))
+#define PFT_UUID(kind, th) (((uint64_t)(th)->idx + 1) << 2 | (kind))
 
 #define PFT_MAX_CPUS 1024 /* FtraceEventBundle.cpu limit */
 #define PFT_COMM_LEN 16
 
 struct pft_thread {
+	uint32_t idx;          /* order of creation: the tracks' uuids */
 	int32_t tgid;          /* -1 unknown */
 	char comm[PFT_COMM_LEN];
 	bool thread_track, hint_track, mem_track;
@@ -48,7 +55,7 @@ struct pftrace {
 	FILE *out;
 	struct pb_buf pkt;     /* packets not yet written, the last one being built */
 	size_t pkt_at;         /* where the packet being built starts */
-	bool seq_started[3];   /* a packet of the sequence was written (flag 1 given) */
+	bool seq_started[PFT_NR_SEQ];   /* a packet of the sequence was written (flag 1 given) */
 	struct u64map threads; /* tid -> struct pft_thread */
 	uint64_t first_ts;     /* earliest timestamp written, for the ProcessTree */
 	bool have_ts;
@@ -65,6 +72,9 @@ struct pftrace {
 void pft_packet_begin(struct pftrace *t, unsigned seq, uint32_t extra_flags);
 /* Close the packet; writes the gathered packets when there are enough. */
 int pft_packet_end(struct pftrace *t);
+/* The same for a packet appended to t->pkt whole (not begun with
+ * pft_packet_begin), on a sequence already started. */
+int pft_packet_written(struct pftrace *t);
 void pft_note_ts(struct pftrace *t, uint64_t ts);
 /* The thread table entry of tid (created unknown); NULL on out of memory. */
 struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid);

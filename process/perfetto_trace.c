@@ -40,12 +40,17 @@ static int flush_out(struct pftrace *t)
 	return 0;
 }
 
+int pft_packet_written(struct pftrace *t)
+{
+	t->st.packets++;
+	return t->pkt.len >= OUT_BATCH ? flush_out(t) : 0;
+}
+
 int pft_packet_end(struct pftrace *t)
 {
 	if (!pb_close(&t->pkt, t->pkt_at) || t->pkt.oom)
 		return scx_fail("trace.pftrace: out of memory");
-	t->st.packets++;
-	return t->pkt.len >= OUT_BATCH ? flush_out(t) : 0;
+	return pft_packet_written(t);
 }
 
 void pft_note_ts(struct pftrace *t, uint64_t ts)
@@ -68,6 +73,7 @@ struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid)
 		return NULL;
 	}
 	th->tgid = -1;
+	th->idx = (uint32_t)t->st.threads;
 	if (u64map_put(&t->threads, tid, th) < 0) {
 		free(th);
 		return NULL;
@@ -101,7 +107,7 @@ int pft_thread_track(struct pftrace *t, uint32_t tid, struct pft_thread *th, uin
 	pft_packet_begin(t, PFT_SEQ_TRACK, 0);
 	pb_varint(&t->pkt, TP_TIMESTAMP, ts);
 	td = pb_open(&t->pkt, TP_TRACK_DESCRIPTOR);
-	pb_varint(&t->pkt, 1, PFT_UUID(PFT_UUID_THREAD, tid)); /* uuid */
+	pb_varint(&t->pkt, 1, PFT_UUID(PFT_UUID_THREAD, th)); /* uuid */
 	thd = pb_open(&t->pkt, 4);                             /* thread */
 	pb_int(&t->pkt, 1, th->tgid > 0 ? th->tgid : (int32_t)tid); /* pid */
 	pb_int(&t->pkt, 2, tid);                                    /* tid */

@@ -11,6 +11,9 @@ Checks (each failure is one line on stderr, exit 1):
 - the first packet is SystemInfo with sysname "Linux" (and release R);
 - the first packet of every trusted sequence has SEQ_INCREMENTAL_STATE_CLEARED,
   and every packet has a sequence id;
+- timestamps on a sequence's incremental clock (TracePacketDefaults,
+  ClockSnapshot with is_incremental, equal to the trace's clock 6 there)
+  are deltas, added up here;
 - every track_uuid and parent_uuid is a declared TrackDescriptor uuid, every
   interned id used was interned earlier on its sequence;
 - compact_sched arrays of a bundle have equal lengths;
@@ -20,9 +23,10 @@ Checks (each failure is one line on stderr, exit 1):
   pid/comm/prio; the wakings are the sched_waking and sched_wakeup_new lines
   (time, pid, target cpu, waker); irq/softirq/local-timer events match;
 - the memory samples are the perf.jsonl lines (tid, time, addr, phys_addr,
-  sym, weight, data_map, data_id, data_sym), on their thread's "mem
-  samples" track;
-- the hint counters are hints.jsonl's updates;
+  sym and dso (the SourceLocation), cgroup, weight, data_map, data_id,
+  data_sym), on the "mem samples" track of their thread's track;
+- the hint counters are hints.jsonl's updates, on the "hint" track of
+  their thread's track;
 - ProcessTree gives every sample's tid its pid.
 Prints a one-line summary with sizes on success.
 """
@@ -73,6 +77,11 @@ def fields(b):
             raise ValueError("wire type %d" % w)
         out.append((f, w, v))
     return out
+
+
+def source_location(m):
+    """SourceLocation (function_name 3 = sym, file_name 2 = dso)."""
+    return one(m, 3, b"").decode(errors="replace"), one(m, 2, b"").decode(errors="replace")
 
 
 def msg(b):
@@ -162,6 +171,8 @@ def main():
     thread_of_track = {}
     compact_bytes = compact_switches = 0
     order = 0
+    default_clock = {}  # seq -> clock id of its TracePacketDefaults
+    inc_last = {}  # (seq, clock) -> the incremental clock's last value
     for n, p in enumerate(packets):
         seq = one(p, 10)
         flags = one(p, 13, 0)
@@ -172,7 +183,24 @@ def main():
             seq_seen.add(seq)
             if not flags & 1:
                 err("packet %d: first of sequence %d without SEQ_INCREMENTAL_STATE_CLEARED" % (n, seq))
+        if 59 in p:  # TracePacketDefaults: timestamp_clock_id
+            default_clock[seq] = one(msg(one(p, 59)), 58, 0)
+        if 6 in p:  # ClockSnapshot: an incremental clock starts again at its timestamp
+            clocks = {one(c, 1): (one(c, 2), one(c, 3, 0)) for c in map(msg, msg(one(p, 6)).get(1, []))}
+            for cid, (cts, inc) in clocks.items():
+                if cid == 6:
+                    continue
+                if clocks.get(6, (None,))[0] != cts:
+                    err("packet %d: clock %d snapshot not equal to the trace clock (6)" % (n, cid))
+                if inc:
+                    inc_last[(seq, cid)] = cts
         ts = one(p, 8)
+        clock = one(p, 58, default_clock.get(seq, 0))
+        if ts is not None and clock not in (0, 6):
+            if (seq, clock) not in inc_last:
+                err("packet %d: timestamp on clock %d, which no ClockSnapshot of sequence %d defines" % (n, clock, seq))
+            else:
+                ts = inc_last[(seq, clock)] = inc_last[(seq, clock)] + ts
         if 12 in p:  # interned data
             idata = msg(one(p, 12))
             for kind in (1, 2, 3, 29):
@@ -180,6 +208,10 @@ def main():
                     e = msg(e)
                     interned[(seq, kind)].add(one(e, 1))
                     strings[(seq, kind, one(e, 1))] = one(e, 2, b"").decode(errors="replace")
+            for e in idata.get(4, []):  # source_locations
+                e = msg(e)
+                interned[(seq, 4)].add(one(e, 1))
+                strings[(seq, 4, one(e, 1))] = source_location(e)
         if 60 in p:  # TrackDescriptor
             td = msg(one(p, 60))
             u = one(td, 1)
@@ -203,6 +235,12 @@ def main():
             if 10 in te and one(te, 10) not in interned[(seq, 2)]:
                 err("packet %d: name iid %d not interned" % (n, one(te, 10)))
             ann = {}
+            if 34 in te:  # source_location_iid: the sample's sym and dso
+                if one(te, 34) not in interned[(seq, 4)]:
+                    err("packet %d: source location iid %d not interned" % (n, one(te, 34)))
+                ann["sym"], ann["dso"] = strings.get((seq, 4, one(te, 34)), (None, None))
+            elif 33 in te:
+                ann["sym"], ann["dso"] = source_location(msg(one(te, 33)))
             for a in te.get(4, []):
                 a = msg(a)
                 if one(a, 1) not in interned[(seq, 3)]:
@@ -221,8 +259,9 @@ def main():
                 value = s32(one(te, 30)) if 30 in te else struct.unpack("<d", one(te, 44).to_bytes(8, "little"))[0]
                 counters[(u, ts, value)] += 1
             elif one(te, 9) == 3:
-                samples[(u, ts, ann.get("addr"), ann.get("phys_addr"), ann.get("sym"), ann.get("weight"),
-                         ann.get("data_map"), ann.get("data_id"), ann.get("data_sym"))] += 1
+                samples[(u, ts, ann.get("addr"), ann.get("phys_addr", 0), ann.get("sym"), ann.get("dso"),
+                         ann.get("cgroup", ""), ann.get("weight"), ann.get("data_map"), ann.get("data_id"),
+                         ann.get("data_sym"))] += 1
         if 2 in p:  # ProcessTree
             pt = msg(one(p, 2))
             for t in pt.get(2, []):
@@ -373,16 +412,18 @@ def main():
             nsamples += 1
             if tree.get(r["tid"]) != r["pid"]:
                 err("ProcessTree gives tid %d pid %r, perf.jsonl %d" % (r["tid"], tree.get(r["tid"]), r["pid"]))
-            want[((3 << 48) | r["tid"], r["time_ns"], int(r["addr"], 16), int(r["phys_addr"], 16), r["sym"],
-                  r.get("weight"), r.get("data_map"), r.get("data_id"), r.get("data_sym"))] += 1
+            want[(r["tid"], r["time_ns"], int(r["addr"], 16), int(r["phys_addr"], 16), r["sym"], r["dso"],
+                  r["cgroup"], r.get("weight"), r.get("data_map"), r.get("data_id"), r.get("data_sym"))] += 1
+        for u in {k[0] for k in samples}:
+            parent = track_parent.get(u)
+            if track_name.get(u) != "mem samples" or parent not in thread_of_track:
+                err("samples track %x is not the 'mem samples' child of a thread's track" % u)
+        samples = collections.Counter({(thread_of_track.get(track_parent.get(k[0]), (0, -1))[1],) + k[1:]: c
+                                       for k, c in samples.items()})
         if samples != want:
             miss, extra = want - samples, samples - want
             err("memory samples differ from perf.jsonl: %d missing (e.g. %s), %d extra (e.g. %s)" % (
                 sum(miss.values()), list(miss)[:2], sum(extra.values()), list(extra)[:2]))
-        for u in {k[0] for k in samples}:
-            parent = track_parent.get(u)
-            if track_name.get(u) != "mem samples" or thread_of_track.get(parent, (0, -1))[1] != u & 0xFFFFFFFF:
-                err("samples track %x is not the 'mem samples' child of its thread's track" % u)
     # --- hints.jsonl
     if os.path.exists(os.path.join(outdir, "hints.jsonl")):
         want = collections.Counter()
@@ -391,7 +432,12 @@ def main():
                 h = json.loads(line)
                 if h["pid"] > 0:
                     v = h["hints"] if h["hints"] < 1 << 63 else float(h["hints"])
-                    want[((2 << 48) | h["pid"], h["timestamp"], v)] += 1
+                    want[(h["pid"], h["timestamp"], v)] += 1
+        for u in {k[0] for k in counters}:
+            if track_name.get(u) != "hint" or track_parent.get(u) not in thread_of_track:
+                err("counter track %x is not the 'hint' child of a thread's track" % u)
+        counters = collections.Counter({(thread_of_track.get(track_parent.get(k[0]), (0, -1))[1],) + k[1:]: c
+                                        for k, c in counters.items()})
         if counters != want:
             err("hint counters differ from hints.jsonl: %d vs %d" % (sum(counters.values()), sum(want.values())))
 

@@ -161,3 +161,118 @@ Test(perfetto_sched, full_events_only_where_the_chain_breaks)
 	cr_assert_eq((unsigned char)buf[0], 0x0a);
 	free(buf);
 }
+
+/* A minimal wire-format walker for the checks below: the next field of
+ * [*p, end), its number, wire type, varint value or bytes. */
+static bool next_field(const uint8_t **p, const uint8_t *end, uint32_t *field, int *wire, uint64_t *v,
+		       const uint8_t **data)
+{
+	uint64_t tag = 0, x = 0;
+	int shift = 0;
+
+	if (*p >= end)
+		return false;
+	do {
+		tag |= (uint64_t)(**p & 0x7f) << shift;
+		shift += 7;
+	} while (*(*p)++ & 0x80);
+	*field = (uint32_t)(tag >> 3);
+	*wire = (int)(tag & 7);
+	cr_assert(*wire == 0 || *wire == 2, "wire type %d", *wire);
+	shift = 0;
+	do {
+		x |= (uint64_t)(**p & 0x7f) << shift;
+		shift += 7;
+	} while (*(*p)++ & 0x80);
+	*v = x;
+	*data = *p;
+	if (*wire == 2)
+		*p += x;
+	return true;
+}
+
+static void sample(struct pftrace *t, int64_t tid, uint64_t ts, uint64_t addr)
+{
+	struct mem_record r = {.comm = "w", .tid = tid, .pid = tid, .time_ns = ts, .addr = addr, .cgroup = "",
+			       .sym = "work", .dso = "/bin/w", .event = "page-faults", .has_cpu = true, .cpu = 1};
+
+	cr_assert_eq(pftrace_mem_sample(t, &r), 0);
+}
+
+/* Memory samples: their own sequence (3), each timestamp a delta on the
+ * incremental clock 64 from the ClockSnapshot (at the first sample: delta
+ * 0), a sample earlier than the one before on the trace's clock (6)
+ * instead; sym and dso one interned SourceLocation; phys_addr 0 and an
+ * empty cgroup left out. */
+Test(perfetto_mem, incremental_timestamps_and_source_locations)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct pftrace *t = pftrace_new(f, NULL);
+	const uint8_t *p, *end, *d, *q, *qe, *dd;
+	uint64_t want_ts[] = {0, 500, 1200, 100}, want_clock[] = {64, 64, 6, 64}, v, vv;
+	uint64_t snap = 0, locs[4] = {0};
+	uint32_t field, f2;
+	int wire, w2, n = 0, nlocs = 0;
+
+	cr_assert_not_null(t);
+	sample(t, 7, 1000, 0x1000);
+	sample(t, 7, 1500, 0x2000);
+	sample(t, 8, 1200, 0x3000); /* earlier than the one before */
+	sample(t, 8, 1600, 0x4000);
+	cr_assert_eq(pftrace_finish(t), 0);
+	pftrace_free(t);
+	fclose(f);
+	p = (const uint8_t *)buf;
+	end = p + len;
+	while (next_field(&p, end, &field, &wire, &v, &d)) {
+		uint64_t seq = 0, ts = 0, clock = 64, loc = 0;
+		bool te = false, phys = false, cg = false;
+
+		cr_assert_eq(field, 1);
+		q = d;
+		qe = d + v;
+		while (next_field(&q, qe, &f2, &w2, &vv, &dd)) {
+			if (f2 == 10)
+				seq = vv;
+			else if (f2 == 8)
+				ts = vv;
+			else if (f2 == 58)
+				clock = vv;
+			else if (f2 == 6)
+				snap = 1;
+			else if (f2 == 11) {
+				const uint8_t *e = dd, *ee = dd + vv, *x;
+				uint32_t f3;
+				int w3;
+				uint64_t v3;
+
+				te = true;
+				while (next_field(&e, ee, &f3, &w3, &v3, &x)) {
+					if (f3 == 34)
+						loc = v3;
+					if (f3 == 4 && v3 >= 2 && x[0] == 0x08 && x[1] == 2) /* name_iid 2: phys_addr */
+						phys = true;
+					if (f3 == 4 && v3 >= 2 && x[0] == 0x08 && x[1] == 7) /* name_iid 7: cgroup */
+						cg = true;
+				}
+			}
+		}
+		if (!te || seq != 3)
+			continue;
+		cr_assert(snap, "a ClockSnapshot comes before the first sample");
+		cr_assert_lt(n, 4);
+		cr_assert_eq(ts, want_ts[n], "sample %d: timestamp %llu", n, (unsigned long long)ts);
+		cr_assert_eq(clock, want_clock[n], "sample %d: clock %llu", n, (unsigned long long)clock);
+		cr_assert_not(phys);
+		cr_assert_not(cg);
+		cr_assert_neq(loc, 0);
+		locs[nlocs++] = loc;
+		n++;
+	}
+	cr_assert_eq(n, 4);
+	for (int i = 1; i < nlocs; i++)
+		cr_assert_eq(locs[i], locs[0], "one SourceLocation for the same sym and dso");
+	free(buf);
+}
