@@ -302,6 +302,9 @@ int mem_backend_build_decode(const struct mem_backend_opts *o, struct mem_backen
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_type = DECODE_IN_SAMPLE_TYPE;
 	attr.sample_regs_user = dec->regs_mask;
+	/* kernel-mode and idle ticks have nothing to decode: the kernel
+	 * still takes the interrupt but writes no sample for them */
+	attr.exclude_kernel = attr.exclude_idle = 1;
 	if (mem_backend_attr_sampling(&attr, MEM_BACKEND_DECODE, o, NULL, false) < 0 ||
 	    mem_backend_add(b, &attr, "cpu-clock", -1, "") < 0)
 		return -1;

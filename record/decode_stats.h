@@ -24,6 +24,8 @@ struct decode_stats {
 	uint64_t phys_resolved, phys_unresolved;
 	uint64_t decode_ns;        /* recorder thread CPU time draining the stream: text, decoding, pagemap, writing */
 	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory, prev_walks;
+	uint64_t pagemap_reads, kpageflags_reads; /* preads (pagemap.h) */
+	uint64_t passes;           /* drain passes (each a FINISHED_ROUND) */
 };
 
 #endif

@@ -47,6 +47,7 @@ struct decode_stream *decode_stream_new(const struct insn_decoder *dec)
 
 void decode_stream_pass(struct decode_stream *ds)
 {
+	ds->st.passes++;
 	pagemap_next_pass(ds->pm);
 }
 
@@ -302,6 +303,8 @@ void decode_stream_stats(const struct decode_stream *ds, struct decode_stats *ou
 	out->text_from_file = t->from_file;
 	out->text_from_memory = t->from_memory;
 	out->prev_walks = t->prev_walks;
+	out->pagemap_reads = pagemap_stats(ds->pm)->pagemap_reads;
+	out->kpageflags_reads = pagemap_stats(ds->pm)->kpageflags_reads;
 }
 
 void decode_stream_free(struct decode_stream *ds)

@@ -23,6 +23,19 @@
 #include "record/decode_stream.h"
 #include "record/pagemap.h"
 
+/* How often the recorder drains the rings. Physical addresses come from
+ * pagemap at drain time, so the page-fault backend drains every 5 ms (its
+ * pages may be freed right after the fault). The decode backend samples
+ * steady-state memory, and each drain costs a wakeup (on a busy host it
+ * preempts the workload) and rereads the pagemap blocks of the pass: at
+ * 20 ms a pass holds about 20 samples per busy CPU at 1000 Hz, pagemap
+ * preads fell from 0.7 to 0.3 per sample on warm-share and wakeups from
+ * 200 to 50 a second (bench/bench_decode.sh). The cost: samples of a
+ * process in the last 20 ms before it exits find no text or page tables
+ * (counted as unreadable text or unresolved). The rings hold seconds. */
+#define MEM_STREAM_DRAIN_MS 5
+#define MEM_STREAM_DRAIN_MS_DECODE 20
+
 struct cpu_ring {
 	int cpu;
 	int owner_fd;          /* the side-band event; every other event outputs into its buffer */
@@ -536,6 +549,11 @@ int mem_stream_drain(struct mem_stream *ms)
 	if (ms->decode)
 		decode_stream_stats(ms->decode, &ms->st.decode);
 	return pd_writer_add_record(ms->w, &round, sizeof(round));
+}
+
+int mem_stream_drain_ms(const struct mem_stream *ms)
+{
+	return ms->decode ? MEM_STREAM_DRAIN_MS_DECODE : MEM_STREAM_DRAIN_MS;
 }
 
 void mem_stream_close(struct mem_stream *ms)

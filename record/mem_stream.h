@@ -66,6 +66,8 @@ int mem_stream_enable(struct mem_stream *ms);
 int mem_stream_disable(struct mem_stream *ms);
 /* Copy everything in the rings to w, then a FINISHED_ROUND. */
 int mem_stream_drain(struct mem_stream *ms);
+/* How often to drain, in ms (see mem_stream.c). */
+int mem_stream_drain_ms(const struct mem_stream *ms);
 void mem_stream_close(struct mem_stream *ms);
 
 #endif

@@ -128,6 +128,9 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "text_reads_from_file", d->text_from_file);
 	jsonw_kv_u64(w, "text_reads_from_memory", d->text_from_memory);
 	jsonw_kv_u64(w, "previous_walks", d->prev_walks);
+	jsonw_kv_u64(w, "pagemap_reads", d->pagemap_reads);
+	jsonw_kv_u64(w, "kpageflags_reads", d->kpageflags_reads);
+	jsonw_kv_u64(w, "drain_passes", d->passes);
 	jsonw_obj_close(w);
 }
 

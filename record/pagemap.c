@@ -4,6 +4,7 @@
 #include "record/pagemap.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #define PAGEMAP_SLOTS 64
 #define PAGEMAP_BLOCK 64 /* entries read at once: 256 KiB of address space */
 #define PAGEMAP_BLOCKS 256
+#define KPF_SLOTS 1024   /* page flags remembered per pass (direct-mapped by PFN) */
+#define KPF_HUGE_BITS ((1ULL << 17) | (1ULL << 22)) /* KPF_HUGE, KPF_THP */
 
 struct pagemap_cache {
 	struct { int pid, fd; uint64_t used; } slot[PAGEMAP_SLOTS];
@@ -27,8 +30,16 @@ struct pagemap_cache {
 		uint64_t pass;
 		uint64_t entry[PAGEMAP_BLOCK];
 	} block[PAGEMAP_BLOCKS];
+	/* whether a PFN is part of a huge page, learned during the current
+	 * pass (hot pages are sampled many times a pass: one pread each) */
+	struct {
+		uint64_t pfn;
+		uint64_t pass;
+		bool huge;
+	} kpf[KPF_SLOTS];
 	uint64_t pass;
 	uint64_t page_size;
+	struct pagemap_stats st;
 	uint64_t zero_pfn;
 	int kpageflags_fd;
 };
@@ -110,6 +121,7 @@ static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint
 		if (fd <= 0)
 			return -1;
 		n = pread(fd, pc->block[slot].entry, sizeof(pc->block[slot].entry), (off_t)(blk * PAGEMAP_BLOCK * 8));
+		pc->st.pagemap_reads++;
 		if (n <= 0)
 			return -1;
 		if ((size_t)n < sizeof(pc->block[slot].entry)) /* end of the address space */
@@ -122,9 +134,28 @@ static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint
 	return 0;
 }
 
+/* Whether pfn belongs to a huge page (hugetlbfs or THP), from
+ * /proc/kpageflags, remembered for the pass. */
+static bool is_huge(struct pagemap_cache *pc, uint64_t pfn)
+{
+	size_t slot = (size_t)(pfn % KPF_SLOTS);
+	uint64_t flags;
+
+	if (pc->kpageflags_fd < 0)
+		return false;
+	if (pc->kpf[slot].pass != pc->pass || pc->kpf[slot].pfn != pfn) {
+		pc->st.kpageflags_reads++;
+		pc->kpf[slot].pfn = pfn;
+		pc->kpf[slot].pass = pc->pass;
+		pc->kpf[slot].huge = pread(pc->kpageflags_fd, &flags, sizeof(flags), (off_t)pfn * 8) == sizeof(flags) &&
+				     (flags & KPF_HUGE_BITS);
+	}
+	return pc->kpf[slot].huge;
+}
+
 uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_t *page_size)
 {
-	uint64_t entry, pfn, flags;
+	uint64_t entry, pfn;
 	uint64_t page = pc->page_size;
 
 	if (pagemap_entry(pc, pid, vaddr / page, &entry) < 0)
@@ -136,12 +167,13 @@ uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_
 		return 0; /* without CAP_SYS_ADMIN the kernel hides PFNs */
 	if (pfn == pc->zero_pfn)
 		return 0; /* reads of untouched memory: nothing is shared through it */
-	*page_size = page;
-	if (pc->kpageflags_fd >= 0 &&
-	    pread(pc->kpageflags_fd, &flags, sizeof(flags), (off_t)pfn * 8) == sizeof(flags) &&
-	    (flags & ((1ULL << 17) | (1ULL << 22)))) /* KPF_HUGE, KPF_THP */
-		*page_size = 2ULL << 20;
+	*page_size = is_huge(pc, pfn) ? 2ULL << 20 : page;
 	return pfn * page + (vaddr & (page - 1));
+}
+
+const struct pagemap_stats *pagemap_stats(const struct pagemap_cache *pc)
+{
+	return &pc->st;
 }
 
 void pagemap_forget(struct pagemap_cache *pc, int pid)

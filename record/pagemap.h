@@ -1,7 +1,8 @@
 /*
  * pagemap.h - physical addresses of user virtual addresses from
  * /proc/PID/pagemap, read in blocks of 64 entries per drain pass (one pread
- * serves nearby samples), with the page size from /proc/kpageflags and the
+ * serves nearby samples), with the page size from /proc/kpageflags (one
+ * pread per page and pass) and the
  * kernel's shared zero page reported as "no physical address" (reads of
  * untouched memory share nothing). Used by the page-fault and decode
  * backends while draining, when the pages are still mapped.
@@ -12,6 +13,11 @@
 #include <stdint.h>
 
 struct pagemap_cache;
+
+struct pagemap_stats {
+	uint64_t pagemap_reads;    /* preads of a block of pagemap entries */
+	uint64_t kpageflags_reads; /* preads of one PFN's page flags */
+};
 
 /* NULL when out of memory (scx_fail set). */
 struct pagemap_cache *pagemap_new(void);
@@ -24,6 +30,7 @@ uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_
 /* pid exec'd or exited: an open pagemap file keeps reading the old
  * address space (the mm is bound at open), so close it. */
 void pagemap_forget(struct pagemap_cache *pc, int pid);
+const struct pagemap_stats *pagemap_stats(const struct pagemap_cache *pc);
 void pagemap_free(struct pagemap_cache *pc);
 
 #endif

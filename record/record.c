@@ -33,15 +33,15 @@
 #include "record/synth.h"
 #include "record/topology.h"
 
-/* Poll period. The memory stream needs DRAIN_MS: its physical addresses come
- * from pagemap, which must be read soon after the sample. Without it, the
+/* Poll period. The memory stream says how often it must be drained
+ * (mem_stream_drain_ms(): physical addresses come from pagemap, which must
+ * be read soon after the sample). Without it, the
  * sched ring wakes us at a quarter full and a slower timer suffices, so the
  * recorder itself wakes up on the traced workload's cpus less often: each
  * wakeup can also move the workload's tasks apart (unpinned
  * `perf bench sched pipe`, many short runs, median slowdown: +3.6% and +0.0%
  * at 250 ms against +6.9% and +14.6% at 50 ms). The command's exit (a
  * pidfd) and the -t deadline end the wait early. */
-#define DRAIN_MS 5
 #define DRAIN_MS_NO_MEM 250
 
 struct recorder {
@@ -271,7 +271,7 @@ static int run_loop(struct recorder *rc)
 	for (;;) {
 		struct pollfd pfds[3];
 		nfds_t n = 0, sched_i = 3;
-		int timeout = rc->ms_open ? DRAIN_MS : DRAIN_MS_NO_MEM;
+		int timeout = rc->ms_open ? mem_stream_drain_ms(&rc->ms) : DRAIN_MS_NO_MEM;
 		uint64_t now = monotime_ns(), wake = deadline < next_status ? deadline : next_status;
 
 		if (rc->ht && hints_tracer_fd(rc->ht) >= 0)
