@@ -2,7 +2,7 @@
  * warm-share.c - a workload whose threads share memory only after a
  * warm-up, for the decode backend's tests and benchmark.
  *
- * usage: warm-share [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [-T] [GROUP...]
+ * usage: warm-share [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [-P PROGRESS] [-T] [GROUP...]
  *   GROUP = NAME:REGION (default: alpha:A beta:A gamma:G delta:D)
  * The main thread maps one anonymous region of PAGES pages (default 256)
  (a power of two)
@@ -16,6 +16,10 @@
  * written to MAPFILE.tmp, then renamed) with one line per region,
  * "region NAME START END" (hex, END exclusive), and one per page,
  * "page VADDR PHYS" (hex; PHYS 0 when /proc/self/pagemap hides PFNs).
+ * With -P, after the warm-up it creates PROGRESS (complete when it
+ * appears) holding one 64-bit count per GROUP, in memory it shares with
+ * the threads: each adds 1 after every round of hot_loop (for
+ * sample-sink's on/off windows, bench/bench_decode.py).
  * With -T it prints "work WALL_S cpu CPU_S" to stderr at the end: the wall
  * time of the threads' phase and the process's CPU time (for bench/).
  * Exits 0 after SECONDS (default 2) or ROUNDS passes of every thread.
@@ -52,6 +56,7 @@ static long pages = 256;
 static double seconds = 2.0;
 static long rounds = -1;
 static size_t page_size;
+static uint64_t *progress; /* -P: rounds done, per group */
 
 static double now(void)
 {
@@ -89,8 +94,11 @@ static void *work(void *arg)
 
 	snprintf(tname, sizeof(tname), "%.10s-0", g->name);
 	pthread_setname_np(pthread_self(), tname);
-	for (long r = 0; rounds < 0 ? now() < end : r < rounds; r++)
+	for (long r = 0; rounds < 0 ? now() < end : r < rounds; r++) {
 		x = hot_loop(g->region->mem, words, x, 100000);
+		if (progress)
+			__atomic_store_n(&progress[g - groups], (uint64_t)r + 1, __ATOMIC_RELAXED);
+	}
 	return (void *)(uintptr_t)(x & 1);
 }
 
@@ -147,22 +155,43 @@ static int write_map(const char *path)
 	return rename(tmp, path);
 }
 
+/* The -P file, shared with this process: created as PATH.tmp, renamed. */
+static int make_progress(const char *path)
+{
+	char tmp[4096];
+	size_t size = MAX_GROUPS * sizeof(uint64_t);
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		return -1;
+	progress = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (progress == MAP_FAILED) {
+		progress = NULL;
+		return -1;
+	}
+	return rename(tmp, path);
+}
+
 int main(int argc, char **argv)
 {
 	static char *defaults[] = { "alpha:A", "beta:A", "gamma:G", "delta:D" };
-	const char *map_path = NULL;
+	const char *map_path = NULL, *progress_path = NULL;
 	char **specs;
 	int nspecs, c, report = 0;
 	double t0;
 	struct rusage ru;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((c = getopt(argc, argv, "d:i:p:m:T")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:p:m:P:T")) != -1) {
 		switch (c) {
 		case 'd': seconds = atof(optarg); break;
 		case 'i': rounds = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		case 'm': map_path = optarg; break;
+		case 'P': progress_path = optarg; break;
 		case 'T': report = 1; break;
 		default: goto usage;
 		}
@@ -188,6 +217,10 @@ int main(int argc, char **argv)
 		perror(map_path);
 		return 1;
 	}
+	if (progress_path && make_progress(progress_path) < 0) {
+		perror(progress_path);
+		return 1;
+	}
 	t0 = now();
 	for (int i = 0; i < nr_groups; i++)
 		if (pthread_create(&groups[i].thread, NULL, work, &groups[i]) != 0) {
@@ -202,6 +235,6 @@ int main(int argc, char **argv)
 				((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [-T] [NAME:REGION...]\n", argv[0]);
+	fprintf(stderr, "usage: %s [-d SECONDS | -i ROUNDS] [-p PAGES] [-m MAPFILE] [-P PROGRESS] [-T] [NAME:REGION...]\n", argv[0]);
 	return 2;
 }
