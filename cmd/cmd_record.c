@@ -185,7 +185,7 @@ int cmd_record(int argc, char **argv)
 		OPT_STRING(0, "event", &o.backend.event_spec, "SPEC", "libpfm4 event string or pmu/term=val,.../"),
 		OPT_INT('c', "count", &o.backend.period, "PERIOD", "sample every PERIOD events (decode: ns of cpu time)", 1,
 			LONG_MAX),
-		OPT_INT('F', "freq", &o.backend.freq, "HZ", "sample at HZ per second and cpu (decode: 1000)", 1, 1000000),
+		OPT_INT('F', "freq", &o.backend.freq, "HZ", "sample at HZ per second and cpu (decode: 500)", 1, 1000000),
 		OPT_FLAG(0, "stores", &o.backend.stores, "also sample stores"),
 		OPT_INT(0, "mmap-pages", &o.mmap_pages, "N", "ring buffer pages per cpu, a power of two (1024)", 1, 1 << 20),
 		OPT_COUNT('v', "verbose", &o.verbose, "more detail on stderr"),

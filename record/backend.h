@@ -30,9 +30,12 @@ enum mem_backend_kind {
 #define MEM_BACKEND_DEFAULT_LDLAT 10
 #define MEM_BACKEND_DEFAULT_FREQ 4000 /* perf's default when no period is given */
 /* cpu-clock rate of the decode backend per CPU, from `make bench`
- * (bench/bench_decode.sh; README "Performance"): recorder CPU below perf
- * record's for the same raw samples; 4000 Hz doubled it */
-#define MEM_BACKEND_DECODE_FREQ 1000
+ * (bench/bench_decode.sh; README "Performance"): in a VM each sample's
+ * timer interrupt costs the workload about 25 us (the kernel's share,
+ * the same for perf record), +2.7-3.0% at 1000 Hz before the recorder's
+ * own CPU; 500 Hz keeps the whole under 3% and still gives hundreds of
+ * memory samples per busy CPU-second */
+#define MEM_BACKEND_DECODE_FREQ 500
 
 struct mem_backend_opts {
 	const char *sysfs_root;     /* directory holding the PMU dirs; NULL = /sys/bus/event_source/devices */

@@ -28,9 +28,9 @@
  * pages may be freed right after the fault). The decode backend samples
  * steady-state memory, and each drain costs a wakeup (on a busy host it
  * preempts the workload) and rereads the pagemap blocks of the pass: at
- * 20 ms a pass holds about 20 samples per busy CPU at 1000 Hz, pagemap
- * preads fell from 0.7 to 0.3 per sample on warm-share and wakeups from
- * 200 to 50 a second (bench/bench_decode.sh). The cost: samples of a
+ * 20 ms a pass holds about 10 samples per busy CPU at 500 Hz; at 1000 Hz
+ * pagemap preads fell from 0.7 to 0.3 per sample on warm-share and
+ * wakeups from 200 to 50 a second (bench/bench_decode.sh). The cost: samples of a
  * process in the last 20 ms before it exits find no text or page tables
  * (counted as unreadable text or unresolved). The rings hold seconds. */
 #define MEM_STREAM_DRAIN_MS 5

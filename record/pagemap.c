@@ -155,7 +155,7 @@ static bool is_huge(struct pagemap_cache *pc, uint64_t pfn)
 
 uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_t *page_size)
 {
-	uint64_t entry, pfn;
+	uint64_t entry, pfn, sub;
 	uint64_t page = pc->page_size;
 
 	if (pagemap_entry(pc, pid, vaddr / page, &entry) < 0)
@@ -167,7 +167,11 @@ uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_
 		return 0; /* without CAP_SYS_ADMIN the kernel hides PFNs */
 	if (pfn == pc->zero_pfn)
 		return 0; /* reads of untouched memory: nothing is shared through it */
-	*page_size = is_huge(pc, pfn) ? 2ULL << 20 : page;
+	/* a page the MMU maps as 2 MiB (what perf's data_page_size says) has
+	 * the same offset in its 2 MiB frame virtually and physically; only
+	 * such a PFN can be one, so the others need no page flags */
+	sub = (2ULL << 20) / page - 1;
+	*page_size = ((pfn ^ vaddr / page) & sub) == 0 && is_huge(pc, pfn & ~sub) ? 2ULL << 20 : page;
 	return pfn * page + (vaddr & (page - 1));
 }
 

@@ -2,7 +2,8 @@
  * pagemap.h - physical addresses of user virtual addresses from
  * /proc/PID/pagemap, read in blocks of 64 entries per drain pass (one pread
  * serves nearby samples), with the page size from /proc/kpageflags (one
- * pread per page and pass) and the
+ * pread per page and pass, only for pages whose virtual and physical
+ * offsets in a 2 MiB frame agree: no other can be mapped huge) and the
  * kernel's shared zero page reported as "no physical address" (reads of
  * untouched memory share nothing). Used by the page-fault and decode
  * backends while draining, when the pages are still mapped.
