@@ -1,6 +1,6 @@
 /*
  * decode_stats.h - the counters of `record --backend decode` (see
- * decode_stream.h), kept apart so mem_stream.h can hold them.
+ * decode_stream.h), kept apart so mem_stats.h can hold them.
  */
 #ifndef SCX_RECORD_DECODE_STATS_H
 #define SCX_RECORD_DECODE_STATS_H

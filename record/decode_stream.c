@@ -11,7 +11,7 @@
 
 #include "lib/error.h"
 #include "record/insn_text.h"
-#include "record/mem_stream.h"
+#include "record/mem_stats.h"
 #include "record/pagemap.h"
 
 struct decode_stream {

@@ -22,21 +22,11 @@
 
 #include "lib/perfdata.h"
 #include "record/backend.h"
-#include "record/decode_stats.h"
+#include "record/mem_stats.h"
 
 struct mem_stream_opts {
 	size_t mmap_pages;      /* data pages per CPU ring (power of two); 0 = 1024 (4 MiB) */
 	bool resolve_phys;      /* fill phys_addr 0 from pagemap (software backend) */
-};
-
-struct mem_stream_stats {
-	uint64_t samples, records;
-	uint64_t lost_records, lost_events, lost_samples, throttle, unthrottle;
-	uint64_t phys_resolved, phys_unresolved, phys_kernel; /* kernel: the kernel gave it */
-	uint64_t first_time, last_time;
-	uint64_t rounds;
-	uint64_t foreign_ids;   /* samples that carried another program's event id, restored */
-	struct decode_stats decode; /* the decode backend's counters */
 };
 
 struct cpu_ring;
