@@ -452,19 +452,24 @@ static size_t id_slot(const struct data_id *d)
 	return (size_t)((h ^ h >> 29) + d->page) & (IDS_SLOTS - 1);
 }
 
-/* data_id's text as an interned string value: found by the id's value in
- * the cache, else made and given the next iid of the string values (the
- * text is not looked up by content: an id has one text, and ids of one
- * text are equal). Its text is in buf when new. */
+#define ID_SEEN UINT64_MAX /* id_iid.iid of an id written inline once */
+
+/* data_id's text as a string value: most pages are sampled once (a page
+ * fault is the first touch), so an id's first sample writes its text inline
+ * and only a second one interns it (next iid of the string values; not
+ * looked up by content: an id has one text, and ids of one text are
+ * equal). Found by the id's value in the cache; its text in buf when made. */
 static int id_ref(struct pft_strings *S, const struct data_id *id, struct sref *r, char *buf)
 {
 	struct id_iid *e;
 	char *end;
+	bool seen;
 
 	if (!S->ids && !(S->ids = calloc(IDS_SLOTS, sizeof(*S->ids))))
 		return scx_fail("out of memory");
 	e = &S->ids[id_slot(id)];
-	if (e->iid && !memcmp(&e->id, id, sizeof(*id))) {
+	seen = e->iid && !memcmp(&e->id, id, sizeof(*id));
+	if (seen && e->iid != ID_SEEN) {
 		*r = (struct sref){.iid = e->iid};
 		return 0;
 	}
@@ -472,9 +477,14 @@ static int id_ref(struct pft_strings *S, const struct data_id *id, struct sref *
 	if (end - buf < 2 || buf[0] != '"')
 		return 0;
 	end[-1] = '\0'; /* without the quotes */
-	*r = (struct sref){.s = buf + 1, .n = (size_t)(end - buf - 2), .iid = ++S->values.last_iid, .is_new = true};
-	e->id = *id;
-	e->iid = r->iid;
+	*r = (struct sref){.s = buf + 1, .n = (size_t)(end - buf - 2)};
+	if (seen) {
+		r->iid = e->iid = ++S->values.last_iid;
+		r->is_new = true;
+	} else {
+		e->id = *id;
+		e->iid = ID_SEEN;
+	}
 	return 0;
 }
 
@@ -628,7 +638,7 @@ static inline uint8_t *da_put(uint8_t *p, int name, uint32_t value_field, uint64
 
 /* Room for the fast TrackEvent: type, uuid, category, name, location and
  * every annotation with its largest value. */
-#define TE_FAST_MAX (2 + 11 + 2 + 11 + 12 + NR_DA * 16)
+#define TE_FAST_MAX (2 + 11 + 2 + 11 + 12 + NR_DA * 16 + DATA_ID_JSON_MAX)
 
 /* The TrackEvent when every string is interned (nearly always): written
  * straight into buf, no bounds checks needed (TE_FAST_MAX). */
@@ -666,8 +676,18 @@ static size_t te_fast(uint8_t *buf, const struct mem_record *r, const struct pft
 		p = da_put(p, DA_HINT, 3, r->hint);
 	if (r->data_map)
 		p = da_put(p, DA_DATA_MAP, 17, map->iid);
-	if (did->iid)
+	if (did->iid) {
 		p = da_put(p, DA_DATA_ID, 17, did->iid);
+	} else if (did->s) { /* inline: { name_iid, string_value 6 } */
+		*p++ = 4 << 3 | PB_LEN;
+		p = pb_put_varint(p, 3 + varint_size(did->n) + did->n);
+		*p++ = 1 << 3 | PB_VARINT;
+		*p++ = (uint8_t)DA_IID(DA_DATA_ID);
+		*p++ = 6 << 3 | PB_LEN;
+		p = pb_put_varint(p, did->n);
+		memcpy(p, did->s, did->n);
+		p += did->n;
+	}
 	if (r->data_sym)
 		p = da_put(p, DA_DATA_SYM, 17, dsym->iid);
 	return (size_t)(p - buf);
@@ -764,7 +784,7 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 	}
 	t->st.mem_samples++;
 	if (name.iid && loc.iid && (!has_dsrc || dsrc.iid) && (!r->cgroup[0] || cgroup.iid) &&
-	    (!r->data_map || map.iid) && (!r->data_sym || dsym.iid) && (did.iid || !did.s))
+	    (!r->data_map || map.iid) && (!r->data_sym || dsym.iid))
 		return sample_packet(t, r->time_ns, te,
 				     te_fast(te, r, th, &name, &loc, &dsrc, &cgroup, &map, &did, &dsym, has_dsrc));
 	te_slow(&S->te, r, th, &name, &loc, &dsrc, &cgroup, &map, &did, &dsym, has_dsrc);
