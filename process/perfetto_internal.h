@@ -21,7 +21,7 @@
 enum {
 	TP_FTRACE_EVENTS = 1, TP_PROCESS_TREE = 2, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_TRACK_EVENT = 11,
 	TP_INTERNED_DATA = 12, TP_SEQUENCE_ID = 10, TP_SEQUENCE_FLAGS = 13, TP_SYSTEM_INFO = 45,
-	TP_TIMESTAMP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESCRIPTOR = 60,
+	TP_COMPRESSED_PACKETS = 50, TP_TIMESTAMP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESCRIPTOR = 60,
 };
 /* Clocks: the trace's own (BOOTTIME to trace_processor; our timestamps are
  * CLOCK_MONOTONIC, written as they are) and the memory samples' sequence-
@@ -54,6 +54,8 @@ struct pft_strings;        /* perfetto_track.c */
 struct pftrace {
 	FILE *out;
 	struct pb_buf pkt;     /* packets not yet written, the last one being built */
+	struct pb_buf zpkt;    /* ftrace bundle packets not yet compressed */
+	struct pb_buf zout;    /* scratch for their compressed form */
 	size_t pkt_at;         /* where the packet being built starts */
 	bool seq_started[PFT_NR_SEQ];   /* a packet of the sequence was written (flag 1 given) */
 	struct u64map threads; /* tid -> struct pft_thread */
@@ -75,6 +77,11 @@ int pft_packet_end(struct pftrace *t);
 /* The same for a packet appended to t->pkt whole (not begun with
  * pft_packet_begin), on a sequence already started. */
 int pft_packet_written(struct pftrace *t);
+/* Close the packet without writing anything (for one built in another
+ * buffer swapped into t->pkt). */
+int pft_packet_close(struct pftrace *t);
+/* Write t->zpkt as one compressed_packets packet. */
+int pft_compress_out(struct pftrace *t);
 void pft_note_ts(struct pftrace *t, uint64_t ts);
 /* The thread table entry of tid (created unknown); NULL on out of memory. */
 struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid);

@@ -49,6 +49,17 @@ static inline uint8_t *pb_put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+static inline size_t pb_varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 /* A bare varint (an element of a packed array). */
 static inline void pb_raw_varint(struct pb_buf *b, uint64_t v)
 {

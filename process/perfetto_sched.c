@@ -14,6 +14,9 @@
  * waking for a new task; trace_processor then shows its first Runnable span).
  * Forks with both processes known are task_newtask; irq, softirq and
  * local-timer entry/exit are full events. Other kinds are not in the trace.
+ * The bundle packets are written zlib-compressed in batches
+ * (TracePacket.compressed_packets): the arrays and events repeat tags,
+ * small values and comms, and shrink about 4x.
  */
 #include "process/perfetto_internal.h"
 
@@ -73,13 +76,11 @@ static size_t bundle_bytes(const struct pft_cpu *c)
 	return n;
 }
 
-static int flush_cpu(struct pftrace *t, uint32_t cpu, struct pft_cpu *c)
+static int bundle_packet(struct pftrace *t, uint32_t cpu, struct pft_cpu *c)
 {
 	size_t bundle, cs;
 	int i;
 
-	if (!c->nsw && !c->nwk && !c->nfull)
-		return 0;
 	pft_packet_begin(t, PFT_SEQ_FTRACE, 0);
 	bundle = pb_open(&t->pkt, TP_FTRACE_EVENTS);
 	pb_varint(&t->pkt, 1, cpu); /* cpu */
@@ -107,7 +108,30 @@ static int flush_cpu(struct pftrace *t, uint32_t cpu, struct pft_cpu *c)
 	c->full.len = 0;
 	c->nsw = c->nwk = c->nfull = c->ncomm = 0;
 	memset(c->slot, 0, sizeof(c->slot));
-	return pft_packet_end(t);
+	return pft_packet_close(t);
+}
+
+/* Bundle packets are gathered in t->zpkt and written compressed
+ * (TracePacket.compressed_packets, which trace_processor inflates) in
+ * batches of about this many bytes: the packet must stay under 512 KiB. */
+#define ZBATCH (384u << 10)
+
+/* The CPU's bundle as a packet into t->zpkt (t->pkt swapped for it while
+ * it is built), then the batch compressed when it is big enough. */
+static int flush_cpu(struct pftrace *t, uint32_t cpu, struct pft_cpu *c)
+{
+	struct pb_buf out = t->pkt;
+	int rc;
+
+	if (!c->nsw && !c->nwk && !c->nfull)
+		return 0;
+	t->pkt = t->zpkt;
+	rc = bundle_packet(t, cpu, c);
+	t->zpkt = t->pkt;
+	t->pkt = out;
+	if (rc == 0 && t->zpkt.len >= ZBATCH)
+		rc = pft_compress_out(t);
+	return rc;
 }
 
 int pft_sched_flush_all(struct pftrace *t)

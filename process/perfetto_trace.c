@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "lib/error.h"
 
 /* Threads per ProcessTree packet: keeps each packet small. */
@@ -46,11 +48,43 @@ int pft_packet_written(struct pftrace *t)
 	return t->pkt.len >= OUT_BATCH ? flush_out(t) : 0;
 }
 
-int pft_packet_end(struct pftrace *t)
+int pft_packet_close(struct pftrace *t)
 {
 	if (!pb_close(&t->pkt, t->pkt_at) || t->pkt.oom)
 		return scx_fail("trace.pftrace: out of memory");
-	return pft_packet_written(t);
+	t->st.packets++;
+	return 0;
+}
+
+int pft_packet_end(struct pftrace *t)
+{
+	if (pft_packet_close(t) < 0)
+		return -1;
+	return t->pkt.len >= OUT_BATCH ? flush_out(t) : 0;
+}
+
+int pft_compress_out(struct pftrace *t)
+{
+	uLongf n = compressBound(t->zpkt.len);
+
+	if (!t->zpkt.len)
+		return 0;
+	t->zout.len = 0;
+	if (t->zpkt.oom || !pb_room(&t->zout, n))
+		return scx_fail("trace.pftrace: out of memory");
+	/* level 1: most of the gain (the arrays and events repeat tags, small
+	 * values and comms) for a few milliseconds a megabyte */
+	if (compress2(t->zout.p, &n, t->zpkt.p, t->zpkt.len, 1) != Z_OK)
+		return scx_fail("trace.pftrace: compressing scheduling packets failed");
+	t->zout.len = n;
+	t->zpkt.len = 0;
+	if (!pb_room(&t->pkt, n + 16))
+		return scx_fail("trace.pftrace: out of memory");
+	pb_raw_varint(&t->pkt, 1 << 3 | PB_LEN); /* Trace.packet */
+	pb_raw_varint(&t->pkt, 2 + pb_varint_size(n) + n);
+	pb_embed(&t->pkt, TP_COMPRESSED_PACKETS, &t->zout);
+	t->st.packets++;
+	return t->pkt.len >= OUT_BATCH ? flush_out(t) : 0;
 }
 
 void pft_note_ts(struct pftrace *t, uint64_t ts)
@@ -229,7 +263,8 @@ static int write_process_tree(struct pftrace *t)
 
 int pftrace_finish(struct pftrace *t)
 {
-	if (pft_sched_flush_all(t) < 0 || write_process_tree(t) < 0 || flush_out(t) < 0)
+	if (pft_sched_flush_all(t) < 0 || pft_compress_out(t) < 0 || write_process_tree(t) < 0 ||
+	    flush_out(t) < 0)
 		return -1;
 	if (fflush(t->out) != 0 || ferror(t->out))
 		return scx_fail_errno("trace.pftrace: write failed");
@@ -255,5 +290,7 @@ void pftrace_free(struct pftrace *t)
 	pft_sched_free(t);
 	pft_track_free(t);
 	pb_free(&t->pkt);
+	pb_free(&t->zpkt);
+	pb_free(&t->zout);
 	free(t);
 }

@@ -559,17 +559,6 @@ static struct pft_thread *sample_thread(struct pftrace *t, const struct mem_reco
 	return th;
 }
 
-static size_t varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 /* Append `src` as a length-delimited field with a one-byte tag. */
 static uint8_t *put_len_field(uint8_t *p, uint8_t tag, const struct pb_buf *src)
 {
@@ -588,11 +577,11 @@ static int sample_packet(struct pftrace *t, uint64_t ts, const uint8_t *te, size
 	struct pft_strings *S = t->strings;
 	bool back = ts < S->last_ts;
 	uint64_t tv = back ? ts : ts - S->last_ts;
-	size_t body = 2 + 2 + 1 + varint_size(tv) + 1 + varint_size(te_len) + te_len + (back ? 3 : 0);
+	size_t body = 2 + 2 + 1 + pb_varint_size(tv) + 1 + pb_varint_size(te_len) + te_len + (back ? 3 : 0);
 	uint8_t *p;
 
 	if (S->idata.len)
-		body += 1 + varint_size(S->idata.len) + S->idata.len;
+		body += 1 + pb_varint_size(S->idata.len) + S->idata.len;
 	if (S->te.oom || S->idata.oom || !pb_room(&t->pkt, body + 11))
 		return scx_fail("trace.pftrace: out of memory");
 	p = t->pkt.p + t->pkt.len;
@@ -680,7 +669,7 @@ static size_t te_fast(uint8_t *buf, const struct mem_record *r, const struct pft
 		p = da_put(p, DA_DATA_ID, 17, did->iid);
 	} else if (did->s) { /* inline: { name_iid, string_value 6 } */
 		*p++ = 4 << 3 | PB_LEN;
-		p = pb_put_varint(p, 3 + varint_size(did->n) + did->n);
+		p = pb_put_varint(p, 3 + pb_varint_size(did->n) + did->n);
 		*p++ = 1 << 3 | PB_VARINT;
 		*p++ = (uint8_t)DA_IID(DA_DATA_ID);
 		*p++ = 6 << 3 | PB_LEN;

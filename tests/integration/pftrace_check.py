@@ -7,7 +7,9 @@ schemas/trace-pftrace.md.
 usage: pftrace_check.py OUTDIR [--release R] [--expect-sched] [--expect-mem] [--expect-hints]
 
 Checks (each failure is one line on stderr, exit 1):
-- the file is a sequence of Trace.packet fields and nothing else;
+- the file is a sequence of Trace.packet fields and nothing else; a
+  compressed_packets packet (under 512 KiB) inflates to such a sequence, in
+  place;
 - the first packet is SystemInfo with sysname "Linux" (and release R);
 - the first packet of every trusted sequence has SEQ_INCREMENTAL_STATE_CLEARED,
   and every packet has a sequence id;
@@ -36,6 +38,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 
 
 def varint(b, i):
@@ -136,9 +139,23 @@ def main():
     data = open(os.path.join(outdir, "trace.pftrace"), "rb").read()
 
     packets = []
+    ncompressed = 0
     for f, w, v in fields(data):
         if f != 1 or w != 2:
             err("top level field %d (wire %d): only Trace.packet (1) expected" % (f, w))
+            continue
+        p = msg(v)
+        if 50 in p:  # compressed_packets: a zlib-deflated Trace, its packets in place
+            ncompressed += 1
+            if len(v) >= 512 << 10:
+                err("compressed packet of %d bytes (at most 512 KiB)" % len(v))
+            if len(p) != 1:
+                err("compressed packet with other fields")
+            for f2, w2, v2 in fields(zlib.decompress(one(p, 50))):
+                if f2 != 1 or w2 != 2:
+                    err("compressed: field %d (wire %d): only Trace.packet (1) expected" % (f2, w2))
+                    continue
+                packets.append(msg(v2))
             continue
         packets.append(msg(v))
     if not packets:
@@ -450,9 +467,9 @@ def main():
             print("pftrace_check: " + e, file=sys.stderr)
         sys.exit(1)
     nsw = sum(got_sw.values())
-    print("ok: %d packets, %d bytes; %d switches (%d full; compact arrays %.1f B/switch), %d wakings "
+    print("ok: %d packets (%d compressed batches), %d bytes; %d switches (%d full; compact arrays %.1f B/switch), %d wakings "
           "(%d tied with a switch), %d irq events, %d samples, %d hint values, %d threads in ProcessTree" % (
-              len(packets), len(data), nsw, nfull, compact_bytes / compact_switches if compact_switches else 0,
+              len(packets), ncompressed, len(data), nsw, nfull, compact_bytes / compact_switches if compact_switches else 0,
               len(wakings), ties, sum(irqs.values()), sum(samples.values()), sum(counters.values()), len(tree)))
 
 

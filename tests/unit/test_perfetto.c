@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 Test(perfetto_pb, varints_and_negative_ints)
 {
@@ -114,6 +115,50 @@ Test(perfetto_text, values_back_from_trace_text)
 	cr_assert_not(sched_vals_from_text(SK_WAKING, "comm=x prio=1", 13, &o));
 }
 
+static bool next_field(const uint8_t **p, const uint8_t *end, uint32_t *field, int *wire, uint64_t *v,
+		       const uint8_t **data);
+
+/* The bundles are in a compressed_packets packet (50) whose zlib stream
+ * inflates to Trace.packets of sequence 2 (ftrace) holding a bundle. */
+static void check_compressed_bundles(const uint8_t *buf, size_t len)
+{
+	const uint8_t *p = buf, *end = buf + len, *d, *q, *qe, *dd;
+	uint8_t out[1 << 16];
+	uint64_t v, vv;
+	uint32_t field, f2;
+	int wire, w2, found = 0;
+
+	while (next_field(&p, end, &field, &wire, &v, &d)) {
+		uLongf n = sizeof(out);
+
+		q = d;
+		qe = d + v;
+		if (!next_field(&q, qe, &f2, &w2, &vv, &dd) || f2 != 50)
+			continue;
+		cr_assert_eq(q, qe, "compressed_packets is the packet's only field");
+		cr_assert_eq(uncompress(out, &n, dd, vv), Z_OK);
+		q = out;
+		qe = out + n;
+		while (next_field(&q, qe, &f2, &w2, &vv, &dd)) {
+			const uint8_t *x = dd, *xe = dd + vv, *y;
+			uint32_t f3;
+			int w3;
+			uint64_t v3, seq = 0;
+			bool bundle = false;
+
+			cr_assert_eq(f2, 1, "inflated: Trace.packet fields only");
+			while (next_field(&x, xe, &f3, &w3, &v3, &y)) {
+				if (f3 == 10)
+					seq = v3;
+				bundle |= f3 == 1;
+			}
+			cr_assert(bundle && seq == 2, "an ftrace bundle on sequence 2");
+			found++;
+		}
+	}
+	cr_assert_gt(found, 0, "the bundles are compressed");
+}
+
 static int sched(struct pftrace *t, enum sched_kind k, uint64_t ts, int64_t cpu, int64_t cur, int64_t pid,
 		 int64_t pid2)
 {
@@ -159,6 +204,7 @@ Test(perfetto_sched, full_events_only_where_the_chain_breaks)
 	/* SystemInfo first: packet tag, then sequence id 1 with flag 1 */
 	cr_assert_gt(len, 8);
 	cr_assert_eq((unsigned char)buf[0], 0x0a);
+	check_compressed_bundles((const uint8_t *)buf, len);
 	free(buf);
 }
 
