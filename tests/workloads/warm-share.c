@@ -13,7 +13,8 @@
  * pseudo-random offsets, no other memory access (no page fault either).
  * Groups naming the same REGION share it; the others share nothing.
  * With -m, after the warm-up it writes MAPFILE (complete when it appears:
- * written to MAPFILE.tmp, then renamed) with one line per region,
+ * written to MAPFILE.tmp, then renamed) with its pid ("pid N"), one line
+ * per region,
  * "region NAME START END" (hex, END exclusive), and one per page,
  * "page VADDR PHYS" (hex; PHYS 0 when /proc/self/pagemap hides PFNs).
  * With -P, after the warm-up it creates PROGRESS (complete when it
@@ -133,6 +134,7 @@ static int write_map(const char *path)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!(f = fopen(tmp, "w")))
 		return -1;
+	fprintf(f, "pid %d\n", (int)getpid());
 	for (int i = 0; i < nr_regions; i++) {
 		uintptr_t start = (uintptr_t)regions[i].mem;
 
