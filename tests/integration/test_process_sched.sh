@@ -15,7 +15,7 @@ import json, re, subprocess, sys
 data, jsonl = sys.argv[1], sys.argv[2]
 out = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,tid,cpu,time,event,trace", "--ns"],
                      capture_output=True, text=True, check=True).stdout.splitlines()
-rx = re.compile(r'^\s*(.*?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+(\S+):\s+(.*?)\s*$')
+rx = re.compile(r'^\s*(.*?)\s+(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+(\S+):\s+(.*?)\s*$')
 ours = [json.loads(l) for l in open(jsonl)]
 perf = [l for l in out if l.strip()]
 if len(perf) != len(ours):
