@@ -6,12 +6,14 @@
  * its code location (sym in dso) is an interned SourceLocation; its
  * addresses, data_src, weight, data object and the rest are debug
  * annotations. Names, locations and annotation strings are interned (dense
- * iids on the TrackEvent sequence, each sent once before its first use);
+ * iids on the samples' own sequence, each sent once before its first use);
  * past STRINGS_MAX distinct strings, further ones are written inline.
  *
- * Samples are most of a trace, so their packets are written directly with
- * exact lengths (no back-patched nesting) and their strings found by
- * pointer where the caller says they are stable.
+ * Samples are most of a memory-heavy trace, so they are made small and
+ * cheap: timestamps are deltas on the sequence's incremental clock, track
+ * uuids are small, each packet is written directly with exact lengths (no
+ * back-patched nesting), and strings are found by pointer where the caller
+ * says they are stable.
  */
 #include "process/perfetto_internal.h"
 
@@ -47,10 +49,10 @@ struct pft_intern {
 	size_t arena_len, arena_cap;
 };
 
-/* A data_id and the iid of its text: a direct-mapped cache of IDS_SLOTS
- * (384 KiB: it stays in the CPU's cache), so a page sampled again is found
- * by value and its text made once; an id pushed out by another is interned
- * again under a new iid. */
+/* A data_id and the iid of its text (ID_SEEN: written inline once): a
+ * direct-mapped cache of IDS_SLOTS (384 KiB: it stays in the CPU's cache),
+ * so a page sampled again is found by value; an id pushed out by another
+ * starts again (inline, then a new iid). */
 struct id_iid {
 	struct data_id id;
 	uint64_t iid;
@@ -407,39 +409,6 @@ static void interned_entry(struct pb_buf *b, uint32_t field, const struct sref *
 	pb_close(b, e);
 }
 
-/* One debug annotation whose value is a varint: small enough for a
- * one-byte length (name iid < 128, tag, a value of at most 10 bytes). */
-static void da_varint(struct pb_buf *b, int name, uint32_t value_field, uint64_t v)
-{
-	uint8_t *p, *len;
-
-	if (!pb_room(b, 2 + 2 + 2 + 10))
-		return;
-	p = b->p + b->len;
-	*p++ = 4 << 3 | PB_LEN; /* TrackEvent.debug_annotations */
-	len = p++;
-	*p++ = 1 << 3 | PB_VARINT; /* name_iid */
-	*p++ = (uint8_t)DA_IID(name);
-	p = pb_put_varint(p, (uint64_t)value_field << 3 | PB_VARINT);
-	p = pb_put_varint(p, v);
-	*len = (uint8_t)(p - len - 1);
-	b->len = (size_t)(p - b->p);
-}
-
-static void da_str(struct pb_buf *b, int name, const struct sref *r)
-{
-	size_t d;
-
-	if (r->iid) {
-		da_varint(b, name, 17, r->iid); /* string_value_iid */
-		return;
-	}
-	d = pb_open(b, 4);
-	pb_varint(b, 1, DA_IID(name));
-	pb_bytes(b, 6, r->s, r->n);             /* string_value */
-	pb_close(b, d);
-}
-
 /* The cache slot of a data_id: a hash of its object (kind, pid, file) plus
  * its page, so that the pages of one object, sampled in runs, sit side by
  * side in the cache instead of one cache miss each. */
@@ -625,16 +594,37 @@ static inline uint8_t *da_put(uint8_t *p, int name, uint32_t value_field, uint64
 	return p;
 }
 
-/* Room for the fast TrackEvent: type, uuid, category, name, location and
- * every annotation with its largest value. */
-#define TE_FAST_MAX (2 + 11 + 2 + 11 + 12 + NR_DA * 16 + DATA_ID_JSON_MAX)
+/* Bytes at p: a field of bytes with a tag of one or two bytes. */
+static inline uint8_t *put_bytes(uint8_t *p, uint32_t field, const void *s, size_t n)
+{
+	p = pb_put_varint(p, (uint64_t)field << 3 | PB_LEN);
+	p = pb_put_varint(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
 
-/* The TrackEvent when every string is interned (nearly always): written
- * straight into buf, no bounds checks needed (TE_FAST_MAX). */
-static size_t te_fast(uint8_t *buf, const struct mem_record *r, const struct pft_thread *th,
-		      const struct sref *name, const struct sref *loc, const struct sref *dsrc,
-		      const struct sref *cgroup, const struct sref *map, const struct sref *did,
-		      const struct sref *dsym, bool has_dsrc)
+/* A string annotation: its iid, or inline { name_iid, string_value 6 }. */
+static inline uint8_t *da_put_str(uint8_t *p, int name, const struct sref *r)
+{
+	if (r->iid)
+		return da_put(p, name, 17, r->iid); /* string_value_iid */
+	*p++ = 4 << 3 | PB_LEN;
+	p = pb_put_varint(p, 3 + pb_varint_size(r->n) + r->n);
+	*p++ = 1 << 3 | PB_VARINT;
+	*p++ = (uint8_t)DA_IID(name);
+	return put_bytes(p, 6, r->s, r->n);
+}
+
+/* Most bytes te_write() writes with every string interned: type, uuid,
+ * category, name, location and every annotation with its largest value;
+ * each string written inline adds its length and at most 16. */
+#define TE_MAX (2 + 11 + 2 + 11 + 12 + NR_DA * 16)
+
+/* The sample's TrackEvent at p (room checked by the caller). */
+static size_t te_write(uint8_t *buf, const struct mem_record *r, const struct pft_thread *th,
+		       const struct sref *name, const struct sref *loc, const struct sref *dsrc,
+		       const struct sref *cgroup, const struct sref *map, const struct sref *did,
+		       const struct sref *dsym, bool has_dsrc)
 {
 	uint8_t *p = buf;
 
@@ -644,15 +634,28 @@ static size_t te_fast(uint8_t *buf, const struct mem_record *r, const struct pft
 	p = pb_put_varint(p, PFT_UUID(PFT_UUID_MEM, th));
 	*p++ = 3 << 3 | PB_VARINT;                  /* category_iids */
 	*p++ = CAT_MEM;
-	*p++ = 10 << 3 | PB_VARINT;                 /* name_iid */
-	p = pb_put_varint(p, name->iid);
-	p = pb_put_varint(p, 34 << 3 | PB_VARINT);  /* source_location_iid */
-	p = pb_put_varint(p, loc->iid);
+	if (name->iid) {
+		*p++ = 10 << 3 | PB_VARINT;         /* name_iid */
+		p = pb_put_varint(p, name->iid);
+	} else {
+		p = put_bytes(p, 23, name->s, name->n); /* name */
+	}
+	if (loc->iid) {
+		p = pb_put_varint(p, 34 << 3 | PB_VARINT); /* source_location_iid */
+		p = pb_put_varint(p, loc->iid);
+	} else { /* source_location 33 { file_name 2, function_name 3 } */
+		size_t ns = strlen(r->sym), nd = strlen(r->dso);
+
+		p = pb_put_varint(p, 33 << 3 | PB_LEN);
+		p = pb_put_varint(p, 2 + pb_varint_size(nd) + nd + pb_varint_size(ns) + ns);
+		p = put_bytes(p, 2, r->dso, nd);
+		p = put_bytes(p, 3, r->sym, ns);
+	}
 	p = da_put(p, DA_ADDR, 7, r->addr);         /* pointer_value */
 	if (r->phys_addr)                           /* 0: not known */
 		p = da_put(p, DA_PHYS, 7, r->phys_addr);
 	if (has_dsrc)
-		p = da_put(p, DA_DATA_SRC, 17, dsrc->iid); /* string_value_iid */
+		p = da_put_str(p, DA_DATA_SRC, dsrc);
 	if (r->has_weight)
 		p = da_put(p, DA_WEIGHT, 3, r->weight); /* uint_value */
 	if (r->data_page_size)
@@ -660,67 +663,16 @@ static size_t te_fast(uint8_t *buf, const struct mem_record *r, const struct pft
 	if (r->has_cpu)
 		p = da_put(p, DA_CPU, 3, r->cpu);
 	if (r->cgroup[0])
-		p = da_put(p, DA_CGROUP, 17, cgroup->iid);
+		p = da_put_str(p, DA_CGROUP, cgroup);
 	if (r->hint) /* 0 is left out: the thread's hint track shows it too */
 		p = da_put(p, DA_HINT, 3, r->hint);
 	if (r->data_map)
-		p = da_put(p, DA_DATA_MAP, 17, map->iid);
-	if (did->iid) {
-		p = da_put(p, DA_DATA_ID, 17, did->iid);
-	} else if (did->s) { /* inline: { name_iid, string_value 6 } */
-		*p++ = 4 << 3 | PB_LEN;
-		p = pb_put_varint(p, 3 + pb_varint_size(did->n) + did->n);
-		*p++ = 1 << 3 | PB_VARINT;
-		*p++ = (uint8_t)DA_IID(DA_DATA_ID);
-		*p++ = 6 << 3 | PB_LEN;
-		p = pb_put_varint(p, did->n);
-		memcpy(p, did->s, did->n);
-		p += did->n;
-	}
-	if (r->data_sym)
-		p = da_put(p, DA_DATA_SYM, 17, dsym->iid);
-	return (size_t)(p - buf);
-}
-
-/* The same with any string written inline (a table full), into S->te. */
-static void te_slow(struct pb_buf *b, const struct mem_record *r, const struct pft_thread *th,
-		    const struct sref *name, const struct sref *loc, const struct sref *dsrc,
-		    const struct sref *cgroup, const struct sref *map, const struct sref *did,
-		    const struct sref *dsym, bool has_dsrc)
-{
-	b->len = 0;
-	pb_varint(b, 9, TE_TYPE_INSTANT);                 /* type */
-	pb_varint(b, 11, PFT_UUID(PFT_UUID_MEM, th));     /* track_uuid */
-	pb_varint(b, 3, CAT_MEM);                         /* category_iids */
-	if (name->iid)
-		pb_varint(b, 10, name->iid);              /* name_iid */
-	else
-		pb_bytes(b, 23, name->s, name->n);        /* name */
-	if (loc->iid)
-		pb_varint(b, 34, loc->iid);               /* source_location_iid */
-	else
-		loc_message(b, 33, 0, r);                 /* source_location */
-	da_varint(b, DA_ADDR, 7, r->addr);
-	if (r->phys_addr)
-		da_varint(b, DA_PHYS, 7, r->phys_addr);
-	if (has_dsrc)
-		da_str(b, DA_DATA_SRC, dsrc);
-	if (r->has_weight)
-		da_varint(b, DA_WEIGHT, 3, r->weight);
-	if (r->data_page_size)
-		da_varint(b, DA_PAGE_SIZE, 3, r->data_page_size);
-	if (r->has_cpu)
-		da_varint(b, DA_CPU, 3, r->cpu);
-	if (r->cgroup[0])
-		da_str(b, DA_CGROUP, cgroup);
-	if (r->hint)
-		da_varint(b, DA_HINT, 3, r->hint);
-	if (r->data_map)
-		da_str(b, DA_DATA_MAP, map);
+		p = da_put_str(p, DA_DATA_MAP, map);
 	if (did->iid || did->s)
-		da_str(b, DA_DATA_ID, did);
+		p = da_put_str(p, DA_DATA_ID, did);
 	if (r->data_sym)
-		da_str(b, DA_DATA_SYM, dsym);
+		p = da_put_str(p, DA_DATA_SYM, dsym);
+	return (size_t)(p - buf);
 }
 
 int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
@@ -729,8 +681,8 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 	struct sref name, loc, cgroup = {0}, dsrc = {0}, map = {0}, dsym = {0}, did = {0};
 	char did_text[DATA_ID_JSON_MAX + 1];
 	char summary[64], dsrc_text[DATA_SRC_TEXT_MAX + 1];
-	uint8_t te[TE_FAST_MAX];
 	struct pft_thread *th;
+	size_t room;
 	struct pb_buf *id = &S->idata;
 	bool has_dsrc = r->has_data_src && !data_src_is_unknown(r->data_src);
 
@@ -772,10 +724,13 @@ int pftrace_mem_sample(struct pftrace *t, const struct mem_record *r)
 		interned_entry(id, 29, &did);
 	}
 	t->st.mem_samples++;
-	if (name.iid && loc.iid && (!has_dsrc || dsrc.iid) && (!r->cgroup[0] || cgroup.iid) &&
-	    (!r->data_map || map.iid) && (!r->data_sym || dsym.iid))
-		return sample_packet(t, r->time_ns, te,
-				     te_fast(te, r, th, &name, &loc, &dsrc, &cgroup, &map, &did, &dsym, has_dsrc));
-	te_slow(&S->te, r, th, &name, &loc, &dsrc, &cgroup, &map, &did, &dsym, has_dsrc);
+	/* inline strings: their lengths (a location's key is sym, NUL, dso) */
+	room = TE_MAX + (name.iid ? 0 : name.n + 16) + (loc.iid ? 0 : loc.n + 32) + (dsrc.iid ? 0 : dsrc.n + 16) +
+	       (cgroup.iid ? 0 : cgroup.n + 16) + (map.iid ? 0 : map.n + 16) + (did.iid ? 0 : did.n + 16) +
+	       (dsym.iid ? 0 : dsym.n + 16);
+	S->te.len = 0;
+	if (!pb_room(&S->te, room))
+		return scx_fail("trace.pftrace: out of memory");
+	S->te.len = te_write(S->te.p, r, th, &name, &loc, &dsrc, &cgroup, &map, &did, &dsym, has_dsrc);
 	return sample_packet(t, r->time_ns, S->te.p, S->te.len);
 }
