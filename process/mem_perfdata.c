@@ -13,7 +13,7 @@
 #include "process/record_kernel.h"
 #include "process/order.h"
 #include "process/session.h"
-#include "process/symbols.h"
+#include "process/sym/symbols.h"
 
 struct walk {
 	struct emitter *e;

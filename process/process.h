@@ -18,7 +18,7 @@
 
 #include "lib/warnings.h"
 #include "process/hints.h"
-#include "process/symbols.h"
+#include "process/sym/symbols.h"
 
 enum process_mem_kind { MEM_NONE, MEM_PERF_DATA, MEM_SCRIPT_TEXT };
 /* scheduling stream: our sched.data, upstream's perf.sched.data or its text */

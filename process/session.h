@@ -21,7 +21,7 @@
 #include "lib/perfdata.h"
 #include "lib/u64map.h"
 #include "process/data_id.h"
-#include "process/symbols.h"
+#include "process/sym/symbols.h"
 
 struct session_dso {
 	char *name;           /* as in the MMAP record; "[kernel.kallsyms]" for the kernel */

@@ -1,9 +1,9 @@
 /*
- * test_symbols.c - process/symbols.c against real tools: fixtures compiled at
+ * test_symbols.c - process/sym/ against real tools: fixtures compiled at
  * test time (PIE, -no-pie), addresses from nm/objdump/readelf, libc from
  * nm -D, a fake kallsyms, and an end-to-end comparison with `perf script`.
  */
-#include "process/symbols.h"
+#include "process/sym/symbols.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>

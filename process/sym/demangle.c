@@ -1,7 +1,7 @@
 /*
  * demangle.c - C++ demangling through libiberty (see demangle.h).
  */
-#include "demangle.h"
+#include "process/sym/demangle.h"
 
 #include <libiberty/demangle.h>
 #include <stddef.h>
