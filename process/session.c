@@ -507,7 +507,8 @@ int session_apply(struct session *s, const struct perf_event_header *h, size_t b
 
 /* ---- lookups ----------------------------------------------------------- */
 
-/* The dso's symbol table, looked up once; NULL for names with no file. */
+/* The dso's symbol table, made once: the dso table above is the only place
+ * a DSO is interned; NULL for names with no file. */
 static struct sym_dso *dso_syms(struct session *s, struct session_dso *d)
 {
 	if (!d->looked_up) {
@@ -515,7 +516,7 @@ static struct sym_dso *dso_syms(struct session *s, struct session_dso *d)
 		if (!strcmp(d->name, "[vdso]"))
 			d->syms = sym_dso_get_vdso(s->syms);
 		else if (!dso_has_no_file(d->name))
-			d->syms = sym_dso_get(s->syms, d->name, d->build_id_size ? d->build_id : NULL,
+			d->syms = sym_dso_new(s->syms, d->name, d->build_id_size ? d->build_id : NULL,
 					      d->build_id_size);
 	}
 	return d->syms;

@@ -25,7 +25,7 @@
 
 struct session_dso {
 	char *name;           /* as in the MMAP record; "[kernel.kallsyms]" for the kernel */
-	struct sym_dso *syms; /* loaded on first lookup; NULL for names with no file */
+	struct sym_dso *syms; /* made on first lookup (sym_dso_new); NULL for names with no file */
 	bool looked_up;
 	bool is_kernel;       /* kernel image: symbols from kallsyms */
 	uint8_t build_id[20];

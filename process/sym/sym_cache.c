@@ -1,6 +1,6 @@
 /*
  * sym_cache.c - the symbol cache: its options, the DSO objects it hands out
- * (one per file name and build-id, loaded lazily by sym_dso.c), the
+ * and frees (loaded lazily by sym_dso.c; the caller interns them), the
  * statistics for process.json, and the [vdso] DSO, whose image is the one
  * saved with the profile or, when that is allowed, this process's own.
  */
@@ -28,8 +28,6 @@ struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts)
 		scx_fail("symbols: out of memory");
 		return NULL;
 	}
-	c->nbuckets = 256;
-	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (opts) {
 		c->symfs = dup_or_null(opts->symfs && *opts->symfs ? opts->symfs : NULL);
 		c->kallsyms_path = dup_or_null(opts->kallsyms_path);
@@ -42,7 +40,7 @@ struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts)
 		c->allow_proc_kallsyms = opts->allow_proc_kallsyms;
 	}
 	c->vdso_fd = -1;
-	if (!c->buckets || (opts && opts->symfs && *opts->symfs && !c->symfs) ||
+	if ((opts && opts->symfs && *opts->symfs && !c->symfs) ||
 	    (opts && opts->kallsyms_path && !c->kallsyms_path)) {
 		sym_cache_free(c);
 		scx_fail("symbols: out of memory");
@@ -66,15 +64,10 @@ void sym_cache_free(struct sym_cache *c)
 	if (!c)
 		return;
 	sym_kernel_join(c);
-	for (size_t i = 0; c->buckets && i < c->nbuckets; i++) {
-		struct sym_dso *d = c->buckets[i], *nx;
-
-		for (; d; d = nx) {
-			nx = d->next;
-			dso_free(d);
-		}
+	for (struct sym_dso *d = c->dsos, *nx; d; d = nx) {
+		nx = d->next;
+		dso_free(d);
 	}
-	free(c->buckets);
 	sym_tree_free(&c->kt);
 	free(c->symfs);
 	free(c->kallsyms_path);
@@ -84,68 +77,17 @@ void sym_cache_free(struct sym_cache *c)
 	free(c);
 }
 
-static uint64_t hash_key(const char *s, const uint8_t *bid, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ bid[i]) * 1099511628211ull;
-	return h;
-}
-
-static bool dso_matches(const struct sym_dso *d, const char *filename,
-			const uint8_t *bid, size_t n)
-{
-	if (strcmp(d->filename, filename))
-		return false;
-	if (d->has_bid != (bid != NULL && n > 0))
-		return false;
-	return !d->has_bid || (d->bid_size == n && !memcmp(d->bid, bid, n));
-}
-
-static int cache_grow(struct sym_cache *c)
-{
-	size_t nb = c->nbuckets * 2;
-	struct sym_dso **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < c->nbuckets; i++) {
-		struct sym_dso *d = c->buckets[i], *nx;
-
-		for (; d; d = nx) {
-			uint64_t h = hash_key(d->filename, d->bid, d->has_bid ? d->bid_size : 0);
-
-			nx = d->next;
-			d->next = b[h % nb];
-			b[h % nb] = d;
-		}
-	}
-	free(c->buckets);
-	c->buckets = b;
-	c->nbuckets = nb;
-	return 0;
-}
-
 /* A DSO that failed to allocate: shared, never loaded, no symbols. */
 static struct sym_dso oom_dso = { .loaded = true, .data_loaded = true, .note = "out of memory" };
 
-struct sym_dso *sym_dso_get(struct sym_cache *c, const char *filename,
+struct sym_dso *sym_dso_new(struct sym_cache *c, const char *filename,
 			    const uint8_t *build_id, size_t build_id_size)
 {
 	size_t n = build_id ? (build_id_size > SYM_BID_MAX ? SYM_BID_MAX : build_id_size) : 0;
-	uint64_t h = filename ? hash_key(filename, build_id, n) : 0;
 	struct sym_dso *d;
 
 	if (!c || !filename)
 		return &oom_dso;
-	for (d = c->buckets[h % c->nbuckets]; d; d = d->next)
-		if (dso_matches(d, filename, build_id, n))
-			return d;
-	if (c->ndsos >= c->nbuckets * 2)
-		(void)cache_grow(c);       /* on failure the chains just get longer */
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->filename = strdup(filename))) {
 		free(d);
@@ -156,9 +98,8 @@ struct sym_dso *sym_dso_get(struct sym_cache *c, const char *filename,
 	d->bid_size = n;
 	if (n)
 		memcpy(d->bid, build_id, n);
-	d->next = c->buckets[h % c->nbuckets];
-	c->buckets[h % c->nbuckets] = d;
-	c->ndsos++;
+	d->next = c->dsos;
+	c->dsos = d;
 	return d;
 }
 
@@ -204,10 +145,13 @@ struct sym_dso *sym_dso_get_vdso(struct sym_cache *c)
 
 	if (!c)
 		return &oom_dso;
+	if (c->vdso)
+		return c->vdso;
 	/* with a recorded build-id the loader checks the image against it */
-	d = sym_dso_get(c, "[vdso]", c->vdso_bid_size ? c->vdso_bid : NULL, c->vdso_bid_size);
-	if (d->real_path || d->loaded || d == &oom_dso)
+	d = sym_dso_new(c, "[vdso]", c->vdso_bid_size ? c->vdso_bid : NULL, c->vdso_bid_size);
+	if (d == &oom_dso)
 		return d;
+	c->vdso = d;
 	if (c->vdso_path)
 		d->real_path = strdup(c->vdso_path);
 	else if ((c->allow_proc_kallsyms || c->vdso_bid_size) &&

@@ -84,7 +84,7 @@ uint32_t sym_tree_find(const struct sym_tree *t, uint64_t addr);
 /* ---- sym_cache.c -------------------------------------------------------- */
 
 struct sym_dso {
-	struct sym_dso *next;           /* hash chain */
+	struct sym_dso *next;           /* the cache's list of its DSOs */
 	struct sym_cache *cache;
 	char *filename;
 	char *real_path;                /* read this file instead (vdso image), no symfs */
@@ -109,8 +109,8 @@ struct sym_cache {
 	uint8_t vdso_bid[SYM_BID_MAX];
 	size_t vdso_bid_size;
 	bool allow_proc_kallsyms;
-	struct sym_dso **buckets;
-	size_t nbuckets, ndsos;
+	struct sym_dso *dsos;           /* every DSO handed out, to free them */
+	struct sym_dso *vdso;           /* sym_dso_get_vdso's, once made */
 	size_t loaded, without_symbols;
 	bool kernel_tried;
 	bool kernel_ok;

@@ -2,8 +2,10 @@
  * symbols.h - instruction address -> (dso, symbol) names, the way perf script
  * prints them, from ELF files (libelf) and a kallsyms snapshot.
  *
- * The cache loads each DSO once (lazily, on first lookup) and keeps a sorted
- * symbol table for it. Lookups are by file offset inside the DSO, which the
+ * The cache owns the DSO objects and loads each one lazily, on its first
+ * lookup, into a sorted symbol table. It does not intern them: the caller
+ * asks once per (file name, build-id) and keeps the object (session.c does,
+ * in the table where it interns its own DSOs). Lookups are by file offset inside the DSO, which the
  * caller computes from the mapping: ip - map_start + map_pgoff. The DSO code
  * turns that into an ELF virtual address through the PT_LOAD program headers,
  * so it is right for ET_EXEC, PIE and shared objects alike.
@@ -38,18 +40,19 @@ struct sym_cache *sym_cache_new(const struct sym_cache_opts *opts);
 void sym_cache_free(struct sym_cache *c);
 
 /*
- * The DSO for a mapping's file name (as in MMAP/MMAP2). build_id may be NULL;
+ * A new DSO for a mapping's file name (as in MMAP/MMAP2), owned by the cache;
+ * each call makes another, so keep it. build_id may be NULL;
  * when given and the file's NT_GNU_BUILD_ID differs, the DSO has no symbols
  * (names resolve to NULL) and sym_dso_note() says why. Never NULL: a file that
  * cannot be read simply has no symbols.
  */
-struct sym_dso *sym_dso_get(struct sym_cache *c, const char *filename,
+struct sym_dso *sym_dso_new(struct sym_cache *c, const char *filename,
 			    const uint8_t *build_id, size_t build_id_size);
 
 /*
- * The DSO for "[vdso]" mappings: the profile's vdso image (vdso_path) or
- * this process's own vdso (the kernel maps the same image into every
- * process) when the recording's [vdso] build-id matches it, or, with no
+ * The DSO for "[vdso]" mappings, the same one on every call: the profile's
+ * vdso image (vdso_path) or this process's own vdso (the kernel maps the
+ * same image into every process) when the recording's [vdso] build-id matches it, or, with no
  * build-id recorded, for a recording of this boot. Else it has no symbols.
  */
 struct sym_dso *sym_dso_get_vdso(struct sym_cache *c);

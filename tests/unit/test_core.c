@@ -334,6 +334,34 @@ Test(session, kernel_maps_and_user_fallback_for_negative_addresses)
 	sym_cache_free(c);
 }
 
+Test(session, a_file_mapped_in_two_processes_is_one_dso_loaded_once)
+{
+	struct sym_cache *c = sym_cache_new(&(struct sym_cache_opts){ 0 });
+	const char *lib = "/nonexistent/libshared.so", *other = "/nonexistent/libother.so";
+	struct session s;
+	struct rec_buf r;
+	struct session_resolved where;
+	struct sym_stats st;
+	size_t n;
+
+	session_init(&s, c);
+	n = put_mmap2(&r, 10, 10, 0x10000, 0x1000, 0, lib, PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	n = put_mmap2(&r, 20, 20, 0x40000, 0x1000, 0, lib, PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	n = put_mmap2(&r, 20, 20, 0x50000, 0x1000, 0, other, PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 10, 10, 0x10010, &where);
+	cr_assert_str_eq(where.dso, lib);
+	resolve(&s, 20, 20, 0x40010, &where);
+	cr_assert_str_eq(where.dso, lib);
+	resolve(&s, 20, 20, 0x50010, &where);
+	cr_assert_str_eq(where.dso, other);
+	cr_assert_str_eq(where.sym, "[unknown]");
+	cr_assert_eq(s.stats.dsos, 2, "one dso per file name");
+	sym_cache_stats(c, &st);
+	cr_assert_eq(st.dsos_loaded, 2, "each file's symbols are looked for once, not per mapping");
+	session_free(&s);
+	sym_cache_free(c);
+}
+
 /* ---- data_src ---- */
 
 static char *decode(uint64_t v)

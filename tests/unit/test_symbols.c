@@ -136,7 +136,7 @@ static void expect_sym(struct sym_dso *d, const char *bin, uint64_t vaddr, const
 static void check_fixture(const char *bin)
 {
 	struct sym_cache *c = sym_cache_new(&(struct sym_cache_opts){ 0 });
-	struct sym_dso *d = sym_dso_get(c, bin, NULL, 0);
+	struct sym_dso *d = sym_dso_new(c, bin, NULL, 0);
 	uint64_t g = nm_addr(bin, "global_fn", false);
 	uint64_t l = nm_addr(bin, "local_fn", false);
 	uint64_t a = nm_addr(bin, "asm_label", false);
@@ -175,7 +175,7 @@ Test(symbols, plt_entry)
 {
 	const char *bin = build_fixture("fix_plt", "-pie -fPIE");
 	struct sym_cache *c = sym_cache_new(NULL);
-	struct sym_dso *d = sym_dso_get(c, bin, NULL, 0);
+	struct sym_dso *d = sym_dso_new(c, bin, NULL, 0);
 	char line[128];
 	uint64_t plt;
 
@@ -202,7 +202,7 @@ Test(symbols, libc_exports)
 	const char *libc = libc_path();
 	static const char *const names[] = { "getenv", "malloc", "printf" };
 	struct sym_cache *c = sym_cache_new(NULL);
-	struct sym_dso *d = sym_dso_get(c, libc, NULL, 0);
+	struct sym_dso *d = sym_dso_new(c, libc, NULL, 0);
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		uint64_t a = nm_addr(libc, names[i], true);
@@ -226,21 +226,22 @@ Test(symbols, build_id)
 	cr_assert_eq(strlen(hex), 40);
 	for (int i = 0; i < 20; i++)
 		sscanf(hex + 2 * i, "%2hhx", &bid[i]);
-	ok = sym_dso_get(c, bin, bid, sizeof(bid));
-	wrong = sym_dso_get(c, bin, bad, sizeof(bad));
+	ok = sym_dso_new(c, bin, bid, sizeof(bid));
+	wrong = sym_dso_new(c, bin, bad, sizeof(bad));
 	cr_assert_neq(ok, wrong);
 	expect_sym(ok, bin, g, "global_fn");
 	cr_assert_null(sym_dso_lookup(wrong, file_offset(bin, g)));
 	cr_assert_not_null(sym_dso_note(wrong));
 	cr_assert(strstr(sym_dso_note(wrong), "build-id mismatch"), "%s", sym_dso_note(wrong));
-	cr_assert_eq(sym_dso_get(c, bin, bid, sizeof(bid)), ok, "DSO is cached per path");
+	cr_assert_neq(sym_dso_new(c, bin, bid, sizeof(bid)), ok, "the caller interns DSOs (session.c)");
+	cr_assert_eq(sym_dso_get_vdso(c), sym_dso_get_vdso(c), "one [vdso] DSO");
 	sym_cache_free(c);
 }
 
 Test(symbols, missing_and_not_elf)
 {
 	struct sym_cache *c = sym_cache_new(NULL);
-	struct sym_dso *d = sym_dso_get(c, "/nonexistent/libnothing.so", NULL, 0);
+	struct sym_dso *d = sym_dso_new(c, "/nonexistent/libnothing.so", NULL, 0);
 	char path[512];
 	FILE *f;
 	struct sym_stats st;
@@ -252,10 +253,10 @@ Test(symbols, missing_and_not_elf)
 	f = fopen(path, "w");
 	fputs("not an elf file\n", f);
 	fclose(f);
-	d = sym_dso_get(c, path, NULL, 0);
+	d = sym_dso_new(c, path, NULL, 0);
 	cr_assert_null(sym_dso_lookup(d, 0));
 	cr_assert_not_null(sym_dso_note(d));
-	cr_assert_null(sym_dso_lookup(sym_dso_get(c, "[vdso]", NULL, 0), 0x100));
+	cr_assert_null(sym_dso_lookup(sym_dso_new(c, "[vdso]", NULL, 0), 0x100));
 	sym_cache_stats(c, &st);
 	cr_assert_eq(st.dsos_loaded, 3);
 	cr_assert_eq(st.dsos_without_symbols, 3);
@@ -274,11 +275,11 @@ Test(symbols, symfs_prefix)
 		 root);
 	cr_assert_eq(system(cmd), 0);
 	c = sym_cache_new(&(struct sym_cache_opts){ .symfs = root });
-	d = sym_dso_get(c, "/opt/app/prog", NULL, 0);
+	d = sym_dso_new(c, "/opt/app/prog", NULL, 0);
 	expect_sym(d, bin, nm_addr(bin, "global_fn", false) + 1, "global_fn");
 	sym_cache_free(c);
 	c = sym_cache_new(NULL);
-	cr_assert_null(sym_dso_lookup(sym_dso_get(c, "/opt/app/prog", NULL, 0), 0x1000));
+	cr_assert_null(sym_dso_lookup(sym_dso_new(c, "/opt/app/prog", NULL, 0), 0x1000));
 	sym_cache_free(c);
 }
 
@@ -372,6 +373,7 @@ struct pmap {
 	int pid;
 	uint64_t start, len, pgoff;
 	char path[256];
+	struct sym_dso *dso;    /* made on the first sample in it */
 };
 
 static bool parse_mmap(const char *line, struct pmap *m)
@@ -429,6 +431,7 @@ static int compare_with_perf(const char *data, const char *bin, int *total)
 		char *sym, *dso;
 
 		if (parse_mmap(line, &m)) {
+			m.dso = NULL;
 			if (nmaps < sizeof(maps) / sizeof(maps[0]))
 				maps[nmaps++] = m;
 			continue;
@@ -441,8 +444,9 @@ static int compare_with_perf(const char *data, const char *bin, int *total)
 			if (maps[i].pid != pid || ip < maps[i].start ||
 			    ip >= maps[i].start + maps[i].len || strcmp(maps[i].path, dso))
 				continue;
-			got = sym_dso_lookup(sym_dso_get(c, dso, NULL, 0),
-					     ip - maps[i].start + maps[i].pgoff);
+			if (!maps[i].dso)
+				maps[i].dso = sym_dso_new(c, dso, NULL, 0);
+			got = sym_dso_lookup(maps[i].dso, ip - maps[i].start + maps[i].pgoff);
 			if (!got)
 				got = "[unknown]";
 			(*total)++;
