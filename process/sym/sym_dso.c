@@ -164,19 +164,14 @@ static void dso_load(struct sym_dso *d)
 
 const char *sym_dso_lookup(struct sym_dso *d, uint64_t file_offset)
 {
-	uint32_t i;
-
 	if (!d)
 		return NULL;
 	if (!d->loaded)
 		dso_load(d);
 	if (d->last_valid && d->last_off == file_offset)
 		return d->last_name;
-	if (!d->t.n)
-		return NULL;
-	i = sym_tree_find(&d->t, file_offset);
 	d->last_off = file_offset;
-	d->last_name = i == SYM_NIL ? NULL : sym_tree_name(&d->t, i);
+	d->last_name = sym_tree_lookup(&d->t, file_offset);
 	d->last_valid = true;
 	return d->last_name;
 }
@@ -200,16 +195,11 @@ static void dso_load_data(struct sym_dso *d)
 
 const char *sym_dso_lookup_data(struct sym_dso *d, uint64_t file_offset)
 {
-	uint32_t i;
-
 	if (!d)
 		return NULL;
 	if (!d->data_loaded)
 		dso_load_data(d);
-	if (d->dt.count <= 1)
-		return NULL;
-	i = sym_tree_find(&d->dt, file_offset);
-	return i == SYM_NIL ? NULL : sym_tree_name(&d->dt, i);
+	return sym_tree_lookup(&d->dt, file_offset);
 }
 
 const char *sym_dso_note(const struct sym_dso *d)

@@ -39,7 +39,7 @@ struct sym_arena {
 struct sym_node {
 	uint64_t start, end;
 	uint32_t name, module;          /* arena offsets; module 0 = none */
-	uint32_t left, right, parent;
+	uint32_t child[2], parent;      /* child[0] left, child[1] right */
 	uint8_t bind, red, dead;
 };
 
@@ -80,6 +80,10 @@ uint32_t sym_rb_next(const struct sym_tree *t, uint32_t x);
 
 /* perf's symbols__find: first node on the search path that holds addr. */
 uint32_t sym_tree_find(const struct sym_tree *t, uint64_t addr);
+
+/* The name of the symbol sym_tree_find gives, or NULL (also for a tree that
+ * failed to allocate). */
+const char *sym_tree_lookup(const struct sym_tree *t, uint64_t addr);
 
 /* ---- sym_cache.c -------------------------------------------------------- */
 

@@ -12,41 +12,28 @@
  */
 #include "process/sym/sym_internal.h"
 
-static void rb_rotate_left(struct sym_tree *t, uint32_t x)
+/*
+ * Each operation is written once for both sides: dir 0 is left, 1 is right,
+ * and !dir the other side, as in the mirrored halves of the textbook code.
+ */
+#define L 0
+#define R 1
+
+/* Rotate x down to side dir: its child on the other side takes its place. */
+static void rb_rotate(struct sym_tree *t, uint32_t x, int dir)
 {
 	struct sym_node *n = t->n;
-	uint32_t y = n[x].right;
+	uint32_t y = n[x].child[!dir], p = n[x].parent;
 
-	n[x].right = n[y].left;
-	if (n[y].left != SYM_NIL)
-		n[n[y].left].parent = x;
-	n[y].parent = n[x].parent;
-	if (n[x].parent == SYM_NIL)
+	n[x].child[!dir] = n[y].child[dir];
+	if (n[y].child[dir] != SYM_NIL)
+		n[n[y].child[dir]].parent = x;
+	n[y].parent = p;
+	if (p == SYM_NIL)
 		t->root = y;
-	else if (x == n[n[x].parent].left)
-		n[n[x].parent].left = y;
 	else
-		n[n[x].parent].right = y;
-	n[y].left = x;
-	n[x].parent = y;
-}
-
-static void rb_rotate_right(struct sym_tree *t, uint32_t x)
-{
-	struct sym_node *n = t->n;
-	uint32_t y = n[x].left;
-
-	n[x].left = n[y].right;
-	if (n[y].right != SYM_NIL)
-		n[n[y].right].parent = x;
-	n[y].parent = n[x].parent;
-	if (n[x].parent == SYM_NIL)
-		t->root = y;
-	else if (x == n[n[x].parent].right)
-		n[n[x].parent].right = y;
-	else
-		n[n[x].parent].left = y;
-	n[y].right = x;
+		n[p].child[x != n[p].child[L]] = y;
+	n[y].child[dir] = x;
 	n[x].parent = y;
 }
 
@@ -56,8 +43,8 @@ static void rb_insert_fixup(struct sym_tree *t, uint32_t z)
 
 	while (n[n[z].parent].red) {
 		uint32_t p = n[z].parent, g = n[p].parent;
-		bool left = p == n[g].left;
-		uint32_t y = left ? n[g].right : n[g].left;
+		int side = p != n[g].child[L];          /* p's side under g */
+		uint32_t y = n[g].child[!side];
 
 		if (n[y].red) {
 			n[p].red = 0;
@@ -66,21 +53,15 @@ static void rb_insert_fixup(struct sym_tree *t, uint32_t z)
 			z = g;
 			continue;
 		}
-		if (left && z == n[p].right) {
+		if (z == n[p].child[!side]) {
 			z = p;
-			rb_rotate_left(t, z);
-		} else if (!left && z == n[p].left) {
-			z = p;
-			rb_rotate_right(t, z);
+			rb_rotate(t, z, side);
 		}
 		p = n[z].parent;
 		g = n[p].parent;
 		n[p].red = 0;
 		n[g].red = 1;
-		if (left)
-			rb_rotate_right(t, g);
-		else
-			rb_rotate_left(t, g);
+		rb_rotate(t, g, !side);
 	}
 	n[t->root].red = 0;
 }
@@ -93,16 +74,14 @@ void sym_rb_insert(struct sym_tree *t, uint32_t z)
 
 	while (x != SYM_NIL) {
 		y = x;
-		x = n[z].start < n[x].start ? n[x].left : n[x].right;
+		x = n[x].child[n[z].start >= n[x].start];
 	}
 	n[z].parent = y;
 	if (y == SYM_NIL)
 		t->root = z;
-	else if (n[z].start < n[y].start)
-		n[y].left = z;
 	else
-		n[y].right = z;
-	n[z].left = n[z].right = SYM_NIL;
+		n[y].child[n[z].start >= n[y].start] = z;
+	n[z].child[L] = n[z].child[R] = SYM_NIL;
 	n[z].red = 1;
 	rb_insert_fixup(t, z);
 }
@@ -110,20 +89,19 @@ void sym_rb_insert(struct sym_tree *t, uint32_t z)
 static void rb_transplant(struct sym_tree *t, uint32_t u, uint32_t v)
 {
 	struct sym_node *n = t->n;
+	uint32_t p = n[u].parent;
 
-	if (n[u].parent == SYM_NIL)
+	if (p == SYM_NIL)
 		t->root = v;
-	else if (u == n[n[u].parent].left)
-		n[n[u].parent].left = v;
 	else
-		n[n[u].parent].right = v;
-	n[v].parent = n[u].parent;
+		n[p].child[u != n[p].child[L]] = v;
+	n[v].parent = p;
 }
 
 uint32_t sym_rb_minimum(const struct sym_tree *t, uint32_t x)
 {
-	while (x != SYM_NIL && t->n[x].left != SYM_NIL)
-		x = t->n[x].left;
+	while (x != SYM_NIL && t->n[x].child[L] != SYM_NIL)
+		x = t->n[x].child[L];
 	return x;
 }
 
@@ -133,43 +111,30 @@ static void rb_erase_fixup(struct sym_tree *t, uint32_t x)
 
 	while (x != t->root && !n[x].red) {
 		uint32_t p = n[x].parent;
-		bool left = x == n[p].left;
-		uint32_t w = left ? n[p].right : n[p].left;
+		int side = x != n[p].child[L];          /* x's side under p */
+		uint32_t w = n[p].child[!side];
 
 		if (n[w].red) {
 			n[w].red = 0;
 			n[p].red = 1;
-			if (left)
-				rb_rotate_left(t, p);
-			else
-				rb_rotate_right(t, p);
-			w = left ? n[p].right : n[p].left;
+			rb_rotate(t, p, side);
+			w = n[p].child[!side];
 		}
-		if (!n[n[w].left].red && !n[n[w].right].red) {
+		if (!n[n[w].child[L]].red && !n[n[w].child[R]].red) {
 			n[w].red = 1;
 			x = p;
 			continue;
 		}
-		if (left && !n[n[w].right].red) {
-			n[n[w].left].red = 0;
+		if (!n[n[w].child[!side]].red) {
+			n[n[w].child[side]].red = 0;
 			n[w].red = 1;
-			rb_rotate_right(t, w);
-			w = n[p].right;
-		} else if (!left && !n[n[w].left].red) {
-			n[n[w].right].red = 0;
-			n[w].red = 1;
-			rb_rotate_left(t, w);
-			w = n[p].left;
+			rb_rotate(t, w, !side);
+			w = n[p].child[!side];
 		}
 		n[w].red = n[p].red;
 		n[p].red = 0;
-		if (left) {
-			n[n[w].right].red = 0;
-			rb_rotate_left(t, p);
-		} else {
-			n[n[w].left].red = 0;
-			rb_rotate_right(t, p);
-		}
+		n[n[w].child[!side]].red = 0;
+		rb_rotate(t, p, side);
 		x = t->root;
 	}
 	n[x].red = 0;
@@ -182,26 +147,26 @@ void sym_rb_erase(struct sym_tree *t, uint32_t z)
 	uint32_t x, y = z;
 	uint8_t y_red = n[y].red;
 
-	if (n[z].left == SYM_NIL) {
-		x = n[z].right;
-		rb_transplant(t, z, n[z].right);
-	} else if (n[z].right == SYM_NIL) {
-		x = n[z].left;
-		rb_transplant(t, z, n[z].left);
+	if (n[z].child[L] == SYM_NIL) {
+		x = n[z].child[R];
+		rb_transplant(t, z, x);
+	} else if (n[z].child[R] == SYM_NIL) {
+		x = n[z].child[L];
+		rb_transplant(t, z, x);
 	} else {
-		y = sym_rb_minimum(t, n[z].right);
+		y = sym_rb_minimum(t, n[z].child[R]);
 		y_red = n[y].red;
-		x = n[y].right;
+		x = n[y].child[R];
 		if (n[y].parent == z) {
 			n[x].parent = y;
 		} else {
-			rb_transplant(t, y, n[y].right);
-			n[y].right = n[z].right;
-			n[n[y].right].parent = y;
+			rb_transplant(t, y, x);
+			n[y].child[R] = n[z].child[R];
+			n[n[y].child[R]].parent = y;
 		}
 		rb_transplant(t, z, y);
-		n[y].left = n[z].left;
-		n[n[y].left].parent = y;
+		n[y].child[L] = n[z].child[L];
+		n[n[y].child[L]].parent = y;
 		n[y].red = n[z].red;
 	}
 	if (!y_red)
@@ -215,10 +180,10 @@ uint32_t sym_rb_next(const struct sym_tree *t, uint32_t x)
 	const struct sym_node *n = t->n;
 	uint32_t p;
 
-	if (n[x].right != SYM_NIL)
-		return sym_rb_minimum(t, n[x].right);
+	if (n[x].child[R] != SYM_NIL)
+		return sym_rb_minimum(t, n[x].child[R]);
 	p = n[x].parent;
-	while (p != SYM_NIL && x == n[p].right) {
+	while (p != SYM_NIL && x == n[p].child[R]) {
 		x = p;
 		p = n[p].parent;
 	}
@@ -234,11 +199,21 @@ uint32_t sym_tree_find(const struct sym_tree *t, uint64_t addr)
 		const struct sym_node *s = &t->n[x];
 
 		if (addr < s->start)
-			x = s->left;
+			x = s->child[L];
 		else if (addr > s->end || (addr == s->end && addr != s->start))
-			x = s->right;
+			x = s->child[R];
 		else
 			return x;
 	}
 	return SYM_NIL;
+}
+
+const char *sym_tree_lookup(const struct sym_tree *t, uint64_t addr)
+{
+	uint32_t i;
+
+	if (!t->n)
+		return NULL;
+	i = sym_tree_find(t, addr);
+	return i == SYM_NIL ? NULL : sym_tree_name(t, i);
 }

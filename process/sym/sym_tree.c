@@ -131,8 +131,8 @@ static uint32_t build_range(struct sym_tree *t, const uint32_t *idx, size_t lo, 
 	x = idx[mid];
 	t->n[x].parent = parent;
 	t->n[x].red = depth == red_depth && depth > 0;
-	t->n[x].left = build_range(t, idx, lo, mid, x, depth + 1, red_depth);
-	t->n[x].right = build_range(t, idx, mid + 1, hi, x, depth + 1, red_depth);
+	t->n[x].child[0] = build_range(t, idx, lo, mid, x, depth + 1, red_depth);
+	t->n[x].child[1] = build_range(t, idx, mid + 1, hi, x, depth + 1, red_depth);
 	return x;
 }
 
