@@ -19,7 +19,8 @@
 #include "lib/archive.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
-#include "process/process.h"
+#include "process/process_summary.h"
+#include "process/stage.h"
 
 struct process_args {
 	const char *file;
@@ -123,7 +124,7 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	summary = create_in(tmp, "process.json");
 	if (!summary)
 		return -1;
-	rc = process_write_summary(summary, in, res);
+	rc = process_summary_write(summary, in, res);
 	if (close_checked(&summary, "process.json") < 0)
 		rc = -1;
 	return rc;

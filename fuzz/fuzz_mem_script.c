@@ -16,8 +16,8 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/process.h"
 #include "process/script_text.h"
+#include "process/stage.h"
 
 #include <json-c/json.h>
 

@@ -15,8 +15,7 @@
  */
 #include "bpf/sched.h"
 #include "lib/error.h"
-#include "process/process.h"
-#include "process/sched_sink.h"
+#include "process/process_sched.h"
 
 #include <fcntl.h>
 #include <stdio.h>

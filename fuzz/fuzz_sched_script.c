@@ -15,9 +15,8 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/process.h"
+#include "process/process_sched.h"
 #include "process/sched_script.h"
-#include "process/sched_sink.h"
 
 #include <json-c/json.h>
 

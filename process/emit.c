@@ -4,11 +4,11 @@
  */
 #include "emit.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
+#include "process/process_warn.h"
 
 int emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,
 		 struct process_result *res, struct hints_index *hints)
@@ -90,13 +90,4 @@ int emitter_write(struct emitter *e, struct mem_record *r)
 	if (e->w.len >= (1u << 20))
 		return bgwriter_submit(&e->writer, &e->w);
 	return 0;
-}
-
-void process_warn(struct process_result *res, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	warnings_vadd(&res->warnings, fmt, ap);
-	va_end(ap);
 }

@@ -1,7 +1,8 @@
 /*
- * emit.h - what every memory input path (perf.data, script text) shares:
- * upstream's sample filter, hint annotation, the -v "skipped" lines, and
- * buffered writing of perf.jsonl. Internal to process/.
+ * emit.h - the sink of the memory stream, internal to process/: what every
+ * memory input path (mem_perfdata.h, mem_script.h) hands its samples to.
+ * Upstream's sample filter, hint annotation, the -v "skipped" lines, and
+ * buffered writing of perf.jsonl.
  */
 #ifndef SCX_EMIT_H
 #define SCX_EMIT_H
@@ -58,12 +59,5 @@ enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bo
 int emitter_write(struct emitter *e, struct mem_record *r);
 /* Write what is left and wait until everything is written. */
 int emitter_flush(struct emitter *e);
-
-/* Add a warning to the result (deduplicated, capped). */
-void process_warn(struct process_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* The two input paths. */
-int process_perf_data(struct emitter *e);
-int process_script_text(struct emitter *e);
 
 #endif

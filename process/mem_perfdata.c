@@ -3,15 +3,17 @@
  * section, orders records by time within rounds (like perf script), replays
  * side-band records into the session and turns samples into perf.jsonl lines.
  */
+#include "mem_perfdata.h"
+
 #include <string.h>
 #include <time.h>
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/emit.h"
+#include "process/order.h"
+#include "process/process_warn.h"
 #include "process/kernel_match.h"
 #include "process/record_kernel.h"
-#include "process/order.h"
 #include "process/session.h"
 #include "process/sym/symbols.h"
 
@@ -309,7 +311,7 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 	return sym_cache_new(&so);
 }
 
-int process_perf_data(struct emitter *e)
+int mem_perfdata_read(struct emitter *e)
 {
 	struct pd_file f;
 	struct session s;

@@ -5,12 +5,14 @@
  * blank lines are not records, while any other line that does not parse
  * ('#' comments included) counts as unparseable and is reported with -v.
  */
+#include "mem_script.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/linereader.h"
-#include "process/emit.h"
+#include "process/process_warn.h"
 #include "process/script_text.h"
 
 static bool blank(const char *line, size_t len)
@@ -53,7 +55,7 @@ static int one_line(struct emitter *e, const char *line, size_t len,
 	return emitter_write(e, &r);
 }
 
-int process_script_text(struct emitter *e)
+int mem_script_read(struct emitter *e)
 {
 	const char *path = e->opts->in->mem_path;
 	struct script_mem_sample *smp = malloc(sizeof(*smp));

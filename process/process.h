@@ -1,11 +1,11 @@
 /*
- * process.h - the `process` stage as a library call: read one profile
- * directory (perf.mem.data / perf.data, or upstream's perf script text, plus
- * hints.jsonl) and write perf.jsonl lines, a copy of hints.jsonl, and the
- * numbers for process.json to streams the caller opened.
+ * process.h - the types of the `process` stage: what a profile directory
+ * holds (inputs), how to run (options), the streams to write (outputs) and
+ * the numbers for process.json (results). Shared by the entry points
+ * (stage.h) and every input path below them; declares no functions.
  *
  * Where files go (temp names, renames, refusing to overwrite) is the
- * caller's business; this module only reads the profile and writes to the
+ * caller's business; the stage only reads the profile and writes to the
  * FILE*s it is given.
  */
 #ifndef SCX_PROCESS_H
@@ -41,10 +41,6 @@ struct process_inputs {
 	bool has_vdso;          /* vdso image saved by record */
 	char vdso_path[4096];
 };
-
-/* Look for the inputs in dir; first match wins per stream. -1 if there is
- * neither a memory nor a scheduling stream. */
-int process_find_inputs(const char *dir, struct process_inputs *in);
 
 struct process_opts {
 	const struct process_inputs *in;
@@ -104,12 +100,5 @@ struct process_result {
 	} trace;
 	struct warnings warnings;
 };
-
-/* Run the stage. On error returns -1 with scx_errmsg() set; the caller
- * removes whatever it created. */
-int process_run(const struct process_opts *opts, struct process_outputs *out, struct process_result *res);
-
-/* Write process.json (one JSON object and a newline). */
-int process_write_summary(FILE *f, const struct process_inputs *in, const struct process_result *res);
 
 #endif

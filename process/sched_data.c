@@ -13,6 +13,8 @@
  * (sched.data has no path), nmi handlers print as addresses and without
  * "handled:".
  */
+#include "sched_data.h"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,6 @@
 
 #include "bpf/sched.h"
 #include "lib/error.h"
-#include "process/sched_sink.h"
 #include "process/sched_trace.h"
 
 _Static_assert(sizeof(struct sched_record) == SCHED_RECORD_SIZE, "sched_record layout");
@@ -334,7 +335,7 @@ static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size
 	return n;
 }
 
-int sched_read_data(struct sched_sink *s, const char *path)
+int sched_data_read(struct sched_sink *s, const char *path)
 {
 	struct sched_data_header hdr;
 	struct stat st;

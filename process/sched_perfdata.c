@@ -5,13 +5,14 @@
  * tracepoint data is decoded with the format files stored in the file's
  * tracing data feature section (sched_tracefmt.h).
  */
+#include "sched_perfdata.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/order.h"
-#include "process/sched_sink.h"
 #include "process/sched_trace.h"
 #include "process/sched_tracefmt.h"
 #include "process/session.h"
@@ -245,7 +246,7 @@ static int walk(struct swalk *wk)
 	return drain(wk);
 }
 
-int sched_read_perfdata(struct sched_sink *sink, const char *path)
+int sched_perfdata_read(struct sched_sink *sink, const char *path)
 {
 	struct pd_file f;
 	struct swalk *wk;

@@ -11,7 +11,6 @@
 
 #include "lib/error.h"
 #include "lib/linereader.h"
-#include "process/sched_sink.h"
 
 static bool digits(const char *s, const char *end, const char **after, uint64_t *v)
 {
@@ -139,7 +138,7 @@ static const struct sched_decoded *decode(const struct sched_script_line *l, str
 	return d;
 }
 
-int sched_read_script(struct sched_sink *s, const char *path)
+int sched_script_read(struct sched_sink *s, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	struct line_reader lr;

@@ -1,5 +1,6 @@
 /*
- * sched_script.h - one line of upstream's perf.sched.script, the text of
+ * sched_script.h - upstream's perf.sched.script into the scheduling stream's
+ * sink (sched_sink.h). One line is the text of
  * `perf script -F comm,pid,tid,cpu,time,event,trace`:
  *   COMM PID/TID [CPU] SECONDS.FRACTION: SYSTEM:EVENT: TRACE
  * The comm may contain spaces; the first "PID/TID [CPU] TIME:" that follows
@@ -12,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "process/sched_sink.h"
+
 struct sched_script_line {
 	char comm[256];
 	int64_t pid, tid, cpu;
@@ -23,5 +26,8 @@ struct sched_script_line {
 
 /* 0 on success; -1 with the reason in scx_errmsg(). */
 int sched_script_parse_line(const char *line, size_t len, struct sched_script_line *out);
+
+/* Read path into the scheduling stream's sink. -1 with scx_errmsg() set. */
+int sched_script_read(struct sched_sink *s, const char *path);
 
 #endif

@@ -44,12 +44,4 @@ int sched_sink_flush(struct sched_sink *s);
 /* Check for an interrupt every few thousand records. */
 int sched_sink_check_stop(struct sched_sink *s);
 
-int sched_read_data(struct sched_sink *s, const char *path);      /* sched.data */
-int sched_read_perfdata(struct sched_sink *s, const char *path);  /* perf.sched.data */
-int sched_read_script(struct sched_sink *s, const char *path);    /* perf.sched.script */
-
-/* Run the profile's sched input path into out (sched.jsonl) and trace (when
- * not NULL); fills res->sched. */
-int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *trace, struct process_result *res);
-
 #endif

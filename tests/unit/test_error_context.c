@@ -9,7 +9,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
-#include "process/process.h"
+#include "process/stage.h"
 #include "process/sched_tracefmt.h"
 
 #include <criterion/criterion.h>

@@ -12,7 +12,7 @@
 #include "lib/fsutil.h"
 #include "lib/linereader.h"
 #include "process/hints.h"
-#include "process/process.h"
+#include "process/stage.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,14 +1,15 @@
 /*
- * summary.c - writes process.json, the record of what the process stage read
- * and decided (schemas/process-summary.schema.json).
+ * process_summary.c - writes process.json, the record of what the process
+ * stage read and decided (schemas/process-summary.schema.json).
  */
+#include "process_summary.h"
+
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/perfdata.h"
 #include "lib/version.h"
-#include "process/process.h"
 
 static void kv_path_or_null(struct jsonw *w, const char *key, bool present, const char *path)
 {
@@ -180,7 +181,7 @@ static void decoding_json(struct jsonw *w, const struct process_result *r)
 	jsonw_kv_u64(w, "cgroups", r->cgroups);
 }
 
-int process_write_summary(FILE *f, const struct process_inputs *in, const struct process_result *r)
+int process_summary_write(FILE *f, const struct process_inputs *in, const struct process_result *r)
 {
 	struct jsonw w;
 	size_t i;

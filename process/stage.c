@@ -1,8 +1,8 @@
 /*
- * process.c - entry points of the process stage: find a profile's inputs and
- * run the right input path (see process.h).
+ * stage.c - entry points of the process stage: find a profile's inputs and
+ * run the right input paths (see stage.h).
  */
-#include "process.h"
+#include "stage.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,8 +12,11 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "process/emit.h"
+#include "process/mem_perfdata.h"
+#include "process/mem_script.h"
 #include "process/perfetto_trace.h"
-#include "process/sched_sink.h"
+#include "process/process_sched.h"
+#include "process/process_warn.h"
 
 static const struct {
 	const char *name;
@@ -243,9 +246,9 @@ static int run_streams(const struct process_opts *opts, struct process_outputs *
 	}
 	e.trace = trace;
 	if (opts->in->mem_kind == MEM_PERF_DATA)
-		rc = process_perf_data(&e);
+		rc = mem_perfdata_read(&e);
 	else
-		rc = process_script_text(&e);
+		rc = mem_script_read(&e);
 	hints_get_stats(hints, &res->hints);
 	if (rc == 0) {
 		hint_warnings(opts, res);
