@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sched.bpf.c - kernel side of the scheduling stream (userspace:
- * record/sched_stream.c; record layout: bpf/sched.h; file format:
- * schemas/sched-data.md).
+ * record/sched_stream.c; record layout: lib/sched_data_format.h; batch:
+ * bpf/sched.h; file format: schemas/sched-data.md).
  *
  * One tp_btf program per tracepoint: scheduler (switch, wakeups, migration,
  * process exit/exec/fork), hardware irqs, softirqs, NMI handlers and the

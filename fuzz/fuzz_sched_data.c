@@ -13,8 +13,8 @@
  * valid file of each version into that directory (fuzz/run.sh seeds the
  * corpus with it).
  */
-#include "bpf/sched.h"
 #include "lib/error.h"
+#include "lib/sched_data_format.h"
 #include "process/process_sched.h"
 
 #include <fcntl.h>

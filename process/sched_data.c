@@ -1,6 +1,6 @@
 /*
  * sched_data.c - our recorder's sched.data (schemas/sched-data.md,
- * bpf/sched.h; version 2's chunks of packed records and version 1's fixed
+ * lib/sched_data_format.h; version 2's chunks of packed records and version 1's fixed
  * 88-byte records) into sched.jsonl. Records are sorted by timestamp (the file
  * is ordered per CPU batch, not by time), then each becomes the line perf script would print
  * for the same tracepoint hit: event name, trace text in the tracefs print
@@ -22,12 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpf/sched.h"
 #include "lib/error.h"
+#include "lib/sched_data_format.h"
 #include "process/sched_trace.h"
-
-_Static_assert(sizeof(struct sched_record) == SCHED_RECORD_SIZE, "sched_record layout");
-_Static_assert(sizeof(struct sched_data_header) == SCHED_DATA_HEADER_SIZE, "sched.data header layout");
 
 #define MAX_CPUS 65536
 
