@@ -1,7 +1,7 @@
 /*
- * mem_perfdata.c - the perf.data input path of `process`: walks the data
- * section, orders records by time within rounds (like perf script), replays
- * side-band records into the session and turns samples into perf.jsonl lines.
+ * mem_perfdata.c - the perf.data input path of `process`: takes the file's
+ * records in perf script's order (order_walk.h), replays side-band records
+ * into the session and turns samples into perf.jsonl lines.
  */
 #include "mem_perfdata.h"
 
@@ -10,7 +10,7 @@
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/order.h"
+#include "process/order_walk.h"
 #include "process/process_warn.h"
 #include "process/kernel_match.h"
 #include "process/record_kernel.h"
@@ -21,9 +21,6 @@ struct walk {
 	struct emitter *e;
 	struct pd_file *f;
 	struct session *s;
-	struct order_queue q;
-	bool ordered;
-	uint64_t since_release;
 	uint64_t kernel_samples; /* kept samples in kernel mode: they need kernel symbols */
 };
 
@@ -39,24 +36,13 @@ static const char *clock_name(int clockid)
 	}
 }
 
-/* Every attr must sample TIME for ordering; note the clock of the first. */
-static void inspect_attrs(struct walk *wk)
+/* The clock of the first attr, when it says. */
+static void inspect_clock(const struct pd_file *f, struct process_result *res)
 {
-	struct process_result *res = wk->e->res;
-	size_t i;
-
-	wk->ordered = wk->f->sample_id_all && wk->f->nr_attrs > 0;
-	for (i = 0; i < wk->f->nr_attrs; i++)
-		if (!(wk->f->attrs[i].attr.sample_type & PERF_SAMPLE_TIME))
-			wk->ordered = false;
-	res->ordered = wk->ordered;
-	if (wk->f->nr_attrs && wk->f->attrs[0].attr.use_clockid) {
+	if (f->nr_attrs && f->attrs[0].attr.use_clockid) {
 		res->clock_known = true;
-		res->clockid = wk->f->attrs[0].attr.clockid;
+		res->clockid = f->attrs[0].attr.clockid;
 	}
-	if (!wk->ordered && wk->e->opts->verbose && wk->e->opts->log)
-		fprintf(wk->e->opts->log, "%s: no sample_id_all/time on every event: samples in file order\n",
-			wk->f->path);
 }
 
 static uint64_t u64_at(const uint8_t *p)
@@ -110,9 +96,7 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 
 	if (pd_parse_sample(wk->f, h, &smp) < 0)
 		return -1;
-	/* also checked here: the ordered queue's final drain delivers without walking */
-	if ((++e->res->total & 0xfff) == 0 && e->opts->stop && *e->opts->stop)
-		return scx_fail("interrupted");
+	e->res->total++;
 	t = session_thread(wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
 	if (!t)
 		return -1;
@@ -162,8 +146,9 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	return emitter_write(e, &r);
 }
 
-static int deliver(struct walk *wk, const struct perf_event_header *h)
+static int deliver(void *ctx, const struct perf_event_header *h)
 {
+	struct walk *wk = ctx;
 	size_t body;
 
 	if (h->type == PERF_RECORD_SAMPLE)
@@ -174,96 +159,6 @@ static int deliver(struct walk *wk, const struct perf_event_header *h)
 		return scx_fail_prefix("%s: record at offset %llu", wk->f->path,
 				       (unsigned long long)pd_offset_of(wk->f, h));
 	return 0;
-}
-
-/* Time of a kernel record for ordering; false when it has none. */
-static int record_time(struct walk *wk, const struct perf_event_header *h, uint64_t *time, bool *has)
-{
-	int rc = pd_record_time(wk->f, h, time);
-
-	*has = rc > 0;
-	return rc < 0 ? -1 : 0;
-}
-
-static int drain(struct walk *wk)
-{
-	struct order_item it;
-
-	while (order_pop(&wk->q, &it))
-		if (deliver(wk, it.rec) < 0)
-			return -1;
-	return 0;
-}
-
-/* Give back file pages nothing queued still points into. */
-static void release_pages(struct walk *wk, uint64_t cursor_pos)
-{
-	const void *low = order_lowest_rec(&wk->q);
-	uint64_t upto = cursor_pos;
-
-	if (low)
-		upto = pd_offset_of(wk->f, low);
-	pd_release_before(wk->f, upto);
-}
-
-static int on_record(struct walk *wk, const struct perf_event_header *h, uint64_t pos)
-{
-	uint64_t time;
-	bool has_time;
-
-	if (h->type < PROCESS_RECORD_TYPES)
-		wk->e->res->records[h->type]++;
-	if (h->type == PD_RECORD_FINISHED_ROUND) {
-		wk->e->res->rounds++;
-		if (!wk->ordered)
-			return 0;
-		if (order_round(&wk->q) < 0 || drain(wk) < 0)
-			return -1;
-		if (++wk->since_release >= 16) {
-			wk->since_release = 0;
-			release_pages(wk, pos);
-		}
-		return 0;
-	}
-	if (h->type >= PD_RECORD_HEADER_ATTR)
-		return 0; /* perf tool records: nothing we need */
-	if (pd_id_is_unknown(wk->f, h)) {
-		wk->e->res->unknown_id_records++; /* as perf: skipped, counted */
-		return 0;
-	}
-	if (!wk->ordered)
-		return deliver(wk, h);
-	if (record_time(wk, h, &time, &has_time) < 0)
-		return -1;
-	if (!has_time)
-		return deliver(wk, h);
-	return order_push(&wk->q, time, h);
-}
-
-static int walk_records(struct walk *wk)
-{
-	struct pd_cursor c;
-	const struct perf_event_header *h;
-	uint64_t n = 0;
-	int r;
-
-	pd_cursor_init(&c, wk->f);
-	while ((r = pd_next(&c, &h)) > 0) {
-		if ((++n & 0xfff) == 0 && wk->e->opts->stop && *wk->e->opts->stop)
-			return scx_fail("interrupted");
-		if (on_record(wk, h, c.pos) < 0)
-			return -1;
-		if (!wk->ordered && (n & 0xffff) == 0)
-			pd_release_before(wk->f, c.pos);
-	}
-	if (r < 0)
-		return -1;
-	if (wk->ordered && !wk->e->res->rounds && wk->e->opts->verbose && wk->e->opts->log)
-		fprintf(wk->e->opts->log, "%s: no FINISHED_ROUND records: all %zu records were held "
-			"until the end to sort them\n", wk->f->path, wk->q.n - wk->q.head);
-	if (order_finish(&wk->q) < 0)
-		return -1;
-	return drain(wk);
 }
 
 /*
@@ -317,6 +212,7 @@ int mem_perfdata_read(struct emitter *e)
 	struct session s;
 	struct sym_cache *syms;
 	struct walk wk = {.e = e, .f = &f, .s = &s};
+	struct order_walk ow;
 	char kernel_note[1200];
 	int rc;
 
@@ -336,13 +232,20 @@ int mem_perfdata_read(struct emitter *e)
 	}
 	s.build_id_of = noted_build_id;
 	s.build_id_ctx = &f;
-	order_init(&wk.q);
-	inspect_attrs(&wk);
-	rc = walk_records(&wk);
+	inspect_clock(&f, e->res);
+	order_walk_init(&ow, &f, deliver, &wk);
+	ow.stop = e->opts->stop;
+	ow.log = e->opts->verbose ? e->opts->log : NULL;
+	ow.type_counts = e->res->records;
+	ow.nr_type_counts = PROCESS_RECORD_TYPES;
+	e->res->ordered = ow.ordered;
+	rc = order_walk_run(&ow);
 	if (rc == 0)
 		rc = emitter_flush(e);
-	e->res->peak_queued = wk.q.peak;
-	e->res->late_records = wk.q.late;
+	e->res->rounds = ow.rounds;
+	e->res->unknown_id_records = ow.unknown_id_records;
+	e->res->peak_queued = order_walk_peak_queued(&ow);
+	e->res->late_records = order_walk_late_records(&ow);
 	e->res->threads = s.stats.threads;
 	e->res->cgroups = s.stats.cgroups;
 	e->res->dsos = s.stats.dsos;
@@ -356,7 +259,7 @@ int mem_perfdata_read(struct emitter *e)
 	if (rc == 0 && e->res->has_hints && (!e->res->clock_known || e->res->clockid != CLOCK_MONOTONIC))
 		process_warn(e->res, "%s was recorded on %s, hints on CLOCK_MONOTONIC: hint times may be skewed",
 			     f.path, e->res->clock_known ? clock_name(e->res->clockid) : "perf's default clock");
-	order_free(&wk.q);
+	order_walk_free(&ow);
 	session_free(&s);
 	sym_cache_free(syms);
 	pd_close(&f);

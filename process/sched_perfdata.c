@@ -1,7 +1,7 @@
 /*
  * sched_perfdata.c - upstream's perf.sched.data (perf record of sched/irq
- * tracepoints) into sched.jsonl: samples are put in time order like perf
- * script, COMM/FORK/EXIT records name the threads, and each sample's raw
+ * tracepoints) into sched.jsonl: records come in perf script's order
+ * (order_walk.h), COMM/FORK/EXIT records name the threads, and each sample's raw
  * tracepoint data is decoded with the format files stored in the file's
  * tracing data feature section (sched_tracefmt.h).
  */
@@ -12,7 +12,7 @@
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/order.h"
+#include "process/order_walk.h"
 #include "process/sched_trace.h"
 #include "process/sched_tracefmt.h"
 #include "process/session.h"
@@ -22,8 +22,6 @@ struct swalk {
 	struct pd_file *f;
 	struct session s;
 	struct tf_data tf;
-	struct order_queue q;
-	bool ordered;
 	/* per event id: kind, cached */
 	const struct tf_event *last_ev;
 	enum sched_kind last_kind;
@@ -179,8 +177,10 @@ static int deliver_sample(struct swalk *wk, const struct perf_event_header *h)
 			       smp.time, event, trace, tlen, d);
 }
 
-static int deliver(struct swalk *wk, const struct perf_event_header *h)
+static int deliver(void *ctx, const struct perf_event_header *h)
 {
+	struct swalk *wk = ctx;
+
 	if (h->type == PERF_RECORD_SAMPLE)
 		return deliver_sample(wk, h);
 	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
@@ -191,59 +191,19 @@ static int deliver(struct swalk *wk, const struct perf_event_header *h)
 	return 0;
 }
 
-static int drain(struct swalk *wk)
-{
-	struct order_item it;
-
-	while (order_pop(&wk->q, &it))
-		if (deliver(wk, it.rec) < 0)
-			return -1;
-	return 0;
-}
-
+/* The records in perf script's order; -v notes how the file is ordered. */
 static int walk(struct swalk *wk)
 {
-	struct pd_cursor c;
-	const struct perf_event_header *h;
-	uint64_t n = 0, time;
-	size_t i;
-	int r;
+	const struct process_opts *opts = wk->sink->opts;
+	struct order_walk ow;
+	int rc;
 
-	wk->ordered = wk->f->sample_id_all && wk->f->nr_attrs > 0;
-	for (i = 0; i < wk->f->nr_attrs; i++)
-		if (!(wk->f->attrs[i].attr.sample_type & PERF_SAMPLE_TIME))
-			wk->ordered = false;
-	pd_cursor_init(&c, wk->f);
-	while ((r = pd_next(&c, &h)) > 0) {
-		if ((++n & 0xfff) == 0 && sched_sink_check_stop(wk->sink) < 0)
-			return -1;
-		if (h->type == PD_RECORD_FINISHED_ROUND) {
-			if (wk->ordered && (order_round(&wk->q) < 0 || drain(wk) < 0))
-				return -1;
-			continue;
-		}
-		if (h->type >= PD_RECORD_HEADER_ATTR || pd_id_is_unknown(wk->f, h))
-			continue;
-		if (!wk->ordered) {
-			if (deliver(wk, h) < 0)
-				return -1;
-			continue;
-		}
-		r = pd_record_time(wk->f, h, &time);
-		if (r < 0)
-			return -1;
-		if (r == 0) {
-			if (deliver(wk, h) < 0)
-				return -1;
-		} else if (order_push(&wk->q, time, h) < 0) {
-			return -1;
-		}
-	}
-	if (r < 0)
-		return -1;
-	if (order_finish(&wk->q) < 0)
-		return -1;
-	return drain(wk);
+	order_walk_init(&ow, wk->f, deliver, wk);
+	ow.stop = opts->stop;
+	ow.log = opts->verbose ? opts->log : NULL;
+	rc = order_walk_run(&ow);
+	order_walk_free(&ow);
+	return rc;
 }
 
 int sched_perfdata_read(struct sched_sink *sink, const char *path)
@@ -263,7 +223,6 @@ int sched_perfdata_read(struct sched_sink *sink, const char *path)
 	}
 	wk->sink = sink;
 	wk->f = &f;
-	order_init(&wk->q);
 	if (pd_feature(&f, PD_FEAT_TRACING_DATA, &td, &tdsize) < 0) {
 		scx_fail("%s: no tracing data section (feature bit 1): cannot decode tracepoints", path);
 		goto out_nosession;
@@ -279,7 +238,6 @@ out:
 	session_free(&wk->s);
 	tf_free(&wk->tf);
 out_nosession:
-	order_free(&wk->q);
 	free(wk);
 	pd_close(&f);
 	return rc;
