@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# test_source_shape.sh - the source tree keeps its shape (issue 14): no include
+# circle among the modules of lib/ process/ record/ extract/ report/, each
+# header in lib/ process/ report/ declares only what its own module defines,
+# process/ takes the sched.data format from lib/, not from bpf/, and no .c or
+# .h file in process/ (its folders included) is over 800 lines.
+#
+# tests/tools/include_graph.py does the work (a module is X.c with X.h). The
+# circles and declarations listed in KNOWN_* below were there when this test
+# was written, in files other engineers were changing; the test fails on any
+# new one, and also when a known one is gone, so the list only shrinks
+# (remove the line then).
+. "$(dirname "$0")/lib.sh"
+GRAPH="$TOP/tests/tools/include_graph.py"
+DIRS="lib process record extract report"
+
+KNOWN_CYCLES='cycle: extract/mem_agg -> extract/mem_groups -> extract/mem_agg
+cycle: process/perfetto_internal -> process/perfetto_trace -> process/perfetto_internal
+cycle: record/backend -> record/backend_internal -> record/backend
+cycle: record/metadata -> record/record -> record/metadata'
+KNOWN_DECLS='process/perfetto_trace.h: declares pftrace_hints, defined in process/perfetto_track.c
+process/perfetto_trace.h: declares pftrace_host_from_metadata, defined in process/perfetto_host.c
+process/perfetto_trace.h: declares pftrace_mem_sample, defined in process/perfetto_track.c
+process/perfetto_trace.h: declares pftrace_sched, defined in process/perfetto_sched.c'
+
+# against_known NAME KNOWN FOUND: PASS when FOUND (lines) is exactly KNOWN
+against_known() {
+	local name=$1 known=$2 found=$3 new gone
+	new=$(comm -13 <(sort <<<"$known") <(sort <<<"$found") | sed '/^$/d')
+	gone=$(comm -23 <(sort <<<"$known") <(sort <<<"$found") | sed '/^$/d')
+	if [ -n "$new" ]; then
+		fail "$name" "new: $(tr '\n' ';' <<<"$new")"
+	elif [ -n "$gone" ]; then
+		fail "$name" "gone (remove from KNOWN in $(basename "$0")): $(tr '\n' ';' <<<"$gone")"
+	else
+		pass "$name"
+	fi
+}
+
+# The checker itself finds what it is for, on planted trees.
+mkdir -p "$WORK/t/m"
+printf '#include "m/b.h"\n' >"$WORK/t/m/a.h"
+printf '#include "a.h"\nint f(void) { return 0; }\n' >"$WORK/t/m/b.c"
+printf 'int g(void);\n' >"$WORK/t/m/b.h"
+printf '#include "m/a.h"\nint h(void)\n{\n\treturn 0;\n}\n' >"$WORK/t/m/a.c"
+out=$(python3 "$GRAPH" --root "$WORK/t" m 2>&1)
+if [ $? -eq 1 ] && grep -qx 'cycle: m/a -> m/b -> m/a' <<<"$out"; then
+	pass "include_graph.py finds a planted circle"
+else
+	fail "include_graph.py finds a planted circle" "$out"
+fi
+printf '#include "m/a.h"\nint h(void);\n' >"$WORK/t/m/b.h"
+out=$(python3 "$GRAPH" --root "$WORK/t" --decls m 2>&1)
+if [ $? -eq 1 ] && grep -qx 'm/b.h: declares h, defined in m/a.c' <<<"$out"; then
+	pass "include_graph.py --decls finds a function declared in another module's header"
+else
+	fail "include_graph.py --decls finds a function declared in another module's header" "$out"
+fi
+
+found=$(cd "$TOP" && python3 "$GRAPH" $DIRS | grep '^cycle: ')
+against_known "no include circle among modules of $DIRS but the known ones" "$KNOWN_CYCLES" "$found"
+found=$(cd "$TOP" && python3 "$GRAPH" --decls lib process report | grep ': declares ')
+against_known "headers of lib/ process/ report/ declare only their own module's functions but the known ones" \
+	"$KNOWN_DECLS" "$found"
+
+found=$(cd "$TOP" && grep -n '#include "bpf/' process/*.[ch] lib/*.[ch] 2>/dev/null)
+if [ -z "$found" ]; then
+	pass "process/ and lib/ include nothing from bpf/"
+else
+	fail "process/ and lib/ include nothing from bpf/" "$(tr '\n' ';' <<<"$found")"
+fi
+
+found=$(cd "$TOP" && find process -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 800 {print $2 " " $1}')
+if [ -z "$found" ]; then
+	pass "no .c/.h file in process/ over 800 lines"
+else
+	fail "no .c/.h file in process/ over 800 lines" "$(tr '\n' ';' <<<"$found")"
+fi

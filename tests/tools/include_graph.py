@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""include_graph.py [--root DIR] [--edges] [--decls] DIR... - find include
+circles among modules, and (--decls) headers that declare functions another
+module defines.
+
+A module is a .c file and the .h of the same name beside it (process/emit.c
+and process/emit.h are the module process/emit). Module A depends on module B
+when A's .c or .h says `#include "B.h"` (quoted includes only; a name is
+looked up beside the including file, then from the root, as the Makefile's
+-I. does). With each header declaring only what its own .c defines, such an
+edge is a real call or type dependency, so a circle means two modules need
+each other: one of them is both a dispatcher and a toolkit of its callees.
+
+Only modules under the given directories are checked; includes of files
+elsewhere (bpf/, cmd/) are still listed by --edges. Prints each circle as
+"cycle: a -> b -> a" (strongly connected components of more than one module,
+the shortest loop through each) and exits 1 when there is any.
+
+--decls checks instead that each header declares only functions its own
+module defines: X.h those of X.c or of X_*.c (a module split in several
+files, as lib/perfdata.c and perfdata_write.c), an internal header
+(X_internal.h) those of the .c files that include it, and a header in a
+folder below the given ones (process/sym/, a package) those of the .c files
+beside it. A function declared in
+one module's header and defined in another's hides a dependency from the
+include graph (a dispatcher whose callees are declared in its own header).
+Prints "HEADER: declares NAME, defined in FILE" and exits 1 when there is any.
+"""
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# a definition or declaration starts at column 0 with its return type
+FUNC_DEF = re.compile(r"^(?!static\b|typedef\b|extern\b|return\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\([^;{}]*?\)\s*\{", re.M)
+FUNC_DECL = re.compile(r"^(?!static\b|typedef\b|extern\b|return\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\([^;{}]*?\)[^;{}=]*;", re.M)
+
+
+def source_files(root, dirs):
+    for d in dirs:
+        for dirpath, _, files in os.walk(os.path.join(root, d)):
+            for fn in sorted(files):
+                if fn.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(dirpath, fn), root)
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def strip_comments(text):
+    return COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def misplaced_declarations(root, dirs):
+    defined, declared, includes = {}, [], {}
+    tops = {os.path.normpath(d) for d in dirs}
+    for rel in source_files(root, dirs):
+        text = strip_comments(read(root, rel))
+        includes[rel] = {resolve(root, rel, n) for n in INCLUDE.findall(text)}
+        if rel.endswith(".c"):
+            for name in FUNC_DEF.findall(text):
+                defined.setdefault(name, []).append(rel)
+        else:
+            declared += [(rel, name) for name in FUNC_DECL.findall(text)]
+    out = []
+    for header, name in declared:
+        mod = module_of(header)
+        for src in defined.get(name, ()):
+            other = module_of(src)
+            if other == mod or other.startswith(mod + "_"):
+                continue
+            if os.path.dirname(header) not in tops and os.path.dirname(src) == os.path.dirname(header):
+                continue  # a package in a folder of its own (process/sym/): its headers serve its files
+            if mod.endswith("internal") and header in includes.get(src, ()):
+                continue
+            out.append(f"{header}: declares {name}, defined in {src}")
+    return sorted(out)
+
+
+def module_of(path):
+    return os.path.splitext(path)[0]
+
+
+def resolve(root, including, name):
+    beside = os.path.normpath(os.path.join(os.path.dirname(including), name))
+    if os.path.isfile(os.path.join(root, beside)):
+        return beside
+    top = os.path.normpath(name)
+    if os.path.isfile(os.path.join(root, top)):
+        return top
+    return None
+
+
+def build_graph(root, dirs):
+    edges = {}
+    for rel in source_files(root, dirs):
+        src = module_of(rel)
+        edges.setdefault(src, set())
+        for name in INCLUDE.findall(strip_comments(read(root, rel))):
+            target = resolve(root, rel, name)
+            if target and module_of(target) != src:
+                edges[src].add(module_of(target))
+    return edges
+
+
+def components(edges, nodes):
+    """Tarjan's strongly connected components over nodes (iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for start in sorted(nodes):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()) & nodes)))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(edges.get(nxt, ()) & nodes))))
+                elif nxt in on:
+                    low[v] = min(low[v], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def shortest_loop(edges, comp):
+    """A shortest circle through the first module of comp (breadth first)."""
+    members = set(comp)
+    start = comp[0]
+    prev = {start: None}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(edges.get(v, ()) & members):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return list(reversed(path)) + [start]
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return comp
+
+
+def main(argv):
+    root = "."
+    show_edges = False
+    decls = False
+    dirs = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--root":
+            root = argv[i + 1]
+            i += 2
+            continue
+        if argv[i] == "--edges":
+            show_edges = True
+        elif argv[i] == "--decls":
+            decls = True
+        else:
+            dirs.append(argv[i].rstrip("/"))
+        i += 1
+    if not dirs:
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
+        return 2
+    for d in dirs:
+        if not os.path.isdir(os.path.join(root, d)):
+            print(f"include_graph.py: {d}: not a directory under {root}", file=sys.stderr)
+            return 2
+    if decls:
+        bad = misplaced_declarations(root, dirs)
+        for line in bad:
+            print(line)
+        print(f"{len(bad)} declarations outside their module")
+        return 1 if bad else 0
+    edges = build_graph(root, dirs)
+    if show_edges:
+        for src in sorted(edges):
+            for dst in sorted(edges[src]):
+                print(f"{src} -> {dst}")
+    nodes = set(edges)
+    bad = 0
+    for comp in components(edges, nodes):
+        if len(comp) > 1:
+            bad += 1
+            print("cycle: " + " -> ".join(shortest_loop(edges, comp)) +
+                  (f" ({len(comp)} modules in the circle)" if len(comp) > 2 else ""))
+    print(f"{len(nodes)} modules, {sum(len(v & nodes) for v in edges.values())} edges, {bad} circles")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
