@@ -9,7 +9,7 @@
  *  - every non-blank line is counted once: total = non-blank lines =
  *    kept + skipped (no phys_addr, filtered comm) + unparseable;
  *  - perf.jsonl holds one line per kept sample, each a JSON object;
- *  - each line parsed alone agrees: script_parse_mem_line() succeeds on as
+ *  - each line parsed alone agrees: script_text_parse_mem_line() succeeds on as
  *    many lines as were not unparseable, and what it fills is in range
  *    (strings terminated, time_ns equal to the printed time, exactly).
  * Seeds: fuzz/corpus/mem_script/.
@@ -62,7 +62,7 @@ static void check_sample(const struct script_mem_sample *s)
 	FUZZ_CHECK(s->has_phys_addr || s->phys_addr == 0, "phys_addr without has_phys_addr");
 }
 
-/* Lines script_parse_mem_line() accepts, each checked. */
+/* Lines script_text_parse_mem_line() accepts, each checked. */
 static size_t parse_each(const uint8_t *data, size_t size)
 {
 	static struct script_mem_sample s;
@@ -72,7 +72,7 @@ static size_t parse_each(const uint8_t *data, size_t size)
 		const uint8_t *nl = memchr(data + i, '\n', size - i);
 		size_t len = nl ? (size_t)(nl - data) - i : size - i;
 
-		if (script_parse_mem_line((const char *)data + i, len, &s) == 0) {
+		if (script_text_parse_mem_line((const char *)data + i, len, &s) == 0) {
 			check_sample(&s);
 			ok++;
 		} else {

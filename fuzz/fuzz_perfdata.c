@@ -109,7 +109,7 @@ static void kernel_identity(const struct pd_file *f, const uint8_t *data, size_t
 
 	if (pd_build_id_for(f, "[kernel.kallsyms]", bid, &n) > 0 && (n == 0 || n > 20))
 		abort();
-	if (kernel_map_start(f, &start))
+	if (kernel_match_map_start(f, &start))
 		sink = start;
 	/* /dev/null as the snapshot: no _text, so a kernel map means a mismatch */
 	if (!kernel_match_snapshot(f, "/dev/null", NULL, 0, why, sizeof(why)) && !why[0])

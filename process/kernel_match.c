@@ -34,7 +34,7 @@ static const char *kernel_map_name(const struct pd_file *f, const struct perf_ev
 	return name;
 }
 
-bool kernel_map_start(const struct pd_file *f, uint64_t *start)
+bool kernel_match_map_start(const struct pd_file *f, uint64_t *start)
 {
 	struct pd_cursor c;
 	const struct perf_event_header *h;
@@ -54,7 +54,7 @@ static bool relocation_agrees(const struct pd_file *f, const char *kallsyms_path
 {
 	uint64_t start, text, etext;
 
-	if (!kernel_map_start(f, &start))
+	if (!kernel_match_map_start(f, &start))
 		return true;
 	if (kid_kallsyms_text(kallsyms_path, &text, &etext) < 0) {
 		snprintf(why, size, "%s: %s", f->path, scx_errmsg());

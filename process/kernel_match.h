@@ -19,7 +19,7 @@
 /* Start of the recording's kernel map: the first MMAP/MMAP2 record of
  * "[kernel.kallsyms]" before the first sample (perf synthesizes it first).
  * true and *start when found. */
-bool kernel_map_start(const struct pd_file *f, uint64_t *start);
+bool kernel_match_map_start(const struct pd_file *f, uint64_t *start);
 
 /*
  * No kallsyms snapshot: true when kallsyms_path (normally /proc/kallsyms)

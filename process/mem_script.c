@@ -31,7 +31,7 @@ static int one_line(struct emitter *e, const char *line, size_t len,
 	struct skip_view v = {.raw = line, .raw_len = len};
 
 	e->res->total++;
-	if (script_parse_mem_line(line, len, smp) < 0) {
+	if (script_text_parse_mem_line(line, len, smp) < 0) {
 		e->res->unparseable++;
 		if (e->opts->verbose && e->opts->log)
 			fprintf(e->opts->log, "unparseable: %.*s\n", (int)len, line);

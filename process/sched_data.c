@@ -98,7 +98,7 @@ static void values(const struct sched_record *r, enum sched_kind k, struct sched
 	v->prio2 = r->prio2;
 	switch (k) {
 	case SK_SWITCH:
-		sched_state_from_raw(r->arg0, r->arg1 != 0, v->state, sizeof(v->state));
+		sched_trace_state_from_raw(r->arg0, r->arg1 != 0, v->state, sizeof(v->state));
 		break;
 	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING:
 		v->a0 = (int64_t)r->arg0;
@@ -218,7 +218,7 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 	struct cur_task *c = r->cpu < ncur ? &cur[r->cpu] : NULL;
 
 	values(r, k, &v);
-	tlen = sched_format_trace(k, &v, trace, sizeof(trace));
+	tlen = sched_trace_format(k, &v, trace, sizeof(trace));
 	if (k == SK_WAKEUP || k == SK_WAKEUP_NEW || k == SK_WAKING || k == SK_MIGRATE) {
 		if (r->comm2[0]) { /* the recorder's current task */
 			tid = (int32_t)r->pid2;

@@ -62,7 +62,7 @@ static bool int_after(const char *from, const char *limit, const char *key, int6
 	return parse_i64(s, (size_t)(e - s), v);
 }
 
-bool sched_parse_switch(const char *t, size_t len, struct sched_switch_info *si)
+bool sched_jsonl_parse_switch(const char *t, size_t len, struct sched_switch_info *si)
 {
 	const char *end = t + len, *p, *arrow, *q, *np;
 

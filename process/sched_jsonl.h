@@ -24,7 +24,7 @@ struct sched_switch_info {
 };
 
 /* Parse sched_switch trace text (comms may contain spaces). */
-bool sched_parse_switch(const char *trace, size_t len, struct sched_switch_info *si);
+bool sched_jsonl_parse_switch(const char *trace, size_t len, struct sched_switch_info *si);
 
 struct sched_line {
 	const char *comm;

@@ -42,7 +42,7 @@ static bool decode_known(const struct tf_data *tf, const struct tf_event *ev, en
 		    !tf_get_str(ev, "next_comm", raw, n, v->comm2, sizeof(v->comm2)) ||
 		    !tf_get_int(ev, "next_pid", raw, n, &v->pid2) || !tf_get_int(ev, "next_prio", raw, n, &v->prio2))
 			return false;
-		sched_state_from_report((uint64_t)x, v->state, sizeof(v->state));
+		sched_trace_state_from_report((uint64_t)x, v->state, sizeof(v->state));
 		return true;
 	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING:
 		return tf_get_str(ev, "comm", raw, n, v->comm, sizeof(v->comm)) &&
@@ -157,13 +157,13 @@ static int deliver_sample(struct swalk *wk, const struct perf_event_header *h)
 	if (ev == wk->last_ev) {
 		k = wk->last_kind;
 	} else {
-		k = sched_kind_of(ev->system, ev->name);
+		k = sched_trace_kind_of(ev->system, ev->name);
 		wk->last_ev = ev;
 		wk->last_kind = k;
 	}
 	dec.kind = k;
 	if (k != SK_UNKNOWN && decode_known(&wk->tf, ev, k, smp.raw, smp.raw_size, &v)) {
-		tlen = sched_format_trace(k, &v, trace, sizeof(trace));
+		tlen = sched_trace_format(k, &v, trace, sizeof(trace));
 		d = &dec;
 	} else {
 		tlen = generic_text(ev, smp.raw, smp.raw_size, trace, sizeof(trace));

@@ -131,8 +131,8 @@ static const struct sched_decoded *decode(const struct sched_script_line *l, str
 	if (!colon || (size_t)(colon - l->event) >= sizeof(system))
 		return NULL;
 	snprintf(system, sizeof(system), "%.*s", (int)(colon - l->event), l->event);
-	k = sched_kind_of(system, colon + 1);
-	if (!sched_vals_from_text(k, l->trace, l->trace_len, v))
+	k = sched_trace_kind_of(system, colon + 1);
+	if (!sched_trace_vals_from_text(k, l->trace, l->trace_len, v))
 		return NULL;
 	*d = (struct sched_decoded){.kind = k, .v = v, .tgid = -1, .tgid2 = -1};
 	return d;

@@ -37,7 +37,7 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 
 	if (tid >= 0 && tid <= UINT32_MAX)
 		l.hint = hints_lookup(s->hints, (uint32_t)tid, time_ns);
-	if (!strcmp(event, "sched:sched_switch") && sched_parse_switch(trace, trace_len, &sw)) {
+	if (!strcmp(event, "sched:sched_switch") && sched_jsonl_parse_switch(trace, trace_len, &sw)) {
 		l.sw = &sw;
 		if (sw.prev_pid >= 0 && sw.prev_pid <= UINT32_MAX)
 			l.prev_hint = hints_lookup(s->hints, (uint32_t)sw.prev_pid, time_ns);

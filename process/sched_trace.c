@@ -32,7 +32,7 @@ static const struct {
 	{"irq_vectors", "reschedule_exit", SK_RESCHED_EXIT},
 };
 
-enum sched_kind sched_kind_of(const char *system, const char *name)
+enum sched_kind sched_trace_kind_of(const char *system, const char *name)
 {
 	size_t i;
 
@@ -42,7 +42,7 @@ enum sched_kind sched_kind_of(const char *system, const char *name)
 	return SK_UNKNOWN;
 }
 
-const char *sched_softirq_name(uint64_t vec)
+const char *sched_trace_softirq_name(uint64_t vec)
 {
 	static const char *const names[] = {"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
@@ -50,7 +50,7 @@ const char *sched_softirq_name(uint64_t vec)
 	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : NULL;
 }
 
-void sched_state_from_report(uint64_t report, char *buf, size_t size)
+void sched_trace_state_from_report(uint64_t report, char *buf, size_t size)
 {
 	static const char flags[] = "SDTtXZPI";
 	size_t len = 0;
@@ -72,7 +72,7 @@ void sched_state_from_report(uint64_t report, char *buf, size_t size)
 	buf[len] = '\0';
 }
 
-void sched_state_from_raw(uint64_t raw, bool preempt, char *buf, size_t size)
+void sched_trace_state_from_raw(uint64_t raw, bool preempt, char *buf, size_t size)
 {
 	static const char idx[] = "RSDTtXZP";
 	uint64_t st = raw & 0x7f;
@@ -95,7 +95,7 @@ void sched_state_from_raw(uint64_t raw, bool preempt, char *buf, size_t size)
 	snprintf(buf, size, "%c", idx[i]);
 }
 
-size_t sched_format_trace(enum sched_kind k, const struct sched_vals *v, char *out, size_t size)
+size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size)
 {
 	const char *sirq;
 	int n;
@@ -142,7 +142,7 @@ size_t sched_format_trace(enum sched_kind k, const struct sched_vals *v, char *o
 		n = snprintf(out, size, "irq=%lld ret=%s", (long long)v->a0, v->a1 ? "handled" : "unhandled");
 		break;
 	case SK_SOFTIRQ_ENTRY: case SK_SOFTIRQ_EXIT: case SK_SOFTIRQ_RAISE:
-		sirq = sched_softirq_name((uint64_t)v->a0);
+		sirq = sched_trace_softirq_name((uint64_t)v->a0);
 		if (sirq)
 			n = snprintf(out, size, "vec=%u [action=%s]", (unsigned)v->a0, sirq);
 		else

@@ -39,18 +39,18 @@ struct sched_vals {
 	bool has_a0, has_a1;
 };
 
-enum sched_kind sched_kind_of(const char *system, const char *name);
+enum sched_kind sched_trace_kind_of(const char *system, const char *name);
 /* Write the trace text; returns its length (truncated to size - 1). */
-size_t sched_format_trace(enum sched_kind k, const struct sched_vals *v, char *out, size_t size);
+size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size);
 /* "HI", "TIMER", ... "RCU"; NULL for other vectors. */
-const char *sched_softirq_name(uint64_t vec);
+const char *sched_trace_softirq_name(uint64_t vec);
 /* The values of trace text of kind k (the kinds of a Perfetto trace:
  * switch, waking, wakeup_new, irq/softirq/local-timer entry and exit);
  * false for other kinds or text that does not parse. */
-bool sched_vals_from_text(enum sched_kind k, const char *trace, size_t len, struct sched_vals *v);
+bool sched_trace_vals_from_text(enum sched_kind k, const char *trace, size_t len, struct sched_vals *v);
 /* prev_state as the tracepoint reports it (TASK_REPORT bits, 0x100 = preempted). */
-void sched_state_from_report(uint64_t report, char *buf, size_t size);
+void sched_trace_state_from_report(uint64_t report, char *buf, size_t size);
 /* prev_state from the raw task->__state bits and the preempt flag (sched.data). */
-void sched_state_from_raw(uint64_t raw, bool preempt, char *buf, size_t size);
+void sched_trace_state_from_raw(uint64_t raw, bool preempt, char *buf, size_t size);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * sched_trace_parse.c - the values back from a tracepoint's trace text, for
  * inputs that only have the text (perf.sched.script): the inverse of
- * sched_format_trace() for the kinds the Perfetto trace shows (switch,
+ * sched_trace_format() for the kinds the Perfetto trace shows (switch,
  * waking, wakeup_new, irq, softirq and local-timer entry/exit).
  */
 #include "process/sched_trace.h"
@@ -51,7 +51,7 @@ static bool task_line(const char *t, size_t len, struct sched_vals *v)
 	       int_of(t, len, "target_cpu=", &v->a0);
 }
 
-bool sched_vals_from_text(enum sched_kind k, const char *t, size_t len, struct sched_vals *v)
+bool sched_trace_vals_from_text(enum sched_kind k, const char *t, size_t len, struct sched_vals *v)
 {
 	struct sched_switch_info sw;
 	const char *name;
@@ -59,7 +59,7 @@ bool sched_vals_from_text(enum sched_kind k, const char *t, size_t len, struct s
 	memset(v, 0, sizeof(*v));
 	switch (k) {
 	case SK_SWITCH:
-		if (!sched_parse_switch(t, len, &sw))
+		if (!sched_jsonl_parse_switch(t, len, &sw))
 			return false;
 		snprintf(v->comm, sizeof(v->comm), "%s", sw.prev_comm);
 		snprintf(v->comm2, sizeof(v->comm2), "%s", sw.next_comm);

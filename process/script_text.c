@@ -73,7 +73,7 @@ static int hex_val(char c)
 	return -1;
 }
 
-bool script_line_is_blank_or_comment(const char *line, size_t len)
+bool script_text_is_blank_or_comment(const char *line, size_t len)
 {
 	size_t i = 0;
 
@@ -381,7 +381,7 @@ static bool is_cpu_tok(const struct line_ctx *c, size_t i)
 	return len >= 3 && s[0] == '[' && s[len - 1] == ']' && parse_dec(s + 1, len - 2, UINT32_MAX, &v);
 }
 
-int script_parse_mem_line(const char *line, size_t len, struct script_mem_sample *out)
+int script_text_parse_mem_line(const char *line, size_t len, struct script_mem_sample *out)
 {
 	struct line_ctx c;
 	size_t k, i;

@@ -34,7 +34,7 @@ Test(fuzz_regressions, mem_script_nul_in_comm)
 	static const char line[] = "ap\0p 10/11 1.000000001: 7f00 5600 main (/bin/app) 1000 4K";
 	struct script_mem_sample s;
 
-	cr_assert_eq(script_parse_mem_line(line, sizeof(line) - 1, &s), -1, "accepted, comm \"%s\"", s.comm);
+	cr_assert_eq(script_text_parse_mem_line(line, sizeof(line) - 1, &s), -1, "accepted, comm \"%s\"", s.comm);
 	cr_assert_str_eq(scx_errmsg(), "NUL byte in the line");
 }
 

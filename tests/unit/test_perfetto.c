@@ -65,9 +65,9 @@ Test(perfetto_pb, nested_lengths_are_shortest_varints)
 static void roundtrip(enum sched_kind k, const struct sched_vals *v, struct sched_vals *out)
 {
 	char text[512];
-	size_t n = sched_format_trace(k, v, text, sizeof(text));
+	size_t n = sched_trace_format(k, v, text, sizeof(text));
 
-	cr_assert(sched_vals_from_text(k, text, n, out), "%s", text);
+	cr_assert(sched_trace_vals_from_text(k, text, n, out), "%s", text);
 }
 
 Test(perfetto_text, values_back_from_trace_text)
@@ -111,8 +111,8 @@ Test(perfetto_text, values_back_from_trace_text)
 	v.a0 = 236;
 	roundtrip(SK_TIMER_EXIT, &v, &o);
 	cr_assert_eq(o.a0, 236);
-	cr_assert_not(sched_vals_from_text(SK_MIGRATE, "comm=x pid=1", 12, &o));
-	cr_assert_not(sched_vals_from_text(SK_WAKING, "comm=x prio=1", 13, &o));
+	cr_assert_not(sched_trace_vals_from_text(SK_MIGRATE, "comm=x pid=1", 12, &o));
+	cr_assert_not(sched_trace_vals_from_text(SK_WAKING, "comm=x prio=1", 13, &o));
 }
 
 static bool next_field(const uint8_t **p, const uint8_t *end, uint32_t *field, int *wire, uint64_t *v,

@@ -189,42 +189,42 @@ Test(sched_trace, states_and_texts)
 	char s[32], t[512];
 	struct sched_vals v = {0};
 
-	sched_state_from_report(0, s, sizeof(s));
+	sched_trace_state_from_report(0, s, sizeof(s));
 	cr_assert_str_eq(s, "R");
-	sched_state_from_report(0x100, s, sizeof(s));
+	sched_trace_state_from_report(0x100, s, sizeof(s));
 	cr_assert_str_eq(s, "R+");
-	sched_state_from_report(0x1, s, sizeof(s));
+	sched_trace_state_from_report(0x1, s, sizeof(s));
 	cr_assert_str_eq(s, "S");
-	sched_state_from_report(0x80, s, sizeof(s));
+	sched_trace_state_from_report(0x80, s, sizeof(s));
 	cr_assert_str_eq(s, "I");
-	sched_state_from_report(0x3, s, sizeof(s));
+	sched_trace_state_from_report(0x3, s, sizeof(s));
 	cr_assert_str_eq(s, "S|D");
-	sched_state_from_raw(0, false, s, sizeof(s));
+	sched_trace_state_from_raw(0, false, s, sizeof(s));
 	cr_assert_str_eq(s, "R");
-	sched_state_from_raw(1, true, s, sizeof(s));
+	sched_trace_state_from_raw(1, true, s, sizeof(s));
 	cr_assert_str_eq(s, "R+");
-	sched_state_from_raw(0x402, false, s, sizeof(s));
+	sched_trace_state_from_raw(0x402, false, s, sizeof(s));
 	cr_assert_str_eq(s, "I");
-	sched_state_from_raw(0x2, false, s, sizeof(s));
+	sched_trace_state_from_raw(0x2, false, s, sizeof(s));
 	cr_assert_str_eq(s, "D");
-	sched_state_from_raw(0x20, false, s, sizeof(s));
+	sched_trace_state_from_raw(0x20, false, s, sizeof(s));
 	cr_assert_str_eq(s, "Z");
 	v.a0 = 3;
-	sched_format_trace(SK_SOFTIRQ_RAISE, &v, t, sizeof(t));
+	sched_trace_format(SK_SOFTIRQ_RAISE, &v, t, sizeof(t));
 	cr_assert_str_eq(t, "vec=3 [action=NET_RX]");
 	v.a0 = 42;
-	sched_format_trace(SK_SOFTIRQ_ENTRY, &v, t, sizeof(t));
+	sched_trace_format(SK_SOFTIRQ_ENTRY, &v, t, sizeof(t));
 	cr_assert_str_eq(t, "vec=42 [action=42]");
 	snprintf(v.comm, sizeof(v.comm), "a b");
 	v.pid = 7;
 	v.prio = 120;
 	v.a0 = 2;
-	sched_format_trace(SK_WAKEUP, &v, t, sizeof(t));
+	sched_trace_format(SK_WAKEUP, &v, t, sizeof(t));
 	cr_assert_str_eq(t, "comm=a b pid=7 prio=120 target_cpu=002");
-	cr_assert_eq(sched_kind_of("sched", "sched_switch"), SK_SWITCH);
-	cr_assert_eq(sched_kind_of("irq", "sched_switch"), SK_UNKNOWN);
+	cr_assert_eq(sched_trace_kind_of("sched", "sched_switch"), SK_SWITCH);
+	cr_assert_eq(sched_trace_kind_of("irq", "sched_switch"), SK_UNKNOWN);
 	/* a tiny buffer truncates, never overflows */
-	cr_assert_eq(sched_format_trace(SK_WAKEUP, &v, t, 5), 4);
+	cr_assert_eq(sched_trace_format(SK_WAKEUP, &v, t, 5), 4);
 }
 
 Test(sched_jsonl, switch_text_with_spaces)
@@ -233,15 +233,15 @@ Test(sched_jsonl, switch_text_with_spaces)
 	const char *t = "prev_comm=alpha worker prev_pid=2001 prev_prio=120 prev_state=R+ ==> "
 			"next_comm=swapper/3 next_pid=0 next_prio=120";
 
-	cr_assert(sched_parse_switch(t, strlen(t), &si));
+	cr_assert(sched_jsonl_parse_switch(t, strlen(t), &si));
 	cr_assert_str_eq(si.prev_comm, "alpha worker");
 	cr_assert_eq(si.prev_pid, 2001);
 	cr_assert_str_eq(si.prev_state, "R+");
 	cr_assert_str_eq(si.next_comm, "swapper/3");
 	cr_assert_eq(si.next_pid, 0);
 	cr_assert_eq(si.next_prio, 120);
-	cr_assert_not(sched_parse_switch("prev_comm=x prev_pid=1", 22, &si));
-	cr_assert_not(sched_parse_switch("prev_comm=x prev_pid=a prev_prio=1 prev_state=S ==> next_comm=y next_pid=1 next_prio=1",
+	cr_assert_not(sched_jsonl_parse_switch("prev_comm=x prev_pid=1", 22, &si));
+	cr_assert_not(sched_jsonl_parse_switch("prev_comm=x prev_pid=a prev_prio=1 prev_state=S ==> next_comm=y next_pid=1 next_prio=1",
 					 87, &si));
 }
 

@@ -19,14 +19,14 @@ static struct script_mem_sample s;
 
 static void parse_ok(const char *line)
 {
-	int rc = script_parse_mem_line(line, strlen(line), &s);
+	int rc = script_text_parse_mem_line(line, strlen(line), &s);
 
 	cr_assert_eq(rc, 0, "'%s': %s", line, scx_errmsg());
 }
 
 static void parse_bad(const char *line, const char *reason)
 {
-	int rc = script_parse_mem_line(line, strlen(line), &s);
+	int rc = script_text_parse_mem_line(line, strlen(line), &s);
 
 	cr_assert_eq(rc, -1, "accepted '%s'", line);
 	cr_assert(strstr(scx_errmsg(), reason), "'%s': reason '%s', want '%s'",
@@ -251,7 +251,7 @@ Test(script_text, truncated_lines)
 
 	/* every prefix either fails with a reason or parses consistently */
 	for (size_t len = 0; len < n; len++) {
-		int rc = script_parse_mem_line(full, len, &s);
+		int rc = script_text_parse_mem_line(full, len, &s);
 
 		if (rc == 0) {
 			cr_expect_eq(s.tid, 2500);
@@ -260,10 +260,10 @@ Test(script_text, truncated_lines)
 			cr_expect_neq(scx_errmsg()[0], '\0');
 		}
 	}
-	cr_expect_eq(script_parse_mem_line(full, n - 3, &s), 0); /* "... 0" */
+	cr_expect_eq(script_text_parse_mem_line(full, n - 3, &s), 0); /* "... 0" */
 	cr_expect(s.has_phys_addr);
 	cr_expect_eq(s.data_page_size, 0);
-	cr_expect_eq(script_parse_mem_line(full, 60, &s), -1);
+	cr_expect_eq(script_text_parse_mem_line(full, 60, &s), -1);
 }
 
 Test(script_text, long_fields_are_truncated)
@@ -281,11 +281,11 @@ Test(script_text, long_fields_are_truncated)
 
 Test(script_text, blank_or_comment)
 {
-	cr_expect(script_line_is_blank_or_comment("", 0));
-	cr_expect(script_line_is_blank_or_comment("  \t\r", 4));
-	cr_expect(script_line_is_blank_or_comment("  # x", 5));
-	cr_expect_not(script_line_is_blank_or_comment("a # x", 5));
-	cr_expect_not(script_line_is_blank_or_comment("a 1/2 1.0: 1 2 f (d)", 20));
+	cr_expect(script_text_is_blank_or_comment("", 0));
+	cr_expect(script_text_is_blank_or_comment("  \t\r", 4));
+	cr_expect(script_text_is_blank_or_comment("  # x", 5));
+	cr_expect_not(script_text_is_blank_or_comment("a # x", 5));
+	cr_expect_not(script_text_is_blank_or_comment("a 1/2 1.0: 1 2 f (d)", 20));
 }
 
 /* Mutated lines never crash (run under sanitizers) and always say why. */
@@ -302,7 +302,7 @@ Test(script_text, mutations_do_not_crash)
 		memcpy(line, base, n);
 		for (int k = rand() % 4; k >= 0; k--)
 			line[rand() % n] = alphabet[rand() % (sizeof(alphabet) - 1)];
-		if (script_parse_mem_line(line, (size_t)(rand() % (int)n + 1), &s) != 0)
+		if (script_text_parse_mem_line(line, (size_t)(rand() % (int)n + 1), &s) != 0)
 			cr_assert_neq(scx_errmsg()[0], '\0');
 	}
 }
@@ -348,7 +348,7 @@ static size_t compare_files(const char *full_path, const char *plain_path, uint6
 		cr_assert(getline(&b, &cb, plain) >= 0, "plain output shorter");
 		if (na > 0 && a[na - 1] == '\n')
 			a[--na] = '\0';
-		cr_assert_eq(script_parse_mem_line(a, (size_t)na, &m), 0,
+		cr_assert_eq(script_text_parse_mem_line(a, (size_t)na, &m), 0,
 			     "'%s': %s", a, scx_errmsg());
 		cr_expect(m.has_phys_addr);
 		check_against_plain(&m, b, unit);
