@@ -17,7 +17,7 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/perfetto_trace.h"
+#include "process/perfetto_host.h"
 #include "process/record_kernel.h"
 #include "process/record_losses.h"
 #include "process/record_self.h"

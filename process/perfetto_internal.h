@@ -15,7 +15,7 @@
 
 #include "lib/u64map.h"
 #include "process/perfetto_pb.h"
-#include "process/perfetto_trace.h"
+#include "process/perfetto_types.h"
 
 /* TracePacket fields */
 enum {

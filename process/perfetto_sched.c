@@ -19,6 +19,7 @@
  * small values and comms, and shrink about 4x.
  */
 #include "process/perfetto_internal.h"
+#include "process/perfetto_sched.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * perfetto_sched.c, hint counters and memory samples in perfetto_track.c.
  */
 #include "process/perfetto_internal.h"
+#include "process/perfetto_trace.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,7 @@
  * says they are stable.
  */
 #include "process/perfetto_internal.h"
+#include "process/perfetto_track.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,9 @@
 #include "process/emit.h"
 #include "process/mem_perfdata.h"
 #include "process/mem_script.h"
+#include "process/perfetto_host.h"
 #include "process/perfetto_trace.h"
+#include "process/perfetto_track.h"
 #include "process/process_sched.h"
 #include "process/process_warn.h"
 

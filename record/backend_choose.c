@@ -8,7 +8,7 @@
  */
 #include "record/backend_choose.h"
 #include "record/backend_event.h"
-#include "record/backend_internal.h"
+#include "record/backend_kit.h"
 #include "record/backend_pmu.h"
 #include "record/insn.h"
 #include "record/pmu_sysfs.h"

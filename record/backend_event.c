@@ -7,7 +7,7 @@
  * kernel requires.
  */
 #include "record/backend_event.h"
-#include "record/backend_internal.h"
+#include "record/backend_kit.h"
 #include "record/pfm_event.h"
 #include "record/pmu_sysfs.h"
 #include "lib/error.h"

@@ -7,7 +7,7 @@
  * and format/ files through pmu_sysfs.c.
  */
 #include "record/backend_pmu.h"
-#include "record/backend_internal.h"
+#include "record/backend_kit.h"
 #include "record/pmu_sysfs.h"
 #include "record/decode_stream.h"
 #include "record/insn.h"

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "record/record.h"
+#include "record/record_types.h"
 
 int metadata_write(FILE *out, const struct record_opts *o, const struct record_result *r);
 

@@ -6,7 +6,9 @@
  * recordings by tests/integration/test_perfetto.sh.
  */
 #include "process/perfetto_pb.h"
+#include "process/perfetto_sched.h"
 #include "process/perfetto_trace.h"
+#include "process/perfetto_track.h"
 #include "process/sched_trace.h"
 
 #include <criterion/criterion.h>

@@ -1,11 +1,12 @@
 /*
- * backend_internal.h - the toolkit of the backend builders (backend.c),
- * used by backend_pmu.c (the vendor event sets) and backend_event.c
- * (--event): the attr every memory event shares, the period/frequency
- * rules, and appending events and warnings. Not part of the record API.
+ * backend_kit.h - the toolkit of the backend builders (backend_kit.c),
+ * used by backend_pmu.c (the vendor event sets), backend_event.c (--event)
+ * and backend_choose.c: the attr every memory event shares, the
+ * period/frequency rules, and appending events and warnings. Not part of
+ * the record API.
  */
-#ifndef SCX_RECORD_BACKEND_INTERNAL_H
-#define SCX_RECORD_BACKEND_INTERNAL_H
+#ifndef SCX_RECORD_BACKEND_KIT_H
+#define SCX_RECORD_BACKEND_KIT_H
 
 #include "record/backend.h"
 #include "record/pmu_sysfs.h"

@@ -1,0 +1,13 @@
+/*
+ * perfetto_sched.h - scheduling records into the trace (perfetto_sched.c: compact_sched
+ * switches and wakings, irq/softirq/timer slices, forks, per-CPU bundles).
+ */
+#ifndef SCX_PERFETTO_SCHED_H
+#define SCX_PERFETTO_SCHED_H
+
+#include "process/perfetto_types.h"
+
+/* One scheduling record; kinds the trace does not show are counted and skipped. */
+int pftrace_sched(struct pftrace *t, const struct pftrace_sched_rec *r);
+
+#endif
