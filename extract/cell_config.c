@@ -42,7 +42,7 @@ struct cell *cell_config_add(struct cell_config *c, const char *name, enum cell_
 	return cell;
 }
 
-struct cell *cell_add_subcell(struct cell *parent, const char *name)
+struct cell *cell_config_add_subcell(struct cell *parent, const char *name)
 {
 	struct cell *subs = grow_one(parent->subcells, parent->nr_subcells, sizeof(*subs)), *cell;
 
@@ -58,7 +58,7 @@ struct cell *cell_add_subcell(struct cell *parent, const char *name)
 	return cell;
 }
 
-int cell_add_clause(struct cell *c, const char *comm_prefix, bool has_hint, uint64_t hint)
+int cell_config_add_clause(struct cell *c, const char *comm_prefix, bool has_hint, uint64_t hint)
 {
 	struct cell_clause *cl = grow_one(c->clauses, c->nr_clauses, sizeof(*cl));
 

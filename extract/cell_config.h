@@ -41,10 +41,10 @@ struct cell_config {
 };
 
 /* Append helpers (copy strings); return NULL / -1 on OOM (scx_fail). */
-struct cell *cell_add_subcell(struct cell *parent, const char *name);
+struct cell *cell_config_add_subcell(struct cell *parent, const char *name);
 struct cell *cell_config_add(struct cell_config *c, const char *name, enum cell_top_match top,
 			     const char *value);
-int cell_add_clause(struct cell *c, const char *comm_prefix, bool has_hint, uint64_t hint);
+int cell_config_add_clause(struct cell *c, const char *comm_prefix, bool has_hint, uint64_t hint);
 void cell_config_free(struct cell_config *c);
 
 /* Print the config (pretty JSON + "\n"). -1 (scx_fail) on write error. */

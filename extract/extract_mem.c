@@ -50,8 +50,8 @@ static void note_dominant_comm(struct run *r, const struct comm_summary *s, enum
 		return;
 	rest_total = s->total - s->comms[top].count;
 	for (i = 0; i < s->nr; i++)
-		if (i != top && !is_significant(s->comms[i].count, s->total, r->min_share) &&
-		    is_significant(s->comms[i].count, rest_total, r->min_share))
+		if (i != top && !mem_groups_is_significant(s->comms[i].count, s->total, r->min_share) &&
+		    mem_groups_is_significant(s->comms[i].count, rest_total, r->min_share))
 			hidden++;
 	if (hidden)
 		fprintf(r->log,
@@ -89,9 +89,9 @@ int extract_mem_check_opts(const struct extract_mem_opts *o)
 
 static int add_rest_subcell(struct cell *cell)
 {
-	struct cell *rest = cell_add_subcell(cell, "rest");
+	struct cell *rest = cell_config_add_subcell(cell, "rest");
 
-	return rest ? cell_add_clause(rest, NULL, false, 0) : -1;
+	return rest ? cell_config_add_clause(rest, NULL, false, 0) : -1;
 }
 
 static int add_unit_clauses(struct cell *sub, const struct unit *u)
@@ -99,7 +99,7 @@ static int add_unit_clauses(struct cell *sub, const struct unit *u)
 	size_t i;
 
 	for (i = 0; i < u->nr_clauses; i++)
-		if (cell_add_clause(sub, u->clauses[i].comm_prefix, u->clauses[i].has_hint, u->clauses[i].hint) < 0)
+		if (cell_config_add_clause(sub, u->clauses[i].comm_prefix, u->clauses[i].has_hint, u->clauses[i].hint) < 0)
 			return -1;
 	return 0;
 }
@@ -109,7 +109,7 @@ static int subcells_from_units(struct cell *cell, const struct unit_list *u)
 	size_t i;
 
 	for (i = 0; i < u->n; i++) {
-		struct cell *sub = cell_add_subcell(cell, u->v[i].name);
+		struct cell *sub = cell_config_add_subcell(cell, u->v[i].name);
 
 		if (!sub || add_unit_clauses(sub, &u->v[i]) < 0)
 			return -1;
@@ -152,8 +152,8 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 	if (!rc && r->o->observer && notify(r, cell, kind, u, &cl, &sp) < 0)
 		rc = -1;
 	for (i = 0; i < cl.n && !rc; i++) {
-		char *name = unit_cluster_name(u, &cl.v[i]);
-		struct cell *sub = name ? cell_add_subcell(cell, name) : NULL;
+		char *name = sharing_cluster_name(u, &cl.v[i]);
+		struct cell *sub = name ? cell_config_add_subcell(cell, name) : NULL;
 
 		free(name);
 		if (!sub) {
@@ -163,7 +163,7 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 		for (m = 0; m < cl.v[i].n && !rc; m++)
 			rc = add_unit_clauses(sub, &u->v[cl.v[i].members[m]]);
 	}
-	clustering_free(&cl);
+	sharing_clustering_free(&cl);
 	return rc;
 }
 
@@ -173,7 +173,7 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 	const struct mem_agg_opts *ao = &r->agg.o;
 	struct comm_summary s = {0};
 	struct unit_list units = {0};
-	size_t n, *groups = groups_of_kind(&r->agg, kind, &n);
+	size_t n, *groups = mem_groups_of_kind(&r->agg, kind, &n);
 	struct cell *cell = NULL;
 	int rc = -1;
 
@@ -183,11 +183,11 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 		free(groups);
 		return 0;
 	}
-	if (comm_summary_build(&r->agg, groups, n, &s) < 0)
+	if (mem_groups_summary_build(&r->agg, groups, n, &s) < 0)
 		goto out;
-	comm_summary_sort_by_name(&s);
+	mem_groups_summary_sort_by_name(&s);
 	if ((kind == GROUP_ALLOTMENT || r->o->cluster == CLUSTER_SHARING) &&
-	    upstream_units(&s, r->o->use_hints, r->min_share, &units) < 0)
+	    mem_groups_upstream_units(&s, r->o->use_hints, r->min_share, &units) < 0)
 		goto out;
 	if (r->log && r->o->cluster == CLUSTER_SHARING) /* --cluster comm's text stays upstream's */
 		note_dominant_comm(r, &s, kind);
@@ -220,8 +220,8 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 	}
 	rc = 0;
 out:
-	unit_list_free(&units);
-	comm_summary_free(&s);
+	mem_groups_unit_list_free(&units);
+	mem_groups_summary_free(&s);
 	free(groups);
 	return rc;
 }

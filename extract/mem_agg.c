@@ -13,6 +13,7 @@
 
 #include "extract/mem_groups.h"
 #include "lib/error.h"
+#include "lib/hash.h"
 #include "lib/linereader.h"
 
 int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
@@ -30,10 +31,10 @@ int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 	a->workload_len = strlen(o->workload);
 	strmap_init(&a->group_index);
 	strmap_init(&a->cgroup_cache);
-	u64cnt_init(&a->tid_groups);
-	u64cnt_init(&a->pid_groups);
-	u64cnt_init(&a->tid_hint);
-	u64cnt_init(&a->ident_object);
+	u64map_init_cap(&a->tid_groups, U64MAP_SMALL);
+	u64map_init_cap(&a->pid_groups, U64MAP_SMALL);
+	u64map_init_cap(&a->tid_hint, U64MAP_SMALL);
+	u64map_init_cap(&a->ident_object, U64MAP_SMALL);
 	strmap_init(&a->objects);
 	re = pcre2_compile((PCRE2_SPTR)o->allotment_re, PCRE2_ZERO_TERMINATED,
 			   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
@@ -59,9 +60,9 @@ static void comm_rec_free(struct comm_rec *c)
 	size_t i;
 
 	for (i = 0; i < c->nr_hints; i++)
-		u64cnt_free(&c->hints[i].pages);
+		u64map_free(&c->hints[i].pages);
 	free(c->hints);
-	u64cnt_free(&c->hint_index);
+	u64map_free(&c->hint_index);
 	free(c->comm);
 }
 
@@ -82,10 +83,10 @@ void mem_agg_free(struct mem_agg *a)
 	free(a->groups);
 	strmap_free(&a->group_index);
 	strmap_free(&a->cgroup_cache);
-	u64cnt_free(&a->tid_groups);
-	u64cnt_free(&a->pid_groups);
-	u64cnt_free(&a->tid_hint);
-	u64cnt_free(&a->ident_object);
+	u64map_free(&a->tid_groups);
+	u64map_free(&a->pid_groups);
+	u64map_free(&a->tid_hint);
+	u64map_free(&a->ident_object);
 	strmap_free(&a->objects);
 	free(a->object_names);
 	if (a->match)
@@ -278,17 +279,12 @@ static struct comm_rec *new_comm(struct group_rec *g, const char *comm, size_t l
 	if (!folded && !strmap_get_or_add(&g->comm_index, comm, len, g->nr_comms, &inserted))
 		return NULL;
 	c = &g->comms[g->nr_comms++];
-	c->comm = malloc(len + 1);
-	if (!c->comm) {
-		scx_fail("out of memory");
+	if (!(c->comm = strmap_key_dup(comm, len)))
 		return NULL;
-	}
-	memcpy(c->comm, comm, len);
-	c->comm[len] = '\0';
 	c->len = len;
 	c->name = name;
 	c->folded = folded;
-	u64cnt_init(&c->hint_index);
+	u64map_init_cap(&c->hint_index, U64MAP_SMALL);
 	if (folded)
 		g->names[name].folded = g->nr_comms;
 	else
@@ -332,7 +328,7 @@ static struct comm_rec *comm_of(struct mem_agg *a, struct group_rec *g, const ch
 		mg_count(&g->mg, c->name, 1);
 		return c;
 	}
-	n = normalize_comm(comm, len);
+	n = mem_groups_normalize_comm(comm, len);
 	s = strmap_find(&g->name_index, comm, n);
 	if (s)
 		name = (long)s->index;
@@ -350,13 +346,13 @@ static struct comm_rec *comm_of(struct mem_agg *a, struct group_rec *g, const ch
 }
 
 /* Add src's evidence to dst's; a->nr_keys follows. -1 on OOM. */
-static int merge_pages(struct mem_agg *a, struct u64cnt *dst, const struct u64cnt *src)
+static int merge_pages(struct mem_agg *a, struct u64map *dst, const struct u64map *src)
 {
 	size_t pos = 0, before = dst->len;
 	uint64_t k, v, *slot;
 
-	while (u64cnt_next(src, &pos, &k, &v)) {
-		if (!(slot = u64cnt_slot(dst, k)))
+	while (u64map_next_u64(src, &pos, &k, &v)) {
+		if (!(slot = u64map_slot(dst, k)))
 			return -1;
 		*slot += v;
 	}
@@ -398,7 +394,7 @@ static int fold_hints(struct mem_agg *a, struct comm_rec *c)
 			c->hints[other].count += h->count;
 			if (!rc)
 				rc = merge_pages(a, &c->hints[other].pages, &h->pages);
-			u64cnt_free(&h->pages);
+			u64map_free(&h->pages);
 			c->hints_folded++;
 			continue;
 		}
@@ -411,13 +407,13 @@ static int fold_hints(struct mem_agg *a, struct comm_rec *c)
 	c->nr_hints = kept;
 	c->hint_decrements += delta;
 	c->last_hint = c->other_hint == 1 ? (kept > 1) : 0;
-	u64cnt_free(&c->hint_index);
+	u64map_free(&c->hint_index);
 	for (i = 0; i < c->nr_hints && !rc; i++) {
 		uint64_t *idx;
 
 		if (c->hints[i].other)
 			continue;
-		if (!(idx = u64cnt_slot(&c->hint_index, c->hints[i].hint)))
+		if (!(idx = u64map_slot(&c->hint_index, c->hints[i].hint)))
 			rc = -1;
 		else
 			*idx = i;
@@ -432,7 +428,7 @@ static struct hint_rec *hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t 
 
 	if (c->nr_hints && c->hints[c->last_hint].hint == hint && !c->hints[c->last_hint].other)
 		return &c->hints[c->last_hint];
-	idx = u64cnt_find(&c->hint_index, hint);
+	idx = u64map_find(&c->hint_index, hint);
 	if (idx) {
 		c->last_hint = (size_t)*idx;
 		return &c->hints[*idx];
@@ -441,19 +437,19 @@ static struct hint_rec *hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t 
 		return NULL;
 	if (grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
 		return NULL;
-	if (!(idx = u64cnt_slot(&c->hint_index, hint)))
+	if (!(idx = u64map_slot(&c->hint_index, hint)))
 		return NULL;
 	*idx = c->nr_hints;
 	h = &c->hints[c->nr_hints];
 	memset(h, 0, sizeof(*h));
 	h->hint = hint;
 	h->since = c->hint_decrements;
-	u64cnt_init(&h->pages);
+	u64map_init_cap(&h->pages, U64MAP_SMALL);
 	c->last_hint = c->nr_hints++;
 	return h;
 }
 
-uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity)
+uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity)
 {
 	unsigned shift = 12;
 
@@ -464,13 +460,13 @@ uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line
 	return (phys_addr >> shift) << 6 | shift;
 }
 
-bool mem_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
+bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
 {
 	uint64_t ident, epoch_ns = EV_EPOCH_NS;
 
 	*scale = EV_SCALE_USER;
 	if (s->data_id && s->data_id_len >= 2 && s->data_id[1] == ':') {
-		uint64_t phys = s->phys_addr ? mem_evidence_key(s->phys_addr, s->data_page_size, line_granularity) : 0;
+		uint64_t phys = s->phys_addr ? mem_agg_evidence_key(s->phys_addr, s->data_page_size, line_granularity) : 0;
 
 		if (s->data_id[0] == 'R')
 			return false;
@@ -479,9 +475,9 @@ bool mem_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t 
 			epoch_ns = EV_KERNEL_EPOCH_NS;
 		}
 		/* the physical page is folded in: one identity on two pages at once is reuse, not sharing */
-		ident = bytes_hash(s->data_id, s->data_id_len) ^ u64_mix(phys + 1);
+		ident = hash_bytes(s->data_id, s->data_id_len) ^ hash_mix64(phys + 1);
 	} else if (s->phys_addr) {
-		ident = u64_mix(mem_evidence_key(s->phys_addr, s->data_page_size, line_granularity));
+		ident = hash_mix64(mem_agg_evidence_key(s->phys_addr, s->data_page_size, line_granularity));
 		epoch_ns = EV_PHYS_EPOCH_NS;
 	} else {
 		return false;
@@ -495,7 +491,7 @@ bool mem_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t 
 /* Sampling keeps or drops an identity in all its epochs at once. */
 static bool key_sampled(uint64_t key, unsigned level)
 {
-	return level == 0 || (u64_mix(EV_IDENT(key)) >> (64 - level)) == 0;
+	return level == 0 || (hash_mix64(EV_IDENT(key)) >> (64 - level)) == 0;
 }
 
 static int keep_at_level(uint64_t key, void *arg)
@@ -518,13 +514,13 @@ static int shrink_evidence(struct mem_agg *a)
 		for (g = 0; g < a->nr_groups; g++)
 			for (c = 0; c < a->groups[g].nr_comms; c++)
 				for (h = 0; h < a->groups[g].comms[c].nr_hints; h++) {
-					struct u64cnt *m = &a->groups[g].comms[c].hints[h].pages;
+					struct u64map *m = &a->groups[g].comms[c].hints[h].pages;
 
-					if (u64cnt_filter(m, keep_at_level, &a->level, &dropped) < 0)
+					if (u64map_filter(m, keep_at_level, &a->level, &dropped) < 0)
 						return -1;
 					a->nr_keys -= dropped;
 				}
-		if (u64cnt_filter(&a->ident_object, keep_ident_at_level, &a->level, &dropped) < 0)
+		if (u64map_filter(&a->ident_object, keep_ident_at_level, &a->level, &dropped) < 0)
 			return -1;
 	}
 	return 0;
@@ -538,7 +534,7 @@ static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sampl
 	uint64_t *slot;
 	struct strmap_slot *o;
 
-	if (u64cnt_find(&a->ident_object, ident))
+	if (u64map_find(&a->ident_object, ident))
 		return 0;
 	n = snprintf(name, sizeof(name), "%.*s%s%.*s", (int)s->data_map_len, s->data_map, s->data_sym ? " " : "",
 		     s->data_sym ? (int)s->data_sym_len : 0, s->data_sym ? s->data_sym : "");
@@ -557,7 +553,7 @@ static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sampl
 			return -1;
 		a->object_names[a->nr_objects++] = o->key;
 	}
-	if (!(slot = u64cnt_slot(&a->ident_object, ident)))
+	if (!(slot = u64map_slot(&a->ident_object, ident)))
 		return -1;
 	*slot = o->index + 1;
 	return 0;
@@ -565,7 +561,7 @@ static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sampl
 
 size_t mem_agg_object(const struct mem_agg *a, uint64_t ident)
 {
-	const uint64_t *v = u64cnt_find(&a->ident_object, ident);
+	const uint64_t *v = u64map_find(&a->ident_object, ident);
 
 	return v ? (size_t)*v : 0;
 }
@@ -577,7 +573,7 @@ static int add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_
 	size_t before = h->pages.len;
 	uint64_t *v;
 
-	if (!mem_sample_key(s, a->o.line_granularity, &key, &scale)) {
+	if (!mem_agg_sample_key(s, a->o.line_granularity, &key, &scale)) {
 		if (s->data_id && s->data_id_len >= 2 && s->data_id[0] == 'R')
 			a->ev.readonly++;
 		else
@@ -592,7 +588,7 @@ static int add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_
 	a->ev.peer += s->peer;
 	if (!key_sampled(key, a->level))
 		return 0;
-	if (!(v = u64cnt_slot(&h->pages, key)))
+	if (!(v = u64map_slot(&h->pages, key)))
 		return -1;
 	*v += EV_PACK(1, w * scale);
 	if (a->o.objects && s->data_map && note_object(a, EV_IDENT(key), s) < 0)
@@ -617,14 +613,14 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 	h->count++;
 	a->total++;
 	if (a->o.track_tids) {
-		uint64_t *t = u64cnt_slot(&a->tid_groups, MEM_AGG_TG_KEY(s->tid, gi)), *p, *hv;
+		uint64_t *t = u64map_slot(&a->tid_groups, MEM_AGG_TG_KEY(s->tid, gi)), *p, *hv;
 
-		if (!t || !(p = u64cnt_slot(&a->pid_groups, MEM_AGG_TG_KEY(s->pid, gi))))
+		if (!t || !(p = u64map_slot(&a->pid_groups, MEM_AGG_TG_KEY(s->pid, gi))))
 			return -1;
 		++*t;
 		++*p;
-		if (!u64cnt_find(&a->tid_hint, (uint64_t)s->tid)) {
-			if (!(hv = u64cnt_slot(&a->tid_hint, (uint64_t)s->tid)))
+		if (!u64map_find(&a->tid_hint, (uint64_t)s->tid)) {
+			if (!(hv = u64map_slot(&a->tid_hint, (uint64_t)s->tid)))
 				return -1;
 			*hv = s->hint;
 		}

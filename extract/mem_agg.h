@@ -46,13 +46,14 @@
 
 #include "extract/heavy_hitters.h"
 #include "extract/jsonl_scan.h"
-#include "extract/maps.h"
+#include "lib/strmap.h"
+#include "lib/u64map.h"
 
 enum group_kind { GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST };
 
 struct hint_rec {
 	uint64_t hint, count;
-	struct u64cnt pages; /* evidence key -> EV_PACK(samples, summed weight) */
+	struct u64map pages; /* evidence key -> EV_PACK(samples, summed weight) */
 	uint64_t since;      /* the comm's hint decrements when it was admitted */
 	bool other;          /* the folded hints of the comm together (hint is 0) */
 };
@@ -100,7 +101,7 @@ struct comm_rec {
 	uint64_t count;
 	struct hint_rec *hints;
 	size_t nr_hints, cap_hints, last_hint;
-	struct u64cnt hint_index; /* hint -> index in hints */
+	struct u64map hint_index; /* hint -> index in hints */
 	size_t name;              /* index of its name in the group's names */
 	bool folded;              /* stands for its name's concretes beyond the cap */
 	/* hints are bounded the same way (k = MEM_AGG_HINTS_K), evicted ones
@@ -165,7 +166,7 @@ struct mem_agg {
 	size_t nr_keys;   /* keys held in all evidence maps */
 	struct ev_stats ev;
 	/* identity (EV_IDENT) -> index + 1 in objects, for -v's "top shared objects" */
-	struct u64cnt ident_object;
+	struct u64map ident_object;
 	struct strmap objects; /* "data_map data_sym" names, at most MEM_AGG_MAX_OBJECTS */
 	const char **object_names; /* index -> name (owned by objects) */
 	size_t nr_objects;
@@ -173,7 +174,7 @@ struct mem_agg {
 	 * with track_tids: samples per (tid, group) and (pid, group), keyed by
 	 * MEM_AGG_TG_KEY, and tid -> hint of its first sample
 	 */
-	struct u64cnt tid_groups, pid_groups, tid_hint;
+	struct u64map tid_groups, pid_groups, tid_hint;
 };
 
 /*
@@ -194,14 +195,14 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s);
 int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *stop);
 
 /* The physical key of a sample: page (or line) number tagged with its size. */
-uint64_t mem_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity);
+uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity);
 
 /*
  * The evidence key of a sample (identity and epoch, see above) and its
  * weight scale (EV_SCALE_*). false when the sample is no evidence (R:, or
  * neither a data_id nor a physical address).
  */
-bool mem_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale);
+bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale);
 
 /* The object ("data_map data_sym") of an identity: index + 1 into object_names, 0 when unknown. */
 size_t mem_agg_object(const struct mem_agg *a, uint64_t ident);

@@ -11,7 +11,7 @@
 
 #include "lib/error.h"
 
-size_t normalize_comm(const char *comm, size_t len)
+size_t mem_groups_normalize_comm(const char *comm, size_t len)
 {
 	size_t n = len;
 
@@ -20,7 +20,7 @@ size_t normalize_comm(const char *comm, size_t len)
 	return n ? n : len;
 }
 
-bool is_significant(uint64_t count, uint64_t total, double pct)
+bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct)
 {
 	return total > 0 && ((double)count / (double)total) * 100.0 > pct;
 }
@@ -64,7 +64,7 @@ static int add_comm_rec(struct norm_comm *nc, const struct comm_rec *c, struct c
 	return 0;
 }
 
-int comm_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
 		       struct comm_summary *out)
 {
 	struct strmap index;
@@ -79,7 +79,7 @@ int comm_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_
 		out->total += gr->count;
 		for (c = 0; c < gr->nr_comms && !rc; c++) {
 			const struct comm_rec *cr = &gr->comms[c];
-			size_t n = normalize_comm(cr->comm, cr->len);
+			size_t n = mem_groups_normalize_comm(cr->comm, cr->len);
 			int inserted;
 			struct strmap_slot *s = strmap_get_or_add(&index, cr->comm, n, out->nr, &inserted);
 			struct norm_comm empty = {0};
@@ -104,7 +104,7 @@ int comm_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_
 }
 
 /* Concrete comm names are borrowed from the comm_recs; only arrays are owned. */
-void comm_summary_free(struct comm_summary *s)
+void mem_groups_summary_free(struct comm_summary *s)
 {
 	size_t i;
 
@@ -176,12 +176,12 @@ static void sort_summary(struct comm_summary *s, int (*comms)(const void *, cons
 	}
 }
 
-void comm_summary_sort_by_count(struct comm_summary *s)
+void mem_groups_summary_sort_by_count(struct comm_summary *s)
 {
 	sort_summary(s, norm_by_count, concrete_by_count, hint_by_count);
 }
 
-void comm_summary_sort_by_name(struct comm_summary *s)
+void mem_groups_summary_sort_by_name(struct comm_summary *s)
 {
 	sort_summary(s, norm_by_name, concrete_by_name, hint_by_value);
 }
@@ -241,7 +241,7 @@ oom:
 	return scx_fail("out of memory");
 }
 
-int upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out)
+int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out)
 {
 	size_t i, h;
 
@@ -250,11 +250,11 @@ int upstream_units(const struct comm_summary *s, bool use_hints, double min_shar
 		const struct norm_comm *c = &s->comms[i];
 		bool split = false;
 
-		if (!is_significant(c->count, s->total, min_share))
+		if (!mem_groups_is_significant(c->count, s->total, min_share))
 			continue;
 		if (use_hints && c->nr_hints > 1) {
 			for (h = 0; h < c->nr_hints; h++) {
-				if (c->hints[h].other || !is_significant(c->hints[h].count, c->count, min_share))
+				if (c->hints[h].other || !mem_groups_is_significant(c->hints[h].count, c->count, min_share))
 					continue;
 				split = true;
 				if (add_unit(out, c, true, c->hints[h].hint, c->hints[h].count) < 0)
@@ -267,7 +267,7 @@ int upstream_units(const struct comm_summary *s, bool use_hints, double min_shar
 	return 0;
 }
 
-void unit_list_free(struct unit_list *u)
+void mem_groups_unit_list_free(struct unit_list *u)
 {
 	size_t i, j;
 
@@ -293,7 +293,7 @@ static int group_cmp(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-size_t *groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n)
+size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n)
 {
 	size_t *v = malloc((a->nr_groups + 1) * sizeof(*v)), i;
 
@@ -310,7 +310,7 @@ size_t *groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n)
 	return v;
 }
 
-size_t *groups_in_order(const struct mem_agg *a, size_t *n)
+size_t *mem_groups_in_order(const struct mem_agg *a, size_t *n)
 {
-	return groups_of_kind(a, (enum group_kind)-1, n);
+	return mem_groups_of_kind(a, (enum group_kind)-1, n);
 }

@@ -52,19 +52,19 @@ struct comm_summary {
 };
 
 /* "web12" -> "web"; an all-digit comm stays as is. Returns the new length. */
-size_t normalize_comm(const char *comm, size_t len);
+size_t mem_groups_normalize_comm(const char *comm, size_t len);
 
 /* Summarize the groups whose indexes are listed. -1 on OOM. */
-int comm_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
 		       struct comm_summary *out);
 /* Report order: comms by count (desc) then name; concretes and hints likewise by count. */
-void comm_summary_sort_by_count(struct comm_summary *s);
+void mem_groups_summary_sort_by_count(struct comm_summary *s);
 /* Config order: comms, concretes and hints by name / value. */
-void comm_summary_sort_by_name(struct comm_summary *s);
-void comm_summary_free(struct comm_summary *s);
+void mem_groups_summary_sort_by_name(struct comm_summary *s);
+void mem_groups_summary_free(struct comm_summary *s);
 
 /* True when count is strictly above pct% of total, computed as upstream does (pct 5). */
-bool is_significant(uint64_t count, uint64_t total, double pct);
+bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct);
 
 struct unit {
 	char *name;                 /* "web" or "alpha@hint=7" */
@@ -87,8 +87,8 @@ struct unit_list {
  * with use_hints its hint values above min_share percent of the comm when
  * it has more than one. -1 on OOM.
  */
-int upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out);
-void unit_list_free(struct unit_list *u);
+int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out);
+void mem_groups_unit_list_free(struct unit_list *u);
 
 
 
@@ -97,7 +97,7 @@ void unit_list_free(struct unit_list *u);
  * then the workload group, then rest. Caller frees; NULL on OOM (or when
  * there are no groups, with *n == 0).
  */
-size_t *groups_in_order(const struct mem_agg *a, size_t *n);
+size_t *mem_groups_in_order(const struct mem_agg *a, size_t *n);
 /* Indexes of the groups of one kind, in the same order. */
-size_t *groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n);
+size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n);
 #endif

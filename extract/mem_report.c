@@ -67,9 +67,9 @@ static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity
 	size_t i, skipped = 0;
 	bool merged = false;
 
-	if (comm_summary_build(a, &g, 1, &s) < 0)
+	if (mem_groups_summary_build(a, &g, 1, &s) < 0)
 		return -1;
-	comm_summary_sort_by_count(&s);
+	mem_groups_summary_sort_by_count(&s);
 	fprintf(f, "\n%s: %llu samples (%.2f%%)\n", a->groups[g].key, (unsigned long long)s.total,
 		pct(s.total, a->total));
 	for (i = 0; i < s.nr; i++) {
@@ -85,13 +85,13 @@ static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity
 	if (merged)
 		fprintf(f, "  * trailing numeric suffixes merged\n");
 	write_folded(f, &a->groups[g]);
-	comm_summary_free(&s);
+	mem_groups_summary_free(&s);
 	return 0;
 }
 
 int mem_report_write(FILE *f, const struct mem_agg *a, int verbosity, bool use_hints)
 {
-	size_t n, i, *order = groups_in_order(a, &n);
+	size_t n, i, *order = mem_groups_in_order(a, &n);
 
 	if (!order)
 		return -1;

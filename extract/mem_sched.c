@@ -23,14 +23,14 @@ int mem_sched_load(struct mem_sched *m, const char *path)
 	m->path = path;
 	if (!f)
 		return scx_fail_errno("%s: cannot open", path);
-	rc = sched_threads_read(f, path, &m->st);
+	rc = sched_stats_threads_read(f, path, &m->st);
 	fclose(f);
 	return rc;
 }
 
 void mem_sched_free(struct mem_sched *m)
 {
-	sched_threads_free(&m->st);
+	sched_stats_threads_free(&m->st);
 }
 
 /*
@@ -43,7 +43,7 @@ static double thread_share(const struct mem_agg *a, const struct sched_thread_st
 			   bool *major, bool *by_process)
 {
 	double per_kind[3] = {0, 0, 0}, total = 0;
-	const struct u64cnt *map = &a->tid_groups;
+	const struct u64map *map = &a->tid_groups;
 	int64_t id = t->tid;
 	size_t g;
 	int k, best = 0;
@@ -58,7 +58,7 @@ static double thread_share(const struct mem_agg *a, const struct sched_thread_st
 			*by_process = true;
 		}
 		for (g = 0; g < a->nr_groups; g++) {
-			const uint64_t *c = u64cnt_find(map, MEM_AGG_TG_KEY(id, g));
+			const uint64_t *c = u64map_find(map, MEM_AGG_TG_KEY(id, g));
 
 			if (c) {
 				per_kind[a->groups[g].kind] += (double)*c;
@@ -88,8 +88,8 @@ static long thread_unit(const struct mem_sched *m, const struct mem_agg *a, enum
 	*share = thread_share(a, t, kind, major, &by_process);
 	if (*share <= 0)
 		return NOT_IN_CELL;
-	h = u64cnt_find(&a->tid_hint, (uint64_t)t->tid);
-	len = normalize_comm(comm, strlen(comm));
+	h = u64map_find(&a->tid_hint, (uint64_t)t->tid);
+	len = mem_groups_normalize_comm(comm, strlen(comm));
 	for (j = 0; u && j < u->n; j++) {
 		const struct unit *x = &u->v[j];
 
@@ -187,8 +187,8 @@ static int line_of(const struct mem_sched *m, const bool *sel, const double *sha
 	}
 	if (nlat) {
 		qsort(lat, nlat, sizeof(*lat), cmp_u64);
-		l->lat_p50_ns = sched_lat_rank(lat, nlat, 50);
-		l->lat_p99_ns = sched_lat_rank(lat, nlat, 99);
+		l->lat_p50_ns = sched_stats_lat_rank(lat, nlat, 50);
+		l->lat_p99_ns = sched_stats_lat_rank(lat, nlat, 99);
 	}
 	l->nlat = nlat;
 	l->cpus = dur > 0 ? (double)l->runtime_ns / dur : 0;
@@ -239,7 +239,7 @@ int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum gro
 				for (size_t k = 0; k < cl->v[j].n; k++)
 					sel[i] = sel[i] || cl->v[j].members[k] == (size_t)of[i];
 		}
-		v[1 + j].name = cl ? unit_cluster_name(u, &cl->v[j]) : strdup(u->v[j].name);
+		v[1 + j].name = cl ? sharing_cluster_name(u, &cl->v[j]) : strdup(u->v[j].name);
 		if (!v[1 + j].name) {
 			scx_fail("out of memory");
 			goto out;

@@ -21,7 +21,7 @@ struct sched_reader {
 	json_object *cur;
 };
 
-struct sched_reader *sched_reader_open(FILE *in, const char *path)
+struct sched_reader *sched_events_open(FILE *in, const char *path)
 {
 	struct sched_reader *r = calloc(1, sizeof(*r));
 
@@ -35,7 +35,7 @@ struct sched_reader *sched_reader_open(FILE *in, const char *path)
 	return r;
 }
 
-void sched_reader_close(struct sched_reader *r)
+void sched_events_close(struct sched_reader *r)
 {
 	if (!r)
 		return;
@@ -46,12 +46,12 @@ void sched_reader_close(struct sched_reader *r)
 	free(r);
 }
 
-unsigned long sched_reader_line(const struct sched_reader *r)
+unsigned long sched_events_line(const struct sched_reader *r)
 {
 	return (unsigned long)r->lr.lineno;
 }
 
-int sched_seconds_to_ns(const char *s, uint64_t *ns)
+int sched_events_seconds_to_ns(const char *s, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0;
 	int nd = 0, round_up = 0;
@@ -202,9 +202,9 @@ static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 	if (!(v = get(o, "time")))
 		return bad(r, "missing key", "time");
 	if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
-		ev->time_ok = sched_seconds_to_ns(json_object_get_string(v), &ev->time_ns) == 0;
+		ev->time_ok = sched_events_seconds_to_ns(json_object_get_string(v), &ev->time_ns) == 0;
 	} else if (json_object_is_type(v, json_type_string)) { /* tolerated: perf's text */
-		if (sched_seconds_to_ns(json_object_get_string(v), &ev->time_ns) < 0)
+		if (sched_events_seconds_to_ns(json_object_get_string(v), &ev->time_ns) < 0)
 			return bad(r, "not a time in seconds", "time");
 		ev->time_ok = true;
 	} else {
@@ -246,7 +246,7 @@ static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 	return 0;
 }
 
-int sched_reader_next(struct sched_reader *r, struct sched_event *ev)
+int sched_events_next(struct sched_reader *r, struct sched_event *ev)
 {
 	for (;;) {
 		char *line;

@@ -56,14 +56,14 @@ struct sched_event {
 
 struct sched_reader;
 
-struct sched_reader *sched_reader_open(FILE *in, const char *path);
-void sched_reader_close(struct sched_reader *r);
+struct sched_reader *sched_events_open(FILE *in, const char *path);
+void sched_events_close(struct sched_reader *r);
 /* 1: *ev filled; 0: end of input; -1: scx_fail("PATH:LINE: what"). Blank lines are skipped. */
-int sched_reader_next(struct sched_reader *r, struct sched_event *ev);
+int sched_events_next(struct sched_reader *r, struct sched_event *ev);
 /* Line number of the event last returned. */
-unsigned long sched_reader_line(const struct sched_reader *r);
+unsigned long sched_events_line(const struct sched_reader *r);
 
 /* Decimal seconds text ("12.000000345", "1e-3") -> ns; -1 if not a non-negative number. */
-int sched_seconds_to_ns(const char *s, uint64_t *ns);
+int sched_events_seconds_to_ns(const char *s, uint64_t *ns);
 
 #endif

@@ -6,13 +6,13 @@
  */
 #include "extract/sched_stats.h"
 
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract/sched_events.h"
+#include "extract/topology.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/u64map.h"
@@ -397,32 +397,23 @@ static int cmp_thread_comm(const void *x, const void *y)
 /* topology.json: cpu -> llc and node; -1 for CPUs it does not list */
 static int load_topology(const char *path, int64_t **llc, int64_t **node, size_t *n)
 {
-	json_object *root = json_object_from_file(path), *cpus, *e, *v;
-	size_t i, len;
+	struct topology topo;
+	size_t i;
 	int rc = -1;
 
 	*llc = *node = NULL;
 	*n = 0;
-	if (!root)
-		return scx_fail("%s: cannot read topology: %s", path, json_util_get_last_err());
-	if (!json_object_object_get_ex(root, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array)) {
-		scx_fail("%s: no \"cpus\" array", path);
-		goto out;
-	}
-	len = json_object_array_length(cpus);
-	for (i = 0; i < len; i++) {
-		int64_t cpu, l, nd;
+	if (topology_read(path, &topo) < 0)
+		return -1;
+	for (i = 0; i < topo.n; i++) {
+		const struct topology_cpu *e = &topo.cpus[i];
 
-		e = json_object_array_get_idx(cpus, i);
-		if (!json_object_object_get_ex(e, "cpu", &v) || (cpu = json_object_get_int64(v)) < 0 || cpu >= (1 << 20) ||
-		    !json_object_object_get_ex(e, "llc", &v) || ((l = json_object_get_int64(v)), 0) ||
-		    !json_object_object_get_ex(e, "node", &v)) {
+		if (!e->has_cpu || e->cpu < 0 || e->cpu >= (1 << 20) || !e->has_llc || !e->has_node) {
 			scx_fail("%s: cpus[%zu]: needs \"cpu\", \"llc\" and \"node\"", path, i);
 			goto out;
 		}
-		nd = json_object_get_int64(v);
-		if ((size_t)cpu >= *n) {
-			size_t m = (size_t)cpu + 1;
+		if ((size_t)e->cpu >= *n) {
+			size_t m = (size_t)e->cpu + 1;
 			int64_t *a = realloc(*llc, m * sizeof(int64_t)), *b;
 
 			if (!a)
@@ -435,15 +426,20 @@ static int load_topology(const char *path, int64_t **llc, int64_t **node, size_t
 				a[j] = b[j] = -1;
 			*n = m;
 		}
-		(*llc)[cpu] = l;
-		(*node)[cpu] = nd;
+		(*llc)[e->cpu] = e->llc;
+		(*node)[e->cpu] = e->node;
 	}
 	rc = 0;
 	goto out;
 oom:
 	scx_fail("out of memory");
 out:
-	json_object_put(root);
+	topology_free(&topo);
+	if (rc) {
+		free(*llc);
+		free(*node);
+		*llc = *node = NULL;
+	}
 	return rc;
 }
 
@@ -587,9 +583,9 @@ static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, s
 
 	u64map_init(&s->tmap);
 	*cpu_count = 0;
-	if (!(r = sched_reader_open(in, path)))
+	if (!(r = sched_events_open(in, path)))
 		return -1;
-	while ((n = sched_reader_next(r, &ev)) > 0) {
+	while ((n = sched_events_next(r, &ev)) > 0) {
 		if (!ev.time_ok)
 			continue;
 		if (!started) {
@@ -621,7 +617,7 @@ static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, s
 	*dur = end > start ? end - start : 0;
 	rc = 0;
 out:
-	sched_reader_close(r);
+	sched_events_close(r);
 	return rc;
 }
 
@@ -688,7 +684,7 @@ out:
 	return rc;
 }
 
-int sched_threads_read(FILE *in, const char *path, struct sched_threads *out)
+int sched_stats_threads_read(FILE *in, const char *path, struct sched_threads *out)
 {
 	struct sched_stats_opts o = {.path = path, .by = BY_THREAD};
 	struct stats s = {.o = &o};
@@ -722,11 +718,11 @@ int sched_threads_read(FILE *in, const char *path, struct sched_threads *out)
 out:
 	stats_free(&s);
 	if (rc)
-		sched_threads_free(out);
+		sched_stats_threads_free(out);
 	return rc;
 }
 
-void sched_threads_free(struct sched_threads *t)
+void sched_stats_threads_free(struct sched_threads *t)
 {
 	for (size_t i = 0; t->v && i < t->n; i++) {
 		free(t->v[i].comm);
@@ -736,7 +732,7 @@ void sched_threads_free(struct sched_threads *t)
 	memset(t, 0, sizeof(*t));
 }
 
-uint64_t sched_lat_rank(const uint64_t *sorted, size_t n, unsigned pct)
+uint64_t sched_stats_lat_rank(const uint64_t *sorted, size_t n, unsigned pct)
 {
 	return n ? rank(sorted, n, pct) : 0;
 }

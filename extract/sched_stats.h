@@ -76,9 +76,9 @@ struct sched_threads {
 };
 
 /* Read a whole sched JSONL stream. -1 with scx_fail. */
-int sched_threads_read(FILE *in, const char *path, struct sched_threads *out);
-void sched_threads_free(struct sched_threads *t);
+int sched_stats_threads_read(FILE *in, const char *path, struct sched_threads *out);
+void sched_stats_threads_free(struct sched_threads *t);
 /* Nearest-rank percentile of n sorted values (0 when n == 0). */
-uint64_t sched_lat_rank(const uint64_t *sorted, size_t n, unsigned pct);
+uint64_t sched_stats_lat_rank(const uint64_t *sorted, size_t n, unsigned pct);
 
 #endif

@@ -618,7 +618,7 @@ static int finish(struct util *u, uint64_t trace_end, size_t cpu_count, FILE *ou
 static int read_stream(struct util *u, FILE *in, const char *path, volatile int *stop, uint64_t *trace_end,
 		       size_t *cpu_count)
 {
-	struct sched_reader *r = sched_reader_open(in, path);
+	struct sched_reader *r = sched_events_open(in, path);
 	struct sched_event ev;
 	bool started = false, saw_switch = false;
 	size_t i;
@@ -628,7 +628,7 @@ static int read_stream(struct util *u, FILE *in, const char *path, volatile int 
 	*cpu_count = 0;
 	if (!r)
 		return scx_fail("out of memory");
-	while ((n = sched_reader_next(r, &ev)) > 0) {
+	while ((n = sched_events_next(r, &ev)) > 0) {
 		if (stop && *stop) {
 			scx_fail("interrupted");
 			goto out;
@@ -658,7 +658,7 @@ static int read_stream(struct util *u, FILE *in, const char *path, volatile int 
 		*cpu_count += u->cpus[i].seen;
 	rc = 0;
 out:
-	sched_reader_close(r);
+	sched_events_close(r);
 	return rc;
 }
 

@@ -14,7 +14,7 @@
 
 #include "lib/error.h"
 
-void evidence_free(struct evidence *e)
+void sharing_evidence_free(struct evidence *e)
 {
 	free(e->keys);
 	free(e->w);
@@ -22,13 +22,13 @@ void evidence_free(struct evidence *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static int add_hint_pages(struct u64cnt *acc, const struct hint_rec *h)
+static int add_hint_pages(struct u64map *acc, const struct hint_rec *h)
 {
 	size_t pos = 0;
 	uint64_t k, v, *slot;
 
-	while (u64cnt_next(&h->pages, &pos, &k, &v)) {
-		if (!(slot = u64cnt_slot(acc, k)))
+	while (u64map_next_u64(&h->pages, &pos, &k, &v)) {
+		if (!(slot = u64map_slot(acc, k)))
 			return -1;
 		*slot += v;
 	}
@@ -43,7 +43,7 @@ static int cmp_key(const void *x, const void *y)
 }
 
 /* acc -> sorted parallel arrays */
-static int evidence_from_map(const struct u64cnt *acc, struct evidence *e)
+static int evidence_from_map(const struct u64map *acc, struct evidence *e)
 {
 	size_t pos = 0, i = 0, cap = acc->len ? acc->len : 1;
 	uint64_t k, v, *pairs = malloc(cap * 2 * sizeof(uint64_t));
@@ -53,10 +53,10 @@ static int evidence_from_map(const struct u64cnt *acc, struct evidence *e)
 	e->samples = malloc(cap * sizeof(*e->samples));
 	if (!pairs || !e->keys || !e->w || !e->samples) {
 		free(pairs);
-		evidence_free(e);
+		sharing_evidence_free(e);
 		return scx_fail("out of memory (evidence of %zu keys)", acc->len);
 	}
-	while (u64cnt_next(acc, &pos, &k, &v)) {
+	while (u64map_next_u64(acc, &pos, &k, &v)) {
 		pairs[2 * i] = k;
 		pairs[2 * i + 1] = v;
 		i++;
@@ -72,14 +72,14 @@ static int evidence_from_map(const struct u64cnt *acc, struct evidence *e)
 	return 0;
 }
 
-int evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e)
+int sharing_evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e)
 {
-	struct u64cnt acc;
+	struct u64map acc;
 	size_t s, h;
 	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
-	u64cnt_init(&acc);
+	u64map_init_cap(&acc, U64MAP_SMALL);
 	for (s = 0; s < u->comm->nr_srcs && !rc; s++) {
 		const struct comm_rec *c = &a->groups[u->comm->srcs[s].group].comms[u->comm->srcs[s].comm];
 
@@ -89,21 +89,21 @@ int evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evide
 	}
 	if (!rc)
 		rc = evidence_from_map(&acc, e);
-	u64cnt_free(&acc);
+	u64map_free(&acc);
 	return rc;
 }
 
-int evidence_df(const struct evidence *ev, size_t n, struct u64cnt *df)
+int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df)
 {
 	size_t i, j;
 	uint64_t *slot;
 
-	u64cnt_init(df);
+	u64map_init_cap(df, U64MAP_SMALL);
 	for (i = 0; i < n; i++)
 		for (j = 0; j < ev[i].n; j++) {
 			if (j > 0 && EV_IDENT(ev[i].keys[j]) == EV_IDENT(ev[i].keys[j - 1]))
 				continue; /* one count per unit and identity */
-			if (!(slot = u64cnt_slot(df, EV_IDENT(ev[i].keys[j]))))
+			if (!(slot = u64map_slot(df, EV_IDENT(ev[i].keys[j]))))
 				return -1;
 			(*slot)++;
 		}
@@ -148,7 +148,7 @@ static bool side_shared(const struct evidence *x, size_t i0, size_t i1, const st
 	return any;
 }
 
-void pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64cnt *df, size_t n,
+void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
 		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out)
 {
 	size_t i = 0, j = 0;
@@ -174,7 +174,7 @@ void pair_evidence(const struct evidence *a, const struct evidence *b, const str
 			i1++;
 		while (j1 < b->n && EV_IDENT(b->keys[j1]) == ib)
 			j1++;
-		d = u64cnt_find(df, ia);
+		d = u64map_find(df, ia);
 		ratio = d && *d > 2 && idf_max > 0 ? log((double)(n + 1) / (double)*d) / idf_max : 1.0;
 		sa = side_shared(a, i, i1, b, j, j1, ratio, &fa, &out->share_a, &out->samples_a);
 		sb = side_shared(b, j, j1, a, i, i1, ratio, &fb, &out->share_b, &out->samples_b);
@@ -191,27 +191,27 @@ void pair_evidence(const struct evidence *a, const struct evidence *b, const str
 		out->affinity = 1;
 }
 
-double *affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
+double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
 {
 	double *m = calloc(n * n + 1, sizeof(*m));
-	struct u64cnt df;
+	struct u64map df;
 	struct pair_evidence pe;
 	size_t i, j;
 
-	if (!m || evidence_df(ev, n, &df) < 0) {
+	if (!m || sharing_evidence_df(ev, n, &df) < 0) {
 		free(m);
-		u64cnt_free(&df);
+		u64map_free(&df);
 		scx_fail("out of memory (affinity of %zu units)", n);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
 		m[i * n + i] = 1;
 		for (j = i + 1; j < n; j++) {
-			pair_evidence(&ev[i], &ev[j], &df, n, min_keys, min_samples, &pe);
+			sharing_pair_evidence(&ev[i], &ev[j], &df, n, min_keys, min_samples, &pe);
 			m[i * n + j] = m[j * n + i] = pe.affinity;
 		}
 	}
-	u64cnt_free(&df);
+	u64map_free(&df);
 	return m;
 }
 
@@ -221,7 +221,7 @@ struct agglo {
 	size_t n;         /* units */
 	const double *unit_aff;       /* unit x unit affinity (for -v: the strongest link) */
 	const struct evidence *ev;    /* per unit */
-	const struct u64cnt *df;
+	const struct u64map *df;
 	const struct mem_agg *agg;
 	const struct sharing_params *p;
 	double *aff;      /* cluster x cluster average affinity (indexed by first unit slot) */
@@ -375,7 +375,7 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 	size_t i = 0, j = 0, nobj = 0, k;
 	double total = 0;
 
-	pair_evidence(a, b, g->df, g->n, g->p->min_keys, g->p->min_samples, &pe);
+	sharing_pair_evidence(a, b, g->df, g->n, g->p->min_keys, g->p->min_samples, &pe);
 	fprintf(log, "    %s ~ %s: %zu shared keys, %llu + %llu samples; %.1f%% of %s's weight, %.1f%% of %s's",
 		u->v[x].name, u->v[y].name, pe.keys, (unsigned long long)pe.samples_a,
 		(unsigned long long)pe.samples_b, pe.share_a * 100, u->v[x].name, pe.share_b * 100, u->v[y].name);
@@ -546,22 +546,22 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 {
 	struct evidence *ev = calloc(units->n ? units->n : 1, sizeof(*ev));
 	struct agglo g = {0};
-	struct u64cnt df;
+	struct u64map df;
 	double *aff = NULL, *unit_aff = NULL;
 	size_t i, n = units->n;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	u64cnt_init(&df);
+	u64map_init_cap(&df, U64MAP_SMALL);
 	if (!ev)
 		return scx_fail("out of memory");
 	for (i = 0; i < n; i++)
-		if (evidence_of_unit(a, &units->v[i], &ev[i]) < 0)
+		if (sharing_evidence_of_unit(a, &units->v[i], &ev[i]) < 0)
 			goto out;
-	if (!(aff = affinity_matrix(ev, n, p->min_keys, p->min_samples)))
+	if (!(aff = sharing_affinity_matrix(ev, n, p->min_keys, p->min_samples)))
 		goto out;
 	if (log) {
-		if (evidence_df(ev, n, &df) < 0 || !(unit_aff = malloc((n * n + 1) * sizeof(double)))) {
+		if (sharing_evidence_df(ev, n, &df) < 0 || !(unit_aff = malloc((n * n + 1) * sizeof(double)))) {
 			scx_fail("out of memory");
 			goto out;
 		}
@@ -585,18 +585,18 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 	rc = collect_clusters(&g, units, out);
 out:
 	for (i = 0; i < n; i++)
-		evidence_free(&ev[i]);
+		sharing_evidence_free(&ev[i]);
 	free(ev);
 	free(aff);
 	free(unit_aff);
-	u64cnt_free(&df);
+	u64map_free(&df);
 	agglo_free(&g);
 	if (rc)
-		clustering_free(out);
+		sharing_clustering_free(out);
 	return rc;
 }
 
-void clustering_free(struct clustering *c)
+void sharing_clustering_free(struct clustering *c)
 {
 	size_t i;
 
@@ -606,7 +606,7 @@ void clustering_free(struct clustering *c)
 	memset(c, 0, sizeof(*c));
 }
 
-char *unit_cluster_name(const struct unit_list *u, const struct unit_cluster *c)
+char *sharing_cluster_name(const struct unit_list *u, const struct unit_cluster *c)
 {
 	size_t i, len = 1;
 	char *s;

@@ -55,7 +55,7 @@ struct clustering {
 
 /* A merged subcell's name: its members' names joined with "+" (malloc'ed;
  * NULL when memory is short). */
-char *unit_cluster_name(const struct unit_list *u, const struct unit_cluster *c);
+char *sharing_cluster_name(const struct unit_list *u, const struct unit_cluster *c);
 
 /* One unit's evidence as a sparse vector sorted by key (identity, then epoch). */
 struct evidence {
@@ -66,8 +66,8 @@ struct evidence {
 	double total;       /* all the unit's weight */
 };
 
-int evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e);
-void evidence_free(struct evidence *e);
+int sharing_evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e);
+void sharing_evidence_free(struct evidence *e);
 
 /* What two units share (see above). */
 struct pair_evidence {
@@ -78,15 +78,15 @@ struct pair_evidence {
 };
 
 /* df of every identity over n units: ident -> number of units. -1 on OOM. */
-int evidence_df(const struct evidence *ev, size_t n, struct u64cnt *df);
-void pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64cnt *df, size_t n,
+int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df);
+void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
 		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out);
 
 /*
  * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence, as
  * described above. Caller frees. NULL on OOM.
  */
-double *affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples);
+double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples);
 
 /*
  * Cluster the units of one cell. When log is not NULL, explain the top
@@ -94,6 +94,6 @@ double *affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, ui
  */
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
 		    const char *cell_name, FILE *log, struct clustering *out);
-void clustering_free(struct clustering *c);
+void sharing_clustering_free(struct clustering *c);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * topology.c - online CPUs and largest LLC size (see topology.h): a
- * cpulist parser, a json-c reader for topology.json and a sysfs walk.
+ * topology.c - topology.json and CPU counts (see topology.h): a cpulist
+ * parser, the json-c reader of topology.json and a sysfs walk.
  */
 #include "extract/topology.h"
 
@@ -32,7 +32,7 @@ static const char *cpu_number(const char *s, unsigned long *v)
 	return p == s ? NULL : p;
 }
 
-long cpulist_count(const char *s)
+long topology_cpulist_count(const char *s)
 {
 	long n = 0;
 
@@ -55,23 +55,36 @@ long cpulist_count(const char *s)
 	return n;
 }
 
-/* The CPU count of one cpus[] entry's LLC: its llc_cpus cpulist. */
-static long llc_cpus_of(struct json_object *cpu)
+#define TOPOLOGY_MAX_BYTES (16u << 20)
+
+/* An integer member of an entry: json-c's int64 of its value. */
+static bool int_member(struct json_object *e, const char *name, int64_t *v)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(e, name, &x))
+		return false;
+	*v = json_object_get_int64(x);
+	return true;
+}
+
+static void read_cpu(struct json_object *e, struct topology_cpu *c)
 {
 	struct json_object *v;
 
-	if (!json_object_object_get_ex(cpu, "llc_cpus", &v) || !json_object_is_type(v, json_type_string))
-		return -1;
-	return cpulist_count(json_object_get_string(v));
+	c->has_cpu = int_member(e, "cpu", &c->cpu);
+	c->has_llc = int_member(e, "llc", &c->llc);
+	c->has_node = int_member(e, "node", &c->node);
+	c->llc_cpus = -1;
+	if (json_object_object_get_ex(e, "llc_cpus", &v) && json_object_is_type(v, json_type_string))
+		c->llc_cpus = topology_cpulist_count(json_object_get_string(v));
 }
 
-#define TOPOLOGY_MAX_BYTES (16u << 20)
-
-int topology_from_json(const char *path, struct cpu_topology *t)
+int topology_read(const char *path, struct topology *t)
 {
 	struct json_object *root, *cpus;
 	struct stat st;
-	size_t i, n;
+	size_t i;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -82,13 +95,44 @@ int topology_from_json(const char *path, struct cpu_topology *t)
 	root = json_object_from_file(path);
 	if (!root)
 		return scx_fail("%s: cannot read or parse: %s", path, json_util_get_last_err());
-	if (!json_object_object_get_ex(root, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array) ||
-	    (n = json_object_array_length(cpus)) == 0) {
+	if (!json_object_object_get_ex(root, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array)) {
 		rc = scx_fail("%s: no \"cpus\" array", path);
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		long c = llc_cpus_of(json_object_array_get_idx(cpus, i));
+	t->n = json_object_array_length(cpus);
+	if (t->n && !(t->cpus = calloc(t->n, sizeof(*t->cpus)))) {
+		rc = scx_fail("%s: out of memory (%zu CPUs)", path, t->n);
+		t->n = 0;
+		goto out;
+	}
+	for (i = 0; i < t->n; i++)
+		read_cpu(json_object_array_get_idx(cpus, i), &t->cpus[i]);
+out:
+	json_object_put(root);
+	return rc;
+}
+
+void topology_free(struct topology *t)
+{
+	free(t->cpus);
+	memset(t, 0, sizeof(*t));
+}
+
+int topology_from_json(const char *path, struct cpu_topology *t)
+{
+	struct topology topo;
+	size_t i;
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (topology_read(path, &topo) < 0)
+		return -1;
+	if (!topo.n) {
+		rc = scx_fail("%s: no \"cpus\" array", path);
+		goto out;
+	}
+	for (i = 0; i < topo.n; i++) {
+		long c = topo.cpus[i].llc_cpus;
 
 		if (c < 0) {
 			rc = scx_fail("%s: cpus[%zu]: \"llc_cpus\" is not a cpulist", path, i);
@@ -97,12 +141,12 @@ int topology_from_json(const char *path, struct cpu_topology *t)
 		if ((unsigned long)c > t->largest_llc_cpus)
 			t->largest_llc_cpus = (unsigned)c;
 	}
-	t->online_cpus = (unsigned)n;
+	t->online_cpus = (unsigned)topo.n;
 	if (!t->largest_llc_cpus) /* sysfs had no LLC: one cache domain */
 		t->largest_llc_cpus = t->online_cpus;
 	snprintf(t->source, sizeof(t->source), "topology.json");
 out:
-	json_object_put(root);
+	topology_free(&topo);
 	return rc;
 }
 
@@ -115,7 +159,7 @@ static long read_cpulist_file(const char *path)
 	if (!f)
 		return -1;
 	if (fgets(buf, sizeof(buf), f))
-		n = cpulist_count(buf);
+		n = topology_cpulist_count(buf);
 	fclose(f);
 	return n;
 }

@@ -1,17 +1,34 @@
 /*
- * topology.h - the CPU numbers extract mem's clustering needs: how many
- * CPUs are online and how many share the largest last-level cache. They
- * come from topology.json next to the input when there is one (written by
- * record), else from this host's sysfs.
+ * topology.h - extract's one reader of topology.json, and what its two
+ * users take from it: extract mem's clustering needs how many CPUs are
+ * online and how many share the largest last-level cache (from
+ * topology.json next to the input when there is one, else from this
+ * host's sysfs); extract sched stats --by llc|node needs each CPU's LLC
+ * and node.
  *
  * topology.json is record's (schemas/topology.schema.json): "cpus" lists
- * every online CPU, each with "llc_cpus", the cpulist sharing its LLC.
- * Online CPUs = entries of "cpus"; largest LLC = the largest llc_cpus.
+ * every online CPU, each with "cpu", "llc", "node" and "llc_cpus" (the
+ * cpulist sharing its LLC). Online CPUs = entries of "cpus"; largest LLC
+ * = the largest llc_cpus.
  */
 #ifndef SCX_EXTRACT_TOPOLOGY_H
 #define SCX_EXTRACT_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* One entry of "cpus", as read: each user checks the fields it needs. */
+struct topology_cpu {
+	bool has_cpu, has_llc, has_node;
+	int64_t cpu, llc, node; /* json-c's int64 of the value when present */
+	long llc_cpus;          /* CPUs in "llc_cpus"; -1 when absent, not a string or not a cpulist */
+};
+
+struct topology {
+	struct topology_cpu *cpus;
+	size_t n;
+};
 
 struct cpu_topology {
 	unsigned online_cpus;
@@ -24,9 +41,17 @@ struct cpu_topology {
 
 /* Number of CPUs in a cpulist ("0-3,8,10-11" -> 7); -1 when malformed or
  * naming a CPU above CPULIST_MAX_CPU. */
-long cpulist_count(const char *s);
+long topology_cpulist_count(const char *s);
 
-/* Read topology.json at path. -1 (scx_fail naming path) on error. */
+/*
+ * Read topology.json at path: a regular file of at most 16 MB, a JSON
+ * object with a "cpus" array (possibly empty). -1 (scx_fail naming path)
+ * on error.
+ */
+int topology_read(const char *path, struct topology *t);
+void topology_free(struct topology *t);
+
+/* Online CPUs and the largest LLC of topology.json at path. -1 (scx_fail naming path) on error. */
 int topology_from_json(const char *path, struct cpu_topology *t);
 /* This host: online CPUs and the largest index3 shared_cpu_list under sysfs_cpu (e.g. /sys/devices/system/cpu). */
 int topology_from_host(const char *sysfs_cpu, struct cpu_topology *t);

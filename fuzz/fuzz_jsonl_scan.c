@@ -110,7 +110,7 @@ static void scan_one_line(const uint8_t *data, size_t size)
 			uint64_t key;
 			unsigned scale;
 
-			(void)mem_sample_key(&s, false, &key, &scale);
+			(void)mem_agg_sample_key(&s, false, &key, &scale);
 			FUZZ_CHECK(mem_agg_add(&evidence_agg, &s) == 0, "mem_agg_add failed: %s", scx_errmsg());
 		}
 	} else {

@@ -4,7 +4,7 @@
  * rest is one cpulist string; else it is a topology.json file.
  *
  * Invariants, besides no crash (UBSan: no overflow while counting):
- *  - cpulist_count(): -1, or at least one CPU per comma-separated entry;
+ *  - topology_cpulist_count(): -1, or at least one CPU per comma-separated entry;
  *  - topology_from_json(): success means online_cpus = entries of "cpus"
  *    (at least 1), largest_llc_cpus >= 1 and the source "topology.json";
  *    a failure names the file.
@@ -30,7 +30,7 @@ static long entries(const char *s)
 
 static void check_cpulist(const char *s)
 {
-	long n = cpulist_count(s);
+	long n = topology_cpulist_count(s);
 
 	FUZZ_CHECK(n >= -1, "count %ld", n);
 	if (n >= 0 && *s && *s != '\n')

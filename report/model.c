@@ -65,9 +65,9 @@ static struct evidence *all_evidence(const struct mem_agg *a, const struct unit_
 		return NULL;
 	}
 	for (i = 0; i < u->n; i++)
-		if (evidence_of_unit(a, &u->v[i], &ev[i]) < 0) {
+		if (sharing_evidence_of_unit(a, &u->v[i], &ev[i]) < 0) {
 			while (i--)
-				evidence_free(&ev[i]);
+				sharing_evidence_free(&ev[i]);
 			free(ev);
 			return NULL;
 		}
@@ -93,17 +93,17 @@ static void object_add(const struct mem_agg *a, double *by_object, uint64_t iden
  * more members touched, by the members' weight on them.
  */
 static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cluster *cl, const struct evidence *ev,
-			  const struct u64cnt *df, const double *aff, struct model_merge *g)
+			  const struct u64map *df, const double *aff, struct model_merge *g)
 {
 	const struct mem_agg *agg = x->agg;
 	size_t n = x->units->n, i, j, k, pairs = 0;
-	struct u64cnt members;
+	struct u64map members;
 	double *by_object = calloc(agg->nr_objects + 1, sizeof(double));
 	uint64_t id, cnt, *slot;
 	size_t pos = 0;
 	int rc = -1;
 
-	u64cnt_init(&members);
+	u64map_init_cap(&members, U64MAP_SMALL);
 	if (!by_object || !(g->pairs = calloc(cl->n * cl->n / 2 + 1, sizeof(*g->pairs)))) {
 		scx_fail("out of memory");
 		goto out;
@@ -114,7 +114,7 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 			struct model_pair *p = &g->pairs[g->npairs++];
 			struct pair_evidence pe;
 
-			pair_evidence(&ev[cl->members[i]], &ev[cl->members[j]], df, n, x->sp->min_keys, x->sp->min_samples,
+			sharing_pair_evidence(&ev[cl->members[i]], &ev[cl->members[j]], df, n, x->sp->min_keys, x->sp->min_samples,
 				      &pe);
 			*p = (struct model_pair){.a = cl->members[i], .b = cl->members[j], .keys = pe.keys,
 						 .samples_a = pe.samples_a, .samples_b = pe.samples_b,
@@ -134,7 +134,7 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 		for (k = 0; k < e->n; k++) {
 			if (k && EV_IDENT(e->keys[k]) == EV_IDENT(e->keys[k - 1]))
 				continue;
-			if (!(slot = u64cnt_slot(&members, EV_IDENT(e->keys[k])))) {
+			if (!(slot = u64map_slot(&members, EV_IDENT(e->keys[k])))) {
 				scx_fail("out of memory");
 				goto out;
 			}
@@ -145,12 +145,12 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 		const struct evidence *e = &ev[cl->members[i]];
 
 		for (k = 0; k < e->n; k++)
-			if (*u64cnt_find(&members, EV_IDENT(e->keys[k])) >= 2) {
+			if (*u64map_find(&members, EV_IDENT(e->keys[k])) >= 2) {
 				object_add(agg, by_object, EV_IDENT(e->keys[k]), e->w[k]);
 				g->shared_weight += e->w[k];
 			}
 	}
-	while (u64cnt_next(&members, &pos, &id, &cnt))
+	while (u64map_next_u64(&members, &pos, &id, &cnt))
 		g->shared_idents += cnt >= 2;
 	/* the heaviest objects, heaviest first */
 	for (k = 0; k < MODEL_TOP_OBJECTS; k++) {
@@ -175,38 +175,38 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 	rc = 0;
 out:
 	free(by_object);
-	u64cnt_free(&members);
+	u64map_free(&members);
 	return rc;
 }
 
 /* tid -> kind + 1 of the groups holding most of its samples (extract/mem_sched.h's "major" cell) */
 static int tid_kinds(struct model *m, const struct mem_agg *a)
 {
-	struct u64cnt per;
+	struct u64map per;
 	size_t pos = 0;
 	uint64_t key, cnt, *slot;
 	int rc = -1;
 
-	u64cnt_init(&per);
-	u64cnt_init(&m->tid_kind);
+	u64map_init_cap(&per, U64MAP_SMALL);
+	u64map_init_cap(&m->tid_kind, U64MAP_SMALL);
 	m->has_tids = true;
-	while (u64cnt_next(&a->tid_groups, &pos, &key, &cnt)) { /* MEM_AGG_TG_KEY(tid, group) */
-		if (!(slot = u64cnt_slot(&per, (key >> 20) << 2 | (uint64_t)a->groups[key & 0xfffff].kind)))
+	while (u64map_next_u64(&a->tid_groups, &pos, &key, &cnt)) { /* MEM_AGG_TG_KEY(tid, group) */
+		if (!(slot = u64map_slot(&per, (key >> 20) << 2 | (uint64_t)a->groups[key & 0xfffff].kind)))
 			goto oom;
 		*slot += cnt;
 	}
 	pos = 0;
-	while (u64cnt_next(&per, &pos, &key, &cnt)) {
+	while (u64map_next_u64(&per, &pos, &key, &cnt)) {
 		uint64_t tid = key >> 2, kind = key & 3, best = 0;
 
 		for (uint64_t k = 0; k < 3; k++) {
-			const uint64_t *c = u64cnt_find(&per, tid << 2 | k);
+			const uint64_t *c = u64map_find(&per, tid << 2 | k);
 
-			if (c && (!best || *c > *u64cnt_find(&per, tid << 2 | (best - 1))))
+			if (c && (!best || *c > *u64map_find(&per, tid << 2 | (best - 1))))
 				best = k + 1;
 		}
 		if (best == kind + 1) {
-			if (!(slot = u64cnt_slot(&m->tid_kind, tid)))
+			if (!(slot = u64map_slot(&m->tid_kind, tid)))
 				goto oom;
 			*slot = best;
 		}
@@ -216,7 +216,7 @@ static int tid_kinds(struct model *m, const struct mem_agg *a)
 oom:
 	scx_fail("out of memory");
 out:
-	u64cnt_free(&per);
+	u64map_free(&per);
 	return rc;
 }
 
@@ -246,7 +246,7 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 
 /* Subcells: one per cluster (or unit), then "rest" when there are units. */
 static int add_subcells(struct model *m, struct model_cell *c, const struct extract_mem_cell *x,
-			const struct evidence *ev, const struct u64cnt *df)
+			const struct evidence *ev, const struct u64map *df)
 {
 	const struct unit_list *u = x->units;
 	size_t ns = x->cl ? x->cl->n : u->n, i, j;
@@ -262,7 +262,7 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 		size_t n = x->cl ? x->cl->v[i].n : 1;
 
 		s->series = (long)m->nseries++;
-		s->name = x->cl ? unit_cluster_name(u, &x->cl->v[i]) : strdup(u->v[i].name);
+		s->name = x->cl ? sharing_cluster_name(u, &x->cl->v[i]) : strdup(u->v[i].name);
 		if (!s->name || !(s->units = calloc(n, sizeof(size_t))))
 			return scx_fail("out of memory");
 		s->nunits = n;
@@ -294,7 +294,7 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	struct model *m = ctx;
 	struct model_cell *c, *grown = realloc(m->cells, (m->ncells + 1) * sizeof(*m->cells));
 	struct evidence *ev = NULL;
-	struct u64cnt df;
+	struct u64map df;
 	bool has_df = false;
 	size_t i;
 	int rc = -1;
@@ -317,9 +317,9 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 		c->cap_cpus = x->sp->cap_cpus;
 		if (!(ev = all_evidence(x->agg, x->units)))
 			return -1;
-		if (!(c->aff = affinity_matrix(ev, x->units->n, x->sp->min_keys, x->sp->min_samples)))
+		if (!(c->aff = sharing_affinity_matrix(ev, x->units->n, x->sp->min_keys, x->sp->min_samples)))
 			goto out;
-		if (evidence_df(ev, x->units->n, &df) < 0)
+		if (sharing_evidence_df(ev, x->units->n, &df) < 0)
 			goto out;
 		has_df = true;
 	}
@@ -328,9 +328,9 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	rc = 0;
 out:
 	if (has_df)
-		u64cnt_free(&df);
+		u64map_free(&df);
 	for (i = 0; ev && i < x->units->n; i++)
-		evidence_free(&ev[i]);
+		sharing_evidence_free(&ev[i]);
 	free(ev);
 	return rc;
 }
@@ -351,8 +351,8 @@ static long unit_series(const struct model_cell *c, const char *comm, size_t len
 long model_series_of(void *ctx, int64_t tid, const char *comm, uint64_t hint)
 {
 	const struct model *m = ctx;
-	size_t len = normalize_comm(comm, strlen(comm)), ci;
-	const uint64_t *kind = m->has_tids ? u64cnt_find(&m->tid_kind, (uint64_t)tid) : NULL;
+	size_t len = mem_groups_normalize_comm(comm, strlen(comm)), ci;
+	const uint64_t *kind = m->has_tids ? u64map_find(&m->tid_kind, (uint64_t)tid) : NULL;
 	long s;
 
 	if (m->has_tids && !kind)
@@ -394,6 +394,6 @@ void model_free(struct model *m)
 	}
 	free(m->cells);
 	if (m->has_tids)
-		u64cnt_free(&m->tid_kind);
+		u64map_free(&m->tid_kind);
 	memset(m, 0, sizeof(*m));
 }

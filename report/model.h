@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "extract/extract_mem.h"
-#include "extract/maps.h"
+#include "lib/u64map.h"
 #include "extract/mem_sched.h"
 
 struct model_unit {
@@ -87,7 +87,7 @@ struct model {
 	bool line_granularity;
 	size_t nseries;          /* subcells with units, over all cells */
 	uint64_t sched_duration_ns; /* sched.jsonl's span, 0 without one */
-	struct u64cnt tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples */
+	struct u64map tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples */
 	bool has_tids;
 };
 

@@ -16,6 +16,7 @@
 #include "extract/mem_groups.h"
 #include "extract/sharing.h"
 #include "extract/topology.h"
+#include "lib/error.h"
 
 static int scan(const char *text, struct mem_sample *s, char *err)
 {
@@ -80,34 +81,60 @@ Test(jsonl_scan, rejects_malformed_lines_saying_what)
 
 Test(mem_groups, normalize_strips_trailing_digits_only)
 {
-	cr_assert_eq(normalize_comm("web12", 5), 3);
-	cr_assert_eq(normalize_comm("kworker/3:1", 11), 10);
-	cr_assert_eq(normalize_comm("1234", 4), 4, "an all-digit comm stays");
-	cr_assert_eq(normalize_comm("a1b", 3), 3);
+	cr_assert_eq(mem_groups_normalize_comm("web12", 5), 3);
+	cr_assert_eq(mem_groups_normalize_comm("kworker/3:1", 11), 10);
+	cr_assert_eq(mem_groups_normalize_comm("1234", 4), 4, "an all-digit comm stays");
+	cr_assert_eq(mem_groups_normalize_comm("a1b", 3), 3);
 }
 
 Test(mem_groups, significance_is_strictly_above_five_percent)
 {
-	cr_assert(!is_significant(5, 100, SIGNIFICANT_PCT));
-	cr_assert(is_significant(6, 110, SIGNIFICANT_PCT));
-	cr_assert(!is_significant(1, 20, SIGNIFICANT_PCT));
-	cr_assert(!is_significant(0, 0, SIGNIFICANT_PCT));
+	cr_assert(!mem_groups_is_significant(5, 100, SIGNIFICANT_PCT));
+	cr_assert(mem_groups_is_significant(6, 110, SIGNIFICANT_PCT));
+	cr_assert(!mem_groups_is_significant(1, 20, SIGNIFICANT_PCT));
+	cr_assert(!mem_groups_is_significant(0, 0, SIGNIFICANT_PCT));
 }
 
 Test(topology, cpulist_count)
 {
-	cr_assert_eq(cpulist_count("0-3,8,10-11\n"), 7);
-	cr_assert_eq(cpulist_count(""), 0);
-	cr_assert_eq(cpulist_count("3-1"), -1);
-	cr_assert_eq(cpulist_count("x"), -1);
+	cr_assert_eq(topology_cpulist_count("0-3,8,10-11\n"), 7);
+	cr_assert_eq(topology_cpulist_count(""), 0);
+	cr_assert_eq(topology_cpulist_count("3-1"), -1);
+	cr_assert_eq(topology_cpulist_count("x"), -1);
+}
+
+/* The one reader gives both users what they take: sched stats' llc/node
+ * per CPU, extract mem's CPU count and largest LLC. */
+Test(topology, one_reader_for_both_users)
+{
+	struct topology t;
+	struct cpu_topology c;
+	char path[4096], missing[4096];
+	const char *top = getenv("TOP");
+
+	snprintf(path, sizeof(path), "%s%stests/fixtures/extract/topology-8cpu-2llc.json", top ? top : "", top ? "/" : "");
+	snprintf(missing, sizeof(missing), "%s%stests/fixtures/extract/no-such-topology.json", top ? top : "",
+		 top ? "/" : "");
+	cr_assert_eq(topology_read(path, &t), 0, "%s", scx_errmsg());
+	cr_assert_eq(t.n, 8);
+	cr_assert(t.cpus[5].has_cpu && t.cpus[5].cpu == 5);
+	cr_assert(t.cpus[5].has_llc && t.cpus[5].llc == 4);
+	cr_assert(t.cpus[5].has_node && t.cpus[5].node == 0);
+	cr_assert_eq(t.cpus[5].llc_cpus, 4);
+	topology_free(&t);
+	cr_assert_eq(topology_from_json(path, &c), 0);
+	cr_assert_eq(c.online_cpus, 8);
+	cr_assert_eq(c.largest_llc_cpus, 4);
+	cr_assert_eq(topology_read(missing, &t), -1);
+	cr_assert(strstr(scx_errmsg(), "no-such-topology.json"), "%s", scx_errmsg());
 }
 
 Test(mem_agg, evidence_key_separates_page_sizes_and_lines)
 {
-	cr_assert_eq(mem_evidence_key(0x1fff, 4096, false), mem_evidence_key(0x1000, 0, false));
-	cr_assert_neq(mem_evidence_key(0x200000, 4096, false), mem_evidence_key(0x200000, 2097152, false));
-	cr_assert_neq(mem_evidence_key(0x1000, 4096, true), mem_evidence_key(0x1040, 4096, true));
-	cr_assert_eq(mem_evidence_key(0x1000, 4096, true), mem_evidence_key(0x103f, 4096, true));
+	cr_assert_eq(mem_agg_evidence_key(0x1fff, 4096, false), mem_agg_evidence_key(0x1000, 0, false));
+	cr_assert_neq(mem_agg_evidence_key(0x200000, 4096, false), mem_agg_evidence_key(0x200000, 2097152, false));
+	cr_assert_neq(mem_agg_evidence_key(0x1000, 4096, true), mem_agg_evidence_key(0x1040, 4096, true));
+	cr_assert_eq(mem_agg_evidence_key(0x1000, 4096, true), mem_agg_evidence_key(0x103f, 4096, true));
 }
 
 /* keys are identities at epoch 0 unless given with EV_EPOCH bits */
@@ -132,7 +159,7 @@ Test(sharing, affinity_bounds_scale_invariance_and_background)
 	uint64_t ka[] = {1, 2, 9, 100}, kb[] = {1, 2, 9, 200}, kc[] = {9, 300}, kd[] = {9, 300};
 	double wa[] = {1, 1, 1, 5}, wb[] = {3, 3, 3, 1}, wc[] = {1, 1}, wd[] = {2, 2};
 	struct evidence ev[4] = {vec(ka, wa, 4), vec(kb, wb, 4), vec(kc, wc, 2), vec(kd, wd, 2)};
-	double *m = affinity_matrix(ev, 4, 1, 1);
+	double *m = sharing_affinity_matrix(ev, 4, 1, 1);
 
 	cr_assert(m);
 	for (int i = 0; i < 16; i++)
@@ -143,7 +170,7 @@ Test(sharing, affinity_bounds_scale_invariance_and_background)
 	cr_assert(fabs(m[1 * 4 + 0] - m[0 * 4 + 1]) < 1e-12, "symmetric");
 	free(m);
 	for (int i = 0; i < 4; i++)
-		evidence_free(&ev[i]);
+		sharing_evidence_free(&ev[i]);
 }
 
 Test(sharing, two_units_sharing_everything_have_affinity_one)
@@ -151,12 +178,12 @@ Test(sharing, two_units_sharing_everything_have_affinity_one)
 	uint64_t k[] = {1, 2, 3};
 	double w[] = {1, 2, 3};
 	struct evidence ev[2] = {vec(k, w, 3), vec(k, w, 3)};
-	double *m = affinity_matrix(ev, 2, 1, 1);
+	double *m = sharing_affinity_matrix(ev, 2, 1, 1);
 
 	cr_assert(fabs(m[1] - 1.0) < 1e-9, "%f", m[1]);
 	free(m);
-	evidence_free(&ev[0]);
-	evidence_free(&ev[1]);
+	sharing_evidence_free(&ev[0]);
+	sharing_evidence_free(&ev[1]);
 }
 
 /* issue 10: one common sample out of 10,001 each scored 1.000 with the old cosine */
@@ -174,14 +201,14 @@ Test(sharing, one_shared_sample_among_many_is_weak)
 	}
 	ev[0] = vec(ka, w, 10001);
 	ev[1] = vec(kb, w, 10001);
-	m = affinity_matrix(ev, 2, 1, 1);
+	m = sharing_affinity_matrix(ev, 2, 1, 1);
 	cr_assert(m[1] < 0.001, "%f", m[1]);
 	free(m);
-	m = affinity_matrix(ev, 2, SHARE_MIN_KEYS_DEFAULT, SHARE_MIN_SAMPLES_DEFAULT);
+	m = sharing_affinity_matrix(ev, 2, SHARE_MIN_KEYS_DEFAULT, SHARE_MIN_SAMPLES_DEFAULT);
 	cr_assert(m[1] == 0, "below the minimum evidence: %f", m[1]);
 	free(m);
-	evidence_free(&ev[0]);
-	evidence_free(&ev[1]);
+	sharing_evidence_free(&ev[0]);
+	sharing_evidence_free(&ev[1]);
 }
 
 Test(sharing, only_same_or_adjacent_epochs_are_shared)
@@ -191,14 +218,14 @@ Test(sharing, only_same_or_adjacent_epochs_are_shared)
 		 kc[] = {K(1) | 12, K(2) | 12, K(3) | 12, K(4) | 12};
 	double w[] = {1, 1, 1, 1};
 	struct evidence ev[3] = {vec(ka, w, 4), vec(kb, w, 4), vec(kc, w, 4)};
-	double *m = affinity_matrix(ev, 3, 1, 1);
+	double *m = sharing_affinity_matrix(ev, 3, 1, 1);
 
 	cr_assert(m[0 * 3 + 1] > 0.4, "adjacent epochs: %f", m[1]);
 	cr_assert(m[0 * 3 + 2] == 0, "two epochs apart: %f", m[2]);
 	cr_assert(m[1 * 3 + 2] > 0.4, "adjacent epochs: %f", m[5]);
 	free(m);
 	for (int i = 0; i < 3; i++)
-		evidence_free(&ev[i]);
+		sharing_evidence_free(&ev[i]);
 }
 
 Test(sharing, epochs_in_runs_and_across_the_wrap)
@@ -207,18 +234,18 @@ Test(sharing, epochs_in_runs_and_across_the_wrap)
 	uint64_t ka[] = {K(1) | 3, K(1) | 7, K(1) | 20, K(2) | EV_EPOCH_MASK}, kb[] = {K(1) | 8, K(1) | 30, K(2) | 0};
 	double wa[] = {1, 1, 1, 1}, wb[] = {1, 1, 1};
 	struct evidence ev[2] = {vec(ka, wa, 4), vec(kb, wb, 3)};
-	struct u64cnt df;
+	struct u64map df;
 	struct pair_evidence pe;
 
-	cr_assert(evidence_df(ev, 2, &df) == 0);
-	pair_evidence(&ev[0], &ev[1], &df, 2, 1, 1, &pe);
+	cr_assert(sharing_evidence_df(ev, 2, &df) == 0);
+	sharing_pair_evidence(&ev[0], &ev[1], &df, 2, 1, 1, &pe);
 	cr_assert_eq(pe.keys, 2, "identity 1 (7 ~ 8) and identity 2 (the last epoch ~ 0): %zu", pe.keys);
 	cr_assert_eq(pe.samples_a, 2);
 	cr_assert_eq(pe.samples_b, 2);
 	cr_assert(fabs(pe.share_a - 0.5) < 1e-9, "%f", pe.share_a);
-	u64cnt_free(&df);
-	evidence_free(&ev[0]);
-	evidence_free(&ev[1]);
+	u64map_free(&df);
+	sharing_evidence_free(&ev[0]);
+	sharing_evidence_free(&ev[1]);
 }
 
 Test(mem_agg, sample_keys_by_identity_time_and_class)
@@ -228,31 +255,31 @@ Test(mem_agg, sample_keys_by_identity_time_and_class)
 	uint64_t ka, kb, kk, kn;
 	unsigned sa, sk;
 
-	cr_assert(mem_sample_key(&a, false, &ka, &sa));
+	cr_assert(mem_agg_sample_key(&a, false, &ka, &sa));
 	cr_assert_eq(EV_EPOCH(ka), 1);
 	b.time_ns = 2600000000;
-	cr_assert(mem_sample_key(&b, false, &kb, &sa));
+	cr_assert(mem_agg_sample_key(&b, false, &kb, &sa));
 	cr_assert_eq(EV_IDENT(ka), EV_IDENT(kb));
 	cr_assert_eq(EV_EPOCH(kb), 2);
 	b.phys_addr = 0x9000; /* the same identity on another physical page: not the same data */
-	cr_assert(mem_sample_key(&b, false, &kb, &sa));
+	cr_assert(mem_agg_sample_key(&b, false, &kb, &sa));
 	cr_assert_neq(EV_IDENT(ka), EV_IDENT(kb));
 	r.data_id = "R:8:1:2a:0:3";
 	r.data_id_len = strlen(r.data_id);
-	cr_assert(!mem_sample_key(&r, false, &kb, &sa), "read-only file text is no evidence");
+	cr_assert(!mem_agg_sample_key(&r, false, &kb, &sa), "read-only file text is no evidence");
 	k.data_id = "K:5";
 	k.data_id_len = 3;
-	cr_assert(mem_sample_key(&k, false, &kk, &sk));
+	cr_assert(mem_agg_sample_key(&k, false, &kk, &sk));
 	cr_assert_eq(EV_EPOCH(kk), 15, "kernel epochs are 100 ms");
 	cr_assert_eq(sk * 4, sa, "kernel pages weigh 1/4");
 	k.peer = true;
-	cr_assert(mem_sample_key(&k, false, &kk, &sk));
+	cr_assert(mem_agg_sample_key(&k, false, &kk, &sk));
 	cr_assert_eq(sk, EV_SCALE_KERNEL * EV_PEER_FACTOR);
 	n.data_id = NULL;
 	n.data_id_len = 0;
-	cr_assert(mem_sample_key(&n, false, &kn, &sa), "no data_id: the physical page");
+	cr_assert(mem_agg_sample_key(&n, false, &kn, &sa), "no data_id: the physical page");
 	n.phys_addr = 0;
-	cr_assert(!mem_sample_key(&n, false, &kn, &sa));
+	cr_assert(!mem_agg_sample_key(&n, false, &kn, &sa));
 }
 
 Test(cell_config, prints_like_serde_pretty)
@@ -263,10 +290,10 @@ Test(cell_config, prints_like_serde_pretty)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	sub = cell_add_subcell(top, "x\ny");
-	cell_add_clause(sub, "x", true, 7);
-	sub = cell_add_subcell(top, "rest");
-	cell_add_clause(sub, NULL, false, 0);
+	sub = cell_config_add_subcell(top, "x\ny");
+	cell_config_add_clause(sub, "x", true, 7);
+	sub = cell_config_add_subcell(top, "rest");
+	cell_config_add_clause(sub, NULL, false, 0);
 	cell_config_add(&c, "rest", TOP_EMPTY, NULL);
 	cr_assert_eq(cell_config_write(&c, f), 0);
 	fclose(f);

@@ -197,13 +197,13 @@ Test(line_reader_oom, extract_sched)
 		    "{\"comm\":\"a\",\"pid\":1,\"tid\":1,\"cpu\":0,\"time\":1.0,\"event\":\"sched:sched_waking\","
 		    "\"trace\":\"\"}\n", 2);
 	cr_assert((f = fopen(t.path, "r")));
-	cr_assert_not_null(r = sched_reader_open(f, t.path));
+	cr_assert_not_null(r = sched_events_open(f, t.path));
 	line_reader_fail_allocs_after(1);
-	cr_assert_eq(sched_reader_next(r, &ev), 1, "%s", scx_errmsg());
-	cr_assert_eq(sched_reader_next(r, &ev), 1, "%s", scx_errmsg());
-	cr_assert_eq(sched_reader_next(r, &ev), -1);
+	cr_assert_eq(sched_events_next(r, &ev), 1, "%s", scx_errmsg());
+	cr_assert_eq(sched_events_next(r, &ev), 1, "%s", scx_errmsg());
+	cr_assert_eq(sched_events_next(r, &ev), -1);
 	assert_oom_message(&t, 2);
-	sched_reader_close(r);
+	sched_events_close(r);
 	fclose(f);
 	fs_remove_tree(t.dir);
 }
