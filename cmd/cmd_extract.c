@@ -155,7 +155,9 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 		OPT_STRING(0, "topology", &o.topology, "FILE", "topology.json (needed by --by llc and --by node)"),
 		OPT_STRING(0, "by", &by, "KEY", "thread (default), process, comm, cpu, llc or node"),
 		OPT_INT(0, "limit", &o.limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
-		OPT_COUNT('v', "verbose", &o.verbose, "broken switch chains (count, first ones) to stderr"),
+		OPT_INT(0, "max-threads", &o.max_threads, "N",
+			"live threads before the idle ones with least runtime are folded (default 131072)", 2, 1L << 24),
+		OPT_COUNT('v', "verbose", &o.verbose, "broken switch chains (count, first ones) and folded threads to stderr"),
 		OPT_END(),
 	};
 	FILE *in;

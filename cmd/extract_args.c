@@ -63,6 +63,7 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 	o->max_cell_cpus = (double)a->max_cell_cpus;
 	o->max_keys = (size_t)a->evidence_keys;
 	o->max_names = (size_t)a->max_names;
+	o->max_groups = (size_t)a->max_groups;
 	o->stop = (volatile int *)&cmd_interrupted;
 	o->sched_path = sched_next_to(a);
 	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)

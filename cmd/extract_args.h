@@ -26,6 +26,7 @@ struct extract_args {
 	long max_cell_cpus;
 	long evidence_keys;
 	long max_names;
+	long max_groups;
 	long min_keys, min_samples;
 };
 
@@ -56,6 +57,9 @@ extern const struct opt_choice extract_args_granularity_choices[];
 	OPT_INT(0, "max-names", &(a).max_names, "K",                                                                 \
 		"names counted per group: more than 1/(K+1) of a group's samples is never folded (default 1024)",  \
 		20, 1L << 24),                                                                                       \
+	OPT_INT(0, "max-groups", &(a).max_groups, "K",                                                               \
+		"allotment groups counted: more than 1/(K+1) of the allotment samples is never folded (default 1024)", \
+		1, 1L << 18),                                                                                        \
 	OPT_INT(0, "evidence-keys", &(a).evidence_keys, "N",                                                         \
 		"pages kept for all units before sampling them down (default 1048576)", 64, 1L << 32),              \
 	OPT_STRING(0, "min-share", &(a).min_share, "PCT",                                                            \

@@ -70,6 +70,7 @@ static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
 	ao->line_granularity = o->line_granularity;
 	ao->max_keys = o->max_keys;
 	ao->max_names = o->max_names;
+	ao->max_groups = o->max_groups;
 	ao->track_tids = o->sched_path != NULL;
 	ao->objects = o->verbose > 0; /* names of shared objects are only printed with -v */
 }
@@ -265,7 +266,7 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	if (mem_agg_read(&r.agg, in, o->path, o->stop) < 0)
 		goto out;
 	if (o->sched_path) {
-		if (mem_sched_load(&r.sched, o->sched_path) < 0)
+		if (mem_sched_load(&r.sched, o->sched_path, &r.agg) < 0)
 			goto out;
 		r.has_sched = true;
 	}

@@ -57,6 +57,7 @@ struct extract_mem_opts {
 	double max_cell_cpus;     /* <= 0: largest LLC (topology.json or host) */
 	size_t max_keys;          /* evidence budget, 0: default */
 	size_t max_names;         /* names counted per group (k), 0: default */
+	size_t max_groups;        /* allotment groups counted (k), 0: default */
 	double min_share;         /* unit rule: percent of a group's samples (0: SIGNIFICANT_PCT, upstream's 5) */
 	size_t min_keys;          /* least shared identities for a merge (0: SHARE_MIN_KEYS_DEFAULT) */
 	uint64_t min_samples;     /* least samples on them a side (0: SHARE_MIN_SAMPLES_DEFAULT) */

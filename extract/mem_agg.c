@@ -28,6 +28,9 @@ int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 		a->o.max_keys = MEM_AGG_DEFAULT_MAX_KEYS;
 	if (!a->o.max_names)
 		a->o.max_names = MEM_AGG_DEFAULT_MAX_NAMES;
+	if (!a->o.max_groups)
+		a->o.max_groups = MEM_AGG_DEFAULT_MAX_GROUPS;
+	mg_init(&a->group_mg, a->o.max_groups);
 	a->workload_len = strlen(o->workload);
 	strmap_init(&a->group_index);
 	strmap_init(&a->cgroup_cache);
@@ -81,6 +84,8 @@ void mem_agg_free(struct mem_agg *a)
 		mg_free(&a->groups[g].mg);
 	}
 	free(a->groups);
+	mg_free(&a->group_mg);
+	free(a->mg_group);
 	strmap_free(&a->group_index);
 	strmap_free(&a->cgroup_cache);
 	u64map_free(&a->tid_groups);
@@ -123,29 +128,53 @@ static enum group_kind kind_of(const struct mem_agg *a, const char *key, size_t 
 	return GROUP_ALLOTMENT;
 }
 
-/* Index of the group with this key, created on first use; -1 on OOM. */
-static long group_by_key(struct mem_agg *a, const char *key, size_t len)
+/*
+ * A new group record at the end of groups; indexed ones (all but the
+ * folded-groups record) go in group_index and, when allotment, in the
+ * groups' Misra-Gries table. Its index, -1 on OOM.
+ */
+static long new_group(struct mem_agg *a, const char *key, size_t len, enum group_kind kind, bool indexed)
 {
-	int inserted;
-	struct strmap_slot *s = strmap_get_or_add(&a->group_index, key, len, a->nr_groups, &inserted);
 	struct group_rec *g;
+	int inserted;
+	long e;
 
-	if (!s)
-		return -1;
-	if (!inserted)
-		return (long)s->index;
 	if (grow((void **)&a->groups, &a->cap_groups, a->nr_groups + 1, sizeof(*a->groups)) < 0)
 		return -1;
 	g = &a->groups[a->nr_groups];
-	g->key = strndup(key, len);
-	if (!g->key)
-		return scx_fail("out of memory");
+	if (!(g->key = strmap_key_dup(key, len)))
+		return -1;
 	g->key_len = len;
-	g->kind = kind_of(a, key, len);
+	g->kind = kind;
 	strmap_init(&g->comm_index);
 	strmap_init(&g->name_index);
 	mg_init(&g->mg, a->o.max_names);
+	if (indexed && !strmap_get_or_add(&a->group_index, key, len, a->nr_groups, &inserted))
+		return -1;
+	if (indexed && kind == GROUP_ALLOTMENT) {
+		if ((e = mg_admit(&a->group_mg)) < 0 ||
+		    grow((void **)&a->mg_group, &a->cap_mg_group, (size_t)e + 1, sizeof(*a->mg_group)) < 0)
+			return -1;
+		a->mg_group[e] = a->nr_groups;
+		g->mg_entry = (size_t)e;
+	}
 	return (long)a->nr_groups++;
+}
+
+static int fold_groups(struct mem_agg *a);
+
+/* Index of the group with this key, created on first use; -1 on OOM. */
+static long group_by_key(struct mem_agg *a, const char *key, size_t len)
+{
+	struct strmap_slot *s = strmap_find(&a->group_index, key, len);
+	enum group_kind kind;
+
+	if (s)
+		return (long)s->index;
+	kind = kind_of(a, key, len);
+	if (kind == GROUP_ALLOTMENT && mg_full(&a->group_mg) && fold_groups(a) < 0)
+		return -1;
+	return new_group(a, key, len, kind, true);
 }
 
 /* Upstream's classify_cgroup, answering with a group index. */
@@ -211,17 +240,17 @@ static int rebuild_comm_index(struct group_rec *g)
 	return 0;
 }
 
-static int rebuild_name_index(struct group_rec *g, const size_t *remap)
+/* m without the keys whose index remap sends to SIZE_MAX, the others' indexes remapped. */
+static int rebuild_index(struct strmap *m, const size_t *remap)
 {
-	struct strmap old = g->name_index;
+	struct strmap old = *m;
 	size_t i;
 	int inserted, rc = 0;
 
-	strmap_init(&g->name_index);
+	strmap_init(m);
 	for (i = 0; i < old.cap && !rc; i++)
 		if (old.slots[i].key && remap[old.slots[i].index] != SIZE_MAX &&
-		    !strmap_get_or_add(&g->name_index, old.slots[i].key, old.slots[i].len, remap[old.slots[i].index],
-				       &inserted))
+		    !strmap_get_or_add(m, old.slots[i].key, old.slots[i].len, remap[old.slots[i].index], &inserted))
 			rc = -1;
 	strmap_free(&old);
 	return rc;
@@ -263,7 +292,7 @@ static int fold_names(struct mem_agg *a, struct group_rec *g)
 	for (i = 0; i < g->nr_comms; i++)
 		if (g->comms[i].folded)
 			g->names[g->comms[i].name].folded = i + 1;
-	rc = rebuild_comm_index(g) < 0 || rebuild_name_index(g, remap) < 0 ? -1 : 0;
+	rc = rebuild_comm_index(g) < 0 || rebuild_index(&g->name_index, remap) < 0 ? -1 : 0;
 	free(remap);
 	return rc;
 }
@@ -312,36 +341,38 @@ static long new_name(struct mem_agg *a, struct group_rec *g, const char *name, s
 }
 
 /*
- * The comm_rec a sample of comm counts in, with its name's counter
- * already incremented: its own, or when its name already has
- * MEM_AGG_CONCRETES_MAX concretes the name's folded one.
+ * The comm_rec of comm in g, created when new: its own, or when its name
+ * already has MEM_AGG_CONCRETES_MAX concretes (or folded: comm is the
+ * name of another group's folded record) the name's folded one.
  */
-static struct comm_rec *comm_of(struct mem_agg *a, struct group_rec *g, const char *comm, size_t len)
+static struct comm_rec *comm_in(struct mem_agg *a, struct group_rec *g, const char *comm, size_t len, bool folded)
 {
-	struct strmap_slot *s = strmap_find(&g->comm_index, comm, len);
-	struct comm_rec *c;
+	struct strmap_slot *s = folded ? NULL : strmap_find(&g->comm_index, comm, len);
 	size_t n;
 	long name;
 
-	if (s) {
-		c = &g->comms[s->index];
-		mg_count(&g->mg, c->name, 1);
-		return c;
-	}
-	n = mem_groups_normalize_comm(comm, len);
+	if (s)
+		return &g->comms[s->index];
+	n = folded ? len : mem_groups_normalize_comm(comm, len);
 	s = strmap_find(&g->name_index, comm, n);
 	if (s)
 		name = (long)s->index;
 	else if ((name = new_name(a, g, comm, n)) < 0)
 		return NULL;
-	if (g->names[name].nr_concretes < MEM_AGG_CONCRETES_MAX)
-		c = new_comm(g, comm, len, (size_t)name, false);
-	else if (g->names[name].folded)
-		c = &g->comms[g->names[name].folded - 1];
-	else
-		c = new_comm(g, comm, n, (size_t)name, true);
+	if (!folded && g->names[name].nr_concretes < MEM_AGG_CONCRETES_MAX)
+		return new_comm(g, comm, len, (size_t)name, false);
+	if (g->names[name].folded)
+		return &g->comms[g->names[name].folded - 1];
+	return new_comm(g, comm, n, (size_t)name, true);
+}
+
+/* The comm_rec a sample of comm counts in, with its name's counter already incremented. */
+static struct comm_rec *comm_of(struct mem_agg *a, struct group_rec *g, const char *comm, size_t len)
+{
+	struct comm_rec *c = comm_in(a, g, comm, len, false);
+
 	if (c)
-		mg_count(&g->mg, (size_t)name, 1);
+		mg_count(&g->mg, c->name, 1);
 	return c;
 }
 
@@ -358,6 +389,20 @@ static int merge_pages(struct mem_agg *a, struct u64map *dst, const struct u64ma
 	}
 	a->nr_keys = a->nr_keys + (dst->len - before) - src->len;
 	return 0;
+}
+
+/* The comm's "other" hint_rec, created when it has none: its index, -1 on OOM. */
+static long other_hint(struct comm_rec *c)
+{
+	if (!c->other_hint) {
+		if (grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
+			return -1;
+		memset(&c->hints[c->nr_hints], 0, sizeof(*c->hints));
+		c->hints[c->nr_hints].other = true;
+		u64map_init_cap(&c->hints[c->nr_hints].pages, U64MAP_SMALL);
+		c->other_hint = ++c->nr_hints;
+	}
+	return (long)c->other_hint - 1;
 }
 
 /*
@@ -379,13 +424,8 @@ static int fold_hints(struct mem_agg *a, struct comm_rec *c)
 			v[n++] = c->hints[i].count + c->hints[i].since - c->hint_decrements;
 	delta = mg_select_desc(v, n, MEM_AGG_HINTS_K);
 	free(v);
-	if (!c->other_hint) {
-		if (grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
-			return -1;
-		memset(&c->hints[c->nr_hints], 0, sizeof(*c->hints));
-		c->hints[c->nr_hints].other = true;
-		c->other_hint = ++c->nr_hints;
-	}
+	if (other_hint(c) < 0)
+		return -1;
 	other = c->other_hint - 1;
 	for (i = 0; i < c->nr_hints; i++) {
 		struct hint_rec *h = &c->hints[i];
@@ -447,6 +487,142 @@ static struct hint_rec *hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t 
 	u64map_init_cap(&h->pages, U64MAP_SMALL);
 	c->last_hint = c->nr_hints++;
 	return h;
+}
+
+/* Add comm_rec src (of another group) to group dst: counts, hints and evidence. -1 on OOM. */
+static int merge_comm(struct mem_agg *a, struct group_rec *dst, const struct comm_rec *src)
+{
+	struct comm_rec *d = comm_in(a, dst, src->comm, src->len, src->folded);
+	size_t h;
+
+	if (!d)
+		return -1;
+	mg_count(&dst->mg, d->name, src->count);
+	d->count += src->count;
+	d->hints_folded += src->hints_folded;
+	for (h = 0; h < src->nr_hints; h++) {
+		const struct hint_rec *sh = &src->hints[h];
+		struct hint_rec *dh;
+		long o;
+
+		if (sh->other) {
+			if ((o = other_hint(d)) < 0)
+				return -1;
+			dh = &d->hints[o];
+		} else if (!(dh = hint_of(a, d, sh->hint))) {
+			return -1;
+		}
+		dh->count += sh->count;
+		if (merge_pages(a, &dh->pages, &sh->pages) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Merge group g into the folded-groups record f and free it. -1 on OOM. */
+static int merge_group(struct mem_agg *a, size_t f, size_t g)
+{
+	struct group_rec *src = &a->groups[g];
+	size_t c;
+	int rc = 0;
+
+	for (c = 0; c < src->nr_comms && !rc; c++)
+		rc = merge_comm(a, &a->groups[f], &src->comms[c]);
+	src = &a->groups[g];
+	a->groups[f].count += src->count;
+	a->group_fold.groups++;
+	a->group_fold.samples += src->count;
+	a->group_fold.names += src->mg.evicted;
+	a->group_fold.name_samples += src->folded_samples;
+	for (c = 0; c < src->nr_comms; c++) /* merge_pages took their keys off nr_keys */
+		comm_rec_free(&src->comms[c]);
+	free(src->comms);
+	free(src->key);
+	strmap_free(&src->comm_index);
+	strmap_free(&src->name_index);
+	free(src->names);
+	mg_free(&src->mg);
+	memset(src, 0, sizeof(*src));
+	return rc;
+}
+
+/* (id, group) keys of m with their groups renumbered by gmap; counts of merged groups add up. */
+static int remap_tid_groups(struct u64map *m, const size_t *gmap)
+{
+	struct u64map n;
+	size_t pos = 0;
+	uint64_t k, v, *slot;
+
+	u64map_init_cap(&n, U64MAP_SMALL);
+	while (u64map_next_u64(m, &pos, &k, &v)) {
+		if (!(slot = u64map_slot(&n, MEM_AGG_TG_KEY(k >> 20, gmap[k & 0xfffff])))) {
+			u64map_free(&n);
+			return -1;
+		}
+		*slot += v;
+	}
+	u64map_free(m);
+	*m = n;
+	return 0;
+}
+
+/*
+ * A Misra-Gries round on the allotment groups (k = max_groups, counters =
+ * samples): the evicted groups are merged into one record (created on the
+ * first round), so their comms, hints and evidence still count in the
+ * allotment cell; the other groups move down in place.
+ */
+static int fold_groups(struct mem_agg *a)
+{
+	size_t n = a->group_mg.n, i, g, kept = 0, f, *remap = malloc(n * sizeof(*remap)), *gmap = NULL;
+	long fl = a->folded_group ? (long)a->folded_group - 1
+				  : new_group(a, MEM_AGG_FOLDED_GROUPS_KEY, strlen(MEM_AGG_FOLDED_GROUPS_KEY),
+					      GROUP_ALLOTMENT, false);
+	int rc = 0;
+
+	if (!remap || fl < 0 || !(gmap = calloc(a->nr_groups, sizeof(*gmap)))) {
+		free(remap);
+		return fl < 0 ? -1 : scx_fail("out of memory (folding groups)");
+	}
+	f = (size_t)fl;
+	a->groups[f].folded_groups = true;
+	a->folded_group = f + 1;
+	mg_round(&a->group_mg, remap);
+	for (i = 0; i < n; i++) {
+		g = a->mg_group[i];
+		if (remap[i] != SIZE_MAX) {
+			a->mg_group[remap[i]] = g; /* remap keeps the order: entries move down */
+			a->groups[g].mg_entry = remap[i];
+		} else {
+			gmap[g] = SIZE_MAX;
+			if (!rc)
+				rc = merge_group(a, f, g);
+		}
+	}
+	for (g = 0; g < a->nr_groups; g++) {
+		if (gmap[g] == SIZE_MAX)
+			continue;
+		gmap[g] = kept;
+		a->groups[kept++] = a->groups[g];
+	}
+	memset(a->groups + kept, 0, (a->nr_groups - kept) * sizeof(*a->groups));
+	f = gmap[f];
+	a->folded_group = f + 1;
+	for (i = 0; i < a->group_mg.n; i++)
+		a->mg_group[i] = gmap[a->mg_group[i]];
+	if (!rc && rebuild_index(&a->group_index, gmap) < 0)
+		rc = -1;
+	for (g = 0; g < a->nr_groups; g++) /* the tid maps send the evicted groups' samples to f */
+		if (gmap[g] == SIZE_MAX)
+			gmap[g] = f;
+	a->nr_groups = kept;
+	strmap_free(&a->cgroup_cache); /* its indexes are stale */
+	if (!rc && a->o.track_tids &&
+	    (remap_tid_groups(&a->tid_groups, gmap) < 0 || remap_tid_groups(&a->pid_groups, gmap) < 0))
+		rc = -1;
+	free(gmap);
+	free(remap);
+	return rc;
 }
 
 uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity)
@@ -609,6 +785,8 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 	if (!(c = comm_of(a, &a->groups[gi], s->comm, s->comm_len)) || !(h = hint_of(a, c, s->hint)))
 		return -1;
 	a->groups[gi].count++;
+	if (a->groups[gi].kind == GROUP_ALLOTMENT && !a->groups[gi].folded_groups)
+		mg_count(&a->group_mg, a->groups[gi].mg_entry, 1);
 	c->count++;
 	h->count++;
 	a->total++;

@@ -35,6 +35,14 @@
  * added to its one "other" hint_rec, which is never a unit of its own.
  * docs/clustering.md ("Bounded names") has the proof that no unit above
  * the 5% threshold is lost.
+ *
+ * Allotment groups are bounded the same way: Misra-Gries counters over
+ * their samples (k = max_groups). A round merges the evicted groups into
+ * one record (kind allotment, folded_groups, key MEM_AGG_FOLDED_GROUPS_KEY)
+ * with their comms, hints, evidence and tid counts, so the allotment cell,
+ * which sums its groups, keeps every name; only -v's per-group view loses
+ * them. A group with more than 1/(k+1) of the allotment samples is never
+ * folded ("Bounded groups" in docs/clustering.md).
  */
 #ifndef SCX_EXTRACT_MEM_AGG_H
 #define SCX_EXTRACT_MEM_AGG_H
@@ -134,6 +142,8 @@ struct group_rec {
 	struct strmap name_index;   /* normalized comm -> names index */
 	struct mg_counters mg;      /* samples per name, Misra-Gries */
 	uint64_t folded_samples;    /* samples the folded names had been counted with */
+	size_t mg_entry;            /* allotment: its entry in mem_agg's group_mg */
+	bool folded_groups;         /* the record the folded allotment groups were merged into */
 };
 
 struct mem_agg_opts {
@@ -145,10 +155,14 @@ struct mem_agg_opts {
 	bool track_tids;          /* keep tid -> group/hint (extract mem's sched stats) */
 	bool objects;             /* keep identity -> data_map/data_sym names (-v's top shared objects) */
 	size_t max_names;         /* k of each group's name counters (0: default) */
+	size_t max_groups;        /* k of the allotment groups' counters (0: default) */
 };
 
 #define MEM_AGG_DEFAULT_MAX_KEYS ((size_t)1 << 20)
 #define MEM_AGG_DEFAULT_MAX_NAMES ((size_t)1024)
+#define MEM_AGG_DEFAULT_MAX_GROUPS ((size_t)1024)
+#define MEM_AGG_MAX_GROUPS_MAX ((size_t)1 << 18) /* 2k + 3 groups fit MEM_AGG_TG_KEY's 20 bits */
+#define MEM_AGG_FOLDED_GROUPS_KEY "(folded allotment groups)"
 #define MEM_AGG_MAX_OBJECTS 4096
 /* (tid or pid, group index) -> one u64 key of tid_groups / pid_groups */
 #define MEM_AGG_TG_KEY(id, group) ((uint64_t)(id) << 20 | (uint64_t)(group))
@@ -160,6 +174,13 @@ struct mem_agg {
 	struct group_rec *groups;
 	size_t nr_groups, cap_groups;
 	struct strmap group_index;  /* group key -> index */
+	struct mg_counters group_mg; /* samples per live allotment group, Misra-Gries */
+	size_t *mg_group, cap_mg_group; /* parallel to group_mg: the group index */
+	size_t folded_group;        /* index + 1 of the folded-groups record, 0: none */
+	struct {
+		uint64_t groups, samples;      /* allotment groups folded, with their samples */
+		uint64_t names, name_samples;  /* names those groups had folded before */
+	} group_fold;
 	struct strmap cgroup_cache; /* cgroup path -> group index */
 	uint64_t total;
 	unsigned level;   /* evidence sampling level: keep 2^-level of the key space */

@@ -290,6 +290,8 @@ static int group_cmp(const void *x, const void *y)
 
 	if (a->kind != b->kind)
 		return (int)a->kind - (int)b->kind;
+	if (a->folded_groups != b->folded_groups) /* the folded allotment groups last */
+		return (int)a->folded_groups - (int)b->folded_groups;
 	return strcmp(a->key, b->key);
 }
 

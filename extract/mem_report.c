@@ -52,6 +52,16 @@ static void write_comm(FILE *f, const struct norm_comm *c, uint64_t total, int v
  * Names the group's Misra-Gries table evicted (mem_agg.h): how many, with
  * how many samples, and the bound that makes it safe.
  */
+static uint64_t allotment_samples(const struct mem_agg *a)
+{
+	uint64_t n = 0;
+
+	for (size_t g = 0; g < a->nr_groups; g++)
+		if (a->groups[g].kind == GROUP_ALLOTMENT)
+			n += a->groups[g].count;
+	return n;
+}
+
 static void write_folded(FILE *f, const struct group_rec *g)
 {
 	if (!g->mg.evicted)
@@ -59,6 +69,17 @@ static void write_folded(FILE *f, const struct group_rec *g)
 	fprintf(f, "  folded %llu names with %llu samples (%.2f%%) into rest: names above %llu samples (at most 1/%zu of the group) are never folded; a count above may be short by at most that\n",
 		(unsigned long long)g->mg.evicted, (unsigned long long)g->folded_samples, pct(g->folded_samples, g->count),
 		(unsigned long long)g->mg.decrements, g->mg.k + 1);
+}
+
+/* The folded-groups record: what was folded into it and the bound that makes it safe. */
+static void write_folded_groups(FILE *f, const struct mem_agg *a, uint64_t allotment)
+{
+	fprintf(f, "  folded %llu allotment groups with %llu samples (%.2f%% of the allotment samples) into this record: groups above %llu samples (at most 1/%zu of the allotment samples) are never folded; their comms still count in the allotment cell\n",
+		(unsigned long long)a->group_fold.groups, (unsigned long long)a->group_fold.samples,
+		pct(a->group_fold.samples, allotment), (unsigned long long)a->group_mg.decrements, a->group_mg.k + 1);
+	if (a->group_fold.names)
+		fprintf(f, "  (those groups had folded %llu names with %llu samples into rest)\n",
+			(unsigned long long)a->group_fold.names, (unsigned long long)a->group_fold.name_samples);
 }
 
 static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity, bool use_hints)
@@ -85,6 +106,8 @@ static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity
 	if (merged)
 		fprintf(f, "  * trailing numeric suffixes merged\n");
 	write_folded(f, &a->groups[g]);
+	if (a->groups[g].folded_groups)
+		write_folded_groups(f, a, allotment_samples(a));
 	mem_groups_summary_free(&s);
 	return 0;
 }

@@ -14,17 +14,40 @@
 #define NOT_IN_CELL (-2)
 #define CELL_REST (-1)
 
-int mem_sched_load(struct mem_sched *m, const char *path)
+struct sampled {
+	const struct mem_agg *a;
+	struct u64map pids; /* pids with samples */
+};
+
+/* A thread with no samples of its own or of its process is never in a cell: no need to keep it. */
+static bool sampled_thread(int64_t tid, int64_t pid, void *ctx)
 {
-	FILE *f = fopen(path, "r");
-	int rc;
+	const struct sampled *x = ctx;
+
+	return u64map_find(&x->a->tid_hint, (uint64_t)tid) || (pid > 0 && u64map_find(&x->pids, (uint64_t)pid));
+}
+
+int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a)
+{
+	struct sampled x = {.a = a};
+	size_t pos = 0;
+	uint64_t k, v;
+	FILE *f;
+	int rc = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->path = path;
-	if (!f)
-		return scx_fail_errno("%s: cannot open", path);
-	rc = sched_stats_threads_read(f, path, &m->st);
-	fclose(f);
+	u64map_init_cap(&x.pids, U64MAP_SMALL);
+	while (rc == 0 && u64map_next_u64(&a->pid_groups, &pos, &k, &v)) /* MEM_AGG_TG_KEY(pid, group) */
+		if (!u64map_slot(&x.pids, k >> 20))
+			rc = -1;
+	if (rc == 0 && !(f = fopen(path, "r")))
+		rc = scx_fail_errno("%s: cannot open", path);
+	else if (rc == 0) {
+		rc = sched_stats_threads_read(f, path, sampled_thread, &x, &m->st);
+		fclose(f);
+	}
+	u64map_free(&x.pids);
 	return rc;
 }
 
@@ -140,6 +163,8 @@ int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const st
 			pid_runtime += t->runtime;
 		}
 	}
+	n += m->st.dropped; /* dropped while reading: neither they nor their process sampled */
+	runtime += m->st.dropped_runtime_ns;
 	fprintf(log, "\nsched attribution: %zu threads (%.1f ms) charged through their process (never sampled "
 		     "themselves); unattributed (neither the thread nor its process sampled): %zu threads, %.1f ms\n",
 		by_pid, (double)pid_runtime / 1e6, n, (double)runtime / 1e6);

@@ -33,8 +33,12 @@ struct mem_sched {
 /* -v: how many threads were charged through their process, and how many not at all. */
 int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a);
 
-/* Read path (sched JSONL). -1 with scx_fail. */
-int mem_sched_load(struct mem_sched *m, const char *path);
+/*
+ * Read path (sched JSONL) for the samples of a (read with track_tids):
+ * only threads sampled themselves or whose process was keep their state,
+ * the others count in the unattributed line. -1 with scx_fail.
+ */
+int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a);
 void mem_sched_free(struct mem_sched *m);
 
 /* demand[i] = runtime of unit i / trace duration, in CPUs. -1 on OOM. */

@@ -30,7 +30,13 @@ struct thread {
 	int64_t last_cpu, running_cpu;
 	bool pending;
 	uint64_t pending_t;
+	size_t idx;       /* in stats.threads */
+	bool asked;       /* keep() was asked (a record of its own showed its pid) */
+	bool ignored;     /* stats.ignored: stands for every dropped thread */
 };
+
+/* Dropped tids below this are a bitmap (pid_max is at most 2^22). */
+#define SCHED_TID_BITS ((uint64_t)1 << 22)
 
 struct cpu {
 	bool seen, running;
@@ -43,12 +49,23 @@ struct cpu {
 
 struct stats {
 	const struct sched_stats_opts *o;
-	struct u64map tmap;
-	struct thread **threads;
+	struct u64map tmap;       /* tid -> thread; NULL once dropped or folded */
+	struct thread **threads;  /* in creation order; NULL where dropped or folded until compacted */
 	size_t nthreads, capthreads;
+	size_t live, dead;        /* threads; NULL entries in tmap and threads */
 	struct cpu *cpus;
 	size_t ncpus;
 	struct sched_chain_breaks breaks;
+	/* sched_stats_threads_read's filter: a thread keep() refuses is dropped */
+	sched_thread_keep_fn keep;
+	void *keep_ctx;
+	unsigned char *dropped_bits; /* tids < SCHED_TID_BITS dropped */
+	struct u64map dropped_big;   /* other tids dropped */
+	struct thread ignored;       /* thread_get's answer for them: gathers their runtime */
+	uint64_t dropped;
+	/* sched stats' bound on live threads (0: none) and what it folded */
+	size_t max_threads;
+	struct sched_thread_folds folds;
 };
 
 struct row {
@@ -98,12 +115,130 @@ static int acc_merge(struct acc *to, const struct acc *from)
 	return 0;
 }
 
+static bool is_dropped(const struct stats *s, int64_t tid)
+{
+	if ((uint64_t)tid < SCHED_TID_BITS)
+		return s->dropped_bits && (s->dropped_bits[(uint64_t)tid >> 3] >> (tid & 7) & 1);
+	return u64map_find(&s->dropped_big, (uint64_t)tid) != NULL;
+}
+
+/* The stand-in of every dropped thread, as a thread never seen before except for its runtime. */
+static struct thread *ignored_thread(struct stats *s)
+{
+	struct thread *t = &s->ignored;
+
+	t->ignored = true;
+	t->pending = false;
+	t->last_cpu = t->running_cpu = -1;
+	t->a.nlat = 0;
+	return t;
+}
+
+static int keep_live(uint64_t tid, void *map)
+{
+	return u64map_get(map, tid) != NULL;
+}
+
+/*
+ * threads[] without the NULLs (order kept) and tmap without the tids that
+ * map to NULL: always with force, else once as many are dead as live.
+ */
+static int compact_threads(struct stats *s, bool force)
+{
+	size_t i, n = 0, gone;
+
+	if (!s->dead || (!force && (s->dead < 1024 || s->dead < s->live)))
+		return 0;
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i]) {
+			s->threads[i]->idx = n;
+			s->threads[n++] = s->threads[i];
+		}
+	s->nthreads = n;
+	s->dead = 0;
+	return u64map_filter(&s->tmap, keep_live, &s->tmap, &gone);
+}
+
+/* Take t out of the table (its tid maps to NULL) and free it. */
+static void thread_remove(struct stats *s, struct thread *t)
+{
+	u64map_put(&s->tmap, (uint64_t)t->tid, NULL); /* an existing key: cannot fail */
+	s->threads[t->idx] = NULL;
+	s->live--;
+	s->dead++;
+	free(t->comm);
+	free(t->a.lat);
+	free(t);
+}
+
+/* keep() refused t: remember its tid, its runtime so far goes to the stand-in. */
+static int thread_drop(struct stats *s, struct thread *t)
+{
+	uint64_t tid = (uint64_t)t->tid;
+
+	if (tid < SCHED_TID_BITS) {
+		if (!s->dropped_bits && !(s->dropped_bits = calloc(SCHED_TID_BITS / 8, 1)))
+			return scx_fail("out of memory");
+		s->dropped_bits[tid >> 3] |= (unsigned char)(1u << (tid & 7));
+	} else if (!u64map_slot(&s->dropped_big, tid)) {
+		return -1;
+	}
+	s->ignored.a.runtime += t->a.runtime;
+	s->dropped++;
+	thread_remove(s, t);
+	return compact_threads(s, false);
+}
+
+static int cmp_fold(const void *x, const void *y)
+{
+	const struct thread *a = *(struct thread *const *)x, *b = *(struct thread *const *)y;
+
+	if (a->pending != b->pending)
+		return a->pending ? 1 : -1;
+	if (a->a.runtime != b->a.runtime)
+		return a->a.runtime < b->a.runtime ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/*
+ * The table holds max_threads threads: fold half of them, those not
+ * running, waiting for no wakeup first, least runtime first. Their counts
+ * go to s->folds; a folded tid seen again starts anew.
+ */
+static int fold_threads(struct stats *s)
+{
+	struct thread **v = malloc(s->live * sizeof(*v));
+	size_t i, n = 0, target = s->max_threads / 2;
+
+	if (!v)
+		return scx_fail("out of memory (folding threads)");
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i] && s->threads[i]->running_cpu < 0)
+			v[n++] = s->threads[i];
+	qsort(v, n, sizeof(*v), cmp_fold);
+	for (i = 0; i < n && s->live > target; i++) {
+		s->folds.count++;
+		s->folds.runtime_ns += v[i]->a.runtime;
+		s->folds.max_runtime_ns = v[i]->a.runtime > s->folds.max_runtime_ns ? v[i]->a.runtime
+										     : s->folds.max_runtime_ns;
+		thread_remove(s, v[i]);
+	}
+	free(v);
+	s->folds.rounds++;
+	return compact_threads(s, false);
+}
+
 static struct thread *thread_get(struct stats *s, int64_t tid)
 {
-	struct thread *t = u64map_get(&s->tmap, (uint64_t)tid);
+	uint64_t *slot = u64map_find(&s->tmap, (uint64_t)tid);
+	struct thread *t = slot ? (struct thread *)(uintptr_t)*slot : NULL;
 
 	if (t)
 		return t;
+	if (s->keep && is_dropped(s, tid))
+		return ignored_thread(s);
+	if (s->max_threads && s->live >= s->max_threads && fold_threads(s) < 0)
+		return NULL;
 	if (s->nthreads == s->capthreads) {
 		size_t cap = s->capthreads ? 2 * s->capthreads : 64;
 		struct thread **v = realloc(s->threads, cap * sizeof(*v));
@@ -122,7 +257,9 @@ static struct thread *thread_get(struct stats *s, int64_t tid)
 		free(t);
 		return NULL;
 	}
+	t->idx = s->nthreads;
 	s->threads[s->nthreads++] = t;
+	s->live++;
 	return t;
 oom:
 	scx_fail("out of memory");
@@ -131,7 +268,7 @@ oom:
 
 static int set_comm(struct thread *t, const char *comm)
 {
-	if (!comm || (t->comm && !strcmp(t->comm, comm)))
+	if (!comm || t->ignored || (t->comm && !strcmp(t->comm, comm)))
 		return 0;
 	free(t->comm);
 	if (!(t->comm = strdup(comm)))
@@ -267,6 +404,11 @@ static int process(struct stats *s, const struct sched_event *ev)
 		if (!(t = thread_get(s, ev->tid)) || set_comm(t, ev->comm) < 0)
 			return -1;
 		t->pid = ev->pid;
+		if (s->keep && !t->ignored && !t->asked) {
+			t->asked = true;
+			if (!s->keep(t->tid, t->pid, s->keep_ctx) && thread_drop(s, t) < 0)
+				return -1;
+		}
 	}
 	switch (ev->kind) {
 	case SEV_SWITCH:
@@ -559,11 +701,17 @@ static void stats_free(struct stats *s)
 	size_t i;
 
 	for (i = 0; i < s->nthreads; i++) {
+		if (!s->threads[i])
+			continue;
 		free(s->threads[i]->comm);
 		free(s->threads[i]->a.lat);
 		free(s->threads[i]);
 	}
 	free(s->threads);
+	free(s->ignored.comm);
+	free(s->ignored.a.lat);
+	free(s->dropped_bits);
+	u64map_free(&s->dropped_big);
 	for (i = 0; i < s->ncpus; i++)
 		free(s->cpus[i].a.lat);
 	free(s->cpus);
@@ -582,6 +730,7 @@ static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, s
 	int rc = -1, n;
 
 	u64map_init(&s->tmap);
+	u64map_init_cap(&s->dropped_big, U64MAP_SMALL);
 	*cpu_count = 0;
 	if (!(r = sched_events_open(in, path)))
 		return -1;
@@ -615,7 +764,7 @@ static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, s
 		}
 	}
 	*dur = end > start ? end - start : 0;
-	rc = 0;
+	rc = compact_threads(s, true);
 out:
 	sched_events_close(r);
 	return rc;
@@ -636,10 +785,18 @@ static void log_breaks(FILE *log, const struct sched_chain_breaks *b)
 		fprintf(log, "  ... %llu more\n", (unsigned long long)(b->count - SCHED_CHAIN_BREAKS_KEPT));
 }
 
+/* -v: the threads the bound folded, and why. */
+static void log_folds(FILE *log, const struct stats *s)
+{
+	fprintf(log, "sched stats: folded %llu threads with %.3f ms runtime (the most a folded thread had: %.3f ms) in %llu rounds: more than %zu threads live (--max-threads); a round folds half, none running, those waiting for no wakeup and with the least runtime first; they are in no key (folded_threads), a folded tid seen again counts anew\n",
+		(unsigned long long)s->folds.count, (double)s->folds.runtime_ns / 1e6,
+		(double)s->folds.max_runtime_ns / 1e6, (unsigned long long)s->folds.rounds, s->max_threads);
+}
+
 int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out, FILE *log)
 {
 	static const char *const names[] = {"thread", "process", "comm", "cpu", "llc", "node"};
-	struct stats s = {.o = o};
+	struct stats s = {.o = o, .max_threads = o->max_threads ? o->max_threads : SCHED_STATS_DEFAULT_MAX_THREADS};
 	struct row *rows = NULL;
 	size_t nrows = 0, i, cpu_count = 0, shown;
 	uint64_t dur = 0;
@@ -652,6 +809,8 @@ int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out, FILE 
 		goto out;
 	if (o->verbose && log)
 		log_breaks(log, &s.breaks);
+	if (o->verbose && log && s.folds.count)
+		log_folds(log, &s);
 	sort_by = o->by;
 	if (nrows)
 		qsort(rows, nrows, sizeof(*rows), cmp_row);
@@ -667,6 +826,13 @@ int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out, FILE 
 	jsonw_kv_u64(&w, "count", s.breaks.count);
 	jsonw_kv_u64(&w, "uncredited_ns", s.breaks.uncredited_ns);
 	jsonw_obj_close(&w);
+	if (s.folds.count) { /* only when the bound folded some: the output is otherwise the same as unbounded */
+		jsonw_key(&w, "folded_threads");
+		jsonw_obj_open(&w);
+		jsonw_kv_u64(&w, "count", s.folds.count);
+		jsonw_kv_u64(&w, "runtime_ns", s.folds.runtime_ns);
+		jsonw_obj_close(&w);
+	}
 	jsonw_key(&w, "keys");
 	jsonw_arr_open(&w);
 	for (i = 0; i < shown; i++)
@@ -684,10 +850,11 @@ out:
 	return rc;
 }
 
-int sched_stats_threads_read(FILE *in, const char *path, struct sched_threads *out)
+int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn keep, void *ctx,
+			     struct sched_threads *out)
 {
 	struct sched_stats_opts o = {.path = path, .by = BY_THREAD};
-	struct stats s = {.o = &o};
+	struct stats s = {.o = &o, .keep = keep, .keep_ctx = ctx};
 	size_t i;
 	int rc = -1;
 
@@ -695,6 +862,8 @@ int sched_stats_threads_read(FILE *in, const char *path, struct sched_threads *o
 	if (collect(&s, in, path, &out->duration_ns, &out->cpu_count) < 0)
 		goto out;
 	out->breaks = s.breaks;
+	out->dropped = s.dropped;
+	out->dropped_runtime_ns = s.ignored.a.runtime;
 	if (!(out->v = calloc(s.nthreads ? s.nthreads : 1, sizeof(*out->v)))) {
 		scx_fail("out of memory");
 		goto out;

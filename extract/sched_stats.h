@@ -24,18 +24,34 @@
 #ifndef SCX_EXTRACT_SCHED_STATS_H
 #define SCX_EXTRACT_SCHED_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 enum sched_stats_by { BY_THREAD, BY_PROCESS, BY_COMM, BY_CPU, BY_LLC, BY_NODE };
 
+/*
+ * Distinct threads are bounded: when max_threads are live, a round folds
+ * half of them (none running; those waiting for no wakeup and with the
+ * least runtime first) into "folded_threads" (count and runtime in the
+ * JSON, a -v line): they are in no key, and a folded tid seen again
+ * counts anew. CPU keys stay whole (a folded thread's next run is not a
+ * migration). Below the bound the output is the same as without it.
+ */
+#define SCHED_STATS_DEFAULT_MAX_THREADS ((size_t)1 << 17)
+
 struct sched_stats_opts {
 	const char *path;     /* for messages */
 	const char *topology; /* topology.json, required for llc and node */
 	enum sched_stats_by by;
 	long limit;           /* 0: all keys */
-	int verbose;          /* -v: broken switch chains on the log */
+	int verbose;          /* -v: broken switch chains and folded threads on the log */
+	size_t max_threads;   /* 0: SCHED_STATS_DEFAULT_MAX_THREADS */
+};
+
+struct sched_thread_folds {
+	uint64_t count, runtime_ns, max_runtime_ns, rounds;
 };
 
 /* A sched_switch whose prev is not the CPU's current task. */
@@ -73,10 +89,22 @@ struct sched_threads {
 	uint64_t duration_ns; /* first to last record */
 	size_t cpu_count;     /* CPUs with records */
 	struct sched_chain_breaks breaks;
+	uint64_t dropped, dropped_runtime_ns; /* threads keep() refused, and their runtime */
 };
 
-/* Read a whole sched JSONL stream. -1 with scx_fail. */
-int sched_stats_threads_read(FILE *in, const char *path, struct sched_threads *out);
+/* Keep a thread whose own record shows (tid, pid)? */
+typedef bool (*sched_thread_keep_fn)(int64_t tid, int64_t pid, void *ctx);
+
+/*
+ * Read a whole sched JSONL stream. With keep, a thread is asked about at
+ * the first record of its own (which shows its pid); one refused is
+ * dropped with its state, and later records of its tid only add to
+ * dropped_runtime_ns: per-thread memory is for the kept ones (and those no
+ * record of their own named yet; they are in v with pid -1), plus one bit
+ * per dropped tid. -1 with scx_fail.
+ */
+int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn keep, void *ctx,
+			     struct sched_threads *out);
 void sched_stats_threads_free(struct sched_threads *t);
 /* Nearest-rank percentile of n sorted values (0 when n == 0). */
 uint64_t sched_stats_lat_rank(const uint64_t *sorted, size_t n, unsigned pct);

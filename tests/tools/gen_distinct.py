@@ -7,7 +7,12 @@ interleaved over the whole input) share pages in pairs so sharing
 clustering has something to merge; every other line has a comm never seen
 before ("t" + a counter in letters, so it is its own normalized name) and
 a random page. extract mem's name table must keep the heavy ones exactly
-whatever the number of distinct comms. Written fast (one format string),
+whatever the number of distinct comms. With --distinct-cgroups, every
+other line is instead in an allotment cgroup never seen before
+(workload-tw-g<letters>.allotment.slice) with a comm of WORKERS (one
+normalized name, "worker", spread thin over all those groups): extract
+mem's group table must keep the allotment cell's units whatever the number
+of distinct groups. Written fast (one format string),
 so the bench can make millions of lines.
 """
 import argparse
@@ -39,6 +44,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--lines", type=int, default=100000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--distinct-cgroups", action="store_true",
+                    help="every other line in a fresh allotment cgroup (comm worker1..worker7) instead of a fresh comm")
     ap.add_argument("--heavy-share", type=float, default=1.0,
                     help="scale the heavy comms' shares (0: every line a distinct comm)")
     a = ap.parse_args()
@@ -61,13 +68,17 @@ def main():
                     break
             else:
                 distinct += 1
-                out.append(LINE % ("t" + letters(distinct), 1000 + distinct % 30000, 1000, i // 10**6, i % 10**6, cg,
+                comm = "t" + letters(distinct)
+                if a.distinct_cgroups:
+                    comm = "worker%d" % (1 + distinct % 7)
+                    cg = "/workload.slice/workload-tw-g%s.allotment.slice" % letters(distinct)
+                out.append(LINE % (comm, 1000 + distinct % 30000, 1000, i // 10**6, i % 10**6, cg,
                                    (0x10000000 + rnd.randrange(1 << 24)) << 12, 0))
             if len(out) >= 4096:
                 f.write("".join(out))
                 out = []
         f.write("".join(out))
-    print(f"{a.lines} lines, {distinct} distinct comms", file=sys.stderr)
+    print(f"{a.lines} lines, {distinct} distinct {'cgroups' if a.distinct_cgroups else 'comms'}", file=sys.stderr)
 
 
 if __name__ == "__main__":
