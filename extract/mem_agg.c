@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem_groups.h"
+#include "extract/comm_name.h"
 #include "lib/error.h"
 #include "lib/hash.h"
 #include "lib/linereader.h"
@@ -353,7 +353,7 @@ static struct comm_rec *comm_in(struct mem_agg *a, struct group_rec *g, const ch
 
 	if (s)
 		return &g->comms[s->index];
-	n = folded ? len : mem_groups_normalize_comm(comm, len);
+	n = folded ? len : comm_name_normalize(comm, len);
 	s = strmap_find(&g->name_index, comm, n);
 	if (s)
 		name = (long)s->index;

@@ -9,16 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/comm_name.h"
 #include "lib/error.h"
-
-size_t mem_groups_normalize_comm(const char *comm, size_t len)
-{
-	size_t n = len;
-
-	while (n > 0 && comm[n - 1] >= '0' && comm[n - 1] <= '9')
-		n--;
-	return n ? n : len;
-}
 
 bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct)
 {
@@ -79,7 +71,7 @@ int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size
 		out->total += gr->count;
 		for (c = 0; c < gr->nr_comms && !rc; c++) {
 			const struct comm_rec *cr = &gr->comms[c];
-			size_t n = mem_groups_normalize_comm(cr->comm, cr->len);
+			size_t n = comm_name_normalize(cr->comm, cr->len);
 			int inserted;
 			struct strmap_slot *s = strmap_get_or_add(&index, cr->comm, n, out->nr, &inserted);
 			struct norm_comm empty = {0};

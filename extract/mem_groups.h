@@ -51,9 +51,6 @@ struct comm_summary {
 	uint64_t total; /* samples of all the groups summarized */
 };
 
-/* "web12" -> "web"; an all-digit comm stays as is. Returns the new length. */
-size_t mem_groups_normalize_comm(const char *comm, size_t len);
-
 /* Summarize the groups whose indexes are listed. -1 on OOM. */
 int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
 		       struct comm_summary *out);

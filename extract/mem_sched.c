@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/comm_name.h"
 #include "lib/error.h"
 
 #define NOT_IN_CELL (-2)
@@ -112,7 +113,7 @@ static long thread_unit(const struct mem_sched *m, const struct mem_agg *a, enum
 	if (*share <= 0)
 		return NOT_IN_CELL;
 	h = u64map_find(&a->tid_hint, (uint64_t)t->tid);
-	len = mem_groups_normalize_comm(comm, strlen(comm));
+	len = comm_name_normalize(comm, strlen(comm));
 	for (j = 0; u && j < u->n; j++) {
 		const struct unit *x = &u->v[j];
 

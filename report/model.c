@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "extract/mem_agg.h"
+#include "extract/comm_name.h"
 #include "extract/mem_groups.h"
 #include "extract/sharing.h"
 #include "lib/error.h"
@@ -351,7 +352,7 @@ static long unit_series(const struct model_cell *c, const char *comm, size_t len
 long model_series_of(void *ctx, int64_t tid, const char *comm, uint64_t hint)
 {
 	const struct model *m = ctx;
-	size_t len = mem_groups_normalize_comm(comm, strlen(comm)), ci;
+	size_t len = comm_name_normalize(comm, strlen(comm)), ci;
 	const uint64_t *kind = m->has_tids ? u64map_find(&m->tid_kind, (uint64_t)tid) : NULL;
 	long s;
 

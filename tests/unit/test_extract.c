@@ -13,6 +13,7 @@
 #include "extract/cell_config.h"
 #include "extract/jsonl_scan.h"
 #include "extract/mem_agg.h"
+#include "extract/comm_name.h"
 #include "extract/mem_groups.h"
 #include "extract/sharing.h"
 #include "extract/topology.h"
@@ -81,10 +82,10 @@ Test(jsonl_scan, rejects_malformed_lines_saying_what)
 
 Test(mem_groups, normalize_strips_trailing_digits_only)
 {
-	cr_assert_eq(mem_groups_normalize_comm("web12", 5), 3);
-	cr_assert_eq(mem_groups_normalize_comm("kworker/3:1", 11), 10);
-	cr_assert_eq(mem_groups_normalize_comm("1234", 4), 4, "an all-digit comm stays");
-	cr_assert_eq(mem_groups_normalize_comm("a1b", 3), 3);
+	cr_assert_eq(comm_name_normalize("web12", 5), 3);
+	cr_assert_eq(comm_name_normalize("kworker/3:1", 11), 10);
+	cr_assert_eq(comm_name_normalize("1234", 4), 4, "an all-digit comm stays");
+	cr_assert_eq(comm_name_normalize("a1b", 3), 3);
 }
 
 Test(mem_groups, significance_is_strictly_above_five_percent)
