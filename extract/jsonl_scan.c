@@ -97,14 +97,17 @@ static int scan_unicode_escape(struct cursor *c, unsigned *cp)
 	return 0;
 }
 
-/* True when none of the 8 bytes is '"', '\\' or a control character (SWAR). */
-static inline bool word_is_plain(uint64_t w)
+/*
+ * The bytes of w that are '"', '\\' or a control character, as their high
+ * bits (SWAR). Borrows can also mark bytes above the first real one, never
+ * below it, so the lowest mark is exact.
+ */
+static inline uint64_t word_special(uint64_t w)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
 	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-	uint64_t special = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w);
 
-	return !(special & high);
+	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & high;
 }
 
 /*
@@ -115,13 +118,27 @@ static int scan_string(struct cursor *c, const char **out, size_t *out_len)
 {
 	char *start = ++c->p, *o;
 
-	/* fast path: no escapes; 8 plain bytes at a time */
+	/* fast path: no escapes; 8 plain bytes at a time, then straight to the
+	 * first special byte (little-endian: the lowest mark is the first byte) */
 	while (c->end - c->p >= 8) {
-		uint64_t w;
+		uint64_t w, special;
 
 		memcpy(&w, c->p, 8);
-		if (!word_is_plain(w))
+		special = word_special(w);
+		if (special) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			unsigned shift = (unsigned)__builtin_ctzll(special) & ~7u;
+
+			c->p += shift >> 3;
+			if ((unsigned char)(w >> shift) == '"') { /* the usual end: no reload */
+				*out = start;
+				*out_len = (size_t)(c->p - start);
+				c->p++;
+				return 0;
+			}
+#endif
 			break;
+		}
 		c->p += 8;
 	}
 	while (c->p < c->end) {
