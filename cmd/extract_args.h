@@ -65,7 +65,8 @@ extern const struct opt_choice extract_args_granularity_choices[];
 	OPT_STRING(0, "min-share", &(a).min_share, "PCT",                                                            \
 		   "a comm is a unit above PCT% of its group's samples (default 5, as upstream)"),                   \
 	OPT_INT(0, "min-shared-keys", &(a).min_keys, "N",                                                            \
-		"least distinct shared data pages for a merge (default " SCX_STR(SHARE_MIN_KEYS_DEFAULT) ")", 1,    \
+		"least shared data pages for a merge, fewer with N x the samples below (default " \
+		SCX_STR(SHARE_MIN_KEYS_DEFAULT) ")", 1,                                                              \
 		1L << 30),                                                                                           \
 	OPT_INT(0, "min-shared-samples", &(a).min_samples, "N",                                                      \
 		"least samples on them, each side (default " SCX_STR(SHARE_MIN_SAMPLES_DEFAULT) ")", 1, 1L << 30)

@@ -148,6 +148,19 @@ static bool side_shared(const struct evidence *x, size_t i0, size_t i1, const st
 	return any;
 }
 
+bool sharing_enough_evidence(const struct pair_evidence *pe, size_t min_keys, uint64_t min_samples)
+{
+	uint64_t fewest = pe->samples_a < pe->samples_b ? pe->samples_a : pe->samples_b;
+
+	if (!min_keys)
+		min_keys = 1;
+	if (pe->keys == 0 || fewest < min_samples)
+		return false;
+	/* min_keys identities, or as many samples a side as min_keys identities
+	 * at the sample floor would carry, on fewer identities */
+	return pe->keys >= min_keys || fewest >= (uint64_t)min_keys * min_samples;
+}
+
 void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
 		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out)
 {
@@ -184,8 +197,7 @@ void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, c
 	}
 	out->share_a = a->total > 0 ? out->share_a / a->total : 0;
 	out->share_b = b->total > 0 ? out->share_b / b->total : 0;
-	if (out->keys >= (min_keys ? min_keys : 1) && out->samples_a >= min_samples && out->samples_b >= min_samples &&
-	    a->total > 0 && b->total > 0)
+	if (sharing_enough_evidence(out, min_keys, min_samples) && a->total > 0 && b->total > 0)
 		out->affinity = sqrt((fa / a->total) * (fb / b->total));
 	if (out->affinity > 1)
 		out->affinity = 1;
@@ -535,10 +547,11 @@ static void log_header(FILE *log, const struct mem_agg *a, const struct unit_lis
 	fputc('\n', log);
 	fprintf(log, "  evidence rules: same data (data_id, else physical page) in the same or adjacent %.1f s epoch "
 		     "(physical page: %.1f s; kernel pages: %.1f s, weight 1/%d); at least %zu shared keys and %llu "
-		     "samples a side\n",
+		     "samples a side, or %llu samples a side on fewer keys\n",
 		(double)EV_EPOCH_NS / 1e9, (double)EV_PHYS_EPOCH_NS / 1e9, (double)EV_KERNEL_EPOCH_NS / 1e9,
 		EV_SCALE_USER / EV_SCALE_KERNEL,
-		p->min_keys, (unsigned long long)p->min_samples);
+		p->min_keys, (unsigned long long)p->min_samples,
+		(unsigned long long)(p->min_keys ? p->min_keys : 1) * p->min_samples);
 }
 
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,

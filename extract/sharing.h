@@ -20,6 +20,7 @@
 #ifndef SCX_EXTRACT_SHARING_H
 #define SCX_EXTRACT_SHARING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ struct sharing_params {
 	double online_cpus;     /* demand = samples / total_samples * online_cpus */
 	uint64_t total_samples; /* all samples of the input */
 	const double *demand;   /* per unit of the call (CPUs), NULL: the sample share above */
-	size_t min_keys;        /* least shared identities for a non-zero affinity */
+	size_t min_keys;        /* least shared identities for a non-zero affinity (sharing_enough_evidence) */
 	uint64_t min_samples;   /* least samples on them, on each side */
 };
 
@@ -81,6 +82,13 @@ struct pair_evidence {
 int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df);
 void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
 		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out);
+/*
+ * The minimum evidence for a non-zero affinity: at least min_samples
+ * samples a side on the shared data, and either min_keys shared identities
+ * or, on fewer, at least min_keys x min_samples samples a side (one hot
+ * structure two threads hammer all the time is no coincidence).
+ */
+bool sharing_enough_evidence(const struct pair_evidence *pe, size_t min_keys, uint64_t min_samples);
 
 /*
  * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence, as

@@ -212,6 +212,43 @@ Test(sharing, one_shared_sample_among_many_is_weak)
 	sharing_evidence_free(&ev[1]);
 }
 
+/* redis with I/O threads: an I/O thread spends ~95% of its samples on one
+ * page the main thread also hammers (hundreds of samples a side), with at
+ * most 2-4 other shared pages: the merge must not hang on the stray ones */
+Test(sharing, one_hot_shared_identity_with_many_samples_is_enough)
+{
+	struct pair_evidence pe = {.keys = 1, .samples_a = 350, .samples_b = 290};
+	const size_t k = SHARE_MIN_KEYS_DEFAULT;
+	const uint64_t s = SHARE_MIN_SAMPLES_DEFAULT;
+
+	cr_assert(sharing_enough_evidence(&pe, k, s), "one identity, hundreds of samples a side");
+	pe.samples_b = k * s - 1;
+	cr_assert(!sharing_enough_evidence(&pe, k, s), "one identity, fewer than min_keys x min_samples on a side");
+	pe.keys = k;
+	cr_assert(sharing_enough_evidence(&pe, k, s), "min_keys identities at the sample floor");
+	pe.samples_a = s - 1;
+	cr_assert(!sharing_enough_evidence(&pe, k, s), "below the sample floor on one side");
+	pe = (struct pair_evidence){.keys = 0, .samples_a = 1000, .samples_b = 1000};
+	cr_assert(!sharing_enough_evidence(&pe, k, s), "nothing shared");
+
+	/* through the matrix: one shared key, 40 samples a side on it */
+	uint64_t ka[] = {K(1), K(2)}, kb[] = {K(1), K(3)};
+	double w[] = {40, 1};
+	struct evidence ev[2] = {vec(ka, w, 2), vec(kb, w, 2)};
+	double *m;
+
+	ev[0].samples[0] = ev[1].samples[0] = 40;
+	m = sharing_affinity_matrix(ev, 2, k, s);
+	cr_assert(m[1] > 0.9, "hot shared identity: %f", m[1]);
+	free(m);
+	ev[0].samples[0] = ev[1].samples[0] = 20;
+	m = sharing_affinity_matrix(ev, 2, k, s);
+	cr_assert(m[1] == 0, "20 samples a side on one identity is below the floor: %f", m[1]);
+	free(m);
+	sharing_evidence_free(&ev[0]);
+	sharing_evidence_free(&ev[1]);
+}
+
 Test(sharing, only_same_or_adjacent_epochs_are_shared)
 {
 	/* a touched identities 1..4 in epoch 10; b in epoch 11 (adjacent); c in epoch 12 */
