@@ -3,7 +3,8 @@
 # and test: Debian -dev packages found with pkg-config, libpfm4 and Zydis (no .pc files),
 # the BPF toolchain, perf (the test oracle), ajv (schema validator, npm),
 # Debian's chromium with playwright-core (npm) for the report's browser test,
-# and the programs the sharing tests record (stress-ng, memcached, memcslap).
+# and the programs the sharing tests record (stress-ng, memcached, memcslap,
+# redis-server, redis-benchmark).
 set -u
 mode=${1:-check}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +36,9 @@ command -v npm >/dev/null || missing+=(npm)
 command -v stress-ng >/dev/null || missing+=(stress-ng)
 command -v memcached >/dev/null || [ -x /usr/bin/memcached ] || missing+=(memcached)
 command -v memcslap >/dev/null || missing+=(libmemcached-tools)
+# test_sharing_redis.sh: a service whose sharing is one hot structure
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v redis-benchmark >/dev/null || missing+=(redis-tools)
 # optional: without it the report's browser test SKIPs (it says why)
 optional=()
 [ -x /usr/bin/chromium ] || optional+=(chromium)

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# test_sharing_redis.sh - a real service whose sharing is one hot structure
+# (docs/clustering.md, "Minimum evidence"): redis-server with two I/O
+# threads (--io-threads 2 --io-threads-do-reads yes) under redis-benchmark,
+# recorded with the default backend (decode on a host without a memory PMU,
+# where a warmed-up server faults almost never). The I/O thread spends most
+# of its samples on one page the main thread also hammers, with a few stray
+# shared pages beside it; the config must put io_thd_ and redis-server in one
+# subcell whatever the number of stray pages, and redis-benchmark, which
+# talks to the server only through sockets, in a subcell of its own. Server
+# and client run in allotment cgroups of this run's own. Two conclusive runs
+# (a run where io_thd_, redis-server or redis-benchmark is no unit says
+# nothing), up to 4 attempts.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "redis sharing test" "needs root (system-wide sampling, pagemap frame numbers)"
+	exit 0
+fi
+missing=""
+for p in redis-server redis-benchmark redis-cli; do command -v $p >/dev/null || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+	skip "redis sharing test" "not installed:$missing (make deps installs redis-server and redis-tools)"
+	exit 0
+fi
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$cg2" ]; then
+	skip "redis sharing test" "no cgroup2 mount"
+	exit 0
+fi
+cgs="workload.slice/workload-tw-rsrv-$$.allotment.slice workload.slice/workload-tw-rcli-$$.allotment.slice"
+for c in $cgs; do mkdir -p "$cg2/$c"; done
+rp=""
+trap '[ -n "$rp" ] && kill $rp 2>/dev/null; for c in $cgs; do rmdir "$cg2/$c" 2>/dev/null; done; rm -rf "$WORK"' EXIT
+ALLOT="workload-tw-(rsrv|rcli)-$$\\.allotment\\.slice"
+IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"')
+cgdir() { echo "$cg2/workload.slice/workload-tw-$1-$$.allotment.slice"; }
+subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
+
+conclusive=0
+for run in 1 2 3 4; do
+	[ $conclusive -ge 2 ] && break
+	d="$WORK/r$run"
+	mkdir -p "$d"
+	port=$((25000 + ($$ + run) % 4000))
+	"${IN_CG[@]}" "$(cgdir rsrv)" redis-server --port $port --bind 127.0.0.1 --save '' --appendonly no \
+		--io-threads 2 --io-threads-do-reads yes --daemonize no >"$d/redis.log" 2>&1 &
+	rp=$!
+	# wait until it answers (an observable state, not a sleep)
+	for _ in $(seq 200); do [ "$(redis-cli -p $port ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+	ok=0
+	"$SCXPROF" record -t 60 --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" "$(cgdir rcli)" \
+		redis-benchmark -p $port -t set,get -n 300000 -c 50 -P 4 -d 256 --threads 2 -q >"$d/record.log" 2>&1 &&
+		"$SCXPROF" process -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
+		"$SCXPROF" extract mem -v --cluster sharing --workload-allotment-cgroup-regex "$ALLOT" \
+			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" && ok=1
+	kill $rp
+	wait $rp 2>/dev/null
+	rp=""
+	if [ $ok -eq 0 ]; then
+		fail "redis run $run" "$(tail -n 3 "$d/"*.log "$d/err" 2>/dev/null | tr '\n' ' ')"
+		break
+	fi
+	subcells "$d/cfg.json" >"$d/sub"
+	if ! grep -q 'io_thd_' "$d/sub" || ! grep -q 'redis-server' "$d/sub" || ! grep -q 'redis-benchmark' "$d/sub"; then
+		echo "info: redis run $run inconclusive, a thread kind is no unit: $(tr '\n' ' ' <"$d/sub")"
+		grep -E '^workload-tw|^  (redis|io_thd)' "$d/err"
+		continue
+	fi
+	conclusive=$((conclusive + 1))
+	check "redis run $run: I/O thread and main thread in one subcell ($(tr '\n' ' ' <"$d/sub"))" \
+		grep -Eqx '(.*\+)?io_thd_\+redis-server(\+.*)?' "$d/sub"
+	check "redis run $run: redis-benchmark in a subcell of its own" grep -qx 'redis-benchmark' "$d/sub"
+	check "redis run $run: -v names the merge and its evidence" \
+		grep -Eq '^  merge io_thd_ \+ redis-server: affinity' "$d/err"
+done
+[ $conclusive -ge 2 ] && pass "redis: 2 conclusive runs" || fail "redis: 2 conclusive runs" "only $conclusive"
