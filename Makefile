@@ -97,8 +97,14 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_util.h $(FUZZ_OBJS)
 fuzz: check-deps $(FUZZ_BINS)
 	@bash fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
+# bench tools: bench/NAME.c -> $(BUILD)/bench/NAME (linked with the library)
+BENCH_TOOLS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/*.c)))
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
+
 bench: check-deps
-	@$(MAKE) --no-print-directory $(BIN) $(WORKLOADS)
+	@$(MAKE) --no-print-directory $(BIN) $(WORKLOADS) $(BENCH_TOOLS)
 	@BUILD=$(BUILD) bash bench/run.sh
 
 demo: check-deps

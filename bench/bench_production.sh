@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench_production.sh - a production-size profile (issue 19): by default 20M
+# memory samples from 128 cpus, 200 cgroups and some 2,400 threads, with a
+# matching scheduling stream (about 160k records per cgroup), built by
+# bench/gen_profile.c from a real page-fault recording made here a moment
+# before (scxprof-workload, 10 threads in one process). Reports, for each
+# case, wall time, samples/s, CPU time and peak RSS, and the sizes of the
+# files written.
+#
+# Knobs: BENCH_PROD_SCALE (default 1: production size; 0.1 is 2M samples
+# from 20 cgroups, for a quick look), BENCH_PROD_DIR (where the profile and
+# outputs go: several GB at scale 1, deleted at the end; default /var/tmp).
+#
+# Adding a case: call `measure NAME CMD...` after the existing ones; it
+# prints "NAME: wall S s, N samples/s, CPU S s, peak RSS M MB" (samples/s:
+# perf.mem.data's samples, before process's filter, over the wall time) and stores the wall time in
+# wall[NAME] for ratios (`ratio A B` prints B's wall / A's wall).
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin="$top/$BUILD/scxprof"
+gen="$top/$BUILD/bench/gen_profile"
+wl="$top/$BUILD/workloads/scxprof-workload"
+scale=${BENCH_PROD_SCALE:-1}
+base=${BENCH_PROD_DIR:-/var/tmp}
+w=$(mktemp -d "$base/scxprof-prod.XXXXXX")
+trap 'rm -rf "$w"' EXIT
+
+want=$(awk -v s="$scale" 'BEGIN { printf "%d", 20000000 * s }')
+cgroups=$(awk -v s="$scale" 'BEGIN { n = int(200 * s); print (n < 1 ? 1 : n) }')
+echo "== production: a profile of $want samples, 128 cpus, $cgroups cgroups (BENCH_PROD_SCALE=$scale)"
+
+# the source: a real page-fault recording of 10 threads (3 share a region with 4)
+if ! "$bin" record --backend page-fault -o "$w/src" --disable-archive -- \
+	"$wl" -d 4 -p 256 -H 2 alpha:4:A beta:3:A gamma:3 >"$w/record.log" 2>&1; then
+	if grep -qiE "permission|not permitted|perf_event_open|bpf" "$w/record.log"; then
+		echo "SKIP: bench_production: cannot record here: $(tail -1 "$w/record.log")"
+		exit 0
+	fi
+	echo "bench_production: recording the source failed:"; tail -5 "$w/record.log"; exit 1
+fi
+"$gen" "$w/src" "$w/prof" --samples "$want" --cgroups "$cgroups" --cpus 128 | tee "$w/gen.txt" ||
+	{ echo "bench_production: generator failed"; exit 1; }
+rm -rf "$w/src"
+echo "perf.mem.data $(du -m "$w/prof/perf.mem.data" | cut -f1) MB, sched.data $(du -m "$w/prof/sched.data" | cut -f1) MB"
+
+declare -A wall
+samples=$(awk '{ print $2 }' "$w/gen.txt") # in perf.mem.data, before process's filter
+# measure NAME CMD...: run once (each case is minutes at scale 1), report
+measure() {
+	local name=$1; shift
+	local out
+	out=$(python3 - "$@" <<'EOF'
+import os, sys, time
+t0 = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, st, ru = os.wait4(pid, 0)
+wall = time.monotonic() - t0
+print(os.waitstatus_to_exitcode(st), f"{wall:.2f}", f"{ru.ru_utime + ru.ru_stime:.2f}", f"{ru.ru_maxrss / 1024:.0f}")
+EOF
+)
+	set -- $out
+	if [ "$1" != 0 ]; then
+		echo "$name: FAILED (exit $1)"; return 1
+	fi
+	wall[$name]=$2
+	echo "$name: wall $2 s, $(awk -v n="$samples" -v t="$2" 'BEGIN { printf "%.0f", n / t }') samples/s, CPU $3 s, peak RSS $4 MB"
+}
+ratio() { # A B: B's wall time / A's
+	awk -v a="${wall[$1]}" -v b="${wall[$2]}" -v na="$1" -v nb="$2" 'BEGIN { printf "%s / %s: %.2fx\n", nb, na, b / a }'
+}
+
+# today's two steps: process (default outputs), then extract on its perf.jsonl
+measure "process" "$bin" process -f "$w/prof" -o "$w/out" || exit 1
+kept=$(grep -o '"kept":[0-9]*' "$w/out/process.json" | head -1 | cut -d: -f2)
+echo "kept samples: $kept; outputs: $(cd "$w/out" && for f in *; do printf '%s %s MB  ' "$f" "$(du -m "$f" | cut -f1)"; done)"
+measure "extract" "$bin" extract -f "$w/out/perf.jsonl" || exit 1
+wall[two-steps]=$(awk -v a="${wall[process]}" -v b="${wall[extract]}" 'BEGIN { print a + b }')
+awk -v n="$samples" -v t="${wall[two-steps]}" 'BEGIN { printf "two steps (process + extract): wall %.2f s, %.0f samples/s\n", t, n / t }'
+size=$(stat -c %s "$w/out/perf.jsonl")
+echo "perf.jsonl: $size bytes ($(awk -v b="$size" -v n="$kept" 'BEGIN { printf "%.0f", b / n }') per kept sample)"
