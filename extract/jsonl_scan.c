@@ -391,7 +391,7 @@ static int scan_value(struct cursor *c, int depth)
 
 enum key_id {
 	K_OTHER, K_COMM, K_TID, K_PID, K_CGROUP, K_PHYS, K_PAGE_SIZE, K_HINT, K_WEIGHT,
-	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC
+	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC, K_ADDR
 };
 enum { REQUIRED = 1 << K_COMM | 1 << K_TID | 1 << K_PID | 1 << K_CGROUP | 1 << K_PHYS | 1 << K_PAGE_SIZE };
 
@@ -412,6 +412,7 @@ static enum key_id key_of(const char *k, size_t n)
 	if (IS("data_map")) return K_DATA_MAP;
 	if (IS("data_sym")) return K_DATA_SYM;
 	if (IS("data_src")) return K_DATA_SRC;
+	if (IS("addr")) return K_ADDR;
 	return K_OTHER;
 #undef IS
 }
@@ -463,6 +464,36 @@ static int scan_nullable_string(struct cursor *c, const char *key, const char **
 		return scan_literal(c, "null");
 	}
 	return scan_string_key(c, key, v, n);
+}
+
+/*
+ * addr (upstream's virtual data address): a hex string gives the cache line
+ * within the page when phys_addr has none; anything else is skipped (0).
+ */
+static int scan_addr(struct cursor *c, struct mem_sample *s)
+{
+	const char *t;
+	size_t n, i = 0;
+	uint64_t x = 0;
+
+	if (c->p >= c->end || *c->p != '"')
+		return scan_value(c, 1);
+	if (scan_string(c, &t, &n) < 0)
+		return -1;
+	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+		i = 2;
+	for (; i < n; i++) {
+		char ch = t[i];
+
+		if (is_digit(ch))
+			x = x << 4 | (uint64_t)(ch - '0');
+		else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+			x = x << 4 | (uint64_t)((ch | 0x20) - 'a' + 10);
+		else
+			return 0; /* not a hex address: no line (s->addr stays 0) */
+	}
+	s->addr = x;
+	return 0;
 }
 
 /* data_src: an object; only "hitm" (local/remote) and "snoop" (…PEER…) matter. */
@@ -530,6 +561,7 @@ static int scan_member(struct cursor *c, enum key_id id, struct mem_sample *s)
 	case K_DATA_MAP: return scan_string_key(c, "data_map", &s->data_map, &s->data_map_len);
 	case K_DATA_SYM: return scan_string_key(c, "data_sym", &s->data_sym, &s->data_sym_len);
 	case K_DATA_SRC: return scan_data_src(c, s);
+	case K_ADDR: return scan_addr(c, s);
 	default: return scan_value(c, 1);
 	}
 }

@@ -3,7 +3,7 @@
  * (ours, with extra keys) or upstream's perf.mem.jsonl.
  *
  * It walks the top-level object once, decodes only the keys extract needs
- * (comm, tid, pid, cgroup, phys_addr, data_page_size, hint, weight, time /
+ * (comm, tid, pid, cgroup, phys_addr, addr, data_page_size, hint, weight, time /
  * time_ns, data_id, data_map, data_sym, data_src.hitm/snoop) and
  * checks the syntax of every other value without building anything. String
  * escapes in comm and cgroup (\" \\ \/ \b \f \n \r \t, \uXXXX including
@@ -23,6 +23,7 @@ struct mem_sample {
 	size_t cgroup_len;
 	int64_t tid, pid;
 	uint64_t phys_addr;
+	uint64_t addr;            /* virtual data address ("addr", hex string); 0 when absent */
 	uint64_t data_page_size; /* 0: unknown */
 	uint64_t hint;           /* 0 when the key is absent, as upstream */
 	uint64_t weight;         /* load latency when has_weight */

@@ -1,0 +1,24 @@
+/*
+ * mem_agg_internal.h - what the files of the mem_agg module (mem_agg.c,
+ * mem_agg_fold.c, mem_agg_key.c) call in each other. Not for other modules.
+ */
+#ifndef SCX_EXTRACT_MEM_AGG_INTERNAL_H
+#define SCX_EXTRACT_MEM_AGG_INTERNAL_H
+
+#include "extract/mem_agg.h"
+
+/* Grow *arr (elements of elem bytes, zeroed) to hold need; -1 on OOM. */
+int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem);
+void mem_agg_comm_rec_free(struct comm_rec *c);
+/* A new group record (indexed: in group_index and, allotment, the groups' counters); its index, -1 on OOM. */
+long mem_agg_new_group(struct mem_agg *a, const char *key, size_t len, enum group_kind kind, bool indexed);
+/* A Misra-Gries round on the allotment groups. -1 on OOM. */
+int mem_agg_fold_groups(struct mem_agg *a);
+/* The comm_rec a sample of comm counts in (its name's counter incremented); NULL on OOM. */
+struct comm_rec *mem_agg_comm_of(struct mem_agg *a, struct group_rec *g, const char *comm, size_t len);
+/* The hint_rec of hint in c, created when new; NULL on OOM. */
+struct hint_rec *mem_agg_hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t hint);
+/* Add the sample's evidence key to h (under the key budget). -1 on OOM. */
+int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_sample *s);
+
+#endif

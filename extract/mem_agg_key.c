@@ -1,0 +1,163 @@
+/*
+ * mem_agg_key.c - mem_agg's evidence (see mem_agg.h): the key of a sample
+ * (data identity, cache line, epoch), the bounded key budget (sampling by
+ * identity) and the identity -> object names behind -v.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extract/mem_agg.h"
+#include "extract/mem_agg_internal.h"
+#include "lib/error.h"
+#include "lib/hash.h"
+
+uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool line_granularity)
+{
+	unsigned shift = 12;
+
+	if (line_granularity)
+		shift = 6;
+	else if (data_page_size >= 64)
+		shift = 63 - (unsigned)__builtin_clzll(data_page_size);
+	return (phys_addr >> shift) << 6 | shift;
+}
+
+bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
+{
+	uint64_t ident, epoch_ns = EV_EPOCH_NS;
+
+	*scale = EV_SCALE_USER;
+	if (s->data_id && s->data_id_len >= 2 && s->data_id[1] == ':') {
+		uint64_t phys = s->phys_addr ? mem_agg_evidence_key(s->phys_addr, s->data_page_size, line_granularity) : 0;
+
+		if (s->data_id[0] == 'R')
+			return false;
+		if (s->data_id[0] == 'K') {
+			*scale = EV_SCALE_KERNEL;
+			epoch_ns = EV_KERNEL_EPOCH_NS;
+		}
+		/* the physical page is folded in: one identity on two pages at once is reuse, not sharing */
+		ident = hash_bytes(s->data_id, s->data_id_len) ^ hash_mix64(phys + 1);
+	} else if (s->phys_addr) {
+		ident = hash_mix64(mem_agg_evidence_key(s->phys_addr, s->data_page_size, line_granularity));
+		epoch_ns = EV_PHYS_EPOCH_NS;
+	} else {
+		return false;
+	}
+	if (s->peer)
+		*scale *= EV_PEER_FACTOR;
+	*key = (ident & ~EV_EPOCH_MASK) | ((s->time_ns / epoch_ns) & EV_EPOCH_MASK);
+	return true;
+}
+
+/* Sampling keeps or drops an identity in all its epochs at once. */
+static bool key_sampled(uint64_t key, unsigned level)
+{
+	return level == 0 || (hash_mix64(EV_IDENT(key)) >> (64 - level)) == 0;
+}
+
+static int keep_at_level(uint64_t key, void *arg)
+{
+	return key_sampled(key, *(unsigned *)arg);
+}
+
+static int keep_ident_at_level(uint64_t ident, void *arg)
+{
+	return key_sampled(ident << EV_EPOCH_BITS, *(unsigned *)arg);
+}
+
+/* Raise the sampling level until the evidence fits the budget again. */
+static int shrink_evidence(struct mem_agg *a)
+{
+	while (a->nr_keys > a->o.max_keys && a->level < 63) {
+		size_t g, c, h, dropped;
+
+		a->level++;
+		for (g = 0; g < a->nr_groups; g++)
+			for (c = 0; c < a->groups[g].nr_comms; c++)
+				for (h = 0; h < a->groups[g].comms[c].nr_hints; h++) {
+					struct u64map *m = &a->groups[g].comms[c].hints[h].pages;
+
+					if (u64map_filter(m, keep_at_level, &a->level, &dropped) < 0)
+						return -1;
+					a->nr_keys -= dropped;
+				}
+		if (u64map_filter(&a->ident_object, keep_ident_at_level, &a->level, &dropped) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Remember the object name of an identity (bounded: MEM_AGG_MAX_OBJECTS names). */
+static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sample *s)
+{
+	char name[512];
+	int n, inserted;
+	uint64_t *slot;
+	struct strmap_slot *o;
+
+	if (u64map_find(&a->ident_object, ident))
+		return 0;
+	n = snprintf(name, sizeof(name), "%.*s%s%.*s", (int)s->data_map_len, s->data_map, s->data_sym ? " " : "",
+		     s->data_sym ? (int)s->data_sym_len : 0, s->data_sym ? s->data_sym : "");
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= sizeof(name))
+		n = sizeof(name) - 1;
+	o = strmap_find(&a->objects, name, (size_t)n);
+	if (!o) {
+		if (a->nr_objects >= MEM_AGG_MAX_OBJECTS)
+			return 0;
+		if (!a->object_names &&
+		    !(a->object_names = calloc(MEM_AGG_MAX_OBJECTS, sizeof(*a->object_names))))
+			return scx_fail("out of memory");
+		if (!(o = strmap_get_or_add(&a->objects, name, (size_t)n, a->nr_objects, &inserted)))
+			return -1;
+		a->object_names[a->nr_objects++] = o->key;
+	}
+	if (!(slot = u64map_slot(&a->ident_object, ident)))
+		return -1;
+	*slot = o->index + 1;
+	return 0;
+}
+
+size_t mem_agg_object(const struct mem_agg *a, uint64_t ident)
+{
+	const uint64_t *v = u64map_find(&a->ident_object, ident);
+
+	return v ? (size_t)*v : 0;
+}
+
+int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_sample *s)
+{
+	uint64_t key, w = s->has_weight && s->weight ? s->weight : 1;
+	unsigned scale;
+	size_t before = h->pages.len;
+	uint64_t *v;
+
+	if (!mem_agg_sample_key(s, a->o.line_granularity, &key, &scale)) {
+		if (s->data_id && s->data_id_len >= 2 && s->data_id[0] == 'R')
+			a->ev.readonly++;
+		else
+			a->ev.none++;
+		return 0;
+	}
+	if (s->data_id)
+		a->ev.by_id++;
+	else
+		a->ev.by_phys++;
+	a->ev.kernel += s->data_id && s->data_id[0] == 'K';
+	a->ev.peer += s->peer;
+	if (!key_sampled(key, a->level))
+		return 0;
+	if (!(v = u64map_slot(&h->pages, key)))
+		return -1;
+	*v += EV_PACK(1, w * scale);
+	if (a->o.objects && s->data_map && note_object(a, EV_IDENT(key), s) < 0)
+		return -1;
+	if (h->pages.len != before && ++a->nr_keys > a->o.max_keys)
+		return shrink_evidence(a);
+	return 0;
+}
+
