@@ -19,7 +19,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 
-LIB_SRCS  := $(sort $(wildcard lib/*.c process/*.c process/sym/*.c record/*.c extract/*.c report/*.c))
+LIB_SRCS  := $(sort $(wildcard lib/*.c process/*.c process/sym/*.c record/*.c record/*/*.c extract/*.c report/*.c))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
@@ -139,8 +139,8 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h $(wildcard bpf/*.h)
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/record/hints_tracer.o: $(BUILD)/bpf/hints.skel.h
-$(BUILD)/obj/record/sched_stream.o: $(BUILD)/bpf/sched.skel.h
+$(BUILD)/obj/record/streams/hints_tracer.o: $(BUILD)/bpf/hints.skel.h
+$(BUILD)/obj/record/streams/sched_stream.o: $(BUILD)/bpf/sched.skel.h
 # the fuzzers compile every library source, record/ included
 $(FUZZ_OBJS): $(BPF_SKELS)
 

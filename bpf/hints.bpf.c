@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hints.bpf.c - kernel side of hint tracing (userspace: record/hints_tracer.c).
+ * hints.bpf.c - kernel side of hint tracing (userspace: record/streams/hints_tracer.c).
  *
  * A sched_ext scheduler keeps a per-thread "hint" in a BPF task-storage map
  * pinned in bpffs; the first u64 of a map value is the hint. Two ways to see

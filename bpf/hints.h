@@ -1,6 +1,6 @@
 /*
  * hints.h - the hint-update event shared by bpf/hints.bpf.c (kernel side) and
- * record/hints_tracer.c (userspace).
+ * record/streams/hints_tracer.c (userspace).
  *
  * One event is one observed hint value of one thread: the fentry program emits
  * it to the ring buffer for every update of the scheduler's task-storage map,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sched.bpf.c - kernel side of the scheduling stream (userspace:
- * record/sched_stream.c; record layout: lib/sched_data_format.h; batch:
+ * record/streams/sched_stream.c; record layout: lib/sched_data_format.h; batch:
  * bpf/sched.h; file format: schemas/sched-data.md).
  *
  * One tp_btf program per tracepoint: scheduler (switch, wakeups, migration,

@@ -1,6 +1,6 @@
 /*
  * sched.h - what the scheduling-stream BPF program (bpf/sched.bpf.c) and
- * its loader (record/sched_stream.c) share beyond the sched.data format
+ * its loader (record/streams/sched_stream.c) share beyond the sched.data format
  * (lib/sched_data_format.h): the per-CPU batch the kernel side fills.
  */
 #ifndef SCX_BPF_SCHED_H

@@ -1,5 +1,5 @@
 /*
- * fuzz_elf_funcs.c - libFuzzer target for record/elf_funcs.c, which reads
+ * fuzz_elf_funcs.c - libFuzzer target for record/decode/elf_funcs.c, which reads
  * the symbol tables of whatever ELF files the sampled processes mapped.
  * Each input is an ELF image. Besides sanitizer findings it aborts when an
  * invariant breaks: a function extent outside the image or empty, the
@@ -7,7 +7,7 @@
  * with a function that does not hold the offset asked about.
  * Seeds: any ELF file (e.g. build/scxprof, /bin/true).
  */
-#include "record/elf_funcs.h"
+#include "record/decode/elf_funcs.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * sched_data_format.h - the sched.data file format: its header, record
  * types and record layouts (versions 1 and 2), shared by the recorder's BPF
  * program (bpf/sched.h, bpf/sched.bpf.c: the kernel side fills version 2
- * chunks), record/sched_stream.c (writes sched.data) and the reader in
+ * chunks), record/streams/sched_stream.c (writes sched.data) and the reader in
  * process/sched_data.c. The prose around it is schemas/sched-data.md.
  *
  * Header only and BPF-safe: fixed-width kernel types (__u32, ...) from

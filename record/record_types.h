@@ -13,9 +13,9 @@
 #include <stdio.h>
 
 #include "lib/warnings.h"
-#include "record/backend.h"
-#include "record/mem_stream.h"
-#include "record/sched_stream.h"
+#include "record/backend/backend.h"
+#include "record/streams/mem_stream.h"
+#include "record/streams/sched_stream.h"
 
 struct record_opts {
 	const char *dir;               /* existing, empty output directory */

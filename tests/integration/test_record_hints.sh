@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_record_hints.sh - the hints tracer (record/hints_tracer.c) end to end:
+# test_record_hints.sh - the hints tracer (record/streams/hints_tracer.c) end to end:
 # a pinned task-storage map, a helper that sets hints of its threads at known
 # CLOCK_MONOTONIC times (tests/workloads/hint-setter.c) and the tracer driver
 # (tests/workloads/hints-trace.c, until `scxprof record --hints-map` uses it).

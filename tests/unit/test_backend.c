@@ -1,6 +1,6 @@
 /*
- * test_backend.c - unit tests for record/backend*.c, record/pmu_sysfs.c and
- * record/pfm_event.c: the perf_event_attrs built from fixture sysfs trees
+ * test_backend.c - unit tests for record/backend*.c, record/backend/pmu_sysfs.c and
+ * record/backend/pfm_event.c: the perf_event_attrs built from fixture sysfs trees
  * (tests/fixtures/sysfs/<machine>/bus/event_source/devices: skl, spr, adl
  * hybrid, zen4 without and zen5 with the IBS ldlat cap, spe and a two-SPE
  * spe2, and vm, a mirror of this PMU-less VM) against the values in
@@ -10,10 +10,10 @@
  * fallbacks through a fake opener; and a real system-wide page-fault event
  * on cpu 0 whose samples are read back from the ring buffer.
  */
-#include "record/backend.h"
-#include "record/backend_choose.h"
-#include "record/backend_open.h"
-#include "record/pmu_sysfs.h"
+#include "record/backend/backend.h"
+#include "record/backend/backend_choose.h"
+#include "record/backend/backend_open.h"
+#include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 /*
  * test_insn.c - unit tests for the decode backend's instruction decoder
- * (record/insn_x86.c) and instruction-byte reader (record/insn_text.c):
+ * (record/decode/insn_x86.c) and instruction-byte reader (record/decode/insn_text.c):
  * x86-64 instruction forms (bytes from GNU as) with a fixed register
  * context and the data addresses, sizes and load/store marks they must
  * give; the skip reasons (lea, fs/gs, gather, bad and short bytes); an
@@ -8,7 +8,7 @@
  * anonymous one, read back from this very process; the data_src bits; the
  * instruction before an IP, found from the start of a function of this
  * binary with known bytes; an executed instruction that overwrote its
- * address registers; and the ELF function table (record/elf_funcs.c).
+ * address registers; and the ELF function table (record/decode/elf_funcs.c).
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/decode_stream.h"
-#include "record/elf_funcs.h"
-#include "record/insn.h"
-#include "record/insn_text.h"
+#include "record/decode/decode_stream.h"
+#include "record/decode/elf_funcs.h"
+#include "record/decode/insn.h"
+#include "record/decode/insn_text.h"
 
 /* perf_regs numbering (arch/x86/include/uapi/asm/perf_regs.h) */
 enum { AX, BX, CX, DX, SI, DI, BP, SP, IP, R8 = 16, R9, R10, R11, R12, R13, R14, R15 };

@@ -4,7 +4,7 @@
  * event files list terms in the same syntax a user writes inside
  * "pmu/.../". Everything here is data-driven: no PMU's bits are hard-coded.
  */
-#include "record/pmu_sysfs.h"
+#include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 
 #include <ctype.h>

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "record/backend.h"
+#include "record/backend/backend.h"
 
 #define MEM_BACKEND_MAX_SPE_PMUS 4
 

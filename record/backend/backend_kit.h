@@ -8,8 +8,8 @@
 #ifndef SCX_RECORD_BACKEND_KIT_H
 #define SCX_RECORD_BACKEND_KIT_H
 
-#include "record/backend.h"
-#include "record/pmu_sysfs.h"
+#include "record/backend/backend.h"
+#include "record/backend/pmu_sysfs.h"
 
 #define MEM_SAMPLE_COMMON                                                                   \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |            \

@@ -6,7 +6,7 @@
  * times scale, displacement and the next IP for RIP-relative operands from
  * a register context filled from the sampled user registers.
  */
-#include "record/insn.h"
+#include "record/decode/insn.h"
 
 #include <stdio.h>
 #include <string.h>

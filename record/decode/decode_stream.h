@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "lib/perfdata.h"
-#include "record/decode_stats.h"
-#include "record/insn.h"
+#include "record/decode/decode_stats.h"
+#include "record/decode/insn.h"
 
 struct mem_stream_stats;
 

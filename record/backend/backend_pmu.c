@@ -6,11 +6,11 @@
  * with user registers). Every config bit comes from the PMU's own events/
  * and format/ files through pmu_sysfs.c.
  */
-#include "record/backend_pmu.h"
-#include "record/backend_kit.h"
-#include "record/pmu_sysfs.h"
-#include "record/decode_stream.h"
-#include "record/insn.h"
+#include "record/backend/backend_pmu.h"
+#include "record/backend/backend_kit.h"
+#include "record/backend/pmu_sysfs.h"
+#include "record/decode/decode_stream.h"
+#include "record/decode/insn.h"
 #include "lib/error.h"
 
 #include <dirent.h>

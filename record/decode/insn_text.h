@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/insn.h"
+#include "record/decode/insn.h"
 
 struct insn_text;
 

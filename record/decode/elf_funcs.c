@@ -1,7 +1,7 @@
 /*
  * elf_funcs.c - function extents from ELF symbol tables (see elf_funcs.h).
  */
-#include "record/elf_funcs.h"
+#include "record/decode/elf_funcs.h"
 
 #include <elf.h>
 #include <stdlib.h>

@@ -12,8 +12,8 @@
  * the last value seen to write only changes. libbpf's own messages are
  * captured (not printed) and the last one is quoted in errors.
  */
-#include "record/hints_tracer.h"
-#include "record/libbpf_quiet.h"
+#include "record/streams/hints_tracer.h"
+#include "record/streams/libbpf_quiet.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>

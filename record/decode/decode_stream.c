@@ -2,7 +2,7 @@
  * decode_stream.c - cpu-clock samples with user registers to memory
  * samples (see decode_stream.h).
  */
-#include "record/decode_stream.h"
+#include "record/decode/decode_stream.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,9 +10,9 @@
 #include <sys/mman.h>
 
 #include "lib/error.h"
-#include "record/insn_text.h"
-#include "record/mem_stats.h"
-#include "record/pagemap.h"
+#include "record/decode/insn_text.h"
+#include "record/streams/mem_stats.h"
+#include "record/decode/pagemap.h"
 
 struct decode_stream {
 	const struct insn_decoder *dec;

@@ -2,7 +2,7 @@
  * pfm_event.c - the libpfm4 wrapper behind --event for named events.
  * See pfm_event.h.
  */
-#include "record/pfm_event.h"
+#include "record/backend/pfm_event.h"
 #include "lib/error.h"
 
 #include <perfmon/pfmlib_perf_event.h>

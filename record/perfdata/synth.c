@@ -16,7 +16,7 @@
 #include "lib/error.h"
 #include "lib/kernel_id.h"
 #include "lib/linereader.h"
-#include "record/inode_gen.h"
+#include "record/perfdata/inode_gen.h"
 
 #define REC_MAX 8192
 

@@ -5,8 +5,8 @@
  * backend_pmu.c (the vendor event sets), backend_event.c (--event) and
  * backend_choose.c; not part of the record API.
  */
-#include "record/backend_kit.h"
-#include "record/pmu_sysfs.h"
+#include "record/backend/backend_kit.h"
+#include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 
 #include <inttypes.h>

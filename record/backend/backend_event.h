@@ -6,7 +6,7 @@
 #ifndef SCX_RECORD_BACKEND_EVENT_H
 #define SCX_RECORD_BACKEND_EVENT_H
 
-#include "record/backend.h"
+#include "record/backend/backend.h"
 
 /* o->event_spec into out (zeroed by the caller); -1 with scx_fail() naming the string. */
 int mem_backend_from_spec(const struct mem_backend_opts *o, struct mem_backend *out);

@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "record/backend_open.h"
-#include "record/decode_stream.h"
-#include "record/pagemap.h"
+#include "record/backend/backend_open.h"
+#include "record/decode/decode_stream.h"
+#include "record/decode/pagemap.h"
 
 /* How often the recorder drains the rings. Physical addresses come from
  * pagemap at drain time, so the page-fault backend drains every 5 ms (its

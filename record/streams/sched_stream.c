@@ -19,8 +19,8 @@
  * messages are captured (never printed) and the first warning is quoted in
  * errors.
  */
-#include "record/sched_stream.h"
-#include "record/libbpf_quiet.h"
+#include "record/streams/sched_stream.h"
+#include "record/streams/libbpf_quiet.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -36,7 +36,7 @@
 #include "bpf/sched.h"
 #include "lib/error.h"
 #include "lib/monotime.h"
-#include "record/direct_out.h"
+#include "record/perfdata/direct_out.h"
 #include "sched.skel.h"
 
 _Static_assert(sizeof(struct sched_rec2) == SCHED_REC2_BASE, "sched_rec2 layout");

@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "lib/perfdata.h"
-#include "record/backend.h"
-#include "record/mem_stats.h"
+#include "record/backend/backend.h"
+#include "record/streams/mem_stats.h"
 
 struct mem_stream_opts {
 	size_t mmap_pages;      /* data pages per CPU ring (power of two); 0 = 1024 (4 MiB) */

@@ -6,10 +6,10 @@
  * PMU with events/mem-loads-aux gets that group leader added, as the
  * kernel requires.
  */
-#include "record/backend_event.h"
-#include "record/backend_kit.h"
-#include "record/pfm_event.h"
-#include "record/pmu_sysfs.h"
+#include "record/backend/backend_event.h"
+#include "record/backend/backend_kit.h"
+#include "record/backend/pfm_event.h"
+#include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 
 #include <stdio.h>

@@ -6,12 +6,12 @@
  * falls back to decode (or page faults where no instruction decoder exists),
  * with a warning saying what is lost. The builders are backend_pmu.c.
  */
-#include "record/backend_choose.h"
-#include "record/backend_event.h"
-#include "record/backend_kit.h"
-#include "record/backend_pmu.h"
-#include "record/insn.h"
-#include "record/pmu_sysfs.h"
+#include "record/backend/backend_choose.h"
+#include "record/backend/backend_event.h"
+#include "record/backend/backend_kit.h"
+#include "record/backend/backend_pmu.h"
+#include "record/decode/insn.h"
+#include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 
 #include <string.h>

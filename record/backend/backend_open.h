@@ -8,7 +8,7 @@
 
 #include <linux/perf_event.h>
 
-#include "record/backend.h"
+#include "record/backend/backend.h"
 
 /* Open one event of the set on one cpu (pid -1, system-wide) with
  * perf_event_open: tries precise_ip from attr.precise_ip down to 0 on

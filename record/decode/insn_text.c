@@ -1,7 +1,7 @@
 /*
  * insn_text.c - instruction bytes of live processes (see insn_text.h).
  */
-#include "record/insn_text.h"
+#include "record/decode/insn_text.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "lib/u64map.h"
-#include "record/elf_funcs.h"
+#include "record/decode/elf_funcs.h"
 
 #define PROC_SLOTS 256    /* processes whose maps are cached (direct-mapped by pid) */
 #define MAX_XMAPS 512     /* executable mappings kept per process */

@@ -1,7 +1,7 @@
 /*
  * inode_gen.c - inode generations of mapped files (see inode_gen.h).
  */
-#include "record/inode_gen.h"
+#include "record/perfdata/inode_gen.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>

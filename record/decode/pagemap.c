@@ -1,7 +1,7 @@
 /*
  * pagemap.c - /proc/PID/pagemap lookups in blocks (see pagemap.h).
  */
-#include "record/pagemap.h"
+#include "record/decode/pagemap.h"
 
 #include <fcntl.h>
 #include <stdbool.h>

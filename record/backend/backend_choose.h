@@ -6,7 +6,7 @@
 #ifndef SCX_RECORD_BACKEND_CHOOSE_H
 #define SCX_RECORD_BACKEND_CHOOSE_H
 
-#include "record/backend.h"
+#include "record/backend/backend.h"
 
 /* Probe and build the event set. -1 with scx_fail() on a clear refusal
  * (e.g. --backend intel-pebs on a machine without it: says what was found;

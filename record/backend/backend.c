@@ -4,7 +4,7 @@
  * the builders are backend_pmu.c (probed PMUs) and backend_event.c
  * (--event); backend_choose.c picks one.
  */
-#include "record/backend.h"
+#include "record/backend/backend.h"
 #include "lib/error.h"
 
 #include <string.h>
