@@ -15,7 +15,7 @@
  */
 #include "lib/error.h"
 #include "lib/sched_data_format.h"
-#include "process/perfetto_trace.h"
+#include "lib/pftrace/perfetto_trace.h"
 #include "process/process_sched.h"
 
 #include <fcntl.h>

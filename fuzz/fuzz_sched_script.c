@@ -15,7 +15,7 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/perfetto_trace.h"
+#include "lib/pftrace/perfetto_trace.h"
 #include "process/process_sched.h"
 #include "process/sched_script.h"
 

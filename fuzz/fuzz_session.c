@@ -1,7 +1,7 @@
 /*
  * fuzz_session.c - libFuzzer target for the side-band replay of process
  * (process/session.c) and the data identity it gives samples
- * (process/data_id.c): threads, forks, exec, MMAP/MMAP2 of any shape.
+ * (lib/data_id.c): threads, forks, exec, MMAP/MMAP2 of any shape.
  *
  * An input is a stream of records (perf_event_header + body, no file
  * header), each applied with session_apply(). A PERF_RECORD_SAMPLE record is
@@ -20,7 +20,7 @@
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/data_id.h"
+#include "lib/data_id.h"
 #include "process/session.h"
 
 static volatile uint64_t sink;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/error.h"
-#include "process/perfetto_track.h"
+#include "lib/pftrace/perfetto_track.h"
 #include "process/process_warn.h"
 
 int emitter_init(struct emitter *e, const struct process_opts *opts, struct process_outputs *out,

@@ -14,7 +14,7 @@
 #include "lib/jsonw.h"
 #include "process/hints.h"
 #include "process/mem_jsonl.h"
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
 #include "process/record_self.h"
 

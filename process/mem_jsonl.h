@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "lib/jsonw.h"
-#include "process/data_id.h"
-#include "process/data_src.h"
+#include "lib/data_id.h"
+#include "lib/data_src.h"
 
 /*
  * Formatting state kept across lines: formatted data_src objects, and the

@@ -5,7 +5,7 @@
 #ifndef SCX_PERFETTO_HOST_H
 #define SCX_PERFETTO_HOST_H
 
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 
 /* The recording host from metadata.json ("kernel", "arch",
  * "online_cpus"); fields it lacks stay empty. -1 (scx_fail) if unreadable. */

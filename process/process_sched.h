@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
 
 /* Run the profile's sched input path into out (sched.jsonl) and trace (when

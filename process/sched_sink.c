@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/error.h"
-#include "process/perfetto_sched.h"
+#include "lib/pftrace/perfetto_sched.h"
 #include "process/sched_jsonl.h"
 
 static void count_event(struct process_sched_result *r, const char *event)

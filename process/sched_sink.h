@@ -13,7 +13,7 @@
 
 #include "lib/jsonw.h"
 #include "process/hints.h"
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
 #include "process/sched_trace.h"
 

@@ -20,7 +20,7 @@
 
 #include "lib/perfdata.h"
 #include "lib/u64map.h"
-#include "process/data_id.h"
+#include "lib/data_id.h"
 #include "process/sym/symbols.h"
 
 struct session_dso {

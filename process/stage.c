@@ -15,8 +15,8 @@
 #include "process/mem_perfdata.h"
 #include "process/mem_script.h"
 #include "process/perfetto_host.h"
-#include "process/perfetto_trace.h"
-#include "process/perfetto_track.h"
+#include "lib/pftrace/perfetto_trace.h"
+#include "lib/pftrace/perfetto_track.h"
 #include "process/process_sched.h"
 #include "process/process_warn.h"
 

@@ -14,7 +14,7 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "lib/jsonw.h"
-#include "process/data_src.h"
+#include "lib/data_src.h"
 #include "process/order.h"
 #include "process/session.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "process/data_id.h"
+#include "lib/data_id.h"
 #include "process/session.h"
 
 struct rec {

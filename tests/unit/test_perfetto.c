@@ -5,10 +5,10 @@
  * wakings (perfetto_sched.c). The whole trace is checked against real
  * recordings by tests/integration/test_perfetto.sh.
  */
-#include "process/perfetto_pb.h"
-#include "process/perfetto_sched.h"
-#include "process/perfetto_trace.h"
-#include "process/perfetto_track.h"
+#include "lib/pftrace/perfetto_pb.h"
+#include "lib/pftrace/perfetto_sched.h"
+#include "lib/pftrace/perfetto_trace.h"
+#include "lib/pftrace/perfetto_track.h"
 #include "process/sched_trace.h"
 
 #include <criterion/criterion.h>

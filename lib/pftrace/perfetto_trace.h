@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 
 /* Starts the trace on f (SystemInfo and the first packets). NULL with
  * scx_fail on error. */

@@ -5,7 +5,7 @@
 #ifndef SCX_PERFETTO_SCHED_H
 #define SCX_PERFETTO_SCHED_H
 
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 
 /* One scheduling record; kinds the trace does not show are counted and skipped. */
 int pftrace_sched(struct pftrace *t, const struct pftrace_sched_rec *r);

@@ -15,14 +15,14 @@
  * back-patched nesting), and strings are found by pointer where the caller
  * says they are stable.
  */
-#include "process/perfetto_internal.h"
-#include "process/perfetto_track.h"
+#include "lib/pftrace/perfetto_internal.h"
+#include "lib/pftrace/perfetto_track.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
-#include "process/data_src.h"
+#include "lib/data_src.h"
 
 #define STRINGS_MAX (1u << 20)
 #define STRINGS_ARENA_MAX (64u << 20)

@@ -14,8 +14,8 @@
 #include <stdio.h>
 
 #include "lib/u64map.h"
-#include "process/perfetto_pb.h"
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_pb.h"
+#include "lib/pftrace/perfetto_types.h"
 
 /* TracePacket fields */
 enum {

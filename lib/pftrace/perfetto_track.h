@@ -5,7 +5,7 @@
 #ifndef SCX_PERFETTO_TRACK_H
 #define SCX_PERFETTO_TRACK_H
 
-#include "process/perfetto_types.h"
+#include "lib/pftrace/perfetto_types.h"
 
 /* Every hint update of h as its thread's "hint" counter. */
 int pftrace_hints(struct pftrace *t, struct hints_index *h);

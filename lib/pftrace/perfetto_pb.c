@@ -2,7 +2,7 @@
  * perfetto_pb.c - growth and back-patching of the wire-format writer (see
  * perfetto_pb.h; the hot writes are inline there).
  */
-#include "process/perfetto_pb.h"
+#include "lib/pftrace/perfetto_pb.h"
 
 #include <stdlib.h>
 

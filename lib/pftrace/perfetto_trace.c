@@ -4,8 +4,8 @@
  * tracks, and the ProcessTree written at the end. The scheduling part is in
  * perfetto_sched.c, hint counters and memory samples in perfetto_track.c.
  */
-#include "process/perfetto_internal.h"
-#include "process/perfetto_trace.h"
+#include "lib/pftrace/perfetto_internal.h"
+#include "lib/pftrace/perfetto_trace.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,8 +18,8 @@
  * (TracePacket.compressed_packets): the arrays and events repeat tags,
  * small values and comms, and shrink about 4x.
  */
-#include "process/perfetto_internal.h"
-#include "process/perfetto_sched.h"
+#include "lib/pftrace/perfetto_internal.h"
+#include "lib/pftrace/perfetto_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
