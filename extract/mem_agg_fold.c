@@ -42,7 +42,7 @@ int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem)
 }
 
 
-long mem_agg_new_group(struct mem_agg *a, const char *key, size_t len, enum group_kind kind, bool indexed)
+long mem_agg_new_group(struct mem_agg *a, const char *key, size_t len, int kind, bool indexed)
 {
 	struct group_rec *g;
 	int inserted;

@@ -5,13 +5,22 @@
 #ifndef SCX_EXTRACT_MEM_AGG_INTERNAL_H
 #define SCX_EXTRACT_MEM_AGG_INTERNAL_H
 
-#include "extract/mem_agg.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* the types are mem_agg.h's (not included here: it would be an include circle) */
+struct mem_agg;
+struct group_rec;
+struct comm_rec;
+struct hint_rec;
+struct mem_sample;
 
 /* Grow *arr (elements of elem bytes, zeroed) to hold need; -1 on OOM. */
 int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem);
 void mem_agg_comm_rec_free(struct comm_rec *c);
-/* A new group record (indexed: in group_index and, allotment, the groups' counters); its index, -1 on OOM. */
-long mem_agg_new_group(struct mem_agg *a, const char *key, size_t len, enum group_kind kind, bool indexed);
+/* A new group record of kind (enum group_kind) (indexed: in group_index and, allotment, the groups' counters); its index, -1 on OOM. */
+long mem_agg_new_group(struct mem_agg *a, const char *key, size_t len, int kind, bool indexed);
 /* A Misra-Gries round on the allotment groups. -1 on OOM. */
 int mem_agg_fold_groups(struct mem_agg *a);
 /* The comm_rec a sample of comm counts in (its name's counter incremented); NULL on OOM. */
