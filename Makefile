@@ -7,7 +7,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
 
-PKGS      := libelf libarchive libpcre2-8 json-c libbpf zlib
+PKGS      := libelf libarchive libpcre2-8 json-c libbpf zlib libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -19,6 +19,7 @@
 #include "lib/archive.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
+#include "lib/zwrite.h"
 #include "process/process_summary.h"
 #include "process/stage.h"
 
@@ -29,6 +30,8 @@ struct process_args {
 	bool force;
 	bool no_filter;
 	bool no_perfetto;
+	bool zstd;
+	int zstd_level;
 	int verbose;
 };
 
@@ -74,6 +77,24 @@ static FILE *create_in(const char *dir, const char *name)
 	return fs_create_in(dir, name, 0644);
 }
 
+/* NAME, or NAME.zst written through a zstd stream with -z. */
+static FILE *create_jsonl(const struct process_args *a, const char *dir, const char *name)
+{
+	char zname[256];
+	FILE *f, *z;
+
+	if (!a->zstd)
+		return create_in(dir, name);
+	snprintf(zname, sizeof(zname), "%s.zst", name);
+	if (!(f = create_in(dir, zname)))
+		return NULL;
+	if (!(z = zwrite_open(f, a->zstd_level))) {
+		scx_fail_errno("%s: cannot start zstd compression", zname);
+		fclose(f);
+	}
+	return z;
+}
+
 static int close_checked(FILE **f, const char *what)
 {
 	int rc = 0;
@@ -99,8 +120,11 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	FILE *summary = NULL;
 	int rc;
 
-	if ((in->mem_kind != MEM_NONE && !(out.perf_jsonl = create_in(tmp, "perf.jsonl"))) ||
-	    (in->sched_kind != SCHED_IN_NONE && !(out.sched_jsonl = create_in(tmp, "sched.jsonl"))) ||
+	const char *perf_name = a->zstd ? "perf.jsonl.zst" : "perf.jsonl";
+	const char *sched_name = a->zstd ? "sched.jsonl.zst" : "sched.jsonl";
+
+	if ((in->mem_kind != MEM_NONE && !(out.perf_jsonl = create_jsonl(a, tmp, "perf.jsonl"))) ||
+	    (in->sched_kind != SCHED_IN_NONE && !(out.sched_jsonl = create_jsonl(a, tmp, "sched.jsonl"))) ||
 	    (in->has_hints && !(out.hints_copy = create_in(tmp, "hints.jsonl"))) ||
 	    (!a->no_perfetto && !(out.trace = create_in(tmp, "trace.pftrace")))) {
 		FILE **files[] = {&out.perf_jsonl, &out.sched_jsonl, &out.hints_copy, &out.trace};
@@ -111,9 +135,9 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 		return -1;
 	}
 	rc = process_run(&po, &out, res);
-	if (close_checked(&out.perf_jsonl, "perf.jsonl") < 0 && !rc)
+	if (close_checked(&out.perf_jsonl, perf_name) < 0 && !rc)
 		rc = -1;
-	if (close_checked(&out.sched_jsonl, "sched.jsonl") < 0 && !rc)
+	if (close_checked(&out.sched_jsonl, sched_name) < 0 && !rc)
 		rc = -1;
 	if (close_checked(&out.hints_copy, "hints.jsonl") < 0 && !rc)
 		rc = -1;
@@ -222,7 +246,7 @@ out:
 int cmd_process(int argc, char **argv)
 {
 	static const struct cmd_usage u = {
-		"process", "-f PATH [-v] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter] [--no-perfetto]",
+		"process", "-f PATH [-v] [-z] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter] [--no-perfetto]",
 		"Decode a recorded profile into JSONL. PATH is a profile directory or a .tar.gz\n"
 		"of one (extracted next to it, reused if already there). Reads perf.mem.data or\n"
 		"perf.data natively (or upstream's perf.mem.script / perf.script text), annotates\n"
@@ -234,10 +258,13 @@ int cmd_process(int argc, char **argv)
 		"stream (sched.data, upstream's perf.sched.data or perf.sched.script) becomes\n"
 		"sched.jsonl; a profile needs at least one of the two streams. trace.pftrace is a\n"
 		"Perfetto trace of both (ui.perfetto.dev, trace_processor): CPU and thread\n"
-		"scheduling tracks, wakeups, irqs, hints as counters, samples as instant events.",
+		"scheduling tracks, wakeups, irqs, hints as counters, samples as instant events.\n"
+		"With -z, perf.jsonl.zst and sched.jsonl.zst instead (zstd, level 1 by default as\n"
+		"perf record -z): extract, report and the sched commands read them as they are, as\n"
+		"do zstd -dc and DuckDB (read_json('perf.jsonl.zst', compression='zstd')).",
 		false,
 	};
-	struct process_args a = {0};
+	struct process_args a = {.zstd_level = ZWRITE_LEVEL_DEFAULT};
 	const struct opt opts[] = {
 		OPT_STRING_REQUIRED('f', "file", &a.file, "PATH", "profile directory or .tar.gz (required)", "-f PATH"),
 		OPT_STRING('o', "output", &a.outdir, "OUTDIR", "output directory (default PROFILE.out)"),
@@ -245,6 +272,8 @@ int cmd_process(int argc, char **argv)
 		OPT_FLAG(0, "force", &a.force, "replace OUTDIR if it exists"),
 		OPT_FLAG(0, "no-filter", &a.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper) and the recorder's"),
 		OPT_FLAG(0, "no-perfetto", &a.no_perfetto, "do not write trace.pftrace"),
+		OPT_FLAG('z', "zstd", &a.zstd, "write perf.jsonl.zst and sched.jsonl.zst (zstd-compressed)"),
+		OPT_INT(0, "zstd-level", &a.zstd_level, "N", "zstd level with -z, 1 (fastest, default) to 19", 1, 19),
 		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
 		OPT_END(),
 	};

@@ -18,19 +18,19 @@
 
 static const char summary[] =
 	"Run extract mem's analysis on PROFILE.out/perf.jsonl (with sched.jsonl when it is\n"
-	"there) and write one self-contained HTML page (inline CSS and SVG, nothing loaded\n"
+	"there; process -z's .zst files as well) and write one self-contained HTML page (inline CSS and SVG, nothing loaded\n"
 	"from the network): the recording's host, backend, duration and losses; the cell\n"
 	"config as a tree with each cell's and subcell's samples, CPU share, wakeup latency\n"
 	"p50/p99 and migrations; each cell's sharing matrix as a heatmap (merged subcells\n"
 	"outlined, affinity on hover); the evidence of every merge; each cell's CPU use over\n"
-	"time; the config JSON and the -v text. -f may also name a perf.jsonl file. The\n"
+	"time; the config JSON and the -v text. -f may also name a perf.jsonl(.zst) file. The\n"
 	"output (default PROFILE.out/report.html) is written under a temporary name and\n"
 	"renamed; an existing file is never overwritten.";
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct cmd_usage u = {"report", "-f PROFILE.out [-o FILE] [extract mem OPTIONS]", summary, false};
-	static char perf[PATH_MAX], dir[PATH_MAX], output[PATH_MAX];
+	static char perf[PATH_MAX], zperf[PATH_MAX], dir[PATH_MAX], output[PATH_MAX];
 	struct extract_args a = {0};
 	const char *file = NULL, *out = NULL;
 	const struct opt opts[] = {
@@ -51,6 +51,9 @@ int cmd_report(int argc, char **argv)
 			opts_print_usage(&u);
 			return EXIT_USAGE;
 		}
+		/* process -z wrote perf.jsonl.zst; with neither, the error names perf.jsonl */
+		if (!fs_exists(perf) && fs_join(zperf, sizeof(zperf), dir, "perf.jsonl.zst") == 0 && fs_exists(zperf))
+			memcpy(perf, zperf, sizeof(perf));
 	} else {
 		const char *slash = strrchr(file, '/');
 

@@ -32,10 +32,12 @@ static int parse_number(const char *cmd, const char *opt, const char *val, doubl
 	return 0;
 }
 
-/* --sched FILE, else sched.jsonl in the directory of -f FILE when it exists, else NULL */
+/* --sched FILE, else sched.jsonl (or process -z's sched.jsonl.zst) in the
+ * directory of -f FILE when it exists, else NULL */
 static const char *sched_next_to(const struct extract_args *a)
 {
 	static char path[PATH_MAX];
+	static const char *const names[] = {"sched.jsonl", "sched.jsonl.zst"};
 	const char *slash;
 	struct stat st;
 
@@ -44,11 +46,15 @@ static const char *sched_next_to(const struct extract_args *a)
 	if (!strcmp(a->file, "-"))
 		return NULL;
 	slash = strrchr(a->file, '/');
-	if (slash)
-		snprintf(path, sizeof(path), "%.*s/sched.jsonl", (int)(slash - a->file), a->file);
-	else
-		snprintf(path, sizeof(path), "sched.jsonl");
-	return stat(path, &st) == 0 && st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (slash)
+			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - a->file), a->file, names[i]);
+		else
+			snprintf(path, sizeof(path), "%s", names[i]);
+		if (stat(path, &st) == 0)
+			return st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
+	}
+	return NULL;
 }
 
 int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)

@@ -53,7 +53,7 @@ extern const struct opt_choice extract_args_granularity_choices[];
 	OPT_INT(0, "max-cell-cpus", &(a).max_cell_cpus, "N",                                                         \
 		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \
 	OPT_STRING(0, "sched", &(a).sched, "FILE",                                                                   \
-		   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl next to -f FILE, if not empty)"), \
+		   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl or sched.jsonl.zst next to -f FILE, if not empty)"), \
 	OPT_INT(0, "max-names", &(a).max_names, "K",                                                                 \
 		"names counted per group: more than 1/(K+1) of a group's samples is never folded (default 1024)",  \
 		20, 1L << 24),                                                                                       \

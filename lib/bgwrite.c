@@ -26,6 +26,15 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* A FILE without a descriptor (a compressing one, lib/zwrite.h): fwrite. */
+static int write_stdio(FILE *f, const char *p, size_t len)
+{
+	errno = 0;
+	if (fwrite(p, 1, len, f) == len)
+		return 0;
+	return errno ? errno : EIO;
+}
+
 static void *writer_main(void *arg)
 {
 	struct bgwriter *bw = arg;
@@ -37,7 +46,7 @@ static void *writer_main(void *arg)
 		if (!bw->busy && bw->stopping)
 			break;
 		pthread_mutex_unlock(&bw->lock);
-		int err = write_all(bw->fd, bw->buf, bw->len);
+		int err = bw->fd >= 0 ? write_all(bw->fd, bw->buf, bw->len) : write_stdio(bw->f, bw->buf, bw->len);
 		pthread_mutex_lock(&bw->lock);
 		if (err && !bw->err)
 			bw->err = err;

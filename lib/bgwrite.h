@@ -7,8 +7,10 @@
  *   ... fill a jsonw; when it is large: bgwriter_submit(&bw, &w);
  *   bgwriter_finish(&bw);   // waits, reports the first write error
  *
- * The FILE is flushed at start and then written with write(2) on its fd:
- * do not use the FILE for writing until bgwriter_finish().
+ * The FILE is flushed at start and then written with write(2) on its fd
+ * (or, a FILE without one such as lib/zwrite.h's, with fwrite on the
+ * thread: compression runs there too): do not use the FILE for writing
+ * until bgwriter_finish().
  * submit hands w's buffer to the thread and gives w an empty one back
  * (the buffers are swapped, never copied). One buffer is in flight at a
  * time; submit waits for the previous write first.
@@ -23,7 +25,7 @@
 #include "lib/jsonw.h"
 
 struct bgwriter {
-	FILE *f;            /* flushed at start, then written through its fd */
+	FILE *f;            /* flushed at start, then written through its fd (-1: fwrite) */
 	int fd;
 	char what[64];
 	pthread_t thread;

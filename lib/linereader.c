@@ -1,7 +1,9 @@
 /*
  * linereader.c - bounded line reader (see linereader.h). One buffer that
  * grows by doubling up to the longest accepted line; lines are found with
- * memchr() and handed out in place, their '\n' replaced by a NUL.
+ * memchr() and handed out in place, their '\n' replaced by a NUL. Input
+ * that starts with zstd's magic is decompressed into that buffer
+ * (streaming, a compressed-input buffer of ZSTD_DStreamInSize()).
  */
 #include "linereader.h"
 
@@ -11,7 +13,18 @@
 
 #include "error.h"
 
+#include <zstd.h>
+
 #define FIRST_CAP (64u << 10)
+#define ZSTD_MAGIC "\x28\xb5\x2f\xfd"
+
+struct line_reader_zstd {
+	ZSTD_DCtx *dctx;
+	char *in;              /* compressed bytes in[pos..len) not yet decompressed */
+	size_t cap, pos, len;
+	bool raw_eof;          /* the FILE is at its end */
+	size_t last;           /* ZSTD_decompressStream()'s last return: 0 at a frame's end */
+};
 
 static long allocs_left = -1;
 
@@ -30,6 +43,12 @@ void line_reader_init(struct line_reader *r, FILE *f, const char *path)
 
 void line_reader_free(struct line_reader *r)
 {
+	if (r->z) {
+		ZSTD_freeDCtx(r->z->dctx);
+		free(r->z->in);
+		free(r->z);
+		r->z = NULL;
+	}
 	free(r->buf);
 	r->buf = NULL;
 	r->cap = r->start = r->end = r->scanned = 0;
@@ -63,20 +82,16 @@ static int make_room(struct line_reader *r)
 	return 0;
 }
 
-/* Read more bytes into the buffer; sets r->eof at the end of the input. */
-static int fill(struct line_reader *r)
+/* fread() up to cap bytes: *n of them, *eof at the end of the input. A
+ * signal we do not stop for is read past. */
+static int read_raw(struct line_reader *r, char *dst, size_t cap, size_t *n, bool *eof)
 {
 	for (;;) {
-		size_t n;
-
-		if (r->end + 1 >= r->cap && make_room(r) < 0)
-			return -1;
 		errno = 0;
-		n = fread(r->buf + r->end, 1, r->cap - 1 - r->end, r->f);
-		r->end += n;
+		*n = fread(dst, 1, cap, r->f);
 		if (!ferror(r->f)) {
-			if (n == 0 && feof(r->f))
-				r->eof = true;
+			if (*n == 0 && feof(r->f))
+				*eof = true;
 			return 0;
 		}
 		if (errno != EINTR)
@@ -84,9 +99,94 @@ static int fill(struct line_reader *r)
 		if (!r->stop || *r->stop)
 			return scx_fail("interrupted");
 		clearerr(r->f); /* a signal we do not stop for: read on */
-		if (n)
+		if (*n)
 			return 0;
 	}
+}
+
+static int fill_plain(struct line_reader *r)
+{
+	size_t n;
+	bool eof = false;
+
+	if (read_raw(r, r->buf + r->end, r->cap - 1 - r->end, &n, &eof) < 0)
+		return -1;
+	r->end += n;
+	r->eof = eof;
+	return 0;
+}
+
+/* Decompress more of the input into the buffer (at least a byte unless at
+ * the end). */
+static int fill_zstd(struct line_reader *r)
+{
+	struct line_reader_zstd *z = r->z;
+
+	for (;;) {
+		ZSTD_outBuffer out = {r->buf + r->end, r->cap - 1 - r->end, 0};
+		ZSTD_inBuffer in;
+		size_t ret;
+
+		if (z->pos == z->len && !z->raw_eof) {
+			if (read_raw(r, z->in, z->cap, &z->len, &z->raw_eof) < 0)
+				return -1;
+			z->pos = 0;
+			continue;
+		}
+		if (z->pos == z->len && z->last == 0) {
+			r->eof = true; /* every frame ended where the input did */
+			return 0;
+		}
+		in = (ZSTD_inBuffer){z->in, z->len, z->pos};
+		ret = ZSTD_decompressStream(z->dctx, &out, &in);
+		z->pos = in.pos;
+		if (ZSTD_isError(ret))
+			return scx_fail("%s: corrupt zstd data (%s)", r->path, ZSTD_getErrorName(ret));
+		z->last = ret;
+		r->end += out.pos;
+		if (out.pos)
+			return 0;
+		if (z->pos == z->len && z->raw_eof && ret != 0)
+			return scx_fail("%s: truncated zstd data (the input ends inside a frame)", r->path);
+	}
+}
+
+/* The first bytes of the input: zstd's magic switches to decompressing. */
+static int start(struct line_reader *r)
+{
+	struct line_reader_zstd *z;
+
+	while (r->end < 4 && !r->eof && r->end + 1 < r->cap)
+		if (fill_plain(r) < 0)
+			return -1;
+	r->started = true;
+	if (r->end < 4 || memcmp(r->buf, ZSTD_MAGIC, 4) != 0)
+		return 0;
+	if (!(z = calloc(1, sizeof(*z))) || !(z->dctx = ZSTD_createDCtx()) ||
+	    !(z->in = malloc(z->cap = ZSTD_DStreamInSize() > r->end ? ZSTD_DStreamInSize() : r->end))) {
+		if (z)
+			ZSTD_freeDCtx(z->dctx);
+		free(z);
+		return scx_fail("%s: out of memory (zstd decompression)", r->path);
+	}
+	memcpy(z->in, r->buf, r->end);
+	z->len = r->end;
+	z->raw_eof = r->eof;
+	z->last = 1; /* inside a frame until one ends */
+	r->z = z;
+	r->start = r->end = r->scanned = 0;
+	r->eof = false;
+	return fill_zstd(r);
+}
+
+/* Read more bytes into the buffer; sets r->eof at the end of the input. */
+static int fill(struct line_reader *r)
+{
+	if (r->end + 1 >= r->cap && make_room(r) < 0)
+		return -1;
+	if (!r->started)
+		return start(r);
+	return r->z ? fill_zstd(r) : fill_plain(r);
 }
 
 /* The line buf[start..end_of_line); end_of_line is its '\n' or, at the end

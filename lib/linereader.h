@@ -19,6 +19,12 @@
  * A last line without a newline is returned like the others. A line stays
  * valid until the next call. The FILE is read with fread() only, so a
  * caller may have read (or ungetc'd) from it before.
+ *
+ * Input that starts with zstd's magic bytes (28 b5 2f fd), whatever its
+ * name, is decompressed on the fly (one or more frames, as `zstd` writes
+ * them) and its lines handed out as above, with the same limits. Corrupt
+ * or truncated compressed input fails: "PATH: corrupt zstd data (...)",
+ * "PATH: truncated zstd data (the input ends inside a frame)".
  */
 #ifndef SCX_LINEREADER_H
 #define SCX_LINEREADER_H
@@ -42,6 +48,8 @@ struct line_reader {
 	char *buf;
 	size_t cap, start, end, scanned; /* unread bytes: buf[start..end); no '\n' in buf[start..scanned) */
 	bool eof;
+	bool started;          /* the first bytes were looked at (zstd or not) */
+	struct line_reader_zstd *z; /* zstd input: its state, else NULL */
 };
 
 void line_reader_init(struct line_reader *r, FILE *f, const char *path);

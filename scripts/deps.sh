@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 declare -A pc_pkgs=(
 	[libelf]=libelf-dev [libarchive]=libarchive-dev [libpcre2-8]=libpcre2-dev
 	[json-c]=libjson-c-dev [libbpf]=libbpf-dev [criterion]=libcriterion-dev
-	[zlib]=zlib1g-dev
+	[zlib]=zlib1g-dev [libzstd]=libzstd-dev
 )
 missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
@@ -55,7 +55,17 @@ if [ ${#optional[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${optional[@]}" >/dev/null; } ||
 		echo "scxprof: could not install ${optional[*]}: the report's browser test will SKIP" >&2
 fi
+# optional: DuckDB's node client for test_zstd.sh's read_json check (without
+# it that check SKIPs, saying why). --no-save: tests/package.json stays as
+# is; run last, as an `npm install` of the others drops unsaved packages.
+optional_duckdb() {
+	[ -d "$here/tests/node_modules/@duckdb/node-api" ] && return 0
+	command -v npm >/dev/null && [ "$(id -u)" -eq 0 ] || return 0
+	(cd "$here/tests" && npm install --no-save --no-audit --no-fund --silent @duckdb/node-api >/dev/null 2>&1) ||
+		echo "scxprof: could not install @duckdb/node-api: test_zstd's DuckDB check will SKIP" >&2
+}
 if [ ${#missing[@]} -eq 0 ] && [ $need_npm -eq 0 ]; then
+	optional_duckdb
 	exit 0
 fi
 if [ ${#missing[@]} -gt 0 ]; then
@@ -75,4 +85,5 @@ if [ $need_npm -eq 1 ]; then
 	(cd "$here/tests" && npm install --no-audit --no-fund --silent ajv@8 ajv-formats@3 playwright-core@1 >/dev/null 2>&1) ||
 		{ echo "scxprof: failed: (cd tests && npm install ajv@8 ajv-formats@3 playwright-core@1)" >&2; exit 1; }
 fi
+optional_duckdb
 exit 0

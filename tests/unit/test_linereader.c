@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/linereader.h"
+#include "lib/zwrite.h"
 #include "process/hints.h"
 #include "process/stage.h"
 
@@ -263,4 +264,65 @@ Test(line_reader_oom, process_sched_script)
 	cr_assert_eq(run_process(&t), -1);
 	assert_oom_message(&t, 2);
 	fs_remove_tree(t.dir);
+}
+
+/* zstd input (lib/zwrite.h writes it): the same lines, the same bound and
+ * line numbers; a cut stream fails naming the file, never as a short input. */
+static size_t zstd_text(const char *text, size_t n, char **out)
+{
+	size_t size = 0;
+	FILE *mem = open_memstream(out, &size), *z;
+
+	cr_assert_not_null(mem);
+	z = zwrite_open(mem, 1);
+	cr_assert_not_null(z);
+	cr_assert_eq(fwrite(text, 1, n, z), n);
+	cr_assert_eq(fclose(z), 0);
+	return size;
+}
+
+Test(line_reader, zstd_lines_and_bound)
+{
+	size_t max = 100000, n = 3 * (max + 1) + max + 2;
+	char *text = malloc(n + 1), *z = NULL, *line;
+	struct line_reader r;
+	size_t zlen, len;
+	FILE *f;
+
+	cr_assert_not_null(text);
+	memset(text, 'x', n);
+	for (size_t i = 0; i < 3; i++)
+		text[i * (max + 1) + max] = '\n';
+	text[n] = '\0';
+	zlen = zstd_text(text, n, &z);
+	cr_assert_lt(zlen, n / 10, "compressed: %zu of %zu bytes", zlen, n);
+	f = fmemopen(z, zlen, "r");
+	line_reader_init(&r, f, "perf.jsonl.zst");
+	r.max = max;
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(line_reader_next(&r, &line, &len), 1);
+		cr_assert_eq(len, max);
+	}
+	cr_assert_eq(line_reader_next(&r, &line, &len), -1);
+	cr_assert_str_eq(scx_errmsg(), "perf.jsonl.zst:4: line longer than 100000 bytes");
+	line_reader_free(&r);
+	fclose(f);
+
+	/* cut at every 97th byte: lines, then an error naming the file, never 0 */
+	for (size_t cut = 0; cut < zlen; cut += 97) {
+		int rc;
+
+		f = fmemopen(z, cut ? cut : 1, "r");
+		line_reader_init(&r, f, "cut.zst");
+		r.max = 2 * max;
+		while ((rc = line_reader_next(&r, &line, &len)) > 0)
+			;
+		cr_assert_eq(rc, cut < 4 ? 0 : -1, "cut at %zu: rc %d", cut, rc);
+		if (rc < 0)
+			cr_assert(strstr(scx_errmsg(), "cut.zst: truncated zstd data") == scx_errmsg(), "%s", scx_errmsg());
+		line_reader_free(&r);
+		fclose(f);
+	}
+	free(z);
+	free(text);
 }
