@@ -18,9 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/jsonw.h"
-#include "lib/data_id.h"
 #include "lib/data_src.h"
+#include "lib/jsonw.h"
+#include "lib/mem_record.h"
 
 /*
  * Formatting state kept across lines: formatted data_src objects, and the
@@ -40,32 +40,6 @@ struct mem_jsonl_ctx {
 
 struct mem_jsonl_ctx *mem_jsonl_ctx_new(void);
 void mem_jsonl_ctx_free(struct mem_jsonl_ctx *c);
-
-struct mem_record {
-	const char *comm;
-	int64_t tid, pid;
-	uint64_t time_ns;
-	uint64_t addr;
-	const char *cgroup;
-	uint64_t ip;
-	const char *sym, *dso;
-	uint64_t phys_addr;
-	uint64_t data_page_size;
-	uint64_t hint;
-	/* extras */
-	const char *event; /* NULL: omitted */
-	bool has_cpu, has_time_ns, has_period, has_weight, has_weight_struct, has_data_src;
-	uint32_t cpu;
-	uint64_t period, weight, data_src;
-	uint32_t var1;
-	uint16_t var2, var3;
-	const char *data_map;  /* NULL: omitted */
-	struct data_id data_id; /* DATA_ID_NONE: null */
-	const char *data_sym;  /* NULL: omitted */
-	/* sym, dso, event, data_map and data_sym point to strings that live and stay unchanged as
-	 * long as the ctx: their escaped form may be cached by pointer */
-	bool stable_names;
-};
 
 /* Append the record as one JSON line (with the trailing newline). */
 void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_jsonl_ctx *ctx);

@@ -199,12 +199,18 @@ static void trace_result(const struct pftrace *t, struct process_result *res)
 	res->trace.threads = st.threads;
 }
 
+/* Every hint update into the trace as its thread's "hint" counter. */
+static int hint_to_trace(void *trace, uint32_t tid, int32_t tgid, uint64_t ts, uint64_t value)
+{
+	return pftrace_hint(trace, tid, tgid, ts, value);
+}
+
 static int load_hints(const struct process_opts *opts, struct process_outputs *out, struct pftrace *trace,
 		      struct hints_index **hints)
 {
 	if (hints_load(hints, opts->in->hints_path, out->hints_copy) < 0)
 		return -1;
-	if (trace && pftrace_hints(trace, *hints) < 0) {
+	if (trace && hints_foreach(*hints, hint_to_trace, trace) < 0) {
 		hints_free(*hints);
 		*hints = NULL;
 		return -1;

@@ -6,7 +6,8 @@
  * shortest varint and the content moved back over the bytes not needed (a
  * memmove of the message, far cheaper than sizing messages before writing
  * them; most of ours are under 128 bytes and take a one-byte length).
- * Internal to process/; docs/perfetto.md says why not protobuf-c.
+ * Internal to the trace writer (lib/pftrace/); docs/perfetto.md says why not
+ * protobuf-c.
  *
  * A pb_buf grows as needed; an allocation failure sets `oom`, after which
  * writes are dropped and the caller reports the error once.

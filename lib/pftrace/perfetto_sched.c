@@ -18,7 +18,7 @@
  * (TracePacket.compressed_packets): the arrays and events repeat tags,
  * small values and comms, and shrink about 4x.
  */
-#include "lib/pftrace/perfetto_internal.h"
+#include "lib/pftrace/perfetto_writer.h"
 #include "lib/pftrace/perfetto_sched.h"
 
 #include <stdlib.h>

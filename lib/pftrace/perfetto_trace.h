@@ -6,9 +6,14 @@
  * hint as a counter track, memory samples as instant events with their
  * addresses as annotations, and a ProcessTree of every thread seen.
  * schemas/trace-pftrace.md describes the output; docs/perfetto.md the
- * choices. Internal to process/. This header is the file itself (start,
- * finish); perfetto_sched.h, perfetto_track.h and perfetto_host.h take the
- * records, samples, hints and host.
+ * choices. An output format of lib/ (like jsonw): it includes nothing from
+ * process/, which calls it. This header is the file itself (start, finish);
+ * perfetto_sched.h and perfetto_track.h take the records, samples and hints
+ * (process/perfetto_host.h reads the host from metadata.json).
+ *
+ * Layers, no circle: perfetto_trace.c (this file's calls) -> perfetto_sched.c,
+ * perfetto_track.c (the encoders) -> perfetto_writer.c (packets, sequences,
+ * the thread table) -> perfetto_pb.c (the wire format).
  *
  * The writer streams: memory is bounded by the threads and distinct names
  * seen (and one bundle of events per CPU), not by the number of events.

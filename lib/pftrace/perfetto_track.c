@@ -15,7 +15,7 @@
  * back-patched nesting), and strings are found by pointer where the caller
  * says they are stable.
  */
-#include "lib/pftrace/perfetto_internal.h"
+#include "lib/pftrace/perfetto_writer.h"
 #include "lib/pftrace/perfetto_track.h"
 
 #include <stdlib.h>
@@ -259,9 +259,8 @@ static int child_track(struct pftrace *t, uint32_t tid, struct pft_thread *th, u
 	return pft_packet_end(t);
 }
 
-static int hint_update(void *ctx, uint32_t tid, int32_t tgid, uint64_t ts, uint64_t value)
+int pftrace_hint(struct pftrace *t, uint32_t tid, int32_t tgid, uint64_t ts, uint64_t value)
 {
-	struct pftrace *t = ctx;
 	struct pft_thread *th;
 	size_t te;
 
@@ -284,11 +283,6 @@ static int hint_update(void *ctx, uint32_t tid, int32_t tgid, uint64_t ts, uint6
 	pb_close(&t->pkt, te);
 	t->st.hint_values++;
 	return pft_packet_end(t);
-}
-
-int pftrace_hints(struct pftrace *t, struct hints_index *h)
-{
-	return hints_foreach(h, hint_update, t);
 }
 
 /* A string annotation value, event name or source location: interned, or

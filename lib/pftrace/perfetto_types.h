@@ -2,17 +2,18 @@
  * perfetto_types.h - the types the trace writer's callers hand it: the
  * recording host (SystemInfo), one decoded scheduling record, and the
  * writer's statistics. Shared by perfetto_trace.h (the file), perfetto_sched.h,
- * perfetto_track.h, perfetto_host.h and the writer's own files
- * (perfetto_internal.h), so none of them needs another's header.
+ * perfetto_track.h, the writer's core (perfetto_writer.h) and
+ * process/perfetto_host.h, so none of them needs another's header. The
+ * samples and scheduling records are lib/'s types (lib/mem_record.h,
+ * lib/sched_vals.h): the writer includes nothing from process/.
  */
 #ifndef SCX_PERFETTO_TYPES_H
 #define SCX_PERFETTO_TYPES_H
 
 #include <stdint.h>
 
-#include "process/hints.h"
-#include "process/mem_jsonl.h"
-#include "process/sched_trace.h"
+#include "lib/mem_record.h"
+#include "lib/sched_vals.h"
 
 struct pftrace;
 

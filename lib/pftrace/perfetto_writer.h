@@ -1,13 +1,15 @@
 /*
- * perfetto_internal.h - state shared by the trace writer's files:
- * perfetto_trace.c (file, packets, threads, SystemInfo, ProcessTree),
- * perfetto_sched.c (ftrace bundles per CPU) and perfetto_track.c (hint
- * counters and memory samples as TrackEvents, interning). Message and field
- * numbers are Perfetto's (protos/perfetto/trace/...); the ones used are
- * listed in schemas/trace-pftrace.md.
+ * perfetto_writer.h - the trace writer's core (perfetto_writer.c): the
+ * state of one trace, packet framing and sequences, the thread table and
+ * thread tracks. The encoders call it: perfetto_sched.c (ftrace bundles per
+ * CPU) and perfetto_track.c (hint counters and memory samples as
+ * TrackEvents, interning); perfetto_trace.c (the file: SystemInfo,
+ * ProcessTree, start and finish) sits on top of them. The core calls none of
+ * them. Message and field numbers are Perfetto's (protos/perfetto/trace/...);
+ * the ones used are listed in schemas/trace-pftrace.md.
  */
-#ifndef SCX_PERFETTO_INTERNAL_H
-#define SCX_PERFETTO_INTERNAL_H
+#ifndef SCX_PERFETTO_WRITER_H
+#define SCX_PERFETTO_WRITER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,8 +68,6 @@ struct pftrace {
 	struct pftrace_stats st;
 };
 
-/* ---- perfetto_trace.c ---- */
-
 /* Start a packet (Trace.packet) of sequence seq at the end of t->pkt, with
  * its sequence id and flags (extra_flags, and on the sequence's first packet
  * SEQ_INCREMENTAL_STATE_CLEARED); its fields are appended to t->pkt. */
@@ -82,6 +82,8 @@ int pft_packet_written(struct pftrace *t);
 int pft_packet_close(struct pftrace *t);
 /* Write t->zpkt as one compressed_packets packet. */
 int pft_compress_out(struct pftrace *t);
+/* Write the packets gathered so far in t->pkt. */
+int pft_flush_out(struct pftrace *t);
 void pft_note_ts(struct pftrace *t, uint64_t ts);
 /* The thread table entry of tid (created unknown); NULL on out of memory. */
 struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid);
@@ -89,13 +91,5 @@ struct pft_thread *pft_thread(struct pftrace *t, uint32_t tid);
 int pft_note_thread(struct pftrace *t, int64_t tid, int64_t tgid, const char *comm);
 /* Declare tid's thread track once (TrackDescriptor with ThreadDescriptor). */
 int pft_thread_track(struct pftrace *t, uint32_t tid, struct pft_thread *th, uint64_t ts);
-
-/* ---- perfetto_sched.c ---- */
-int pft_sched_flush_all(struct pftrace *t);
-void pft_sched_free(struct pftrace *t);
-
-/* ---- perfetto_track.c ---- */
-int pft_track_init(struct pftrace *t);
-void pft_track_free(struct pftrace *t);
 
 #endif
