@@ -4,7 +4,9 @@ circles among modules, and (--decls) headers that declare functions another
 module defines.
 
 A module is a .c file and the .h of the same name beside it (process/emit.c
-and process/emit.h are the module process/emit). Module A depends on module B
+and process/emit.h are the module process/emit); an X_internal.h beside X.c
+or X.h belongs to module X (the header a module split in several files
+shares: extract/mem_agg_internal.h). Module A depends on module B
 when A's .c or .h says `#include "B.h"` (quoted includes only; a name is
 looked up beside the including file, then from the root, as the Makefile's
 -I. does). With each header declaring only what its own .c defines, such an
@@ -86,6 +88,18 @@ def module_of(path):
     return os.path.splitext(path)[0]
 
 
+def graph_module(root, path):
+    """The module a file belongs to in the include graph: X_internal.h is
+    part of module X when X.c or X.h is beside it (the header the files of a
+    module split in several .c files share, extract/mem_agg_internal.h);
+    otherwise module_of(path)."""
+    if path.endswith("_internal.h"):
+        stem = path[: -len("_internal.h")]
+        if os.path.isfile(os.path.join(root, stem + ".c")) or os.path.isfile(os.path.join(root, stem + ".h")):
+            return stem
+    return module_of(path)
+
+
 def resolve(root, including, name):
     beside = os.path.normpath(os.path.join(os.path.dirname(including), name))
     if os.path.isfile(os.path.join(root, beside)):
@@ -99,12 +113,12 @@ def resolve(root, including, name):
 def build_graph(root, dirs):
     edges = {}
     for rel in source_files(root, dirs):
-        src = module_of(rel)
+        src = graph_module(root, rel)
         edges.setdefault(src, set())
         for name in INCLUDE.findall(strip_comments(read(root, rel))):
             target = resolve(root, rel, name)
-            if target and module_of(target) != src:
-                edges[src].add(module_of(target))
+            if target and graph_module(root, target) != src:
+                edges[src].add(graph_module(root, target))
     return edges
 
 
