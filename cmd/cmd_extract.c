@@ -10,16 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/extract_args.h"
 #include "cmd/opts.h"
+#include "cmd/profile_path.h"
 #include "cmd/signals.h"
 #include "extract/extract_mem.h"
 #include "extract/sched_stats.h"
 #include "extract/sched_util.h"
 #include "extract/sharing.h"
 #include "lib/error.h"
+#include "lib/fsutil.h"
+#include "pipeline/onepass.h"
 
 static const char summary[] =
 	"Read perf.jsonl (ours, or upstream's perf.mem.jsonl) and print a cell config\n"
@@ -90,11 +95,48 @@ static int finish(const char *cmd, FILE *in, int rc)
 	return rc < 0 ? failed(cmd) : EXIT_OK;
 }
 
-static int run(const struct extract_mem_opts *o)
+static void print_warnings(void *ctx, const struct warnings *w)
 {
-	FILE *in = open_input(o->path);
+	(void)ctx;
+	for (size_t i = 0; i < w->nr; i++)
+		fprintf(stderr, "WARNING: %s\n", w->line[i]);
+	fflush(stderr);
+}
 
-	if (!in)
+/* -f PATH is a profile (directory without perf.jsonl, or .tar.gz): one pass, no JSONL. */
+static int run_onepass(const struct extract_mem_opts *o, const char *path, long jobs)
+{
+	struct onepass_opts op = {.mem = *o, .stop = &cmd_interrupted, .on_warnings = print_warnings};
+	char dir[4096];
+
+	op.jobs = jobs > 0 ? (int)jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	op.dir = dir;
+	if (profile_path_resolve(path, dir, sizeof(dir), NULL) < 0 || onepass_run(&op, stdout, stderr) < 0)
+		return failed("extract");
+	return EXIT_OK;
+}
+
+static int run(struct extract_mem_opts *o, const char *sched, long jobs)
+{
+	char jsonl[4096];
+	struct stat st;
+	FILE *in;
+
+	if (strcmp(o->path, "-") && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* PROFILE.out/ (what process wrote): its perf.jsonl; else a profile */
+		if (fs_join(jsonl, sizeof(jsonl), o->path, "perf.jsonl") < 0)
+			return failed("extract");
+		o->sched_path = sched;
+		if (!fs_exists(jsonl))
+			return run_onepass(o, o->path, jobs);
+		o->path = jsonl;
+		if (!sched)
+			o->sched_path = extract_args_sched_next_to(jsonl);
+	} else if (profile_path_ends_with(o->path, ".tar.gz")) {
+		o->sched_path = sched;
+		return run_onepass(o, o->path, jobs);
+	}
+	if (!(in = open_input(o->path)))
 		return failed("extract");
 	return finish("extract", in, extract_mem_run(o, in, stdout, stderr));
 }
@@ -102,10 +144,15 @@ static int run(const struct extract_mem_opts *o)
 static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 {
 	struct extract_args a = {0};
+	long jobs = 0;
 	const struct opt opts[] = {
-		OPT_STRING_REQUIRED('f', "file", &a.file, "FILE", "perf.jsonl or perf.mem.jsonl, '-' for stdin (required)",
+		OPT_STRING_REQUIRED('f', "file", &a.file, "FILE",
+				    "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
+				    ".tar.gz: one pass, no JSONL written) (required)",
 				    "-f FILE"),
 		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
+		OPT_INT('j', "jobs", &jobs, "N", "threads for a profile: 1, or 2 and more (decode | aggregate; default: online CPUs)",
+			1, 4096),
 		OPT_END(),
 	};
 	struct extract_mem_opts o;
@@ -117,7 +164,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		opts_print_usage(u);
 		return EXIT_USAGE;
 	}
-	return run(&o);
+	return run(&o, a.sched, jobs);
 }
 
 static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage *u)

@@ -15,8 +15,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
+#include "cmd/profile_path.h"
 #include "cmd/signals.h"
-#include "lib/archive.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/zwrite.h"
@@ -34,42 +34,6 @@ struct process_args {
 	int zstd_level;
 	int verbose;
 };
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* PATH -> the profile directory, extracting an archive next to it. */
-static int resolve_profile(const char *path, char *dir, size_t size)
-{
-	char top[1024];
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return scx_fail_errno("%s", path);
-	if (S_ISDIR(st.st_mode)) {
-		fs_strip_suffix(dir, size, path, "");
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode) || !ends_with(path, ".tar.gz"))
-		return scx_fail("%s: not a profile directory or a .tar.gz archive of one", path);
-	fs_strip_suffix(dir, size, path, ".tar.gz");
-	if (fs_is_dir(dir)) {
-		printf("Using already extracted %s\n", dir);
-		return 0;
-	}
-	if (fs_exists(dir))
-		return scx_fail("%s: exists and is not a directory; cannot extract %s there", dir, path);
-	if (archive_top_level(path, top, sizeof(top)) < 0)
-		return -1;
-	if (archive_extract(path, dir, NULL) < 0)
-		return -1;
-	printf("Extracted %s to %s\n", path, dir);
-	return 0;
-}
 
 /* Outputs are plain files others may read. */
 static FILE *create_in(const char *dir, const char *name)
@@ -109,6 +73,21 @@ static int close_checked(FILE **f, const char *what)
 	return rc;
 }
 
+/* topology.json goes with the JSONL: extract on PROFILE.out then takes the
+ * recording host's caches, as one-pass extract on the profile does. */
+static int copy_topology(const struct process_inputs *in, const char *tmp)
+{
+	char src[4096], dst[4096];
+
+	if (fs_join(src, sizeof(src), in->dir, "topology.json") < 0 || !fs_is_file(src))
+		return 0;
+	if (fs_join(dst, sizeof(dst), tmp, "topology.json") < 0 || fs_copy_file(src, dst) < 0)
+		return -1;
+	if (chmod(dst, 0644) < 0)
+		return scx_fail_errno("%s", dst);
+	return 0;
+}
+
 static int write_outputs(const struct process_args *a, const struct process_inputs *in,
 			 const char *tmp, struct process_result *res)
 {
@@ -143,7 +122,7 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 		rc = -1;
 	if (close_checked(&out.trace, "trace.pftrace") < 0 && !rc)
 		rc = -1;
-	if (rc)
+	if (rc || (rc = copy_topology(in, tmp)) < 0)
 		return rc;
 	summary = create_in(tmp, "process.json");
 	if (!summary)
@@ -211,7 +190,7 @@ static int run(const struct process_args *a)
 		fprintf(stderr, "scxprof process: out of memory\n");
 		goto out;
 	}
-	if (resolve_profile(a->file, dir, sizeof(dir)) < 0 || process_find_inputs(dir, in) < 0)
+	if (profile_path_resolve(a->file, dir, sizeof(dir), stdout) < 0 || process_find_inputs(dir, in) < 0)
 		goto fail;
 	if (a->outdir)
 		fs_strip_suffix(outdir, sizeof(outdir), a->outdir, "");

@@ -32,29 +32,32 @@ static int parse_number(const char *cmd, const char *opt, const char *val, doubl
 	return 0;
 }
 
-/* --sched FILE, else sched.jsonl (or process -z's sched.jsonl.zst) in the
- * directory of -f FILE when it exists, else NULL */
-static const char *sched_next_to(const struct extract_args *a)
+const char *extract_args_sched_next_to(const char *file)
 {
 	static char path[PATH_MAX];
 	static const char *const names[] = {"sched.jsonl", "sched.jsonl.zst"};
 	const char *slash;
 	struct stat st;
 
-	if (a->sched)
-		return a->sched;
-	if (!strcmp(a->file, "-"))
+	if (!strcmp(file, "-"))
 		return NULL;
-	slash = strrchr(a->file, '/');
+	slash = strrchr(file, '/');
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (slash)
-			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - a->file), a->file, names[i]);
+			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, names[i]);
 		else
 			snprintf(path, sizeof(path), "%s", names[i]);
 		if (stat(path, &st) == 0)
 			return st.st_size > 0 ? path : NULL; /* an empty one: no sched recorded */
 	}
 	return NULL;
+}
+
+/* --sched FILE, else sched.jsonl (or process -z's sched.jsonl.zst) in the
+ * directory of -f FILE when it exists, else NULL */
+static const char *sched_next_to(const struct extract_args *a)
+{
+	return a->sched ? a->sched : extract_args_sched_next_to(a->file);
 }
 
 int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)

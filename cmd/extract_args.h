@@ -71,6 +71,10 @@ extern const struct opt_choice extract_args_granularity_choices[];
 	OPT_INT(0, "min-shared-samples", &(a).min_samples, "N",                                                      \
 		"least samples on them, each side (default " SCX_STR(SHARE_MIN_SAMPLES_DEFAULT) ")", 1, 1L << 30)
 
+/* sched.jsonl (or sched.jsonl.zst) in the directory of file when it is there and not
+ * empty, else NULL (static buffer) */
+const char *extract_args_sched_next_to(const char *file);
+
 /* args -> opts (sched.jsonl next to a->file unless --sched); -1 after printing "scxprof CMD: ..." */
 int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o);
 

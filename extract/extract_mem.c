@@ -251,7 +251,36 @@ static int sharing_setup(struct run *r)
 	return 0;
 }
 
+/* perf.jsonl on a stream, sched JSONL from o->sched_path */
+struct jsonl_source {
+	const struct extract_mem_opts *o;
+	FILE *in;
+};
+
+static int jsonl_samples(void *ctx, struct mem_agg *a)
+{
+	struct jsonl_source *j = ctx;
+
+	return mem_agg_read(a, j->in, j->o->path, j->o->stop);
+}
+
+static int jsonl_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
+{
+	struct jsonl_source *j = ctx;
+
+	return mem_sched_load(m, j->o->sched_path, a) < 0 ? -1 : 1;
+}
+
 int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE *log)
+{
+	struct jsonl_source j = {.o = o, .in = in};
+	struct extract_mem_source src = {.samples = jsonl_samples, .sched = jsonl_sched, .ctx = &j};
+
+	return extract_mem_run_source(o, &src, out, log);
+}
+
+int extract_mem_run_source(const struct extract_mem_opts *o, const struct extract_mem_source *src, FILE *out,
+			   FILE *log)
 {
 	static const enum group_kind kinds[] = {GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST};
 	struct mem_agg_opts ao;
@@ -263,12 +292,14 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	agg_opts(o, &ao);
 	if (mem_agg_init(&r.agg, &ao) < 0)
 		goto out;
-	if (mem_agg_read(&r.agg, in, o->path, o->stop) < 0)
+	if (src->samples(src->ctx, &r.agg) < 0)
 		goto out;
 	if (o->sched_path) {
-		if (mem_sched_load(&r.sched, o->sched_path, &r.agg) < 0)
+		int n = src->sched(src->ctx, &r.sched, &r.agg);
+
+		if (n < 0)
 			goto out;
-		r.has_sched = true;
+		r.has_sched = n > 0;
 	}
 	if (r.log && mem_report_write(r.log, &r.agg, o->verbose, o->use_hints) < 0)
 		goto out;

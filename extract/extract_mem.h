@@ -75,4 +75,20 @@ int extract_mem_check_opts(const struct extract_mem_opts *o);
  */
 int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE *log);
 
+/*
+ * The same stage on samples and sched events from elsewhere than JSONL
+ * files (one-pass extract, pipeline/onepass.h): samples() hands every
+ * sample to mem_agg_add() in input order; with o->sched_path set (it then
+ * only names the stream), sched() fills m as mem_sched_load() would
+ * (mem_sched_begin/event/end) and returns 1, or 0 when the stream turned
+ * out empty (as extract ignores an empty sched.jsonl). -1 (scx_fail) on error.
+ */
+struct extract_mem_source {
+	int (*samples)(void *ctx, struct mem_agg *a);
+	int (*sched)(void *ctx, struct mem_sched *m, const struct mem_agg *a);
+	void *ctx;
+};
+int extract_mem_run_source(const struct extract_mem_opts *o, const struct extract_mem_source *src, FILE *out,
+			   FILE *log);
+
 #endif

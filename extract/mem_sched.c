@@ -28,20 +28,30 @@ static bool sampled_thread(int64_t tid, int64_t pid, void *ctx)
 	return u64map_find(&x->a->tid_hint, (uint64_t)tid) || (pid > 0 && u64map_find(&x->pids, (uint64_t)pid));
 }
 
-int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a)
+/* The pids with samples, for sampled_thread. */
+static int sampled_init(struct sampled *x, const struct mem_agg *a)
 {
-	struct sampled x = {.a = a};
 	size_t pos = 0;
 	uint64_t k, v;
+
+	x->a = a;
+	u64map_init_cap(&x->pids, U64MAP_SMALL);
+	while (u64map_next_u64(&a->pid_groups, &pos, &k, &v)) /* MEM_AGG_TG_KEY(pid, group) */
+		if (!u64map_slot(&x->pids, k >> 20))
+			return -1;
+	return 0;
+}
+
+int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a)
+{
+	struct sampled x;
 	FILE *f;
 	int rc = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->path = path;
-	u64map_init_cap(&x.pids, U64MAP_SMALL);
-	while (rc == 0 && u64map_next_u64(&a->pid_groups, &pos, &k, &v)) /* MEM_AGG_TG_KEY(pid, group) */
-		if (!u64map_slot(&x.pids, k >> 20))
-			rc = -1;
+	if (sampled_init(&x, a) < 0)
+		rc = -1;
 	if (rc == 0 && !(f = fopen(path, "r")))
 		rc = scx_fail_errno("%s: cannot open", path);
 	else if (rc == 0) {
@@ -52,8 +62,41 @@ int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *
 	return rc;
 }
 
+int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg *a)
+{
+	memset(m, 0, sizeof(*m));
+	m->path = label;
+	if (!(m->sampled = calloc(1, sizeof(*m->sampled))))
+		return scx_fail("out of memory");
+	if (sampled_init(m->sampled, a) < 0)
+		return -1;
+	if (!(m->feed = sched_stats_feed_new(label, sampled_thread, m->sampled)))
+		return -1;
+	return 0;
+}
+
+int mem_sched_event(struct mem_sched *m, const struct sched_event *ev)
+{
+	return sched_stats_feed_event(m->feed, ev);
+}
+
+int mem_sched_end(struct mem_sched *m)
+{
+	struct sched_stats_feed *f = m->feed;
+
+	m->feed = NULL;
+	return sched_stats_feed_end(f, &m->st);
+}
+
 void mem_sched_free(struct mem_sched *m)
 {
+	sched_stats_feed_free(m->feed);
+	m->feed = NULL;
+	if (m->sampled) {
+		u64map_free(&m->sampled->pids);
+		free(m->sampled);
+		m->sampled = NULL;
+	}
 	sched_stats_threads_free(&m->st);
 }
 

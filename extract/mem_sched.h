@@ -22,12 +22,17 @@
 
 #include "extract/mem_agg.h"
 #include "extract/mem_groups.h"
+#include "extract/sched_events.h"
 #include "extract/sched_stats.h"
 #include "extract/sharing.h"
+
+struct sampled;
 
 struct mem_sched {
 	const char *path;
 	struct sched_threads st;
+	struct sched_stats_feed *feed; /* between mem_sched_begin and mem_sched_end */
+	struct sampled *sampled;       /* its filter's state */
 };
 
 /* -v: how many threads were charged through their process, and how many not at all. */
@@ -39,6 +44,14 @@ int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const st
  * the others count in the unattributed line. -1 with scx_fail.
  */
 int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a);
+/*
+ * The same, fed one event at a time (one-pass extract): begin (label names
+ * the stream in messages and -v), mem_sched_event for each event in stream
+ * order, end. mem_sched_free in any case.
+ */
+int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg *a);
+int mem_sched_event(struct mem_sched *m, const struct sched_event *ev);
+int mem_sched_end(struct mem_sched *m);
 void mem_sched_free(struct mem_sched *m);
 
 /* demand[i] = runtime of unit i / trace duration, in CPUs. -1 on OOM. */

@@ -16,7 +16,8 @@
 
 struct sched_reader {
 	const char *path;
-	struct line_reader lr;
+	unsigned long long lineno; /* of the line last read or parsed */
+	struct line_reader lr;     /* unused by lines handed to sched_events_parse_line */
 	json_tokener *tok;
 	json_object *cur;
 };
@@ -30,7 +31,8 @@ struct sched_reader *sched_events_open(FILE *in, const char *path)
 		scx_fail("out of memory");
 		return NULL;
 	}
-	line_reader_init(&r->lr, in, path);
+	if (in)
+		line_reader_init(&r->lr, in, path);
 	r->path = path;
 	return r;
 }
@@ -42,13 +44,14 @@ void sched_events_close(struct sched_reader *r)
 	if (r->cur)
 		json_object_put(r->cur);
 	json_tokener_free(r->tok);
-	line_reader_free(&r->lr);
+	if (r->lr.f)
+		line_reader_free(&r->lr);
 	free(r);
 }
 
 unsigned long sched_events_line(const struct sched_reader *r)
 {
-	return (unsigned long)r->lr.lineno;
+	return (unsigned long)r->lineno;
 }
 
 int sched_events_seconds_to_ns(const char *s, uint64_t *ns)
@@ -98,7 +101,7 @@ int sched_events_seconds_to_ns(const char *s, uint64_t *ns)
 
 static int bad(struct sched_reader *r, const char *what, const char *key)
 {
-	return scx_fail("%s:%llu: %s%s%s%s", r->path, (unsigned long long)r->lr.lineno, key ? "\"" : "", key ? key : "",
+	return scx_fail("%s:%llu: %s%s%s%s", r->path, r->lineno, key ? "\"" : "", key ? key : "",
 			key ? "\": " : "", what);
 }
 
@@ -246,35 +249,51 @@ static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 	return 0;
 }
 
+/* One line, trailing newline stripped: 1 with *ev filled, 0 when blank. */
+static int parse_line(struct sched_reader *r, char *line, size_t len, struct sched_event *ev)
+{
+	size_t i;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
+	if (i == len)
+		return 0;
+	if (r->cur) {
+		json_object_put(r->cur);
+		r->cur = NULL;
+	}
+	json_tokener_reset(r->tok);
+	r->cur = json_tokener_parse_ex(r->tok, line, (int)len);
+	enum json_tokener_error e = json_tokener_get_error(r->tok);
+
+	if (!r->cur || e != json_tokener_success || json_tokener_get_parse_end(r->tok) < len) {
+		const char *why = e == json_tokener_success ? "trailing characters after the JSON object"
+							    : e == json_tokener_continue ? "truncated JSON"
+							    : json_tokener_error_desc(e);
+		return scx_fail("%s:%llu: invalid JSON: %s", r->path, r->lineno, why);
+	}
+	return fill(r, r->cur, ev) < 0 ? -1 : 1;
+}
+
 int sched_events_next(struct sched_reader *r, struct sched_event *ev)
 {
 	for (;;) {
 		char *line;
-		size_t len, i;
+		size_t len;
 		int rc = line_reader_next(&r->lr, &line, &len);
 
 		if (rc <= 0)
 			return rc;
-		while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
-			len--;
-		for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
-			;
-		if (i == len)
-			continue;
-		if (r->cur) {
-			json_object_put(r->cur);
-			r->cur = NULL;
-		}
-		json_tokener_reset(r->tok);
-		r->cur = json_tokener_parse_ex(r->tok, line, (int)len);
-		enum json_tokener_error e = json_tokener_get_error(r->tok);
-
-		if (!r->cur || e != json_tokener_success || json_tokener_get_parse_end(r->tok) < len) {
-			const char *why = e == json_tokener_success ? "trailing characters after the JSON object"
-								    : e == json_tokener_continue ? "truncated JSON"
-								    : json_tokener_error_desc(e);
-			return scx_fail("%s:%llu: invalid JSON: %s", r->path, (unsigned long long)r->lr.lineno, why);
-		}
-		return fill(r, r->cur, ev) < 0 ? -1 : 1;
+		r->lineno = r->lr.lineno;
+		if ((rc = parse_line(r, line, len, ev)) != 0)
+			return rc;
 	}
+}
+
+int sched_events_parse_line(struct sched_reader *r, char *line, size_t len, struct sched_event *ev)
+{
+	r->lineno++;
+	return parse_line(r, line, len, ev);
 }

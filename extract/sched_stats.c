@@ -66,6 +66,8 @@ struct stats {
 	/* sched stats' bound on live threads (0: none) and what it folded */
 	size_t max_threads;
 	struct sched_thread_folds folds;
+	bool started;             /* an event with a valid time was seen: the first one at start */
+	uint64_t start, end;
 };
 
 struct row {
@@ -719,38 +721,32 @@ static void stats_free(struct stats *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* One pass over the input into s; *dur and *cpu_count of the trace. */
-static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, size_t *cpu_count)
+static void collect_begin(struct stats *s)
 {
-	struct sched_reader *r;
-	struct sched_event ev;
-	bool started = false;
-	uint64_t start = 0, end = 0;
-	size_t i;
-	int rc = -1, n;
-
 	u64map_init(&s->tmap);
 	u64map_init_cap(&s->dropped_big, U64MAP_SMALL);
+}
+
+static int collect_event(struct stats *s, const struct sched_event *ev)
+{
+	if (!ev->time_ok)
+		return 0;
+	if (!s->started) {
+		s->started = true;
+		s->start = ev->time_ns;
+	}
+	s->end = ev->time_ns;
+	return process(s, ev);
+}
+
+/* After the last event: running threads' time so far; *dur and *cpu_count of the trace. */
+static int collect_end(struct stats *s, const char *path, uint64_t *dur, size_t *cpu_count)
+{
+	size_t i;
+
 	*cpu_count = 0;
-	if (!(r = sched_events_open(in, path)))
-		return -1;
-	while ((n = sched_events_next(r, &ev)) > 0) {
-		if (!ev.time_ok)
-			continue;
-		if (!started) {
-			started = true;
-			start = ev.time_ns;
-		}
-		end = ev.time_ns;
-		if (process(s, &ev) < 0)
-			goto out;
-	}
-	if (n < 0)
-		goto out;
-	if (!started) {
-		scx_fail("%s: no sched records", path);
-		goto out;
-	}
+	if (!s->started)
+		return scx_fail("%s: no sched records", path);
 	for (i = 0; i < s->ncpus; i++) {
 		struct cpu *c = &s->cpus[i];
 		struct thread *t;
@@ -758,13 +754,31 @@ static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, s
 		*cpu_count += c->seen;
 		if (c->running && c->last_seen > c->since) {
 			if (!(t = thread_get(s, c->cur)))
-				goto out;
+				return -1;
 			t->a.runtime += c->last_seen - c->since;
 			c->a.runtime += c->last_seen - c->since;
 		}
 	}
-	*dur = end > start ? end - start : 0;
-	rc = compact_threads(s, true);
+	*dur = s->end > s->start ? s->end - s->start : 0;
+	return compact_threads(s, true);
+}
+
+/* One pass over the input into s; *dur and *cpu_count of the trace. */
+static int collect(struct stats *s, FILE *in, const char *path, uint64_t *dur, size_t *cpu_count)
+{
+	struct sched_reader *r;
+	struct sched_event ev;
+	int rc = -1, n;
+
+	collect_begin(s);
+	*cpu_count = 0;
+	if (!(r = sched_events_open(in, path)))
+		return -1;
+	while ((n = sched_events_next(r, &ev)) > 0)
+		if (collect_event(s, &ev) < 0)
+			goto out;
+	if (n == 0)
+		rc = collect_end(s, path, dur, cpu_count);
 out:
 	sched_events_close(r);
 	return rc;
@@ -850,26 +864,18 @@ out:
 	return rc;
 }
 
-int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn keep, void *ctx,
-			     struct sched_threads *out)
+/* The per-thread results of s into out (comms and latencies moved). */
+static int threads_result(struct stats *s, struct sched_threads *out)
 {
-	struct sched_stats_opts o = {.path = path, .by = BY_THREAD};
-	struct stats s = {.o = &o, .keep = keep, .keep_ctx = ctx};
 	size_t i;
-	int rc = -1;
 
-	memset(out, 0, sizeof(*out));
-	if (collect(&s, in, path, &out->duration_ns, &out->cpu_count) < 0)
-		goto out;
-	out->breaks = s.breaks;
-	out->dropped = s.dropped;
-	out->dropped_runtime_ns = s.ignored.a.runtime;
-	if (!(out->v = calloc(s.nthreads ? s.nthreads : 1, sizeof(*out->v)))) {
-		scx_fail("out of memory");
-		goto out;
-	}
-	for (i = 0; i < s.nthreads; i++) {
-		struct thread *t = s.threads[i];
+	out->breaks = s->breaks;
+	out->dropped = s->dropped;
+	out->dropped_runtime_ns = s->ignored.a.runtime;
+	if (!(out->v = calloc(s->nthreads ? s->nthreads : 1, sizeof(*out->v))))
+		return scx_fail("out of memory");
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *t = s->threads[i];
 		struct sched_thread_stats *d = &out->v[out->n++];
 
 		d->tid = t->tid;
@@ -883,12 +889,71 @@ int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn ke
 		d->nlat = t->a.nlat;
 		t->a.lat = NULL;
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn keep, void *ctx,
+			     struct sched_threads *out)
+{
+	struct sched_stats_opts o = {.path = path, .by = BY_THREAD};
+	struct stats s = {.o = &o, .keep = keep, .keep_ctx = ctx};
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (collect(&s, in, path, &out->duration_ns, &out->cpu_count) == 0)
+		rc = threads_result(&s, out);
 	stats_free(&s);
 	if (rc)
 		sched_stats_threads_free(out);
 	return rc;
+}
+
+struct sched_stats_feed {
+	struct sched_stats_opts o;
+	struct stats s;
+};
+
+struct sched_stats_feed *sched_stats_feed_new(const char *path, sched_thread_keep_fn keep, void *ctx)
+{
+	struct sched_stats_feed *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	f->o.path = path;
+	f->o.by = BY_THREAD;
+	f->s.o = &f->o;
+	f->s.keep = keep;
+	f->s.keep_ctx = ctx;
+	collect_begin(&f->s);
+	return f;
+}
+
+int sched_stats_feed_event(struct sched_stats_feed *f, const struct sched_event *ev)
+{
+	return collect_event(&f->s, ev);
+}
+
+int sched_stats_feed_end(struct sched_stats_feed *f, struct sched_threads *out)
+{
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (collect_end(&f->s, f->o.path, &out->duration_ns, &out->cpu_count) == 0)
+		rc = threads_result(&f->s, out);
+	sched_stats_feed_free(f);
+	if (rc)
+		sched_stats_threads_free(out);
+	return rc;
+}
+
+void sched_stats_feed_free(struct sched_stats_feed *f)
+{
+	if (f) {
+		stats_free(&f->s);
+		free(f);
+	}
 }
 
 void sched_stats_threads_free(struct sched_threads *t)

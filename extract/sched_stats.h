@@ -106,6 +106,19 @@ typedef bool (*sched_thread_keep_fn)(int64_t tid, int64_t pid, void *ctx);
 int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn keep, void *ctx,
 			     struct sched_threads *out);
 void sched_stats_threads_free(struct sched_threads *t);
+
+/*
+ * The same pass fed one event at a time (one-pass extract, whose events
+ * come from the process stage, not a file): new, event for each in stream
+ * order, then end (which frees the feed; free alone on an early exit). The
+ * results are those sched_stats_threads_read gives for the same lines.
+ */
+struct sched_event;
+struct sched_stats_feed;
+struct sched_stats_feed *sched_stats_feed_new(const char *path, sched_thread_keep_fn keep, void *ctx);
+int sched_stats_feed_event(struct sched_stats_feed *f, const struct sched_event *ev);
+int sched_stats_feed_end(struct sched_stats_feed *f, struct sched_threads *out);
+void sched_stats_feed_free(struct sched_stats_feed *f);
 /* Nearest-rank percentile of n sorted values (0 when n == 0). */
 uint64_t sched_stats_lat_rank(const uint64_t *sorted, size_t n, unsigned pct);
 

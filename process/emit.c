@@ -25,6 +25,8 @@ int emitter_init(struct emitter *e, const struct process_opts *opts, struct proc
 		return scx_fail("out of memory");
 	if (opts->in->has_metadata && record_self_read(opts->in->metadata_path, &e->self) < 0)
 		process_warn(res, "cannot tell the recorder's own samples, kept: %s", scx_errmsg());
+	if (opts->sink)
+		return 0;
 	return bgwriter_start(&e->writer, out->perf_jsonl, "perf.jsonl");
 }
 
@@ -76,6 +78,8 @@ enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bo
 
 int emitter_flush(struct emitter *e)
 {
+	if (e->opts->sink)
+		return 0;
 	if (bgwriter_submit(&e->writer, &e->w) < 0)
 		return -1;
 	return bgwriter_finish(&e->writer);
@@ -84,10 +88,12 @@ int emitter_flush(struct emitter *e)
 int emitter_write(struct emitter *e, struct mem_record *r)
 {
 	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
-	mem_jsonl_line(&e->w, r, e->fmt);
 	e->res->kept++;
 	if (e->trace && pftrace_mem_sample(e->trace, r) < 0)
 		return -1;
+	if (e->opts->sink)
+		return e->opts->sink->mem_sample(e->opts->sink->ctx, r);
+	mem_jsonl_line(&e->w, r, e->fmt);
 	if (e->w.len >= (1u << 20))
 		return bgwriter_submit(&e->writer, &e->w);
 	return 0;

@@ -55,7 +55,8 @@ struct skip_view {
 enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bool has_phys,
 				uint64_t phys_addr);
 
-/* Annotate r->hint and append the line; hands 1 MiB batches to the writer. */
+/* Annotate r->hint and append the line; hands 1 MiB batches to the writer
+ * (with opts->sink: hands the record to it instead). */
 int emitter_write(struct emitter *e, struct mem_record *r);
 /* Write what is left and wait until everything is written. */
 int emitter_flush(struct emitter *e);

@@ -105,7 +105,10 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 
 	if (emitter_filter(e, &v, smp.present & PERF_SAMPLE_PHYS_ADDR, smp.phys_addr) != KEEP)
 		return 0;
-	session_resolve_ip(wk->s, t, smp.misc & PERF_RECORD_MISC_CPUMODE_MASK, smp.ip, &where);
+	if (e->opts->sink) /* a config needs no instruction symbols */
+		where.sym = where.dso = "[unknown]";
+	else
+		session_resolve_ip(wk->s, t, smp.misc & PERF_RECORD_MISC_CPUMODE_MASK, smp.ip, &where);
 	if ((smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		wk->kernel_samples++;
 	if (smp.present & PERF_SAMPLE_CGROUP) {
@@ -223,13 +226,15 @@ int mem_perfdata_read(struct emitter *e)
 		pd_close(&f);
 		return -1;
 	}
-	sym_cache_prefetch_kernel(syms);
+	if (!e->opts->sink)
+		sym_cache_prefetch_kernel(syms);
 	if (session_init(&s, syms) < 0) {
 		session_free(&s);
 		sym_cache_free(syms);
 		pd_close(&f);
 		return -1;
 	}
+	s.no_data_syms = e->opts->sink && !e->opts->sink->data_symbols;
 	s.build_id_of = noted_build_id;
 	s.build_id_ctx = &f;
 	inspect_clock(&f, e->res);
@@ -251,7 +256,7 @@ int mem_perfdata_read(struct emitter *e)
 	e->res->dsos = s.stats.dsos;
 	sym_cache_stats(syms, &e->res->syms);
 	e->res->kernel_symbols = e->res->syms.kernel_symbols > 0;
-	if (rc == 0 && kernel_note[0] && wk.kernel_samples)
+	if (rc == 0 && kernel_note[0] && wk.kernel_samples && !e->opts->sink)
 		process_warn(e->res, "%s", kernel_note);
 	if (rc == 0 && e->res->unknown_id_records)
 		process_warn(e->res, "%s: %llu records carry a sample id of no event in the file; skipped "

@@ -42,8 +42,25 @@ struct process_inputs {
 	char vdso_path[4096];
 };
 
+struct mem_record;
+
+/*
+ * Instead of writing perf.jsonl and sched.jsonl: each kept sample and each
+ * sched.jsonl line (without its newline) handed over in output order, for
+ * one-pass extract (pipeline/onepass.h). Only what a config needs is
+ * resolved: instruction symbols never (sym and dso are "[unknown]"), data
+ * symbols only with data_symbols. Nonzero return: stop (scx_fail set).
+ */
+struct process_sink {
+	int (*mem_sample)(void *ctx, const struct mem_record *r);
+	int (*sched_line)(void *ctx, const char *line, size_t len);
+	void *ctx;
+	bool data_symbols;
+};
+
 struct process_opts {
 	const struct process_inputs *in;
+	const struct process_sink *sink; /* NULL: write the process_outputs */
 	const char *symfs;            /* perf --symfs, or NULL */
 	bool no_filter;               /* keep samples upstream drops (phys_addr 0, perf/swapper) and the recorder's */
 	int verbose;                  /* -v: skipped samples to log */

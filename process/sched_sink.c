@@ -54,6 +54,14 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 	s->res->parsed++;
 	count_event(s->res, event);
 	sched_jsonl_line(&s->w, &l);
+	if (s->opts->sink) { /* one-pass extract: the line, not the file */
+		const struct process_sink *k = s->opts->sink;
+		int rc = s->w.oom ? scx_fail("out of memory") : k->sched_line(k->ctx, s->w.buf, s->w.len - 1);
+
+		jsonw_reset(&s->w);
+		if (rc)
+			return -1;
+	}
 	if (s->trace && d) {
 		struct pftrace_sched_rec r = {
 			.kind = d->kind, .time_ns = time_ns, .cpu = cpu, .tid = tid, .pid = pid, .comm = comm,
@@ -77,6 +85,8 @@ void sched_sink_unparseable(struct sched_sink *s, const char *why)
 
 int sched_sink_flush(struct sched_sink *s)
 {
+	if (s->opts->sink)
+		return 0;
 	return jsonw_flush_to(&s->w, s->out, "sched.jsonl");
 }
 

@@ -576,7 +576,7 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 		return;
 	out->map = m->dso->name;
 	out->id.kind = (enum data_id_kind)m->data_kind;
-	if (!m->dso->is_kernel && !dso_has_no_file(m->dso->name)) {
+	if (!s->no_data_syms && !m->dso->is_kernel && !dso_has_no_file(m->dso->name)) {
 		struct sym_dso *syms = dso_syms(s, m->dso);
 
 		if (syms)

@@ -70,6 +70,7 @@ struct session {
 	 * BUILD_ID feature), used when its MMAP record carries none */
 	int (*build_id_of)(void *ctx, const char *name, uint8_t bid[20], size_t *size);
 	void *build_id_ctx;
+	bool no_data_syms;       /* session_resolve_data leaves sym NULL (no symbol tables loaded) */
 };
 
 /* Where an address resolved to. dso/sym are "[unknown]" when not found. */

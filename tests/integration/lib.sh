@@ -17,3 +17,50 @@ check() {
 validate() {
 	node "$TOP/tests/validate.js" "$@"
 }
+# assert_onepass NAME PROFILE [EXTRACT OPTIONS...]: one-pass `extract -f PROFILE`
+# (directory or .tar.gz) prints byte for byte what `process` then `extract -f
+# OUT/perf.jsonl` print: the config on stdout, and on stderr the same report
+# after the process stage's WARNING lines (each one process printed too; the
+# kernel-symbol ones it does not need are left out). Checked without and
+# with -v, with -j 1 and -j 2. The one line naming the sched input names
+# what each read (OUT/sched.jsonl, PROFILE/sched.data): both become SCHED.
+assert_onepass() {
+	local name=$1 prof=$2 d v j out dir sched f rc=0 why=""
+	shift 2
+	d=$(mktemp -d "$WORK/onepass.XXXXXX")
+	if ! "$SCXPROF" process -f "$prof" -o "$d/out" --no-perfetto >"$d/p.out" 2>"$d/p.err"; then
+		fail "$name: one pass = process + extract" "process failed: $(tail -n 2 "$d/p.err")"
+		return
+	fi
+	dir=${prof%.tar.gz}
+	sched=""
+	for f in sched.data perf.sched.data perf.sched.script; do
+		if [ -f "$dir/$f" ]; then sched="$dir/$f"; break; fi
+	done
+	for v in "" -v; do
+		"$SCXPROF" extract $v -f "$d/out/perf.jsonl" "$@" >"$d/two.json" 2>"$d/two.err" || { rc=1; why="two-step extract $v failed: $(tail -n 2 "$d/two.err")"; break; }
+		sed -i "s|$d/out/sched.jsonl|SCHED|g" "$d/two.err"
+		for j in 1 2; do
+			if ! "$SCXPROF" extract $v -j $j -f "$prof" "$@" >"$d/one.json" 2>"$d/one.err"; then
+				rc=1; why="one-pass extract $v -j $j failed: $(tail -n 2 "$d/one.err")"; break 2
+			fi
+			[ -n "$sched" ] && sed -i "s|$sched|SCHED|g" "$d/one.err"
+			grep '^WARNING: ' "$d/one.err" >"$d/one.warn"
+			grep -v '^WARNING: ' "$d/one.err" >"$d/one.rest"
+			grep -v '^WARNING: ' "$d/two.err" >"$d/two.rest"
+			if ! cmp -s "$d/two.json" "$d/one.json"; then
+				rc=1; why="config differs ($v -j $j): $(diff "$d/two.json" "$d/one.json" | head -n 4 | tr '\n' ' ')"; break 2
+			elif ! cmp -s "$d/two.rest" "$d/one.rest" || ! cat "$d/one.warn" "$d/one.rest" | cmp -s - "$d/one.err"; then
+				rc=1; why="stderr differs ($v -j $j): $(diff "$d/two.rest" "$d/one.rest" | head -n 4 | tr '\n' ' ')"; break 2
+			elif [ -n "$(grep -vxFf "$d/p.err" "$d/one.warn")" ]; then
+				rc=1; why="a WARNING process did not print ($v -j $j): $(grep -vxFf "$d/p.err" "$d/one.warn" | head -n 2)"; break 2
+			fi
+		done
+	done
+	if [ $rc -eq 0 ]; then
+		pass "$name: one pass = process + extract (config and -v, -j 1 and -j 2)"
+	else
+		fail "$name: one pass = process + extract" "$why"
+	fi
+	rm -rf "$d"
+}
