@@ -41,4 +41,5 @@ if want <= names:
 else:
     sys.exit(f"demo: planted groups NOT recovered: subcells {sorted(names)}, want {sorted(want)}")
 PY
+echo "allotment regex: $allot"
 echo "== files kept in $demo"

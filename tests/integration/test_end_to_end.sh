@@ -14,6 +14,8 @@ else
 fi
 check "demo: config valid against its schema" validate "$TOP/schemas/cell-config.schema.json" \
 	"$(sed -n 's/^== files kept in //p' "$WORK/demo.out")/config.json"
+assert_onepass "demo recording" "$(sed -n 's/^== files kept in //p' "$WORK/demo.out")/profile.tar.gz" \
+	--workload-allotment-cgroup-regex "$(sed -n 's/^allotment regex: //p' "$WORK/demo.out")"
 rm -rf "$(sed -n 's/^== files kept in //p' "$WORK/demo.out")"
 
 # cgroups: groups placed in an allotment slice and in workload.slice land in
@@ -34,6 +36,7 @@ cells = {c["name"]: [s["name"] for s in c.get("subcells", [])] for c in json.loa
 assert "alpha-+beta-" in cells.get("allotment", []), cells
 assert "gamma-" in cells.get("workload.slice", []), cells
 PY
+		assert_onepass "cgroups recording" "$WORK/cgp"
 	else
 		fail "cgroups: record/process/extract ran" "$(tail -n 3 cg.err)"
 	fi

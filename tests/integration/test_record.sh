@@ -99,6 +99,7 @@ PY
 	else
 		fail "planted sharing" "alpha&beta $ab, alpha&gamma $ag, beta&gamma $bg (alpha has $na pages)"
 	fi
+	assert_onepass "page-fault recording with its sched stream" "$WORK/prof.tar.gz"
 else
 	fail "process of the recording" "$(cat proc.err)"
 fi

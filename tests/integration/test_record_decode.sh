@@ -140,6 +140,7 @@ PY
 	else
 		fail "extract of warm-share's samples" "$(tail -n 3 ext.err)"
 	fi
+	assert_onepass "decode recording" "$WORK/dec"
 else
 	fail "process of the decode recording" "$(tail -n 3 proc2.err)"
 fi
@@ -172,6 +173,7 @@ print("region samples: warm-up (main thread) %d, worker threads %d" % (warm, wor
 assert warm > 0, "the warm-up's faults were not seen"
 assert workers == 0, workers
 PY
+	assert_onepass "page-fault recording" "$WORK/pf"
 else
 	fail "process of the page-fault recording" "$(tail -n 3 pfproc.err)"
 fi

@@ -60,7 +60,11 @@ record_with_oracle() {
 	# still names the data
 	"$SCXPROF" process ${PROCESS_OPTS:-} -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
 		"$SCXPROF" extract mem -v --min-share 0.2 --workload-allotment-cgroup-regex "$ALLOT" \
-			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err"
+			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" || return 1
+	# one pass has no --no-filter: only the recordings processed as they are
+	[ -n "${PROCESS_OPTS:-}" ] ||
+		assert_onepass "$name recording" "$d/prof.tar.gz" --min-share 0.2 --workload-allotment-cgroup-regex "$ALLOT"
+	return 0
 }
 
 # subcells of the config, one per line, units joined by +

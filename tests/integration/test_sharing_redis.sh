@@ -61,6 +61,7 @@ for run in 1 2 3 4; do
 		fail "redis run $run" "$(tail -n 3 "$d/"*.log "$d/err" 2>/dev/null | tr '\n' ' ')"
 		break
 	fi
+	assert_onepass "redis run $run" "$d/prof.tar.gz" --cluster sharing --workload-allotment-cgroup-regex "$ALLOT"
 	subcells "$d/cfg.json" >"$d/sub"
 	if ! grep -q 'io_thd_' "$d/sub" || ! grep -q 'redis-server' "$d/sub" || ! grep -q 'redis-benchmark' "$d/sub"; then
 		echo "info: redis run $run inconclusive, a thread kind is no unit: $(tr '\n' ' ' <"$d/sub")"
