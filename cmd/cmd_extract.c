@@ -27,7 +27,7 @@
 #include "pipeline/onepass.h"
 
 static const char summary[] =
-	"Read perf.jsonl (ours, or upstream's perf.mem.jsonl) and print a cell config\n"
+	"Read perf.jsonl (ours, or upstream's perf.mem.jsonl) or a profile and print a cell config\n"
 	"(JSON) on stdout. Samples are grouped by cgroup: each match of the allotment\n"
 	"regex, the workload cgroup (a substring), and rest. Comms are normalized by\n"
 	"stripping trailing digits; one with more than 5% (--min-share) of its group's\n"
@@ -47,6 +47,11 @@ static const char summary[] =
 	"-v prints upstream's per-group summary (and the clustering steps) to stderr;\n"
 	"with sched JSONL, each cell's and subcell's CPU share, runtime, wakeups,\n"
 	"wakeup latency p50/p99 and migrations too.\n"
+	"-f PROFILE (a profile directory, or .tar.gz extracted next to itself): one pass,\n"
+	"no JSONL written; the same config and -v report as process then extract on\n"
+	"PROFILE.out/perf.jsonl (process's warnings first). -j N threads (default: the\n"
+	"online CPUs; 2 and more: decode | aggregate, the output does not depend on N).\n"
+	"-f PROFILE.out/ reads its perf.jsonl.\n"
 	"`extract sched util` and `extract sched stats` read sched JSONL (see their --help).";
 
 static const char sched_util_summary[] =
@@ -235,10 +240,10 @@ int cmd_extract(int argc, char **argv)
 		sched_stats_summary, false,
 	};
 	static const struct cmd_usage extract_u = {
-		"extract", "[mem] -f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
+		"extract", "[mem] -f FILE|PROFILE [-v|-vv] [-j N] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
 	};
 	static const struct cmd_usage mem_u = {
-		"extract mem", "-f FILE [-v|-vv] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
+		"extract mem", "-f FILE|PROFILE [-v|-vv] [-j N] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "mem"))
