@@ -70,6 +70,7 @@ size_t sample_conv(const struct mem_record *r, bool data_syms, struct mem_sample
 	s->tid = r->tid;
 	s->pid = r->pid;
 	s->phys_addr = r->phys_addr;
+	s->addr = r->addr;
 	s->data_page_size = r->data_page_size;
 	s->hint = r->hint;
 	s->has_weight = r->has_weight;
