@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "lib/utf8.h"
-#include "process/data_id.h"
-#include "process/data_src.h"
+#include "lib/data_id.h"
+#include "lib/data_src.h"
 
 /* s as lib/jsonw writes it and the scanner decodes it: invalid UTF-8 -> U+FFFD. */
 static char *put_text(char *p, const char *s, size_t n)
