@@ -128,11 +128,12 @@ static int run(struct extract_mem_opts *o, const char *sched, long jobs)
 	FILE *in;
 
 	if (strcmp(o->path, "-") && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		/* PROFILE.out/ (what process wrote): its perf.jsonl; else a profile */
+		/* PROFILE.out/ (what process wrote): its perf.jsonl[.zst]; else a profile */
 		if (fs_join(jsonl, sizeof(jsonl), o->path, "perf.jsonl") < 0)
 			return failed("extract");
 		o->sched_path = sched;
-		if (!fs_exists(jsonl))
+		if (!fs_exists(jsonl) && fs_join(jsonl, sizeof(jsonl), o->path, "perf.jsonl.zst") == 0 &&
+		    !fs_exists(jsonl))
 			return run_onepass(o, o->path, jobs);
 		o->path = jsonl;
 		if (!sched)

@@ -27,6 +27,9 @@ check "archive: one pass wrote no JSONL" test -z "$(find "$WORK/arc" -name '*.js
 "$SCXPROF" extract -v -f "$WORK/pb.out" >"$WORK/dir.json" 2>"$WORK/dir.err"
 check "PROFILE.out/ as -f: the same config and report as its perf.jsonl" \
 	bash -c "cmp '$WORK/file.json' '$WORK/dir.json' && cmp '$WORK/file.err' '$WORK/dir.err'"
+"$SCXPROF" process -z -f "$WORK/profile_basic" -o "$WORK/pbz.out" >/dev/null 2>&1
+"$SCXPROF" extract -v -f "$WORK/pbz.out" >"$WORK/dirz.json" 2>/dev/null
+check "PROFILE.out/ of process -z as -f: the same config as its perf.jsonl" cmp "$WORK/file.json" "$WORK/dirz.json"
 
 # --- perf record's perf.data and perf sched's perf.sched.data -----------------
 if perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
