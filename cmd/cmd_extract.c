@@ -15,6 +15,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/extract_args.h"
+#include "cmd/llc_json.h"
 #include "cmd/opts.h"
 #include "cmd/profile_path.h"
 #include "cmd/signals.h"
@@ -147,10 +148,24 @@ static int run(struct extract_mem_opts *o, const char *sched, long jobs)
 	return finish("extract", in, extract_mem_run(o, in, stdout, stderr));
 }
 
+/* --llc-json FILE: the observer writes the sidecar (llc_json.c) */
+static int run_with_llc_json(struct extract_mem_opts *o, const char *path, const char *sched, long jobs)
+{
+	struct extract_mem_observer obs = {.on_llc = llc_json_write, .ctx = (void *)path};
+
+	if (fs_exists(path)) {
+		fprintf(stderr, "scxprof extract: %s: already exists, not overwritten\n", path);
+		return EXIT_ERROR;
+	}
+	o->observer = &obs;
+	return run(o, sched, jobs);
+}
+
 static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 {
 	struct extract_args a = {0};
 	long jobs = 0;
+	const char *llc_json = NULL;
 	const struct opt opts[] = {
 		OPT_STRING_REQUIRED('f', "file", &a.file, "FILE",
 				    "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
@@ -159,6 +174,9 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
 		OPT_INT('j', "jobs", &jobs, "N", "threads for a profile: 1, or 2 and more (decode | aggregate; default: online CPUs)",
 			1, 4096),
+		OPT_STRING(0, "llc-json", &llc_json, "FILE",
+			   "also write the cross-LLC sharing figures, measured and predicted under the config, as JSON "
+			   "to FILE (e.g. cells.llc.json beside cells.json; must not exist)"),
 		OPT_END(),
 	};
 	struct extract_mem_opts o;
@@ -170,7 +188,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		opts_print_usage(u);
 		return EXIT_USAGE;
 	}
-	return run(&o, a.sched, jobs);
+	return llc_json ? run_with_llc_json(&o, llc_json, a.sched, jobs) : run(&o, a.sched, jobs);
 }
 
 static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage *u)

@@ -75,6 +75,7 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 	o->max_groups = (size_t)a->max_groups;
 	o->stop = (volatile int *)&cmd_interrupted;
 	o->sched_path = sched_next_to(a);
+	o->topology = a->topology;
 	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)
 		return -1;
 	o->min_share = SIGNIFICANT_PCT;

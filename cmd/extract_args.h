@@ -20,6 +20,7 @@ struct extract_args {
 	int line;         /* --granularity line (extract_args_granularity_choices) */
 	const char *threshold;
 	const char *sched;
+	const char *topology;
 	const char *min_share;
 	bool use_hints;
 	int verbose;
@@ -54,6 +55,9 @@ extern const struct opt_choice extract_args_granularity_choices[];
 		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \
 	OPT_STRING(0, "sched", &(a).sched, "FILE",                                                                   \
 		   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl or sched.jsonl.zst next to -f FILE, if not empty)"), \
+	OPT_STRING(0, "topology", &(a).topology, "FILE",                                                             \
+		   "topology.json whose LLCs and nodes the cross-LLC figures and the default cap use (default: "       \
+		   "topology.json next to -f FILE, else this host)"),                                                  \
 	OPT_INT(0, "max-names", &(a).max_names, "K",                                                                 \
 		"names counted per group: more than 1/(K+1) of a group's samples is never folded (default 1024)",  \
 		20, 1L << 24),                                                                                       \

@@ -10,7 +10,9 @@
 
 #include "extract/cell_config.h"
 #include "extract/mem_agg.h"
+#include "extract/llc_share.h"
 #include "extract/mem_groups.h"
+#include "extract/mem_llc.h"
 #include "extract/mem_report.h"
 #include "extract/mem_sched.h"
 #include "extract/sharing.h"
@@ -25,6 +27,8 @@ struct run {
 	struct mem_sched sched;
 	bool has_sched, sched_header;
 	double min_share;
+	bool has_llc;
+	struct llc_share llc; /* cross-LLC counts (mem_llc.h) when has_llc */
 };
 
 static const char *kind_name(const struct run *r, enum group_kind kind)
@@ -126,7 +130,7 @@ static int notify(struct run *r, const struct cell *cell, enum group_kind kind, 
 		.sched = r->has_sched ? &r->sched : NULL,
 	};
 
-	return r->o->observer->on_cell(r->o->observer->ctx, &c);
+	return r->o->observer->on_cell ? r->o->observer->on_cell(r->o->observer->ctx, &c) : 0;
 }
 
 static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u,
@@ -227,12 +231,24 @@ out:
 	return rc;
 }
 
+static const char *cap_source(const struct extract_mem_opts *o)
+{
+	return o->max_cell_cpus > 0 ? "--max-cell-cpus" : o->topology ? "largest LLC of --topology" : "largest LLC";
+}
+
 static int sharing_setup(struct run *r)
 {
 	struct cpu_topology t;
 
 	if (topology_for_input(r->o->path, &t) < 0)
 		return -1;
+	if (r->o->topology) { /* another host's LLCs: its cap; the demand stays in CPUs of the recording */
+		struct cpu_topology other;
+
+		if (topology_from_json(r->o->topology, &other) < 0)
+			return -1;
+		t.largest_llc_cpus = other.largest_llc_cpus;
+	}
 	r->sp.threshold = r->o->share_threshold >= 0 ? r->o->share_threshold : SHARE_THRESHOLD_DEFAULT;
 	r->sp.cap_cpus = r->o->max_cell_cpus > 0 ? r->o->max_cell_cpus : (double)t.largest_llc_cpus;
 	r->sp.online_cpus = (double)t.online_cpus;
@@ -243,11 +259,11 @@ static int sharing_setup(struct run *r)
 		fprintf(r->log,
 			"\nCPU demand: sched runtime / trace duration (%s: %.3f s, %zu CPUs); cap %.2f CPUs per cell (%s)\n",
 			r->sched.path, (double)r->sched.st.duration_ns / 1e9, r->sched.st.cpu_count, r->sp.cap_cpus,
-			r->o->max_cell_cpus > 0 ? "--max-cell-cpus" : "largest LLC");
+			cap_source(r->o));
 	else if (r->log)
 		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s); cap %.2f CPUs per cell (%s)\n",
 			t.online_cpus, t.source, r->sp.cap_cpus,
-			r->o->max_cell_cpus > 0 ? "--max-cell-cpus" : "largest LLC");
+			cap_source(r->o));
 	return 0;
 }
 
@@ -290,6 +306,8 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 	int rc = -1;
 
 	agg_opts(o, &ao);
+	if ((r.has_llc = mem_llc_wanted(o)))
+		mem_llc_start(&r.llc, o, &ao);
 	if (mem_agg_init(&r.agg, &ao) < 0)
 		goto out;
 	if (src->samples(src->ctx, &r.agg) < 0)
@@ -310,6 +328,8 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
+	if (r.has_llc && mem_llc_finish(&r.llc, o, &ao, &cfg, r.log) < 0)
+		goto out;
 	if (r.log && fflush(r.log) != 0) {
 		scx_fail_errno("writing the report failed");
 		goto out;
@@ -319,5 +339,7 @@ out:
 	cell_config_free(&cfg);
 	mem_agg_free(&r.agg);
 	mem_sched_free(&r.sched);
+	if (r.has_llc)
+		llc_share_free(&r.llc);
 	return rc;
 }

@@ -24,6 +24,7 @@ struct mem_sched;
 struct unit_list;
 struct clustering;
 struct sharing_params;
+struct llc_share_result;
 
 /*
  * What extract mem decided for one top-level cell, for callers that show
@@ -41,7 +42,9 @@ struct extract_mem_cell {
 
 struct extract_mem_observer {
 	/* called once per top-level cell, in config order; -1 (scx_fail) stops the run */
-	int (*on_cell)(void *ctx, const struct extract_mem_cell *c);
+	int (*on_cell)(void *ctx, const struct extract_mem_cell *c); /* may be NULL */
+	/* called once with the cross-LLC figures (extract/llc_share.h), after the last cell; may be NULL */
+	int (*on_llc)(void *ctx, const struct llc_share_result *r);
 	void *ctx;
 };
 
@@ -62,6 +65,7 @@ struct extract_mem_opts {
 	size_t min_keys;          /* least shared identities for a merge (0: SHARE_MIN_KEYS_DEFAULT) */
 	uint64_t min_samples;     /* least samples on them a side (0: SHARE_MIN_SAMPLES_DEFAULT) */
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
+	const char *topology;     /* --topology FILE: LLCs and nodes, the default cap; NULL: topology.json next to path, else this host */
 	volatile int *stop;       /* polled; set to interrupt */
 	const struct extract_mem_observer *observer; /* may be NULL */
 };

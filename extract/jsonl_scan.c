@@ -391,7 +391,7 @@ static int scan_value(struct cursor *c, int depth)
 
 enum key_id {
 	K_OTHER, K_COMM, K_TID, K_PID, K_CGROUP, K_PHYS, K_PAGE_SIZE, K_HINT, K_WEIGHT,
-	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC, K_ADDR
+	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC, K_ADDR, K_CPU
 };
 enum { REQUIRED = 1 << K_COMM | 1 << K_TID | 1 << K_PID | 1 << K_CGROUP | 1 << K_PHYS | 1 << K_PAGE_SIZE };
 
@@ -413,6 +413,7 @@ static enum key_id key_of(const char *k, size_t n)
 	if (IS("data_sym")) return K_DATA_SYM;
 	if (IS("data_src")) return K_DATA_SRC;
 	if (IS("addr")) return K_ADDR;
+	if (IS("cpu")) return K_CPU;
 	return K_OTHER;
 #undef IS
 }
@@ -562,6 +563,11 @@ static int scan_member(struct cursor *c, enum key_id id, struct mem_sample *s)
 	case K_DATA_SYM: return scan_string_key(c, "data_sym", &s->data_sym, &s->data_sym_len);
 	case K_DATA_SRC: return scan_data_src(c, s);
 	case K_ADDR: return scan_addr(c, s);
+	case K_CPU: /* optional (upstream has none): anything but an integer >= 0 is skipped, as before it was read */
+		if (c->p >= c->end || !is_digit(*c->p))
+			return scan_value(c, 1);
+		s->has_cpu = true;
+		return scan_i64(c, "cpu", &s->cpu);
 	default: return scan_value(c, 1);
 	}
 }

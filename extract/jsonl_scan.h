@@ -3,8 +3,8 @@
  * (ours, with extra keys) or upstream's perf.mem.jsonl.
  *
  * It walks the top-level object once, decodes only the keys extract needs
- * (comm, tid, pid, cgroup, phys_addr, addr, data_page_size, hint, weight, time /
- * time_ns, data_id, data_map, data_sym, data_src.hitm/snoop) and
+ * (comm, tid, pid, cgroup, phys_addr, addr, data_page_size, hint, weight, cpu,
+ * time / time_ns, data_id, data_map, data_sym, data_src.hitm/snoop) and
  * checks the syntax of every other value without building anything. String
  * escapes in comm and cgroup (\" \\ \/ \b \f \n \r \t, \uXXXX including
  * surrogate pairs) are decoded to UTF-8 in place, inside the line buffer.
@@ -36,6 +36,8 @@ struct mem_sample {
 	const char *data_sym;    /* data symbol, NULL when absent */
 	size_t data_sym_len;
 	bool peer;               /* data_src says HITM (local/remote) or a peer-cache snoop */
+	int64_t cpu;             /* the CPU the sample was taken on, when has_cpu */
+	bool has_cpu;
 };
 
 /*

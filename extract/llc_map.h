@@ -1,0 +1,40 @@
+/*
+ * llc_map.h - which last-level cache and NUMA node each CPU belongs to,
+ * for the cross-LLC sharing measure and the placement model: from a
+ * topology.json (schemas/topology.schema.json: each entry's "llc" and
+ * "node"; -1, sysfs had no answer, is one domain of its own) or from this
+ * host's sysfs (cpuN/cache/index3/shared_cpu_list's lowest CPU as the LLC,
+ * the cpuN/nodeM link as the node; no L3 at all: one LLC). LLCs and nodes
+ * are numbered 0.. in the order of their lowest CPU.
+ */
+#ifndef SCX_EXTRACT_LLC_MAP_H
+#define SCX_EXTRACT_LLC_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct llc_map {
+	int *llc_of, *node_of;   /* CPU -> LLC / node index; -1 for a CPU not listed */
+	size_t nr_cpus;          /* length of llc_of and node_of (highest CPU + 1) */
+	unsigned online;         /* CPUs listed */
+	size_t nr_llcs, nr_nodes;
+	unsigned *llc_cpus;      /* CPUs of each LLC */
+	int *llc_node;           /* node index of each LLC (of its lowest CPU) */
+	int64_t *llc_id;         /* the LLC's id as the source names it */
+	int64_t *node_id;        /* the node's id */
+	char source[4096];       /* the topology.json path, or "host" */
+};
+
+/* From topology.json at path. -1 (scx_fail naming path) on error. */
+int llc_map_from_json(const char *path, struct llc_map *m);
+/* From sysfs_cpu (e.g. /sys/devices/system/cpu). -1 on OOM. */
+int llc_map_from_host(const char *sysfs_cpu, struct llc_map *m);
+/* topology if not NULL, else topology.json next to input_path, else the host. */
+int llc_map_for_input(const char *input_path, const char *topology, struct llc_map *m);
+void llc_map_free(struct llc_map *m);
+
+/* LLC / node index of cpu, -1 when the map does not list it. */
+int llc_map_llc(const struct llc_map *m, int64_t cpu);
+int llc_map_node(const struct llc_map *m, int64_t cpu);
+
+#endif
