@@ -53,6 +53,11 @@ static const char summary[] =
 	"PROFILE.out/perf.jsonl (process's warnings first). -j N threads (default: the\n"
 	"online CPUs; 2 and more: decode | aggregate, the output does not depend on N).\n"
 	"-f PROFILE.out/ reads its perf.jsonl.\n"
+	"Cross-LLC sharing (-v, or --llc-json FILE): the share of accesses to shared data\n"
+	"that crossed LLCs (and NUMA nodes) as the host scheduled them (sample CPUs on the\n"
+	"topology), and the same predicted with each subcell on one LLC (worst fit by CPU\n"
+	"demand), per cell and subcell, with 95% intervals; --topology FILE evaluates\n"
+	"against another topology.json. See docs/llc-sharing.md.\n"
 	"`extract sched util` and `extract sched stats` read sched JSONL (see their --help).";
 
 static const char sched_util_summary[] =

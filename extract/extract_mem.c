@@ -29,6 +29,7 @@ struct run {
 	double min_share;
 	bool has_llc;
 	struct llc_share llc; /* cross-LLC counts (mem_llc.h) when has_llc */
+	struct mem_llc_opts llc_opts;
 };
 
 static const char *kind_name(const struct run *r, enum group_kind kind)
@@ -306,8 +307,14 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 	int rc = -1;
 
 	agg_opts(o, &ao);
-	if ((r.has_llc = mem_llc_wanted(o)))
-		mem_llc_start(&r.llc, o, &ao);
+	/* the cross-LLC figures: -v in sharing mode (--cluster comm's text stays upstream's), or an observer's */
+	r.llc_opts = (struct mem_llc_opts){
+		.path = o->path, .topology = o->topology, .print = o->verbose && o->cluster == CLUSTER_SHARING,
+		.line_granularity = o->line_granularity, .max_recs = o->max_keys / 4,
+		.on_llc = o->observer ? o->observer->on_llc : NULL, .ctx = o->observer ? o->observer->ctx : NULL,
+	};
+	if ((r.has_llc = r.llc_opts.print || r.llc_opts.on_llc))
+		mem_llc_start(&r.llc, &r.llc_opts, &ao);
 	if (mem_agg_init(&r.agg, &ao) < 0)
 		goto out;
 	if (src->samples(src->ctx, &r.agg) < 0)
@@ -328,7 +335,7 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
-	if (r.has_llc && mem_llc_finish(&r.llc, o, &ao, &cfg, r.log) < 0)
+	if (r.has_llc && mem_llc_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.has_sched ? &r.sched : NULL, r.log) < 0)
 		goto out;
 	if (r.log && fflush(r.log) != 0) {
 		scx_fail_errno("writing the report failed");

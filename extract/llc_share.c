@@ -14,7 +14,7 @@
 #include "lib/error.h"
 #include "lib/hash.h"
 
-#define LLC_SHARE_DEFAULT_MAX_RECS ((size_t)1 << 20)
+#define LLC_SHARE_DEFAULT_MAX_RECS ((size_t)1 << 18)
 
 void llc_share_init(struct llc_share *s, bool line_granularity, size_t max_recs)
 {
@@ -238,6 +238,7 @@ struct actor_place {
 	long cell, sub;   /* config_match */
 	long scope;       /* index into subs (or the cell's own scope) */
 	int pllc, pnode;  /* predicted */
+	double demand;    /* CPUs */
 	struct llc_share_fig f;
 };
 
@@ -304,6 +305,40 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
+ * Each actor's CPU demand: its thread's runtime share (thread_cpus, split
+ * among the thread's actors by samples), else its sample share x CPUs.
+ */
+static int actor_demand(const struct llc_share *s, const struct llc_share_eval *e, struct actor_place *ap)
+{
+	struct u64map tid_samples;
+	size_t i;
+	int rc = 0;
+
+	if (!e->thread_cpus) {
+		for (i = 0; i < s->nr_actors; i++)
+			ap[i].demand = s->samples ? (double)s->actors[i].samples / (double)s->samples * e->online_cpus : 0;
+		return 0;
+	}
+	u64map_init(&tid_samples);
+	for (i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t *v = u64map_slot(&tid_samples, (uint64_t)s->actors[i].tid);
+
+		if (!v)
+			rc = -1;
+		else
+			*v += s->actors[i].samples;
+	}
+	for (i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t n = *u64map_find(&tid_samples, (uint64_t)s->actors[i].tid);
+
+		ap[i].demand = n ? e->thread_cpus(e->thread_ctx, s->actors[i].tid) * (double)s->actors[i].samples / (double)n
+				 : 0;
+	}
+	u64map_free(&tid_samples);
+	return rc;
+}
+
+/*
  * The placement: subcells whole (worst-fit decreasing by demand), then the
  * threads of those that fit no LLC one by one. Sets each actor's pllc/pnode.
  */
@@ -323,9 +358,9 @@ static int place(const struct llc_share *s, const struct llc_share_eval *e, stru
 		goto oom;
 	for (i = 0; i < s->nr_actors; i++)
 		if (ap[i].scope >= 0)
-			demand[ap[i].scope] += (double)s->actors[i].samples;
+			demand[ap[i].scope] += ap[i].demand;
 	for (i = 0; i < r->nr_subs; i++)
-		r->subs[i].demand = demand[i] = s->samples ? demand[i] / (double)s->samples * e->online_cpus : 0;
+		r->subs[i].demand = demand[i];
 	if (placement_worst_fit(demand, r->nr_subs, m->llc_cpus, m->nr_llcs, load, true, llc) < 0)
 		goto out;
 	for (i = 0; i < r->nr_subs; i++)
@@ -351,7 +386,7 @@ static int place(const struct llc_share *s, const struct llc_share_eval *e, stru
 		if (ap[i].scope < 0 || llc[ap[i].scope] < 0) {
 			int64_t *t = bsearch(&s->actors[i].tid, tids, nt, sizeof(*tids), cmp_i64);
 
-			tdemand[t - tids] += s->samples ? (double)s->actors[i].samples / (double)s->samples * e->online_cpus : 0;
+			tdemand[t - tids] += ap[i].demand;
 		}
 	if (placement_worst_fit(tdemand, nt, m->llc_cpus, m->nr_llcs, load, false, tllc) < 0)
 		goto out;
@@ -480,25 +515,26 @@ static int measure(const struct llc_share *s, const struct llc_share_eval *e, st
 	return 0;
 }
 
-/* Distinct tids of each scope. */
-static void count_threads(const struct llc_share *s, struct llc_share_result *r, const struct actor_place *ap)
+/* Distinct tids of each scope (tids are below 2^22, scopes below 2^24). */
+static int count_threads(const struct llc_share *s, struct llc_share_result *r, const struct actor_place *ap)
 {
-	size_t i, j;
+	struct u64map seen;
+	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < r->nr_subs; i++) {
-		struct u64map seen;
+	u64map_init(&seen);
+	for (i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t key = (uint64_t)ap[i].scope << 40 | ((uint64_t)s->actors[i].tid & ((1ULL << 40) - 1)), *v;
 
-		u64map_init_cap(&seen, U64MAP_SMALL);
-		for (j = 0; j < s->nr_actors; j++)
-			if (ap[j].scope == (long)i && !u64map_find(&seen, (uint64_t)s->actors[j].tid)) {
-				uint64_t *v = u64map_slot(&seen, (uint64_t)s->actors[j].tid);
-
-				if (v)
-					*v = 1;
-				r->subs[i].threads++;
-			}
-		u64map_free(&seen);
+		if (ap[i].scope < 0 || u64map_find(&seen, key))
+			continue;
+		if (!(v = u64map_slot(&seen, key)))
+			rc = -1;
+		else
+			r->subs[ap[i].scope].threads++;
 	}
+	u64map_free(&seen);
+	return rc;
 }
 
 int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r)
@@ -532,7 +568,8 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 			goto out;
 		ap[i].scope = ap[i].cell >= 0 ? scope_of(r, ap[i].cell, ap[i].sub) : -1;
 	}
-	if (place(s, e, r, ap) < 0 || measure(s, e, r, ap) < 0)
+	r->demand_by_runtime = e->thread_cpus != NULL;
+	if (actor_demand(s, e, ap) < 0 || place(s, e, r, ap) < 0 || measure(s, e, r, ap) < 0)
 		goto out;
 	for (i = 0; i < s->nr_actors; i++) {
 		fig_add(&r->total, &ap[i].f);
@@ -541,7 +578,8 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 			fig_add(&r->cells[ap[i].cell].f, &ap[i].f);
 		}
 	}
-	count_threads(s, r, ap);
+	if (count_threads(s, r, ap) < 0)
+		goto out;
 	for (i = 0; i < r->nr_subs; i++)
 		r->cells[r->subs[i].cell].threads += r->subs[i].threads;
 	rc = 0;

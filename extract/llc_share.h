@@ -39,7 +39,7 @@
 #include "lib/strmap.h"
 #include "lib/u64map.h"
 
-#define LLC_SHARE_MAX_ACTORS ((size_t)1 << 20)
+#define LLC_SHARE_MAX_ACTORS ((size_t)1 << 16)
 /* Below this many accesses on shared data a share is given as an interval only. */
 #define LLC_SHARE_MIN_POINT 30
 #define LLC_SHARE_Z95 1.959963984540054
@@ -79,7 +79,7 @@ struct llc_share {
 	uint64_t dropped;            /* samples of actors beyond LLC_SHARE_MAX_ACTORS */
 };
 
-/* max_recs 0: 1 << 20. */
+/* max_recs 0: 1 << 18 (extract mem: --evidence-keys / 4). */
 void llc_share_init(struct llc_share *s, bool line_granularity, size_t max_recs);
 void llc_share_free(struct llc_share *s);
 /* Count one sample. -1 on OOM. */
@@ -102,7 +102,7 @@ struct llc_share_scope {
 	char *name;          /* "allotment", "allotment/alpha-+beta-" */
 	long cell, sub;      /* config indexes; sub -1 for a cell (or a cell without subcells) */
 	bool merged;         /* a subcell of two or more units ('+' in its name) */
-	double demand;       /* CPUs (sample share x recorded CPUs); subcells only */
+	double demand;       /* CPUs (runtime / duration, or sample share x recorded CPUs); subcells only */
 	int llc;             /* predicted LLC index, -1 when spread over LLCs (subcells only) */
 	size_t threads;      /* distinct tids */
 	struct llc_share_fig f;
@@ -116,6 +116,7 @@ struct llc_share_result {
 	uint64_t samples, no_cpu, no_key, unmapped, dropped, with_key;
 	unsigned level;
 	double online_cpus;  /* of the recording: demand = samples share x online_cpus */
+	bool demand_by_runtime; /* the scheduling trace's runtime was the demand */
 };
 
 /* What the evaluation needs besides the counts. */
@@ -123,7 +124,14 @@ struct llc_share_eval {
 	const struct cell_config *cfg;
 	const char *workload, *allotment_re; /* the cgroup rule (config_match.h) */
 	const struct llc_map *map;           /* LLCs and nodes evaluated against */
-	double online_cpus;                  /* CPUs of the recording, for demand */
+	double online_cpus;                  /* CPUs of the recording, for demand by sample share */
+	/*
+	 * With a scheduling trace: a thread's CPUs (runtime / trace duration),
+	 * shared among its actors by their samples; NULL: demand by sample
+	 * share x online_cpus.
+	 */
+	double (*thread_cpus)(void *ctx, int64_t tid);
+	void *thread_ctx;
 };
 
 /* Measure and predict. -1 (scx_fail) on OOM or a regex failure. */

@@ -95,8 +95,9 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 	}
 	fprintf(f, "  on shared data = samples on data another thread touched in the same or adjacent epoch; measured = "
 		   "of those, data also touched from another LLC in that window, on the CPUs the samples were taken on; "
-		   "predicted = the same with each subcell's threads on one LLC (worst fit by CPU demand; a subcell "
-		   "larger than every LLC placed thread by thread)\n");
+		   "predicted = the same with each subcell's threads on one LLC (worst fit by CPU demand, %s; a "
+		   "subcell larger than every LLC placed thread by thread)\n",
+		r->demand_by_runtime ? "runtime / trace duration" : "sample share x CPUs");
 	fprintf(f, "  placement:");
 	for (i = 0; i < r->nr_subs; i++) {
 		const struct llc_share_scope *s = &r->subs[i];
@@ -214,6 +215,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	jsonw_obj_close(&w);
 	jsonw_key(&w, "recorded_cpus");
 	jsonw_double(&w, r->online_cpus, 0);
+	jsonw_kv_str(&w, "demand", r->demand_by_runtime ? "runtime" : "samples");
 	jsonw_key(&w, "profile");
 	jsonw_obj_open(&w);
 	json_fig(&w, r, &r->total);

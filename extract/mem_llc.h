@@ -12,16 +12,29 @@
 #include <stdio.h>
 
 #include "extract/cell_config.h"
-#include "extract/extract_mem.h"
 #include "extract/llc_share.h"
 #include "extract/mem_agg.h"
+#include "extract/mem_sched.h"
 
-/* Whether the run needs the measure: -v in sharing mode, or an observer asking for it. */
-bool mem_llc_wanted(const struct extract_mem_opts *o);
+/* What the step needs of extract mem's options. */
+struct mem_llc_opts {
+	const char *path;      /* the input: topology.json next to it */
+	const char *topology;  /* --topology FILE, NULL: next to path, else this host */
+	bool print;            /* the -v section */
+	bool line_granularity;
+	size_t max_recs;       /* 0: default */
+	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
+	void *ctx;
+};
+
 /* Start counting: hooks the counter into the aggregation's options. */
-void mem_llc_start(struct llc_share *s, const struct extract_mem_opts *o, struct mem_agg_opts *ao);
-/* Evaluate cfg; -v section into log (may be NULL); observer's on_llc. -1 (scx_fail) on error. */
-int mem_llc_finish(struct llc_share *s, const struct extract_mem_opts *o, const struct mem_agg_opts *ao,
-		   const struct cell_config *cfg, FILE *log);
+void mem_llc_start(struct llc_share *s, const struct mem_llc_opts *o, struct mem_agg_opts *ao);
+/*
+ * Evaluate cfg; -v section into log (when o->print); o->on_llc. sched
+ * (may be NULL): threads' runtime / trace duration is the demand. -1
+ * (scx_fail) on error.
+ */
+int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
+		   const struct cell_config *cfg, const struct mem_sched *sched, FILE *log);
 
 #endif

@@ -3,7 +3,9 @@
  * the demo and benchmarks.
  *
  * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] [-S] GROUP...
- *   GROUP = NAME:THREADS[:REGION[:CGROUP]]
+ *   GROUP = NAME:THREADS[:REGION[:CGROUP[:CPU]]]
+ * A group with a CPU pins its threads to that CPU (pthread_setaffinity_np),
+ * as taskset would, so tests can place sharing threads together or apart.
  * All groups run at the same time. -S runs the groups of this process one
  * after another instead (the old behaviour; groups in processes of their
  * own still run beside them). -P runs every group in a process of its own
@@ -55,6 +57,7 @@ struct group {
 	int threads;
 	struct region *region;
 	char cgroup[256];
+	int cpu; /* -1: not pinned */
 	pid_t pid;
 };
 
@@ -109,6 +112,16 @@ static void *work(void *arg)
 
 	snprintf(tname, sizeof(tname), "%.10s-%d", w->g->name, w->index % 1000);
 	pthread_setname_np(pthread_self(), tname);
+	if (w->g->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->g->cpu, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+			fprintf(stderr, "scxprof-workload: cannot pin %s to CPU %d\n", tname, w->g->cpu);
+			exit(1);
+		}
+	}
 	for (it = 0; iterations < 0 ? now() < end : it < iterations; it++) {
 		for (p = 0; p < pages; p++)
 			mem[(size_t)p * STRIDE * page_size + (size_t)(w->index * 8 % 64)] += 1;
@@ -123,7 +136,7 @@ static int parse_group(char *spec, struct group *g)
 {
 	/* strsep, not strtok: "NAME:2::CGROUP" has an empty REGION */
 	char *name = strsep(&spec, ":"), *threads = strsep(&spec, ":"), *region = strsep(&spec, ":");
-	char *cgroup = strsep(&spec, ":");
+	char *cgroup = strsep(&spec, ":"), *cpu = strsep(&spec, ":");
 	char priv[80];
 
 	if (!name || !threads || atoi(threads) <= 0)
@@ -132,6 +145,9 @@ static int parse_group(char *spec, struct group *g)
 	g->threads = atoi(threads);
 	if (cgroup)
 		snprintf(g->cgroup, sizeof(g->cgroup), "%.255s", cgroup);
+	g->cpu = cpu && *cpu ? atoi(cpu) : -1;
+	if (cpu && *cpu && (g->cpu < 0 || g->cpu >= CPU_SETSIZE))
+		return -1;
 	if (region && !*region)
 		region = NULL;
 	snprintf(priv, sizeof(priv), "private:%s", name);
