@@ -288,6 +288,8 @@ void page_write(FILE *f, const struct page_in *p)
 	write_heatmaps(f, p);
 	write_cpu(f, p);
 	write_merges(f, p->model);
+	if (p->llc)
+		llc_view_write(f, p->llc);
 	fputs("<section id=\"config-section\"><h2>Cell config</h2>\n"
 	      "<p>What <code>scxprof extract mem</code> prints with the same options. "
 	      "<button type=\"button\" onclick=\"copyConfig()\">Copy</button></p>\n<pre id=\"config\">", f);

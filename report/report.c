@@ -19,6 +19,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "report/cpu_chart.h"
+#include "report/llc_view.h"
 #include "report/model.h"
 #include "report/page.h"
 
@@ -44,9 +45,27 @@ static void buf_close(struct mem_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int run_extract(const struct report_opts *o, struct model *m, struct mem_buf *cfg, struct mem_buf *vlog)
+/* the observer's one ctx: the model and the cross-LLC figures */
+struct collect {
+	struct model *m;
+	struct llc_view *llc;
+};
+
+static int collect_cell(void *ctx, const struct extract_mem_cell *c)
 {
-	struct extract_mem_observer obs = {.on_cell = model_collect_cell, .ctx = m};
+	return model_collect_cell(((struct collect *)ctx)->m, c);
+}
+
+static int collect_llc(void *ctx, const struct llc_share_result *r)
+{
+	return llc_view_collect(((struct collect *)ctx)->llc, r);
+}
+
+static int run_extract(const struct report_opts *o, struct model *m, struct llc_view *llc, struct mem_buf *cfg,
+		       struct mem_buf *vlog)
+{
+	struct collect col = {m, llc};
+	struct extract_mem_observer obs = {.on_cell = collect_cell, .on_llc = collect_llc, .ctx = &col};
 	struct extract_mem_opts mo = o->mem;
 	FILE *in = fopen(o->mem.path, "r");
 	int rc;
@@ -109,6 +128,7 @@ static int write_page(const struct report_opts *o, const struct page_in *p)
 int report_run(const struct report_opts *o)
 {
 	struct model m = {0};
+	struct llc_view llc = {0};
 	struct mem_buf cfg, vlog;
 	struct sched_util_windows w = {0};
 	struct report_sources src = {.out_dir = o->out_dir, .perf_jsonl = o->mem.path, .sched_jsonl = o->mem.sched_path};
@@ -124,7 +144,7 @@ int report_run(const struct report_opts *o)
 		buf_close(&cfg);
 		return -1;
 	}
-	if (run_extract(o, &m, &cfg, &vlog) < 0)
+	if (run_extract(o, &m, &llc, &cfg, &vlog) < 0)
 		goto out;
 	/* extract mem read this file already: what fails now is what the chart needs
 	 * beyond it (a sched_switch, a positive span); the page says so instead */
@@ -136,11 +156,13 @@ int report_run(const struct report_opts *o)
 	src.analysed = m.total_samples;
 	p = (struct page_in){.model = &m, .src = &src, .config = cfg.buf, .config_len = cfg.len, .vtext = vlog.buf,
 			     .vtext_len = vlog.len, .util = w.nwindows ? &w : NULL,
-			     .heatmap_max_units = o->heatmap_max_units, .util_note = util_note[0] ? util_note : NULL};
+			     .heatmap_max_units = o->heatmap_max_units, .util_note = util_note[0] ? util_note : NULL,
+			     .llc = &llc};
 	rc = write_page(o, &p);
 out:
 	sched_util_windows_free(&w);
 	model_free(&m);
+	llc_view_free(&llc);
 	buf_close(&cfg);
 	buf_close(&vlog);
 	return rc;

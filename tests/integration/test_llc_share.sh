@@ -105,6 +105,16 @@ check "--topology: a bad file is one error line naming it (exit 1, no config)" b
 	"[ $rc -eq 1 ] && ! test -s '$S/bad.out' && grep -q 'bad-topo.json' '$S/bad.err' && [ \$(wc -l <'$S/bad.err') -eq 1 ]"
 check "--llc-json: no temporary file left behind" bash -c "! ls '$S' | grep -q '\.tmp\.'"
 
+# report: the same figures as a section with a chart; with one LLC it says so instead
+"$SCXPROF" report "${SYN_OPTS[@]}" -o "$S/r.html" >/dev/null 2>"$S/r.err"
+check "report: a cross-LLC section with the chart and the profile's row (60 shared, 30 measured, 10 predicted)" bash -c \
+	"grep -q '<section id=\"llc\">' '$S/r.html' && grep -q '<svg id=\"llc-chart\"' '$S/r.html' &&
+	 grep -q 'data-level=\"0\" data-shared=\"60\" data-measured=\"30\" data-predicted=\"10\"' '$S/r.html' &&
+	 grep -q '<td>allotment/alpha+beta<span class=\"merged\">merged</span></td><td>55</td>' '$S/r.html'"
+"$SCXPROF" report "${SYN_OPTS[@]}" --topology "$S/one.json" -o "$S/r1.html" >/dev/null 2>&1
+check "report --topology with one LLC: the section says so, no chart" bash -c \
+	"grep -q 'id=\"llc-one\"' '$S/r1.html' && ! grep -q 'llc-chart' '$S/r1.html'"
+
 # --- recordings on this VM, evaluated with cpu0 and cpu1 in two LLCs ---
 if [ "$(id -u)" -ne 0 ]; then
 	skip "recorded cross-LLC sharing" "needs root (record)"

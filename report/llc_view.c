@@ -1,0 +1,210 @@
+/*
+ * llc_view.c - the report's cross-LLC section (see llc_view.h).
+ */
+#include "report/llc_view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "report/html.h"
+
+#define CHART_MAX_ROWS 16
+
+static int add_row(struct llc_view *v, const char *name, int level, const struct llc_share_scope *s,
+		   const struct llc_share_fig *f, const struct llc_share_result *r)
+{
+	struct llc_view_row *row = &v->rows[v->nrows];
+
+	memset(row, 0, sizeof(*row));
+	if (!(row->name = strdup(name)))
+		return scx_fail("out of memory");
+	row->level = level;
+	row->f = *f;
+	row->llc = -2;
+	if (s && level == 2) {
+		row->merged = s->merged;
+		row->demand = s->demand;
+		row->llc = s->llc >= 0 ? (long)r->map->llc_id[s->llc] : -1;
+	}
+	v->nrows++;
+	return 0;
+}
+
+int llc_view_collect(void *ctx, const struct llc_share_result *r)
+{
+	struct llc_view *v = ctx;
+	size_t c, i;
+
+	llc_view_free(v);
+	v->present = true;
+	snprintf(v->source, sizeof(v->source), "%s", r->map->source);
+	v->cpus = r->map->online;
+	v->nr_llcs = r->map->nr_llcs;
+	v->nr_nodes = r->map->nr_nodes;
+	v->measured_samples = r->with_key;
+	v->no_cpu = r->no_cpu;
+	v->by_runtime = r->demand_by_runtime;
+	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
+		return scx_fail("out of memory");
+	if (add_row(v, "profile", 0, NULL, &r->total, r) < 0)
+		return -1;
+	for (c = 0; c < r->nr_cells; c++) {
+		if (add_row(v, r->cells[c].name, 1, &r->cells[c], &r->cells[c].f, r) < 0)
+			return -1;
+		for (i = 0; i < r->nr_subs; i++)
+			if (r->subs[i].cell == (long)c && r->subs[i].sub >= 0 &&
+			    add_row(v, r->subs[i].name, 2, &r->subs[i], &r->subs[i].f, r) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+void llc_view_free(struct llc_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nrows; i++)
+		free(v->rows[i].name);
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+/* "12.3%" with "[lo-hi]", or the interval alone below LLC_SHARE_MIN_POINT. */
+static void write_ratio(FILE *f, uint64_t x, uint64_t n)
+{
+	struct llc_share_ratio r;
+
+	llc_share_wilson(x, n, &r);
+	if (!n) {
+		fputs("-", f);
+		return;
+	}
+	if (n < LLC_SHARE_MIN_POINT)
+		fprintf(f, "%.1f-%.1f%% <small>(%llu of %llu: too few for a point)</small>", r.low * 100, r.high * 100,
+			(unsigned long long)x, (unsigned long long)n);
+	else
+		fprintf(f, "%.1f%% <small>[%.1f-%.1f] %llu of %llu</small>", r.share * 100, r.low * 100, r.high * 100,
+			(unsigned long long)x, (unsigned long long)n);
+}
+
+/* Rows shown in the chart: the profile, cells and merged subcells with accesses on shared data. */
+static bool charted(const struct llc_view_row *row)
+{
+	return row->f.shared && (row->level < 2 || row->merged);
+}
+
+static void write_bar(FILE *f, double y, uint64_t x, uint64_t n, const char *cls, const char *color)
+{
+	const double x0 = 230, w = 360, h = 10;
+	struct llc_share_ratio r;
+
+	llc_share_wilson(x, n, &r);
+	if (n >= LLC_SHARE_MIN_POINT)
+		fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"/>",
+			cls, x0, y, r.share * w, h, color);
+	/* the 95% interval as a whisker (alone when there are too few accesses for a point) */
+	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-width=\"1.5\"/>",
+		x0 + r.low * w, x0 + r.high * w, y + h / 2, y + h / 2);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s ", x0 + w + 8, y + 9, cls);
+	if (n >= LLC_SHARE_MIN_POINT)
+		fprintf(f, "%.1f%%", r.share * 100);
+	else
+		fprintf(f, "%.0f-%.0f%%", r.low * 100, r.high * 100);
+	fputs("</text>", f);
+}
+
+static void write_chart(FILE *f, const struct llc_view *v)
+{
+	size_t i, n = 0;
+	double y;
+
+	for (i = 0; i < v->nrows; i++)
+		n += charted(&v->rows[i]) && n < CHART_MAX_ROWS;
+	fprintf(f, "<svg id=\"llc-chart\" role=\"img\" width=\"720\" height=\"%zu\" "
+		   "aria-label=\"cross-LLC share of accesses to shared data, measured and predicted\">", n * 34 + 30);
+	fputs("<text x=\"230\" y=\"12\" font-size=\"10\">0%</text><text x=\"575\" y=\"12\" font-size=\"10\">100%</text>",
+	      f);
+	for (i = 0, n = 0, y = 20; i < v->nrows && n < CHART_MAX_ROWS; i++) {
+		const struct llc_view_row *row = &v->rows[i];
+
+		if (!charted(row))
+			continue;
+		n++;
+		fputs("<g class=\"llc-bar\"><text x=\"0\" font-size=\"11\" y=\"", f);
+		fprintf(f, "%.1f\">", y + 14);
+		html_esc_cut(f, row->name, 34);
+		fputs("</text>", f);
+		write_bar(f, y, row->f.llc_measured, row->f.shared, "measured", "#d62728");
+		write_bar(f, y + 13, row->f.llc_predicted, row->f.shared, "predicted", "#1f77b4");
+		fputs("</g>", f);
+		y += 34;
+	}
+	fputs("<line x1=\"230\" x2=\"230\" y1=\"16\" y2=\"100%\" stroke=\"#999\"/></svg>\n", f);
+}
+
+void llc_view_write(FILE *f, const struct llc_view *v)
+{
+	size_t i;
+
+	fputs("<section id=\"llc\"><h2>What the config buys: cross-LLC sharing</h2>\n", f);
+	if (!v->present) {
+		fputs("<p class=\"note\">Not computed.</p>\n</section>\n", f);
+		return;
+	}
+	fputs("<p>Of the accesses (samples) on shared data (data another thread touched in the same or an adjacent "
+	      "epoch, by the clustering's evidence rules), the share whose data was also touched from another "
+	      "last-level cache in that window: <b>measured</b> on the CPUs the host ran them on, and "
+	      "<b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand, ", f);
+	fputs(v->by_runtime ? "runtime / trace duration" : "sample share x CPUs", f);
+	fputs("). Brackets and whiskers: 95% Wilson intervals. See docs/llc-sharing.md for the model and what it "
+	      "does not capture (capacity misses, memory bandwidth, the scheduler's overheads).</p>\n<p>Topology: ",
+	      f);
+	html_esc(f, v->source);
+	fprintf(f, ", %u CPUs, %zu LLC%s, %zu node%s; %llu samples measured, %llu without a CPU.</p>\n", v->cpus,
+		v->nr_llcs, v->nr_llcs == 1 ? "" : "s", v->nr_nodes, v->nr_nodes == 1 ? "" : "s",
+		(unsigned long long)v->measured_samples, (unsigned long long)v->no_cpu);
+	if (v->nr_llcs <= 1) {
+		fputs("<p class=\"note\" id=\"llc-one\">One LLC: every CPU shares it, so no access crosses LLCs, measured "
+		      "or predicted; the config gains nothing here from LLC locality (--topology FILE evaluates "
+		      "another host).</p>\n</section>\n", f);
+		return;
+	}
+	if (!v->measured_samples) {
+		fputs("<p class=\"note\">No sample has a CPU and evidence of data: not measured.</p>\n</section>\n", f);
+		return;
+	}
+	write_chart(f, v);
+	fputs("<table id=\"llc-table\"><tr><th>scope</th><th>accesses on shared data</th><th>cross-LLC measured</th>"
+	      "<th>cross-LLC predicted</th>", f);
+	if (v->nr_nodes > 1)
+		fputs("<th>cross-node measured</th><th>cross-node predicted</th>", f);
+	fputs("<th>placed on</th></tr>\n", f);
+	for (i = 0; i < v->nrows; i++) {
+		const struct llc_view_row *row = &v->rows[i];
+
+		fprintf(f, "<tr class=\"llc-row\" data-level=\"%d\" data-shared=\"%llu\" data-measured=\"%llu\" "
+			   "data-predicted=\"%llu\"><td>", row->level, (unsigned long long)row->f.shared,
+			(unsigned long long)row->f.llc_measured, (unsigned long long)row->f.llc_predicted);
+		html_esc(f, row->name);
+		if (row->merged)
+			fputs("<span class=\"merged\">merged</span>", f);
+		fprintf(f, "</td><td>%llu</td><td>", (unsigned long long)row->f.shared);
+		write_ratio(f, row->f.llc_measured, row->f.shared);
+		fputs("</td><td>", f);
+		write_ratio(f, row->f.llc_predicted, row->f.shared);
+		if (v->nr_nodes > 1) {
+			fputs("</td><td>", f);
+			write_ratio(f, row->f.node_measured, row->f.shared);
+			fputs("</td><td>", f);
+			write_ratio(f, row->f.node_predicted, row->f.shared);
+		}
+		fputs("</td><td>", f);
+		if (row->llc >= 0)
+			fprintf(f, "LLC %ld (%.2f CPUs)", row->llc, row->demand);
+		else if (row->llc == -1)
+			fprintf(f, "thread by thread (%.2f CPUs: larger than every LLC)", row->demand);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
