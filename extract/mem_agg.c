@@ -188,9 +188,9 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 			*hv = s->hint;
 		}
 	}
-	if (a->o.evidence)
-		return mem_agg_add_evidence(a, h, s);
-	return 0;
+	if (a->o.evidence && mem_agg_add_evidence(a, h, s) < 0)
+		return -1;
+	return a->o.on_sample ? a->o.on_sample(a->o.on_sample_ctx, s) : 0;
 }
 
 int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *stop)
@@ -209,7 +209,7 @@ int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *sto
 			rc = scx_fail("%s:%llu: %s", path, (unsigned long long)lr.lineno, err);
 			break;
 		}
-		if (mem_agg_add(a, &s) < 0 || (a->o.on_sample && a->o.on_sample(a->o.on_sample_ctx, &s) < 0)) {
+		if (mem_agg_add(a, &s) < 0) {
 			rc = -1;
 			break;
 		}

@@ -156,7 +156,7 @@ struct mem_agg_opts {
 	bool objects;             /* keep identity -> data_map/data_sym names (-v's top shared objects) */
 	size_t max_names;         /* k of each group's name counters (0: default) */
 	size_t max_groups;        /* k of the allotment groups' counters (0: default) */
-	/* called with every sample mem_agg_read counted (extract mem's LLC measure); NULL: none */
+	/* called by mem_agg_add with every sample it counted (extract mem's LLC measure); NULL: none */
 	int (*on_sample)(void *ctx, const struct mem_sample *s);
 	void *on_sample_ctx;
 };

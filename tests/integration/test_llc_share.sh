@@ -197,6 +197,13 @@ attempt() {
 
 attempt apart "sharing threads pinned apart (cpu0, cpu1) measure cross-LLC above 50%" \
 	alpha:1:A:$CG:0 beta:1:A:$CG:1
+# one pass (extract -f PROFILE.tar.gz, no JSONL) feeds the same counts: the same sidecar
+if [ -s "$WORK/apart/llc.json" ]; then
+	"$SCXPROF" extract mem --topology "$WORK/split.json" --workload-allotment-cgroup-regex "$ALLOT" \
+		--llc-json "$WORK/apart/onepass.json" -f "$WORK/apart/prof.tar.gz" >/dev/null 2>"$WORK/apart/onepass.err"
+	check "one pass from the archive writes the same --llc-json as process then extract" \
+		cmp "$WORK/apart/llc.json" "$WORK/apart/onepass.json"
+fi
 attempt together "sharing threads pinned together (cpu0) measure cross-LLC near 0" \
 	alpha:1:A:$CG:0 beta:1:A:$CG:0
 attempt planted "planted alpha+beta unpinned: measured above zero, predicted lower under the config" \
