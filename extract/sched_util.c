@@ -6,9 +6,9 @@
  * (2 + categories) counters per window.
  */
 #include "extract/sched_util.h"
+#include "extract/sched_util_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +16,6 @@
 #include "extract/sched_events.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
-
-enum sys { SYS_NONE = -1, SYS_HARDIRQ, SYS_SOFT_RX, SYS_SOFT_TX, SYS_SOFT_OTHER, SYS_NMI };
-static const char *const sys_names[] = {"hardirq", "softirq-rx", "softirq-tx", "softirq-other", "nmi"};
-
-struct category {
-	char *name, *comm;
-	bool glob, has_hint;
-	uint64_t hint;
-};
-
-struct cats {
-	struct category *v;
-	size_t n;
-};
 
 /* what runs: a task (comm, hint) or a system section, or nothing */
 struct active {
@@ -65,202 +51,6 @@ struct util {
 	size_t *matched; /* scratch, cats.n */
 	const struct sched_util_series_opts *series; /* instead of cats: the caller classifies */
 };
-
-static void cats_free(struct cats *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].name);
-		free(c->v[i].comm);
-	}
-	free(c->v);
-	c->v = NULL;
-	c->n = 0;
-}
-
-static bool is_glob(const char *s)
-{
-	return strchr(s, '*') || strchr(s, '?');
-}
-
-static bool cats_has(const struct cats *c, const char *name)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->v[i].name, name))
-			return true;
-	return false;
-}
-
-static int cats_add(struct cats *c, const char *name, const char *comm, bool has_hint, uint64_t hint)
-{
-	struct category *v = realloc(c->v, (c->n + 1) * sizeof(*v));
-
-	if (!v)
-		return scx_fail("out of memory");
-	c->v = v;
-	v[c->n] = (struct category){strdup(name), strdup(comm), is_glob(comm), has_hint, hint};
-	if (!v[c->n].name || !v[c->n].comm)
-		return scx_fail("out of memory");
-	c->n++;
-	return 0;
-}
-
-/* trim ASCII whitespace in place */
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (*s == '+')
-		s++;
-	if (!(*s >= '0' && *s <= '9'))
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Upstream's category list: user items (deduplicated by name), COMM@hint=0 for hinted comms, system ones. */
-static int parse_categories(const char *spec, struct cats *out)
-{
-	char *copy = strdup(spec ? spec : ""), *save = NULL, *tok;
-	char **hinted = NULL;  /* comm parts named with a hint */
-	char **zero = NULL;    /* comm parts named with @hint=0 */
-	size_t nh = 0, nz = 0, i, j;
-	int rc = -1;
-
-	memset(out, 0, sizeof(*out));
-	if (!copy)
-		return scx_fail("out of memory");
-	/* strtok_r would merge empty items, which upstream skips anyway */
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *item = trim(tok), *at, *comm;
-		bool has_hint = false;
-		uint64_t hint = 0;
-		char name[4096];
-
-		if (!*item)
-			continue;
-		snprintf(name, sizeof(name), "%s", item);
-		at = strstr(item, "@hint=");
-		if (at) {
-			*at = 0;
-			if (parse_u64(trim(at + 6), &hint) < 0) {
-				scx_fail("invalid hint selector in category '%s'", name);
-				goto out;
-			}
-			has_hint = true;
-		}
-		comm = trim(item);
-		if (has_hint) {
-			char ***arr = hint == 0 ? &zero : &hinted;
-			size_t *n = hint == 0 ? &nz : &nh;
-			char **a = realloc(*arr, (*n + 1) * sizeof(char *));
-
-			if (!a) {
-				scx_fail("out of memory");
-				goto out;
-			}
-			*arr = a;
-			a[(*n)++] = comm;
-			if (hint == 0) { /* a zero hint is also a hinted comm */
-				a = realloc(hinted, (nh + 1) * sizeof(char *));
-				if (!a) {
-					scx_fail("out of memory");
-					goto out;
-				}
-				hinted = a;
-				hinted[nh++] = comm;
-			}
-		}
-		if (cats_has(out, name))
-			continue;
-		if (cats_add(out, name, comm, has_hint, hint) < 0)
-			goto out;
-	}
-	if (nh)
-		qsort(hinted, nh, sizeof(char *), cmp_str);
-	for (i = 0; i < nh; i++) {
-		char name[4200];
-		bool has_zero = false;
-
-		if (i > 0 && !strcmp(hinted[i], hinted[i - 1]))
-			continue;
-		for (j = 0; j < nz; j++)
-			has_zero |= !strcmp(zero[j], hinted[i]);
-		if (has_zero)
-			continue;
-		snprintf(name, sizeof(name), "%s@hint=0", hinted[i]);
-		if (cats_has(out, name))
-			continue;
-		if (cats_add(out, name, hinted[i], true, 0) < 0)
-			goto out;
-	}
-	for (i = 0; i < sizeof(sys_names) / sizeof(sys_names[0]); i++)
-		if (!cats_has(out, sys_names[i]) && cats_add(out, sys_names[i], sys_names[i], false, 0) < 0)
-			goto out;
-	rc = 0;
-out:
-	free(hinted);
-	free(zero);
-	free(copy);
-	if (rc < 0)
-		cats_free(out);
-	return rc;
-}
-
-int sched_util_check_opts(const struct sched_util_opts *o)
-{
-	struct cats c;
-
-	if (o->window_ms == 0)
-		return scx_fail("--window-ms must be greater than zero");
-	if (o->window_ms > UINT64_MAX / 1000000)
-		return scx_fail("--window-ms is too large");
-	if (parse_categories(o->categories, &c) < 0)
-		return -1;
-	cats_free(&c);
-	return 0;
-}
-
-/* '*' any run, '?' one byte, bytes otherwise (upstream's matcher) */
-static bool glob_match(const char *p, const char *v)
-{
-	const char *star = NULL, *sv = NULL;
-
-	while (*v) {
-		if (*p && (*p == '?' || *p == *v)) {
-			p++;
-			v++;
-		} else if (*p == '*') {
-			star = p++;
-			sv = v;
-		} else if (star) {
-			p = star + 1;
-			v = ++sv;
-		} else {
-			return false;
-		}
-	}
-	while (*p == '*')
-		p++;
-	return !*p;
-}
 
 static int grow_buckets(struct util *u, size_t idx)
 {
@@ -308,7 +98,7 @@ static int on_interval(struct util *u, uint64_t start, uint64_t end, const char 
 
 		if (c->has_hint && c->hint != hint)
 			continue;
-		if (c->glob ? glob_match(c->comm, comm) : !strcmp(c->comm, comm))
+		if (c->glob ? sched_util_glob_match(c->comm, comm) : !strcmp(c->comm, comm))
 			u->matched[nm++] = i;
 	}
 	for (idx = first; idx <= last; idx++) {
@@ -439,7 +229,7 @@ static bool nmi_delta(const struct sched_event *ev, uint64_t *delta)
 	while (n && tok[n - 1] == ',')
 		n--;
 	tok[n] = 0;
-	return n && parse_u64(tok, delta) == 0;
+	return n && sched_util_parse_u64(tok, delta) == 0;
 }
 
 static struct cpu_state *cpu_get(struct util *u, uint32_t cpu)
@@ -674,7 +464,7 @@ static void util_free(struct util *u)
 	free(u->cpus);
 	free(u->buckets);
 	free(u->matched);
-	cats_free(&u->cats);
+	sched_util_cats_free(&u->cats);
 }
 
 int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *err)
@@ -684,7 +474,7 @@ int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *e
 	size_t cpu_count;
 	int rc = -1;
 
-	if (sched_util_check_opts(o) < 0 || parse_categories(o->categories, &u.cats) < 0)
+	if (sched_util_check_opts(o) < 0 || sched_util_parse_categories(o->categories, &u.cats) < 0)
 		return -1;
 	u.window_ns = o->window_ms * 1000000;
 	u.stride = 2 + u.cats.n;
