@@ -83,3 +83,10 @@ wall[two-steps]=$(awk -v a="${wall[process]}" -v b="${wall[extract]}" 'BEGIN { p
 awk -v n="$samples" -v t="${wall[two-steps]}" 'BEGIN { printf "two steps (process + extract): wall %.2f s, %.0f samples/s\n", t, n / t }'
 size=$(stat -c %s "$w/out/perf.jsonl")
 echo "perf.jsonl: $size bytes ($(awk -v b="$size" -v n="$kept" 'BEGIN { printf "%.0f", b / n }') per kept sample)"
+
+# process -z: the same outputs, the JSONL zstd-compressed
+rm -rf "$w/out"
+measure "process -z" "$bin" process -z -f "$w/prof" -o "$w/outz" || exit 1
+zsize=$(stat -c %s "$w/outz/perf.jsonl.zst")
+echo "perf.jsonl.zst: $zsize bytes ($(awk -v b="$zsize" -v n="$kept" 'BEGIN { printf "%.1f", b / n }') per kept sample, $(awk -v a="$size" -v b="$zsize" 'BEGIN { printf "%.1f", a / b }')x smaller); sched.jsonl.zst $(du -m "$w/outz/sched.jsonl.zst" | cut -f1) MB"
+ratio "process" "process -z"

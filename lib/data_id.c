@@ -75,16 +75,11 @@ enum data_id_kind data_id_map_kind(const struct data_id_map *m, uint32_t *maj, u
 static char *put_hex(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
 
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	for (int i = n - 1; i >= 0; i--, v >>= 4)
+		p[i] = digits[v & 15];
+	return p + n;
 }
 
 char *data_id_put(char *p, const struct data_id *d)

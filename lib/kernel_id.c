@@ -180,8 +180,13 @@ int kid_kallsyms_text(const char *path, uint64_t *text, uint64_t *etext)
 {
 	char line[512];
 	FILE *f = fopen(path, "re");
+	uint64_t unused = 1; /* no etext wanted: stop at _text, near the top */
 
-	*text = *etext = 0;
+	if (!etext)
+		etext = &unused;
+	*text = 0;
+	if (etext != &unused)
+		*etext = 0;
 	if (!f)
 		return scx_fail_errno("%s: cannot open", path);
 	/* "ADDR T NAME" lines; no sscanf: the file has 100k+ lines */

@@ -42,8 +42,9 @@ bool kid_build_id_equal(const uint8_t *a, size_t na, const uint8_t *b, size_t nb
 void kid_build_id_hex(const uint8_t *bid, size_t n, char out[KID_HEX_SIZE]);
 
 /* _text and _etext of a kallsyms file (0 when absent), reading only up to
- * where both are found (near the top of the file). -1 (scx_fail) when the
- * file cannot be opened. */
+ * where both are found; etext NULL: _text only (near the top of the file,
+ * while _etext comes after every kernel text symbol). -1 (scx_fail) when
+ * the file cannot be opened. */
 int kid_kallsyms_text(const char *path, uint64_t *text, uint64_t *etext);
 
 #endif

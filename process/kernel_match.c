@@ -52,11 +52,11 @@ bool kernel_match_map_start(const struct pd_file *f, uint64_t *start)
 static bool relocation_agrees(const struct pd_file *f, const char *kallsyms_path, const char *what,
 			      char *why, size_t size)
 {
-	uint64_t start, text, etext;
+	uint64_t start, text;
 
 	if (!kernel_match_map_start(f, &start))
 		return true;
-	if (kid_kallsyms_text(kallsyms_path, &text, &etext) < 0) {
+	if (kid_kallsyms_text(kallsyms_path, &text, NULL) < 0) {
 		snprintf(why, size, "%s: %s", f->path, scx_errmsg());
 		return false;
 	}

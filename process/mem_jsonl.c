@@ -64,16 +64,19 @@ static const char *escaped(struct mem_jsonl_ctx *c, const char *s, size_t *len)
 	return c->arena + c->esc[slot].off;
 }
 
-/* A name: from the escape cache when stable, else escaped in place. */
-static char *put_name(char *p, struct mem_jsonl_ctx *c, const char *s, size_t n, bool stable)
-{
-	size_t len;
-	const char *e = stable ? escaped(c, s, &len) : NULL;
+/* A name of the line: escaped in the cache (e->p, when the line is stable
+ * and memory allowed) or escaped here (its length n). */
+struct esc {
+	const char *p;
+	size_t n;
+};
 
-	if (!e) /* not cached (out of memory): the same bytes, escaped here */
-		return jsonw_put_str(p, s, stable ? strlen(s) : n);
-	memcpy(p, e, len);
-	return p + len;
+static char *put_name(char *p, const struct esc *e, const char *s, size_t n)
+{
+	if (!e->p)
+		return jsonw_put_str(p, s, n);
+	memcpy(p, e->p, e->n);
+	return p + e->n;
 }
 
 /* Most bytes the line can take, so one reservation fits it. */
@@ -90,41 +93,49 @@ static size_t line_max(const struct mem_record *r, size_t *lens)
 	       jsonw_escaped_max(lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] + lens[6]);
 }
 
-/* The same bound when sym, dso and event come from the escape cache. */
-static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens)
+/* The same bound when sym, dso, event, data_map and data_sym come from the
+ * escape cache (e[0..4], in that order; all p NULL when one is not). */
+static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens, struct esc *e)
 {
-	size_t sym, dso, ev = 0, map = 0, dsym = 0;
+	const char *names[5] = {r->sym, r->dso, r->event, r->data_map, r->data_sym};
+	size_t sum = 0;
 
-	if (!escaped(c, r->sym, &sym) || !escaped(c, r->dso, &dso) || (r->event && !escaped(c, r->event, &ev)) ||
-	    (r->data_map && !escaped(c, r->data_map, &map)) || (r->data_sym && !escaped(c, r->data_sym, &dsym)))
-		return line_max(r, lens);
+	for (int i = 0; i < 5; i++) {
+		e[i].p = NULL, e[i].n = 0;
+		if (names[i] && !(e[i].p = escaped(c, names[i], &e[i].n))) {
+			for (int j = 0; j < 5; j++)
+				e[j].p = NULL;
+			return line_max(r, lens);
+		}
+		sum += e[i].n;
+	}
 	lens[0] = strlen(r->comm);
 	lens[1] = strlen(r->cgroup);
 	lens[2] = lens[3] = lens[4] = lens[5] = lens[6] = 0; /* unused: cached */
-	return 512 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX + jsonw_escaped_max(lens[0] + lens[1]) + sym + dso +
-	       ev + map + dsym;
+	return 512 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX + jsonw_escaped_max(lens[0] + lens[1]) + sum;
 }
 
-static char *identity(char *p, const struct mem_record *r, const size_t *lens, struct mem_jsonl_ctx *c)
+static char *identity(char *p, const struct mem_record *r, const size_t *lens, const struct esc *e)
 {
 	if (r->data_map) {
 		p = LIT(p, ",\"data_map\":");
-		p = put_name(p, c, r->data_map, lens[5], r->stable_names);
+		p = put_name(p, &e[3], r->data_map, lens[5]);
 	}
 	p = LIT(p, ",\"data_id\":");
 	p = data_id_put(p, &r->data_id);
 	if (r->data_sym) {
 		p = LIT(p, ",\"data_sym\":");
-		p = put_name(p, c, r->data_sym, lens[6], r->stable_names);
+		p = put_name(p, &e[4], r->data_sym, lens[6]);
 	}
 	return p;
 }
 
-static char *extras(char *p, const struct mem_record *r, size_t event_len, struct mem_jsonl_ctx *c)
+static char *extras(char *p, const struct mem_record *r, size_t event_len, const struct esc *e,
+		     struct mem_jsonl_ctx *c)
 {
 	if (r->event) {
 		p = LIT(p, ",\"event\":");
-		p = put_name(p, c, r->event, event_len, r->stable_names);
+		p = put_name(p, &e[2], r->event, event_len);
 	}
 	if (r->has_cpu) {
 		p = LIT(p, ",\"cpu\":");
@@ -165,10 +176,10 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, struc
 void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_jsonl_ctx *c)
 {
 	size_t lens[7];
-	bool stable = r->stable_names;
+	struct esc e[5] = {{0}};
 	char *p;
 
-	p = jsonw_reserve(w, stable ? line_max_stable(r, c, lens) : line_max(r, lens));
+	p = jsonw_reserve(w, r->stable_names ? line_max_stable(r, c, lens, e) : line_max(r, lens));
 
 	if (!p)
 		return;
@@ -187,17 +198,17 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	p = LIT(p, ",\"ip\":");
 	p = jsonw_put_hex_str(p, r->ip);
 	p = LIT(p, ",\"sym\":");
-	p = put_name(p, c, r->sym, lens[2], stable);
+	p = put_name(p, &e[0], r->sym, lens[2]);
 	p = LIT(p, ",\"dso\":");
-	p = put_name(p, c, r->dso, lens[3], stable);
+	p = put_name(p, &e[1], r->dso, lens[3]);
 	p = LIT(p, ",\"phys_addr\":");
 	p = jsonw_put_hex_str(p, r->phys_addr);
 	p = LIT(p, ",\"data_page_size\":");
 	p = jsonw_put_u64(p, r->data_page_size);
 	p = LIT(p, ",\"hint\":");
 	p = jsonw_put_u64(p, r->hint);
-	p = extras(p, r, lens[4], c);
-	p = identity(p, r, lens, c);
+	p = extras(p, r, lens[4], e, c);
+	p = identity(p, r, lens, e);
 	p = LIT(p, "}\n");
 	jsonw_commit(w, p);
 }

@@ -27,6 +27,8 @@ static uint64_t name_hash(const char *s, const uint8_t *bid, size_t bid_size)
 	return h;
 }
 
+static bool dso_has_no_file(const char *name);
+
 static struct session_dso *intern_dso(struct session *s, const char *name,
 				      const uint8_t *bid, size_t bid_size)
 {
@@ -52,6 +54,7 @@ static struct session_dso *intern_dso(struct session *s, const char *name,
 	if (bid_size)
 		memcpy(d->build_id, bid, bid_size);
 	d->build_id_size = (uint8_t)bid_size;
+	d->no_file = dso_has_no_file(d->name);
 	if (u64map_put(&s->dsos, key, d) < 0) {
 		free(d->name);
 		free(d);
@@ -515,7 +518,7 @@ static struct sym_dso *dso_syms(struct session *s, struct session_dso *d)
 		d->looked_up = true;
 		if (!strcmp(d->name, "[vdso]"))
 			d->syms = sym_dso_get_vdso(s->syms);
-		else if (!dso_has_no_file(d->name))
+		else if (!d->no_file)
 			d->syms = sym_dso_new(s->syms, d->name, d->build_id_size ? d->build_id : NULL,
 					      d->build_id_size);
 	}
@@ -576,7 +579,7 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 		return;
 	out->map = m->dso->name;
 	out->id.kind = (enum data_id_kind)m->data_kind;
-	if (!s->no_data_syms && !m->dso->is_kernel && !dso_has_no_file(m->dso->name)) {
+	if (!s->no_data_syms && !m->dso->is_kernel && !m->dso->no_file) {
 		struct sym_dso *syms = dso_syms(s, m->dso);
 
 		if (syms)

@@ -28,6 +28,7 @@ struct session_dso {
 	struct sym_dso *syms; /* made on first lookup (sym_dso_new); NULL for names with no file */
 	bool looked_up;
 	bool is_kernel;       /* kernel image: symbols from kallsyms */
+	bool no_file;         /* a name perf never opens as a file ([stack], //anon, ...) */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 };

@@ -47,6 +47,7 @@ struct sym_node {
 struct sym_tree {
 	struct sym_node *n;
 	uint32_t count, cap, root;
+	uint32_t last;  /* the node with the largest start (in-order last); SYM_NIL: not known */
 	struct sym_arena str;
 };
 

@@ -66,15 +66,25 @@ static void rb_insert_fixup(struct sym_tree *t, uint32_t z)
 	n[t->root].red = 0;
 }
 
-/* Insert node z by start; equal starts go right (perf's __symbols__insert). */
+/* Insert node z by start; equal starts go right (perf's __symbols__insert).
+ * A start at or past the largest one (symbol tables are mostly sorted)
+ * goes right at every node, so it is put under the last node directly:
+ * the same place, without the walk down. */
 void sym_rb_insert(struct sym_tree *t, uint32_t z)
 {
 	struct sym_node *n = t->n;
-	uint32_t x = t->root, y = SYM_NIL;
+	uint32_t x = t->root, y = SYM_NIL, last = t->last;
 
-	while (x != SYM_NIL) {
-		y = x;
-		x = n[x].child[n[z].start >= n[x].start];
+	if (x != SYM_NIL && last == SYM_NIL)
+		for (last = x; n[last].child[R] != SYM_NIL;)
+			last = n[last].child[R];
+	if (x != SYM_NIL && n[z].start >= n[last].start) {
+		y = last;
+	} else {
+		while (x != SYM_NIL) {
+			y = x;
+			x = n[x].child[n[z].start >= n[x].start];
+		}
 	}
 	n[z].parent = y;
 	if (y == SYM_NIL)
@@ -83,6 +93,8 @@ void sym_rb_insert(struct sym_tree *t, uint32_t z)
 		n[y].child[n[z].start >= n[y].start] = z;
 	n[z].child[L] = n[z].child[R] = SYM_NIL;
 	n[z].red = 1;
+	/* rotations keep the in-order sequence: the last node stays the last */
+	t->last = y == SYM_NIL || n[z].start >= n[last].start ? z : last;
 	rb_insert_fixup(t, z);
 }
 
@@ -173,6 +185,8 @@ void sym_rb_erase(struct sym_tree *t, uint32_t z)
 		rb_erase_fixup(t, x);
 	n[SYM_NIL].parent = SYM_NIL;
 	n[z].dead = 1;
+	if (t->last == z)
+		t->last = SYM_NIL;
 }
 
 uint32_t sym_rb_next(const struct sym_tree *t, uint32_t x)

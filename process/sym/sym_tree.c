@@ -164,6 +164,7 @@ int sym_tree_build(struct sym_tree *t)
 	while (((size_t)2 << height) <= n)
 		height++;
 	t->root = build_range(t, idx, 0, n, SYM_NIL, 0, height);
+	t->last = SYM_NIL;
 	free(idx);
 	return 0;
 }
