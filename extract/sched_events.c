@@ -187,11 +187,20 @@ static const struct {
 	{"irq:softirq_exit", SEV_SOFTIRQ_EXIT},
 };
 
+enum sched_ev_kind sched_events_kind(const char *event)
+{
+	enum sched_ev_kind kind = SEV_OTHER;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(event, kinds[i].name))
+			kind = kinds[i].kind;
+	return kind;
+}
+
 static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 {
 	json_object *v, *f;
 	int64_t x;
-	size_t i;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!json_object_is_type(o, json_type_object))
@@ -230,10 +239,7 @@ static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 	if (f && !json_object_is_type(f, json_type_object))
 		return bad(r, "expected an object", "fields");
 	ev->has_fields = f != NULL;
-	ev->kind = SEV_OTHER;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(ev->event, kinds[i].name))
-			ev->kind = kinds[i].kind;
+	ev->kind = sched_events_kind(ev->event);
 	ev->prev_comm = opt_str(f, "prev_comm");
 	ev->prev_state = opt_str(f, "prev_state");
 	ev->next_comm = opt_str(f, "next_comm");
@@ -292,8 +298,9 @@ int sched_events_next(struct sched_reader *r, struct sched_event *ev)
 	}
 }
 
-int sched_events_parse_line(struct sched_reader *r, char *line, size_t len, struct sched_event *ev)
+int sched_events_parse_line(struct sched_reader *r, unsigned long long lineno, char *line, size_t len,
+			    struct sched_event *ev)
 {
-	r->lineno++;
+	r->lineno = lineno;
 	return parse_line(r, line, len, ev);
 }

@@ -61,11 +61,15 @@ struct sched_reader *sched_events_open(FILE *in, const char *path);
 void sched_events_close(struct sched_reader *r);
 /* 1: *ev filled; 0: end of input; -1: scx_fail("PATH:LINE: what"). Blank lines are skipped. */
 int sched_events_next(struct sched_reader *r, struct sched_event *ev);
-/* The next line handed over by the caller instead (line[0..len), no newline;
- * json-c may read len bytes only): 1 filled, 0 blank, -1 as above. */
-int sched_events_parse_line(struct sched_reader *r, char *line, size_t len, struct sched_event *ev);
+/* A line handed over by the caller instead (line[0..len), no newline; lineno
+ * for messages): 1 filled, 0 blank, -1 as above. */
+int sched_events_parse_line(struct sched_reader *r, unsigned long long lineno, char *line, size_t len,
+			    struct sched_event *ev);
 /* Line number of the event last returned. */
 unsigned long sched_events_line(const struct sched_reader *r);
+
+/* The kind of an event name ("sched:sched_switch" ...), SEV_OTHER for the rest. */
+enum sched_ev_kind sched_events_kind(const char *event);
 
 /* Decimal seconds text ("12.000000345", "1e-3") -> ns; -1 if not a non-negative number. */
 int sched_events_seconds_to_ns(const char *s, uint64_t *ns);

@@ -7,6 +7,7 @@
 #include "pipeline/onepass.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "lib/error.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/sample_conv.h"
+#include "pipeline/sched_conv.h"
 #include "process/process_sched.h"
 #include "process/stage.h"
 
@@ -23,10 +25,16 @@
 #define BATCH_ARENA (1u << 20)
 #define NR_BATCHES 4
 
-/* Samples (mem stream) or lines (sched stream), strings in arena. */
+/*
+ * Samples (mem stream) or sched events (sched stream: converted, or, when
+ * sched_conv says no, the sched.jsonl line to parse, off/len in arena),
+ * strings in arena.
+ */
 struct batch {
 	struct mem_sample *v;
-	size_t *off, *len;
+	struct sched_event *ev;
+	size_t *off, *len;        /* len SIZE_MAX: ev[i] is converted */
+	uint64_t *lineno;
 	size_t n;
 	char *arena;
 	size_t used, cap;
@@ -47,6 +55,7 @@ struct onepass {
 	struct mem_sched *sched;  /* sched stream's consumer */
 	struct sched_reader *reader;
 	uint64_t lines;
+	struct jsonw line;        /* a sched.jsonl line sched_conv could not spare */
 };
 
 static int batches_alloc(struct onepass *p)
@@ -55,11 +64,13 @@ static int batches_alloc(struct onepass *p)
 		struct batch *b = &p->batches[i];
 
 		b->v = malloc(BATCH_ITEMS * sizeof(*b->v));
+		b->ev = malloc(BATCH_ITEMS * sizeof(*b->ev));
 		b->off = malloc(BATCH_ITEMS * sizeof(*b->off));
 		b->len = malloc(BATCH_ITEMS * sizeof(*b->len));
+		b->lineno = malloc(BATCH_ITEMS * sizeof(*b->lineno));
 		b->arena = malloc(BATCH_ARENA);
 		b->cap = BATCH_ARENA;
-		if (!b->v || !b->off || !b->len || !b->arena)
+		if (!b->v || !b->ev || !b->off || !b->len || !b->lineno || !b->arena)
 			return scx_fail("out of memory");
 	}
 	return 0;
@@ -69,6 +80,8 @@ static void batches_free(struct onepass *p)
 {
 	for (size_t i = 0; i < NR_BATCHES; i++) {
 		free(p->batches[i].v);
+		free(p->batches[i].ev);
+		free(p->batches[i].lineno);
 		free(p->batches[i].off);
 		free(p->batches[i].len);
 		free(p->batches[i].arena);
@@ -85,9 +98,12 @@ static int consume(struct onepass *p, struct batch *b)
 		if (p->agg) {
 			if (mem_agg_add(p->agg, &b->v[i]) < 0)
 				return -1;
+		} else if (b->len[i] == SIZE_MAX) {
+			if (mem_sched_event(p->sched, &b->ev[i]) < 0)
+				return -1;
 		} else {
 			struct sched_event ev;
-			int n = sched_events_parse_line(p->reader, b->arena + b->off[i], b->len[i], &ev);
+			int n = sched_events_parse_line(p->reader, b->lineno[i], b->arena + b->off[i], b->len[i], &ev);
 
 			if (n < 0 || (n > 0 && mem_sched_event(p->sched, &ev) < 0))
 				return -1;
@@ -156,19 +172,35 @@ static int on_sample(void *ctx, const struct mem_record *r)
 	return 0;
 }
 
-static int on_sched_line(void *ctx, const char *line, size_t len)
+static int on_sched_record(void *ctx, const struct sched_line *l)
 {
 	struct onepass *p = ctx;
 	struct batch *b;
+	size_t used, len;
 
+	if (make_room(p, sched_conv_max(l)) < 0)
+		return -1;
+	b = p->cur;
+	b->lineno[b->n] = ++p->lines;
+	if (sched_conv(l, &b->ev[b->n], b->arena + b->used, &used)) {
+		b->len[b->n++] = SIZE_MAX;
+		b->used += used;
+		return 0;
+	}
+	/* the rare record whose round trip is not plain: its line, parsed as extract would */
+	jsonw_reset(&p->line);
+	sched_jsonl_line(&p->line, l);
+	if (p->line.oom)
+		return scx_fail("out of memory");
+	len = p->line.len - 1; /* without the newline */
 	if (make_room(p, len) < 0)
 		return -1;
 	b = p->cur;
-	memcpy(b->arena + b->used, line, len);
+	b->lineno[b->n] = p->lines;
+	memcpy(b->arena + b->used, p->line.buf, len);
 	b->off[b->n] = b->used;
 	b->len[b->n++] = len;
 	b->used += len;
-	p->lines++;
 	return 0;
 }
 
@@ -214,7 +246,7 @@ static void process_opts_of(struct onepass *p, struct process_opts *po, struct p
 {
 	memset(sink, 0, sizeof(*sink));
 	sink->mem_sample = on_sample;
-	sink->sched_line = on_sched_line;
+	sink->sched_record = on_sched_record;
 	sink->ctx = p;
 	sink->data_symbols = p->data_syms;
 	memset(po, 0, sizeof(*po));
@@ -305,6 +337,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	}
 	p->o = o;
 	src.ctx = p;
+	jsonw_init(&p->line);
 	if (process_find_inputs(o->dir, &p->in) < 0)
 		goto out;
 	if (p->in.mem_kind == MEM_NONE) {
@@ -323,6 +356,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	rc = extract_mem_run_source(&mo, &src, out, log);
 out:
 	batches_free(p);
+	jsonw_free(&p->line);
 	free(p->res);
 	free(p);
 	return rc;

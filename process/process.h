@@ -43,17 +43,19 @@ struct process_inputs {
 };
 
 struct mem_record;
+struct sched_line;
 
 /*
  * Instead of writing perf.jsonl and sched.jsonl: each kept sample and each
- * sched.jsonl line (without its newline) handed over in output order, for
- * one-pass extract (pipeline/onepass.h). Only what a config needs is
- * resolved: instruction symbols never (sym and dso are "[unknown]"), data
- * symbols only with data_symbols. Nonzero return: stop (scx_fail set).
+ * sched.jsonl record (what its line is made of, process/sched_jsonl.h)
+ * handed over in output order, for one-pass extract (pipeline/onepass.h).
+ * Only what a config needs is resolved: instruction symbols never (sym and
+ * dso are "[unknown]"), data symbols only with data_symbols. Nonzero
+ * return: stop (scx_fail set).
  */
 struct process_sink {
 	int (*mem_sample)(void *ctx, const struct mem_record *r);
-	int (*sched_line)(void *ctx, const char *line, size_t len);
+	int (*sched_record)(void *ctx, const struct sched_line *l);
 	void *ctx;
 	bool data_symbols;
 };

@@ -53,14 +53,11 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 		s->res->last_ns = time_ns;
 	s->res->parsed++;
 	count_event(s->res, event);
-	sched_jsonl_line(&s->w, &l);
-	if (s->opts->sink) { /* one-pass extract: the line, not the file */
-		const struct process_sink *k = s->opts->sink;
-		int rc = s->w.oom ? scx_fail("out of memory") : k->sched_line(k->ctx, s->w.buf, s->w.len - 1);
-
-		jsonw_reset(&s->w);
-		if (rc)
+	if (s->opts->sink) { /* one-pass extract: the record, not the line */
+		if (s->opts->sink->sched_record(s->opts->sink->ctx, &l))
 			return -1;
+	} else {
+		sched_jsonl_line(&s->w, &l);
 	}
 	if (s->trace && d) {
 		struct pftrace_sched_rec r = {

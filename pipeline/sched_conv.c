@@ -1,0 +1,163 @@
+/*
+ * sched_conv.c - a process-stage scheduling record as extract's parsed
+ * sched.jsonl line (see sched_conv.h). The `fields` object follows
+ * process/sched_jsonl.c's rules: a parsed sched_switch gives its fields;
+ * any other event the key=value tokens of its text (numbers as numbers,
+ * "[action=X]" too; a later key replaces an earlier one, as json-c does).
+ */
+#include "pipeline/sched_conv.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
+			return false;
+	return true;
+}
+
+static bool plain_str(const char *s)
+{
+	return plain(s, strlen(s));
+}
+
+/* process/sched_jsonl.c's test: the token is an integer (then written as one) */
+static bool parse_i64(const char *s, size_t n, int64_t *v)
+{
+	char tmp[32], *e;
+
+	if (n == 0 || n >= sizeof(tmp))
+		return false;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	if (!((tmp[0] >= '0' && tmp[0] <= '9') || (tmp[0] == '-' && n > 1 && tmp[1] >= '0' && tmp[1] <= '9')))
+		return false;
+	*v = strtoll(tmp, &e, 10);
+	return *e == '\0';
+}
+
+static char *put(char **p, const char *s, size_t n)
+{
+	char *r = *p;
+
+	memcpy(r, s, n);
+	r[n] = '\0';
+	*p += n + 1;
+	return r;
+}
+
+size_t sched_conv_max(const struct sched_line *l)
+{
+	return strlen(l->comm) + strlen(l->event) + 2 * l->trace_len + 3 * 64 + 8;
+}
+
+static bool key_is(const char *k, size_t kl, const char *name)
+{
+	return strlen(name) == kl && !memcmp(k, name, kl);
+}
+
+/* The fields of key=value tokens; values are cut out of tok (a copy of the text). */
+static void kv_fields(struct sched_event *ev, char *tok, size_t len)
+{
+	char *end = tok + len, *p = tok;
+
+	while (p < end) {
+		char *s, *e, *eq;
+		size_t kl, vl;
+		int64_t n = 0;
+		bool num;
+
+		while (p < end && *p == ' ')
+			p++;
+		s = p;
+		while (p < end && *p != ' ')
+			p++;
+		e = p;
+		if (s < e && *s == '[' && e[-1] == ']') {
+			s++;
+			e--;
+		}
+		eq = memchr(s, '=', (size_t)(e - s));
+		if (!eq || eq == s)
+			continue;
+		kl = (size_t)(eq - s);
+		if (kl >= 128) /* sched_jsonl drops such keys */
+			continue;
+		vl = (size_t)(e - eq - 1);
+		num = parse_i64(eq + 1, vl, &n);
+		*e = '\0'; /* the value as a string */
+		if (p == e && p < end) /* it was the space before the next token */
+			p++;
+		if (key_is(s, kl, "prev_comm"))
+			ev->prev_comm = num ? NULL : eq + 1;
+		else if (key_is(s, kl, "prev_state"))
+			ev->prev_state = num ? NULL : eq + 1;
+		else if (key_is(s, kl, "next_comm"))
+			ev->next_comm = num ? NULL : eq + 1;
+		else if (key_is(s, kl, "action"))
+			ev->action = num ? "" : eq + 1;
+		else if (key_is(s, kl, "prev_pid"))
+			ev->prev_pid = num ? n : -1;
+		else if (key_is(s, kl, "next_pid"))
+			ev->next_pid = num ? n : INT64_MIN;
+		else if (key_is(s, kl, "next_hint"))
+			ev->next_hint = num && n >= 0 ? (uint64_t)n : 0;
+		else if (key_is(s, kl, "pid"))
+			ev->f_pid = num ? n : -1;
+		else if (key_is(s, kl, "target_cpu"))
+			ev->target_cpu = num ? n : -1;
+		else if (key_is(s, kl, "dest_cpu"))
+			ev->dest_cpu = num ? n : -1;
+	}
+}
+
+bool sched_conv(const struct sched_line *l, struct sched_event *ev, char *arena, size_t *used)
+{
+	const struct sched_switch_info *sw = l->sw;
+	bool is_switch = !strcmp(l->event, "sched:sched_switch");
+	char *p = arena;
+
+	if (l->pid < INT32_MIN || l->pid > INT32_MAX || l->tid < INT32_MIN || l->tid > INT32_MAX ||
+	    l->cpu < 0 || l->cpu > (int64_t)UINT32_MAX || l->time_ns > INT64_MAX || l->hint > INT64_MAX)
+		return false;
+	if (!strcmp(l->event, "nmi:nmi_handler") || (is_switch && !sw))
+		return false;
+	if (!plain_str(l->comm) || !plain_str(l->event) || !plain(l->trace, l->trace_len))
+		return false;
+	if (sw && (!plain_str(sw->prev_comm) || !plain_str(sw->prev_state) || !plain_str(sw->next_comm) ||
+		   l->prev_hint > INT64_MAX || l->next_hint > INT64_MAX))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	ev->comm = put(&p, l->comm, strlen(l->comm));
+	ev->event = put(&p, l->event, strlen(l->event));
+	ev->trace = put(&p, l->trace, l->trace_len);
+	ev->pid = l->pid;
+	ev->tid = l->tid;
+	ev->cpu = (uint32_t)l->cpu;
+	ev->time_ns = l->time_ns; /* "time_ns" wins over "time" */
+	ev->time_ok = true;
+	ev->hint = l->hint;
+	ev->has_fields = true; /* always an object */
+	ev->kind = sched_events_kind(ev->event);
+	ev->prev_pid = -1;
+	ev->next_pid = INT64_MIN;
+	ev->f_pid = ev->target_cpu = ev->dest_cpu = -1;
+	ev->action = "";
+	if (sw) {
+		ev->prev_comm = put(&p, sw->prev_comm, strlen(sw->prev_comm));
+		ev->prev_state = put(&p, sw->prev_state, strlen(sw->prev_state));
+		ev->next_comm = put(&p, sw->next_comm, strlen(sw->next_comm));
+		ev->prev_pid = sw->prev_pid;
+		ev->next_pid = sw->next_pid;
+		ev->next_hint = l->next_hint;
+	} else {
+		char *tok = put(&p, l->trace, l->trace_len);
+
+		kv_fields(ev, tok, l->trace_len);
+	}
+	*used = (size_t)(p - arena);
+	return true;
+}

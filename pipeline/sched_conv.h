@@ -1,0 +1,33 @@
+/*
+ * sched_conv.h - one process-stage scheduling record (struct sched_line,
+ * what `process` formats as a sched.jsonl line) as the struct sched_event
+ * extract's sched reader (extract/sched_events.h) makes of that line,
+ * without the line and without json-c.
+ *
+ * Only for records whose round trip is plain: every string ASCII (so no
+ * U+FFFD replacement) without NUL, pid and tid within int32, times and
+ * hints within int64, and not an nmi_handler nor a sched_switch whose text
+ * did not parse. sched_conv() says no to the others: the caller then
+ * formats the line (process/sched_jsonl.h) and has sched_events parse it,
+ * so every record gives exactly what process + extract give.
+ */
+#ifndef SCX_PIPELINE_SCHED_CONV_H
+#define SCX_PIPELINE_SCHED_CONV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "extract/sched_events.h"
+#include "process/sched_jsonl.h"
+
+/* Most arena bytes sched_conv() writes for l. */
+size_t sched_conv_max(const struct sched_line *l);
+
+/*
+ * Fill *ev from l with its strings copied to arena (sched_conv_max(l)
+ * bytes free) and return true, *used set to the bytes taken; false (ev and
+ * arena unused) when l needs the JSON round trip.
+ */
+bool sched_conv(const struct sched_line *l, struct sched_event *ev, char *arena, size_t *used);
+
+#endif
