@@ -175,6 +175,12 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 	c->count++;
 	h->count++;
 	a->total++;
+	if (s->time_ns) {
+		if (!a->first_ns || s->time_ns < a->first_ns)
+			a->first_ns = s->time_ns;
+		if (s->time_ns > a->last_ns)
+			a->last_ns = s->time_ns;
+	}
 	if (a->o.track_tids) {
 		uint64_t *t = u64map_slot(&a->tid_groups, MEM_AGG_TG_KEY(s->tid, gi)), *p, *hv;
 

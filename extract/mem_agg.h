@@ -75,6 +75,34 @@ struct hint_rec {
 #define EV_EPOCH_MASK ((1ULL << EV_EPOCH_BITS) - 1)
 #define EV_IDENT(key) ((key) >> EV_EPOCH_BITS)
 #define EV_EPOCH(key) ((key) & EV_EPOCH_MASK)
+/*
+ * Line keys: a sample whose data_id is A: or F: is keyed by its 64-byte
+ * line (the unit of sharing: two threads on disjoint lines of one page
+ * exchange nothing). From bit 63 down: 1, the region (the id without its
+ * page number: one process's private memory, one file or shm object; 12
+ * bits hashed), the block (page / 512, 18 bits hashed), the page's low 9
+ * bits, the physical page (10 bits hashed: one identity behind two
+ * physical pages is not the same data), the line in the page (6 bits) and
+ * the epoch modulo 256 (8 bits). Keys sort by region, block, page, line,
+ * epoch. Other keys (K: kernel pages, samples without a data_id) have bit
+ * 63 clear, a 47-bit hashed identity and a 16-bit epoch.
+ */
+#define EV_LINE_FLAG (1ULL << 63)
+#define EV_IS_LINE(key) (((key) & EV_LINE_FLAG) != 0)
+#define EV_LINE_EPOCH_BITS 8
+#define EV_LINE_EPOCH_MASK ((1ULL << EV_LINE_EPOCH_BITS) - 1)
+#define EV_LINE_SHIFT 8
+#define EV_PAGE_SHIFT 14     /* key >> EV_PAGE_SHIFT: the page (physical fold included) */
+#define EV_PAGENO_SHIFT 24
+#define EV_BLOCK_SHIFT 33    /* key >> EV_BLOCK_SHIFT: region and block */
+#define EV_REGION_SHIFT 51   /* key >> EV_REGION_SHIFT: region */
+#define EV_PHYSFOLD_MASK 0x3ffULL
+#define EV_BLOCKBITS_MASK 0x3ffffULL
+#define EV_REGION_MASK 0xfffULL
+#define EV_LINE_IDENT(key) ((key) >> EV_LINE_SHIFT) /* a line key without its epoch */
+#define EV_LINE_EPOCH(key) ((key) & EV_LINE_EPOCH_MASK)
+/* What an identity's object name and key sampling go by: the page of a line key, else the identity. */
+#define EV_OBJECT(key) (EV_IS_LINE(key) ? EV_LINE_FLAG | (key) >> EV_PAGE_SHIFT : EV_IDENT(key))
 /* A map value: sample count in the top 24 bits, scaled weight below. */
 #define EV_WEIGHT_BITS 40
 #define EV_PACK(n, w) ((uint64_t)(n) << EV_WEIGHT_BITS | (w))
@@ -186,6 +214,7 @@ struct mem_agg {
 	} group_fold;
 	struct strmap cgroup_cache; /* cgroup path -> group index */
 	uint64_t total;
+	uint64_t first_ns, last_ns; /* the earliest and latest sample time (0, 0: none with a time) */
 	unsigned level;   /* evidence sampling level: keep 2^-level of the key space */
 	size_t nr_keys;   /* keys held in all evidence maps */
 	struct ev_stats ev;
@@ -228,7 +257,7 @@ uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool 
  */
 bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale);
 
-/* The object ("data_map data_sym") of an identity: index + 1 into object_names, 0 when unknown. */
-size_t mem_agg_object(const struct mem_agg *a, uint64_t ident);
+/* The object ("data_map data_sym") of an EV_OBJECT: index + 1 into object_names, 0 when unknown. */
+size_t mem_agg_object(const struct mem_agg *a, uint64_t object);
 
 #endif

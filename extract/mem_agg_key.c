@@ -23,6 +23,43 @@ uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool 
 	return (phys_addr >> shift) << 6 | shift;
 }
 
+/*
+ * The line key of an A: or F: identity ("A:PID:VPAGE", "F:MAJ:MIN:INO:GEN:FILEPAGE"):
+ * region = everything before the page number, block = page / 512, the
+ * page's low 9 bits, the physical page folded to 10 bits, and the 64-byte
+ * line within the page (from phys_addr, else addr: both have the page
+ * offset). false when the id has no hex page number after its last colon.
+ */
+static bool line_ident(const struct mem_sample *s, uint64_t *ident)
+{
+	size_t colon = s->data_id_len, i;
+	uint64_t page = 0, phys = 0, off = s->phys_addr ? s->phys_addr : s->addr;
+
+	while (colon > 2 && s->data_id[colon - 1] != ':')
+		colon--;
+	if (colon <= 2 || colon == s->data_id_len || s->data_id_len - colon > 16)
+		return false;
+	for (i = colon; i < s->data_id_len; i++) {
+		char ch = s->data_id[i] | 0x20;
+
+		if (ch >= '0' && ch <= '9')
+			page = page << 4 | (uint64_t)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			page = page << 4 | (uint64_t)(ch - 'a' + 10);
+		else
+			return false;
+	}
+	if (s->phys_addr)
+		phys = mem_agg_evidence_key(s->phys_addr, s->data_page_size, false);
+	*ident = EV_LINE_FLAG |
+		 (hash_bytes(s->data_id, colon - 1) & EV_REGION_MASK) << EV_REGION_SHIFT |
+		 (hash_mix64((page >> 9) + 1) & EV_BLOCKBITS_MASK) << EV_BLOCK_SHIFT |
+		 (page & 511) << EV_PAGENO_SHIFT |
+		 (hash_mix64(phys + 1) & EV_PHYSFOLD_MASK) << EV_PAGE_SHIFT |
+		 ((off >> 6) & 63) << EV_LINE_SHIFT;
+	return true;
+}
+
 bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
 {
 	uint64_t ident, epoch_ns = EV_EPOCH_NS;
@@ -37,10 +74,16 @@ bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint6
 			*scale = EV_SCALE_KERNEL;
 			epoch_ns = EV_KERNEL_EPOCH_NS;
 		}
+		if ((s->data_id[0] == 'A' || s->data_id[0] == 'F') && line_ident(s, &ident)) {
+			*key = ident | ((s->time_ns / epoch_ns) & EV_LINE_EPOCH_MASK);
+			if (s->peer)
+				*scale *= EV_PEER_FACTOR;
+			return true;
+		}
 		/* the physical page is folded in: one identity on two pages at once is reuse, not sharing */
-		ident = hash_bytes(s->data_id, s->data_id_len) ^ hash_mix64(phys + 1);
+		ident = (hash_bytes(s->data_id, s->data_id_len) ^ hash_mix64(phys + 1)) & ~EV_LINE_FLAG;
 	} else if (s->phys_addr) {
-		ident = hash_mix64(mem_agg_evidence_key(s->phys_addr, s->data_page_size, line_granularity));
+		ident = hash_mix64(mem_agg_evidence_key(s->phys_addr, s->data_page_size, line_granularity)) & ~EV_LINE_FLAG;
 		epoch_ns = EV_PHYS_EPOCH_NS;
 	} else {
 		return false;
@@ -51,10 +94,10 @@ bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint6
 	return true;
 }
 
-/* Sampling keeps or drops an identity in all its epochs at once. */
+/* Sampling keeps or drops an identity (a line key: its page) in all its epochs at once. */
 static bool key_sampled(uint64_t key, unsigned level)
 {
-	return level == 0 || (hash_mix64(EV_IDENT(key)) >> (64 - level)) == 0;
+	return level == 0 || (hash_mix64(EV_OBJECT(key)) >> (64 - level)) == 0;
 }
 
 static int keep_at_level(uint64_t key, void *arg)
@@ -62,9 +105,11 @@ static int keep_at_level(uint64_t key, void *arg)
 	return key_sampled(key, *(unsigned *)arg);
 }
 
-static int keep_ident_at_level(uint64_t ident, void *arg)
+static int keep_object_at_level(uint64_t object, void *arg)
 {
-	return key_sampled(ident << EV_EPOCH_BITS, *(unsigned *)arg);
+	unsigned level = *(unsigned *)arg;
+
+	return level == 0 || (hash_mix64(object) >> (64 - level)) == 0;
 }
 
 /* Raise the sampling level until the evidence fits the budget again. */
@@ -83,7 +128,7 @@ static int shrink_evidence(struct mem_agg *a)
 						return -1;
 					a->nr_keys -= dropped;
 				}
-		if (u64map_filter(&a->ident_object, keep_ident_at_level, &a->level, &dropped) < 0)
+		if (u64map_filter(&a->ident_object, keep_object_at_level, &a->level, &dropped) < 0)
 			return -1;
 	}
 	return 0;
@@ -154,7 +199,7 @@ int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem
 	if (!(v = u64map_slot(&h->pages, key)))
 		return -1;
 	*v += EV_PACK(1, w * scale);
-	if (a->o.objects && s->data_map && note_object(a, EV_IDENT(key), s) < 0)
+	if (a->o.objects && s->data_map && note_object(a, EV_OBJECT(key), s) < 0)
 		return -1;
 	if (h->pages.len != before && ++a->nr_keys > a->o.max_keys)
 		return shrink_evidence(a);

@@ -1,9 +1,10 @@
 /*
- * sharing.c - concurrent-sharing affinity between units and average-linkage
- * agglomerative clustering under a CPU cap (see sharing.h). Unit counts
- * are small (at most ~20 significant comms per group, times their hint
- * splits), so the clustering is the plain O(n^3) algorithm on a full
- * matrix; the work is in building the sparse vectors.
+ * sharing.c - average-linkage agglomerative clustering of units under a
+ * CPU cap (see sharing.h), and its -v explanation. Unit counts are small
+ * (at most ~20 significant comms per group, times their hint splits), so
+ * the clustering is the plain O(n^3) algorithm on a full matrix; the
+ * evidence vectors and affinities are in sharing_evidence.c and
+ * sharing_lines.c.
  */
 #include "extract/sharing.h"
 
@@ -13,219 +14,6 @@
 #include <string.h>
 
 #include "lib/error.h"
-
-void sharing_evidence_free(struct evidence *e)
-{
-	free(e->keys);
-	free(e->w);
-	free(e->samples);
-	memset(e, 0, sizeof(*e));
-}
-
-static int add_hint_pages(struct u64map *acc, const struct hint_rec *h)
-{
-	size_t pos = 0;
-	uint64_t k, v, *slot;
-
-	while (u64map_next_u64(&h->pages, &pos, &k, &v)) {
-		if (!(slot = u64map_slot(acc, k)))
-			return -1;
-		*slot += v;
-	}
-	return 0;
-}
-
-static int cmp_key(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* acc -> sorted parallel arrays */
-static int evidence_from_map(const struct u64map *acc, struct evidence *e)
-{
-	size_t pos = 0, i = 0, cap = acc->len ? acc->len : 1;
-	uint64_t k, v, *pairs = malloc(cap * 2 * sizeof(uint64_t));
-
-	e->keys = malloc(cap * sizeof(*e->keys));
-	e->w = malloc(cap * sizeof(*e->w));
-	e->samples = malloc(cap * sizeof(*e->samples));
-	if (!pairs || !e->keys || !e->w || !e->samples) {
-		free(pairs);
-		sharing_evidence_free(e);
-		return scx_fail("out of memory (evidence of %zu keys)", acc->len);
-	}
-	while (u64map_next_u64(acc, &pos, &k, &v)) {
-		pairs[2 * i] = k;
-		pairs[2 * i + 1] = v;
-		i++;
-	}
-	qsort(pairs, i, 2 * sizeof(uint64_t), cmp_key);
-	for (e->n = 0; e->n < i; e->n++) {
-		e->keys[e->n] = pairs[2 * e->n];
-		e->w[e->n] = (double)EV_WEIGHT(pairs[2 * e->n + 1]);
-		e->samples[e->n] = EV_SAMPLES(pairs[2 * e->n + 1]);
-		e->total += e->w[e->n];
-	}
-	free(pairs);
-	return 0;
-}
-
-int sharing_evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e)
-{
-	struct u64map acc;
-	size_t s, h;
-	int rc = 0;
-
-	memset(e, 0, sizeof(*e));
-	u64map_init_cap(&acc, U64MAP_SMALL);
-	for (s = 0; s < u->comm->nr_srcs && !rc; s++) {
-		const struct comm_rec *c = &a->groups[u->comm->srcs[s].group].comms[u->comm->srcs[s].comm];
-
-		for (h = 0; h < c->nr_hints && !rc; h++)
-			if (!u->by_hint || (c->hints[h].hint == u->hint && !c->hints[h].other))
-				rc = add_hint_pages(&acc, &c->hints[h]);
-	}
-	if (!rc)
-		rc = evidence_from_map(&acc, e);
-	u64map_free(&acc);
-	return rc;
-}
-
-int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df)
-{
-	size_t i, j;
-	uint64_t *slot;
-
-	u64map_init_cap(df, U64MAP_SMALL);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < ev[i].n; j++) {
-			if (j > 0 && EV_IDENT(ev[i].keys[j]) == EV_IDENT(ev[i].keys[j - 1]))
-				continue; /* one count per unit and identity */
-			if (!(slot = u64map_slot(df, EV_IDENT(ev[i].keys[j]))))
-				return -1;
-			(*slot)++;
-		}
-	return 0;
-}
-
-/* Same or adjacent epochs (modulo 2^16). */
-static bool concurrent(uint64_t ka, uint64_t kb)
-{
-	uint64_t d = (EV_EPOCH(ka) - EV_EPOCH(kb)) & EV_EPOCH_MASK;
-
-	return d <= 1 || d == EV_EPOCH_MASK;
-}
-
-/*
- * Sum over the keys [i0, i1) of x that have a concurrent key in [j0, j1) of
- * y. Both runs are one identity's keys, sorted by epoch: one merge pass,
- * plus the wrap of the 16-bit epoch (the last epoch is adjacent to 0).
- */
-static bool side_shared(const struct evidence *x, size_t i0, size_t i1, const struct evidence *y, size_t j0, size_t j1,
-			double idf_ratio, double *wsum, double *raw, uint64_t *samples)
-{
-	uint64_t first = EV_EPOCH(y->keys[j0]), last = EV_EPOCH(y->keys[j1 - 1]);
-	bool any = false;
-	size_t j = j0;
-
-	for (size_t i = i0; i < i1; i++) {
-		uint64_t e = EV_EPOCH(x->keys[i]);
-		bool hit;
-
-		while (j < j1 && EV_EPOCH(y->keys[j]) + 1 < e)
-			j++;
-		hit = j < j1 && concurrent(x->keys[i], y->keys[j]);
-		hit = hit || (e == 0 && last == EV_EPOCH_MASK) || (e == EV_EPOCH_MASK && first == 0);
-		if (hit) {
-			*wsum += x->w[i] * idf_ratio;
-			*raw += x->w[i];
-			*samples += x->samples[i];
-			any = true;
-		}
-	}
-	return any;
-}
-
-bool sharing_enough_evidence(const struct pair_evidence *pe, size_t min_keys, uint64_t min_samples)
-{
-	uint64_t fewest = pe->samples_a < pe->samples_b ? pe->samples_a : pe->samples_b;
-
-	if (!min_keys)
-		min_keys = 1;
-	if (pe->keys == 0 || fewest < min_samples)
-		return false;
-	/* min_keys identities, or as many samples a side as min_keys identities
-	 * at the sample floor would carry, on fewer identities */
-	return pe->keys >= min_keys || fewest >= (uint64_t)min_keys * min_samples;
-}
-
-void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
-		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out)
-{
-	size_t i = 0, j = 0;
-	double idf_max = log((double)(n + 1) / 2.0), fa = 0, fb = 0;
-
-	memset(out, 0, sizeof(*out));
-	while (i < a->n && j < b->n) {
-		uint64_t ia = EV_IDENT(a->keys[i]), ib = EV_IDENT(b->keys[j]);
-		size_t i1 = i, j1 = j;
-		const uint64_t *d;
-		double ratio;
-		bool sa, sb;
-
-		if (ia < ib) {
-			i++;
-			continue;
-		}
-		if (ia > ib) {
-			j++;
-			continue;
-		}
-		while (i1 < a->n && EV_IDENT(a->keys[i1]) == ia)
-			i1++;
-		while (j1 < b->n && EV_IDENT(b->keys[j1]) == ib)
-			j1++;
-		d = u64map_find(df, ia);
-		ratio = d && *d > 2 && idf_max > 0 ? log((double)(n + 1) / (double)*d) / idf_max : 1.0;
-		sa = side_shared(a, i, i1, b, j, j1, ratio, &fa, &out->share_a, &out->samples_a);
-		sb = side_shared(b, j, j1, a, i, i1, ratio, &fb, &out->share_b, &out->samples_b);
-		out->keys += sa && sb;
-		i = i1;
-		j = j1;
-	}
-	out->share_a = a->total > 0 ? out->share_a / a->total : 0;
-	out->share_b = b->total > 0 ? out->share_b / b->total : 0;
-	if (sharing_enough_evidence(out, min_keys, min_samples) && a->total > 0 && b->total > 0)
-		out->affinity = sqrt((fa / a->total) * (fb / b->total));
-	if (out->affinity > 1)
-		out->affinity = 1;
-}
-
-double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
-{
-	double *m = calloc(n * n + 1, sizeof(*m));
-	struct u64map df;
-	struct pair_evidence pe;
-	size_t i, j;
-
-	if (!m || sharing_evidence_df(ev, n, &df) < 0) {
-		free(m);
-		u64map_free(&df);
-		scx_fail("out of memory (affinity of %zu units)", n);
-		return NULL;
-	}
-	for (i = 0; i < n; i++) {
-		m[i * n + i] = 1;
-		for (j = i + 1; j < n; j++) {
-			sharing_pair_evidence(&ev[i], &ev[j], &df, n, min_keys, min_samples, &pe);
-			m[i * n + j] = m[j * n + i] = pe.affinity;
-		}
-	}
-	u64map_free(&df);
-	return m;
-}
 
 /* --- average linkage --- */
 
@@ -242,6 +30,7 @@ struct agglo {
 	size_t *size;     /* units per cluster */
 	double *demand;
 	size_t *owner;    /* unit -> cluster slot */
+	double duration_s; /* of the samples (-v: seconds more that would decide) */
 };
 
 static const struct unit_list *name_units; /* qsort context */
@@ -277,35 +66,6 @@ static char *cluster_name(const struct unit_list *u, const struct agglo *g, size
 	}
 	free(m);
 	return s;
-}
-
-static void log_top_pairs(FILE *log, const struct unit_list *u, const double *aff, size_t n)
-{
-	size_t shown = 0, i, j, best_i = 0, best_j = 0;
-	bool *done = calloc(n * n + 1, 1);
-
-	if (!done)
-		return;
-	fprintf(log, "  top shared pairs:\n");
-	while (shown < 10) {
-		double best = 0;
-
-		for (i = 0; i < n; i++)
-			for (j = i + 1; j < n; j++)
-				if (!done[i * n + j] && aff[i * n + j] > best) {
-					best = aff[i * n + j];
-					best_i = i;
-					best_j = j;
-				}
-		if (best <= 0)
-			break;
-		done[best_i * n + best_j] = true;
-		fprintf(log, "    %s ~ %s: %.3f\n", u->v[best_i].name, u->v[best_j].name, best);
-		shown++;
-	}
-	if (!shown)
-		fprintf(log, "    (none: no unit shares memory with another)\n");
-	free(done);
 }
 
 /* The best alive, not refused pair (a < b); false when none is above threshold. */
@@ -387,13 +147,13 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 	size_t i = 0, j = 0, nobj = 0, k;
 	double total = 0;
 
-	sharing_pair_evidence(a, b, g->df, g->n, g->p->min_keys, g->p->min_samples, &pe);
+	sharing_pair_evidence_at(a, b, g->df, g->n, g->p, &pe);
 	fprintf(log, "    %s ~ %s: %zu shared keys, %llu + %llu samples; %.1f%% of %s's weight, %.1f%% of %s's",
 		u->v[x].name, u->v[y].name, pe.keys, (unsigned long long)pe.samples_a,
 		(unsigned long long)pe.samples_b, pe.share_a * 100, u->v[x].name, pe.share_b * 100, u->v[y].name);
 	/* the objects (data_map data_sym) of the shared identities, by weight */
 	while (g->agg && g->agg->nr_objects && i < a->n && j < b->n) {
-		uint64_t ia = EV_IDENT(a->keys[i]), ib = EV_IDENT(b->keys[j]);
+		uint64_t ia = EV_OBJECT(a->keys[i]), ib = EV_OBJECT(b->keys[j]);
 		size_t obj;
 
 		if (ia != ib) {
@@ -401,7 +161,7 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 			continue;
 		}
 		obj = mem_agg_object(g->agg, ia);
-		for (; i < a->n && EV_IDENT(a->keys[i]) == ia; i++) {
+		for (; i < a->n && EV_OBJECT(a->keys[i]) == ia; i++) {
 			for (k = 0; k < nobj && ow[k].obj != obj; k++)
 				;
 			if (k == nobj) {
@@ -415,7 +175,7 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 			ow[k].w += a->w[i];
 			total += a->w[i];
 		}
-		while (j < b->n && EV_IDENT(b->keys[j]) == ib)
+		while (j < b->n && EV_OBJECT(b->keys[j]) == ib)
 			j++;
 	}
 	if (nobj && total > 0) {
@@ -427,6 +187,7 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 	}
 	fputc('\n', log);
 	free(ow);
+	sharing_log_line_detail(log, "      ", &pe, g->p, g->duration_s);
 }
 
 static void log_step(FILE *log, const struct unit_list *u, const struct agglo *g, size_t a, size_t b,
@@ -537,6 +298,16 @@ static int agglo_init(struct agglo *g, const struct unit_list *u, const struct s
 	return 0;
 }
 
+static double normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2));
+}
+
+static double duration_s(const struct mem_agg *a)
+{
+	return a->last_ns > a->first_ns ? (double)(a->last_ns - a->first_ns) / 1e9 : 0;
+}
+
 static void log_header(FILE *log, const struct mem_agg *a, const struct unit_list *units,
 		       const struct sharing_params *p, const char *cell_name)
 {
@@ -552,6 +323,11 @@ static void log_header(FILE *log, const struct mem_agg *a, const struct unit_lis
 		EV_SCALE_USER / EV_SCALE_KERNEL,
 		p->min_keys, (unsigned long long)p->min_samples,
 		(unsigned long long)(p->min_keys ? p->min_keys : 1) * p->min_samples);
+	fprintf(log, "  line evidence (A:/F: data): 64-byte lines touched by both within %u s; shared fraction = samples on "
+		     "the other's lines / the other's recapture rate; shared when its %.1f%% lower bound is above %.3f, "
+		     "apart when the upper bound is not, else cannot tell (not merged)\n",
+		p->window ? p->window : SHARE_WINDOW_EPOCHS, 100 * normal_cdf(p->z > 0 ? p->z : SHARE_Z_DEFAULT),
+		p->threshold);
 }
 
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
@@ -571,21 +347,33 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 	for (i = 0; i < n; i++)
 		if (sharing_evidence_of_unit(a, &units->v[i], &ev[i]) < 0)
 			goto out;
-	if (!(aff = sharing_affinity_matrix(ev, n, p->min_keys, p->min_samples)))
+	if (!(aff = sharing_affinity_matrix_at(ev, n, p)))
 		goto out;
 	if (log) {
-		if (sharing_evidence_df(ev, n, &df) < 0 || !(unit_aff = malloc((n * n + 1) * sizeof(double)))) {
+		struct pair_evidence *pe = NULL;
+		size_t j;
+
+		if (sharing_evidence_df(ev, n, &df) < 0 || !(unit_aff = malloc((n * n + 1) * sizeof(double))) ||
+		    !(pe = calloc(n * n + 1, sizeof(*pe)))) {
 			scx_fail("out of memory");
 			goto out;
 		}
 		memcpy(unit_aff, aff, n * n * sizeof(double));
 		log_header(log, a, units, p, cell_name);
-		log_top_pairs(log, units, aff, n);
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				sharing_pair_evidence_at(&ev[i], &ev[j], &df, n, p, &pe[i * n + j]);
+		rc = sharing_log_pairs(log, units, pe, n, p, duration_s(a));
+		free(pe);
+		if (rc < 0)
+			goto out;
+		rc = -1;
 	}
 	rc = agglo_init(&g, units, p, aff);
 	aff = NULL; /* owned by g */
 	g.unit_aff = unit_aff;
 	unit_aff = NULL;
+	g.duration_s = duration_s(a);
 	if (log) {
 		g.ev = ev;
 		g.df = &df;

@@ -32,6 +32,12 @@
 #define SHARE_THRESHOLD_DEFAULT 0.065
 #define SHARE_MIN_KEYS_DEFAULT 4
 #define SHARE_MIN_SAMPLES_DEFAULT 8
+/* Line evidence: the window (epochs of EV_EPOCH_NS either side) and the
+ * confidence of the decision (one-sided, in standard deviations). */
+#ifndef SHARE_WINDOW_EPOCHS
+#define SHARE_WINDOW_EPOCHS 15
+#endif
+#define SHARE_Z_DEFAULT 2.326
 
 struct sharing_params {
 	double threshold;       /* merge while average affinity > threshold */
@@ -41,6 +47,8 @@ struct sharing_params {
 	const double *demand;   /* per unit of the call (CPUs), NULL: the sample share above */
 	size_t min_keys;        /* least shared identities for a non-zero affinity (sharing_enough_evidence) */
 	uint64_t min_samples;   /* least samples on them, on each side */
+	unsigned window;        /* line evidence: epochs either side (0: SHARE_WINDOW_EPOCHS) */
+	double z;               /* line evidence: confidence (0: SHARE_Z_DEFAULT) */
 };
 
 struct unit_cluster {
@@ -70,12 +78,42 @@ struct evidence {
 int sharing_evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e);
 void sharing_evidence_free(struct evidence *e);
 
+/*
+ * Line evidence (extract/sharing_lines.c; docs/clustering.md "Estimator").
+ * For the line keys (A:/F: data) of two units a and b:
+ *   n_a          a's samples on line keys;
+ *   na_r         a's samples in regions b touched too (a process's private
+ *                memory, a file or shm object);
+ *   ja           a's samples in blocks (2 MiB of a region) b touched too (J);
+ *   ha           a's samples on a line b was sampled on within the window;
+ *   ra           a's samples in J whose line a was sampled on again within
+ *                the window (its recapture rate: ra / ja is a's coverage);
+ *   ra_blk       a's samples in common regions whose block a sampled again.
+ * f_a = ha x jb / (n_a x rb) estimates the share of a's accesses that go to
+ * lines b uses, whatever the density (f_b likewise); f = sqrt(f_a x f_b).
+ * low / high: f from Poisson bounds of the counts at z (high also bounded
+ * by the same estimate at block level). shared: low > floor; apart: high
+ * <= floor, or no common region; else cannot tell, and more = how many
+ * times the counts would have to grow for a verdict (0: not within 10^6).
+ */
+enum sharing_verdict { SHARING_APART, SHARING_CANNOT_TELL, SHARING_SHARED };
+
+struct line_estimate {
+	uint64_t n_a, n_b, na_r, nb_r, ja, jb, ha, hb, ra, rb, ra_blk, rb_blk;
+	uint64_t lines; /* distinct lines both were sampled on within the window */
+	double f_a, f_b, f, low, high, more;
+	double wa, wb;  /* weight of a's / b's samples counted in ha / hb */
+	enum sharing_verdict verdict;
+};
+
 /* What two units share (see above). */
 struct pair_evidence {
-	size_t keys;                  /* shared identities */
+	size_t keys;                  /* shared identities (pages; lines for line keys) */
 	uint64_t samples_a, samples_b; /* samples of a / b on them */
 	double share_a, share_b;      /* part of a's / b's weight on them (no idf) */
-	double affinity;
+	double affinity;              /* what the clustering uses (see sharing_affinity_matrix) */
+	double page_affinity;         /* the affinity of the keys without lines (K:, no data_id) */
+	struct line_estimate line;
 };
 
 /* df of every identity over n units: ident -> number of units. -1 on OOM. */
@@ -90,11 +128,40 @@ void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, c
  */
 bool sharing_enough_evidence(const struct pair_evidence *pe, size_t min_keys, uint64_t min_samples);
 
+/* The same with the line evidence decided at p's threshold (floor), window and z. */
+void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
+			      const struct sharing_params *p, struct pair_evidence *out);
+
 /*
- * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence, as
- * described above. Caller frees. NULL on OOM.
+ * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence: the
+ * page affinity described above over keys without lines, or, when larger,
+ * the line estimate f of a pair whose verdict is shared. Caller frees.
+ * NULL on OOM. sharing_affinity_matrix decides lines at the defaults.
  */
 double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples);
+double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p);
+
+/* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */
+void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
+			   double z, struct line_estimate *o);
+/*
+ * Is this key of one unit on shared data: a line key whose line the other
+ * unit (its evidence) was sampled on within window epochs. For callers that
+ * ask which samples are on shared data (pairs decided shared).
+ */
+bool sharing_key_is_shared(const struct evidence *other, uint64_t key, unsigned window);
+/* The index of e's first line key (e->n when none). */
+size_t sharing_first_line_key(const struct evidence *e);
+const char *sharing_verdict_name(enum sharing_verdict v);
+/* -v: the line estimate of a pair in one line (nothing when they have no common data). */
+void sharing_log_line_detail(FILE *log, const char *indent, const struct pair_evidence *pe,
+			     const struct sharing_params *p, double duration_s);
+/* -v: the top 10 pairs of pe (n x n, upper triangle) and every pair the samples cannot decide. */
+int sharing_log_pairs(FILE *log, const struct unit_list *u, const struct pair_evidence *pe, size_t n,
+		      const struct sharing_params *p, double duration_s);
+/* One-sided Poisson bounds of a count at z standard deviations. */
+double sharing_poisson_low(double x, double z);
+double sharing_poisson_high(double x, double z);
 
 /*
  * Cluster the units of one cell. When log is not NULL, explain the top

@@ -115,8 +115,7 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 			struct model_pair *p = &g->pairs[g->npairs++];
 			struct pair_evidence pe;
 
-			sharing_pair_evidence(&ev[cl->members[i]], &ev[cl->members[j]], df, n, x->sp->min_keys, x->sp->min_samples,
-				      &pe);
+			sharing_pair_evidence_at(&ev[cl->members[i]], &ev[cl->members[j]], df, n, x->sp, &pe);
 			*p = (struct model_pair){.a = cl->members[i], .b = cl->members[j], .keys = pe.keys,
 						 .samples_a = pe.samples_a, .samples_b = pe.samples_b,
 						 .share_a = pe.share_a, .share_b = pe.share_b,
@@ -133,9 +132,9 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 		const struct evidence *e = &ev[cl->members[i]];
 
 		for (k = 0; k < e->n; k++) {
-			if (k && EV_IDENT(e->keys[k]) == EV_IDENT(e->keys[k - 1]))
+			if (k && EV_OBJECT(e->keys[k]) == EV_OBJECT(e->keys[k - 1]))
 				continue;
-			if (!(slot = u64map_slot(&members, EV_IDENT(e->keys[k])))) {
+			if (!(slot = u64map_slot(&members, EV_OBJECT(e->keys[k])))) {
 				scx_fail("out of memory");
 				goto out;
 			}
@@ -146,8 +145,8 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 		const struct evidence *e = &ev[cl->members[i]];
 
 		for (k = 0; k < e->n; k++)
-			if (*u64map_find(&members, EV_IDENT(e->keys[k])) >= 2) {
-				object_add(agg, by_object, EV_IDENT(e->keys[k]), e->w[k]);
+			if (*u64map_find(&members, EV_OBJECT(e->keys[k])) >= 2) {
+				object_add(agg, by_object, EV_OBJECT(e->keys[k]), e->w[k]);
 				g->shared_weight += e->w[k];
 			}
 	}
@@ -318,7 +317,7 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 		c->cap_cpus = x->sp->cap_cpus;
 		if (!(ev = all_evidence(x->agg, x->units)))
 			return -1;
-		if (!(c->aff = sharing_affinity_matrix(ev, x->units->n, x->sp->min_keys, x->sp->min_samples)))
+		if (!(c->aff = sharing_affinity_matrix_at(ev, x->units->n, x->sp)))
 			goto out;
 		if (sharing_evidence_df(ev, x->units->n, &df) < 0)
 			goto out;
