@@ -2,7 +2,7 @@
  * scxprof-workload.c - a workload with planted memory sharing, for tests,
  * the demo and benchmarks.
  *
- * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] [-S] GROUP...
+ * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-W ROUNDS] [-P] [-S] GROUP...
  *   GROUP = NAME:THREADS[:REGION[:CGROUP[:CPU]]]
  * A group with a CPU pins its threads to that CPU (pthread_setaffinity_np),
  * as taskset would, so tests can place sharing threads together or apart.
@@ -21,7 +21,9 @@
  * region of its own. Each thread loops: touch every page of its region
  * (a write per page), keep the pages mapped for -H milliseconds (default 0;
  * the software sampling backend reads physical addresses from pagemap a few
- * milliseconds after the fault, so it needs them still mapped), then drop
+ * milliseconds after the fault, so it needs them still mapped; -W ROUNDS
+ * touches them ROUNDS times more meanwhile, in user space, so that an
+ * instruction-sampling backend sees the same lines often), then drop
  * the region's page-table entries with MADV_DONTNEED so the next touch
  * faults again on the same physical pages.
  * That makes page faults (visible to the software sampling backend) on
@@ -73,6 +75,7 @@ static long pages = 64;
 static long iterations = -1;
 static double seconds = 2.0;
 static long hold_ms;
+static long rounds; /* -W: extra passes over the mapped pages per iteration */
 static int own_process;
 static int sequential;
 static size_t page_size;
@@ -123,8 +126,9 @@ static void *work(void *arg)
 		}
 	}
 	for (it = 0; iterations < 0 ? now() < end : it < iterations; it++) {
-		for (p = 0; p < pages; p++)
-			mem[(size_t)p * STRIDE * page_size + (size_t)(w->index * 8 % 64)] += 1;
+		for (long r = 0; r <= rounds; r++)
+			for (p = 0; p < pages; p++)
+				mem[(size_t)p * STRIDE * page_size + (size_t)(w->index * 8 % 64)] += 1;
 		if (hold_ms)
 			nanosleep(&(struct timespec){hold_ms / 1000, (hold_ms % 1000) * 1000000L}, NULL);
 		madvise((void *)mem, (size_t)pages * STRIDE * page_size, MADV_DONTNEED);
@@ -213,16 +217,17 @@ int main(int argc, char **argv)
 	int opt, nr_groups = 0, i, rc = 0, status;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "d:i:p:H:PSh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:p:H:W:PSh")) != -1) {
 		switch (opt) {
 		case 'H': hold_ms = atol(optarg); break;
+		case 'W': rounds = atol(optarg); break;
 		case 'P': own_process = 1; break;
 		case 'S': sequential = 1; break;
 		case 'd': seconds = atof(optarg); break;
 		case 'i': iterations = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-P] [-S] "
+			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-W ROUNDS] [-P] [-S] "
 					"NAME:THREADS[:REGION[:CGROUP]]...\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
