@@ -289,6 +289,38 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 	return 0;
 }
 
+/* The pairs whose line evidence cannot decide, in -v's words (c->undecided). */
+static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *x, const struct evidence *ev,
+			   const struct u64map *df)
+{
+	size_t n = x->units->n, len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	double dur = x->agg->last_ns > x->agg->first_ns ? (double)(x->agg->last_ns - x->agg->first_ns) / 1e9 : 0;
+
+	if (!f)
+		return scx_fail("out of memory");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			struct pair_evidence pe;
+
+			sharing_pair_evidence_at(&ev[i], &ev[j], df, n, x->sp, &pe);
+			if (pe.line.verdict != SHARING_CANNOT_TELL)
+				continue;
+			fprintf(f, "%s ~ %s\n", x->units->v[i].name, x->units->v[j].name);
+			sharing_log_line_detail(f, "  ", &pe, x->sp, dur);
+		}
+	if (fclose(f) != 0) {
+		free(buf);
+		return scx_fail("out of memory");
+	}
+	if (len)
+		c->undecided = buf;
+	else
+		free(buf);
+	return 0;
+}
+
 int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 {
 	struct model *m = ctx;
@@ -322,6 +354,8 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 		if (sharing_evidence_df(ev, x->units->n, &df) < 0)
 			goto out;
 		has_df = true;
+		if (undecided_pairs(c, x, ev, &df) < 0)
+			goto out;
 	}
 	if (add_subcells(m, c, x, ev, &df) < 0 || add_sched(m, c, x) < 0)
 		goto out;
@@ -390,6 +424,7 @@ void model_free(struct model *m)
 		free(c->units);
 		free(c->subs);
 		free(c->aff);
+		free(c->undecided);
 		free(c->name);
 	}
 	free(m->cells);

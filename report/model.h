@@ -77,6 +77,7 @@ struct model_cell {
 	struct mem_sched_line sched;
 	bool clustered;  /* sharing mode */
 	double threshold, cap_cpus;
+	char *undecided; /* -v's lines of the pairs the samples cannot decide ("a ~ b\n  lines: ...\n"), NULL: none */
 };
 
 struct model {

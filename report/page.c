@@ -231,8 +231,9 @@ static void write_merges(FILE *f, const struct model *m)
 	fputs("<section id=\"merges\"><h2>Why units were merged</h2>\n<p>The clustering's own evidence "
 	      "(docs/clustering.md): two units share a data identity (data_id, else the physical page) when both "
 	      "touched it in the same or adjacent epochs; a unit's share is the part of its weight (load latency "
-	      "where the backend has it, else samples; kernel pages weigh less) on what it shares with the other; "
-	      "the affinity grows with both shares.</p>\n", f);
+	      "where the backend has it, else samples; kernel pages weigh less) on what it shares with the other. "
+	      "Private and shared data with a data_id is compared by cache line: the affinity is the estimated "
+	      "shared fraction of each unit's accesses, counted when its lower bound is above the threshold.</p>\n", f);
 	for (ci = 0; ci < m->ncells; ci++)
 		for (s = 0; s < m->cells[ci].nsubs; s++)
 			if (m->cells[ci].subs[s].merge) {
@@ -241,6 +242,14 @@ static void write_merges(FILE *f, const struct model *m)
 			}
 	if (!any)
 		fputs("<p class=\"note\">No merges: every unit is a subcell of its own.</p>\n", f);
+	for (ci = 0; ci < m->ncells; ci++)
+		if (m->cells[ci].undecided) {
+			fputs("<h3>", f);
+			html_esc(f, m->cells[ci].name);
+			fputs(": pairs the samples cannot decide (not merged; more samples would tell)</h3>\n<pre>", f);
+			html_esc(f, m->cells[ci].undecided);
+			fputs("</pre>\n", f);
+		}
 	fputs("</section>\n", f);
 }
 
