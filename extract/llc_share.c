@@ -75,11 +75,18 @@ static long cgroup_index(struct llc_share *s, const char *cg, size_t len)
 /* The actor of a sample, created on first use: index, -2 when over the bound, -1 on OOM. */
 static long actor_of(struct llc_share *s, const struct mem_sample *m)
 {
-	long cg = cgroup_index(s, m->cgroup, m->cgroup_len);
 	uint64_t h, *slot;
 	struct llc_actor *a;
+	long cg;
 
-	if (cg < 0)
+	if (s->last_actor) {
+		a = &s->actors[s->last_actor - 1];
+		if (a->tid == m->tid && a->hint == m->hint && a->comm_len == m->comm_len &&
+		    a->cgroup_len == m->cgroup_len && !memcmp(a->comm, m->comm, m->comm_len) &&
+		    !memcmp(s->cgroup_names[a->cgroup], m->cgroup, m->cgroup_len))
+			return (long)(s->last_actor - 1);
+	}
+	if ((cg = cgroup_index(s, m->cgroup, m->cgroup_len)) < 0)
 		return -1;
 	h = hash_bytes(m->comm, m->comm_len) ^ hash_mix64((uint64_t)m->tid * 0x9e3779b97f4a7c15ULL + (uint64_t)cg) ^
 	    hash_mix64(~m->hint);
@@ -90,8 +97,10 @@ static long actor_of(struct llc_share *s, const struct mem_sample *m)
 			break;
 		a = &s->actors[*slot - 1];
 		if (a->tid == m->tid && a->cgroup == (uint32_t)cg && a->hint == m->hint && a->comm_len == m->comm_len &&
-		    !memcmp(a->comm, m->comm, m->comm_len))
+		    !memcmp(a->comm, m->comm, m->comm_len)) {
+			s->last_actor = *slot;
 			return (long)(*slot - 1);
+		}
 		h = hash_mix64(h + 1);
 	}
 	if (s->nr_actors >= LLC_SHARE_MAX_ACTORS)
@@ -105,8 +114,10 @@ static long actor_of(struct llc_share *s, const struct mem_sample *m)
 	a->comm_len = m->comm_len;
 	a->tid = m->tid;
 	a->cgroup = (uint32_t)cg;
+	a->cgroup_len = m->cgroup_len;
 	a->hint = m->hint;
 	*slot = ++s->nr_actors;
+	s->last_actor = s->nr_actors;
 	return (long)(s->nr_actors - 1);
 }
 

@@ -47,6 +47,7 @@
 struct llc_actor {
 	int64_t tid;
 	uint32_t cgroup;    /* index into cgroup_names */
+	size_t cgroup_len;
 	char *comm;
 	size_t comm_len;
 	uint64_t hint;
@@ -73,6 +74,7 @@ struct llc_share {
 	size_t nr_recs, cap_recs;
 	struct u64map rec_index;     /* hash of (key, actor, cpu) -> index + 1 */
 	unsigned level;
+	size_t last_actor;           /* index + 1 of the previous sample's actor (consecutive samples are often one thread's) */
 	uint64_t samples;            /* every sample seen */
 	uint64_t no_cpu;             /* samples without a CPU */
 	uint64_t no_key;             /* samples that are no evidence */
