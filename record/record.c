@@ -23,7 +23,7 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "lib/vdso.h"
-#include "record/backend/backend_choose.h"
+#include "record/backend/backend.h"
 #include "record/perfdata/buildids.h"
 #include "record/perfdata/features.h"
 #include "record/streams/hints_tracer.h"

@@ -2,11 +2,14 @@
  * backend.h - how `record` samples memory accesses: Intel PEBS load
  * latency, AMD IBS op, Arm SPE, or, when no memory-sampling PMU exists
  * (VMs), by default decoding the instruction at each cpu-clock sample
- * (decode), else page-fault samples. This header holds the types and the
- * backend names (backend.c); mem_backend_choose() (backend_choose.h) probes
- * the sysfs PMUs (or encodes --event) and builds complete perf_event_attrs;
- * mem_event_open() (backend_open.h) opens one of them on one cpu with
- * perf's fallbacks.
+ * (decode), else page-fault samples. This header is the contract of
+ * record/backend/ (the rest of record/ includes nothing else from it): the
+ * types and the backend names (backend.c); mem_backend_choose()
+ * (backend_choose.c) probes the sysfs PMUs (or encodes --event) and builds
+ * complete perf_event_attrs; mem_event_open() (backend_open.c) opens one of
+ * them on one cpu with perf's fallbacks. The room's other headers
+ * (backend_kit.h, backend_event.h, backend_pmu.h, pmu_sysfs.h, pfm_event.h)
+ * are its own.
  */
 #ifndef SCX_RECORD_BACKEND_H
 #define SCX_RECORD_BACKEND_H
@@ -78,5 +81,30 @@ void mem_backend_opts_init(struct mem_backend_opts *o);
 
 const char *mem_backend_name(enum mem_backend_kind k); /* "intel-pebs", ... */
 int mem_backend_parse_name(const char *s, enum mem_backend_kind *k);
+
+/* ---- backend_choose.c: probe the sysfs PMUs (or encode --event) and build
+ * the complete perf_event_attrs of the memory-sampling backend `record` uses */
+
+/* Probe and build the event set. -1 with scx_fail() on a clear refusal
+ * (e.g. --backend intel-pebs on a machine without it: says what was found;
+ * bad --event string: names it and libpfm's/our error). */
+int mem_backend_choose(const struct mem_backend_opts *o, struct mem_backend *out);
+
+/* ---- backend_open.c: perf_event_open(2) of one memory event of a chosen
+ * backend on one cpu, with perf's fallbacks, and a hook for tests to replace
+ * the system call */
+
+/* Open one event of the set on one cpu (pid -1, system-wide) with
+ * perf_event_open: tries precise_ip from attr.precise_ip down to 0 on
+ * EOPNOTSUPP/EINVAL, and WEIGHT_STRUCT -> WEIGHT on EINVAL; remembers what
+ * worked in *ev (so later cpus open the same). group_fd -1 or the leader's
+ * fd. Returns fd or -1 with scx_fail naming the event, cpu and errno
+ * (errno is kept). */
+int mem_event_open(struct mem_event *ev, int cpu, int group_fd);
+
+/* For tests: replace perf_event_open(2) (pid -1) by fn, which returns an fd
+ * or -1 with errno set; NULL restores the real system call. */
+typedef int (*mem_perf_open_fn)(struct perf_event_attr *attr, int cpu, int group_fd);
+void mem_event_set_open_fn(mem_perf_open_fn fn);
 
 #endif

@@ -1,12 +1,12 @@
 /*
  * backend_choose.c - mem_backend_choose(): which memory-sampling backend
- * `record` uses (see backend_choose.h). --event goes to backend_event.c; a
+ * `record` uses (see backend.h). --event goes to backend_event.c; a
  * named --backend is built if its PMU exists, else refused naming what was
  * found; auto probes Intel PEBS, AMD IBS and Arm SPE in that order, then
  * falls back to decode (or page faults where no instruction decoder exists),
  * with a warning saying what is lost. The builders are backend_pmu.c.
  */
-#include "record/backend/backend_choose.h"
+#include "record/backend/backend.h"
 #include "record/backend/backend_event.h"
 #include "record/backend/backend_kit.h"
 #include "record/backend/backend_pmu.h"

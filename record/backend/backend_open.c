@@ -4,7 +4,7 @@
  * wanted level; WEIGHT_STRUCT replaced by WEIGHT on kernels that refuse it),
  * and error messages that say what to do about the usual failures.
  */
-#include "record/backend/backend_open.h"
+#include "record/backend/backend.h"
 #include "lib/error.h"
 
 #include <errno.h>

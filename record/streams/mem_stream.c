@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "record/backend/backend_open.h"
+#include "record/backend/backend.h"
 #include "record/decode/decode_stream.h"
 #include "record/decode/pagemap.h"
 

@@ -14,6 +14,8 @@
 #   from record/, bpf/, extract/ or report/; record/ nothing from process/,
 #   extract/ or report/; extract/ nothing from process/, record/, report/ or
 #   bpf/; report/ nothing from process/, record/ or bpf/;
+# - outside each room the library includes only the room's contract
+#   headers (CONTRACTS; record/backend/ has one, backend.h);
 # - the trace writer has a core the encoders call, never the reverse:
 #   perfetto_writer.c/h include no other file of lib/pftrace/ but the wire
 #   format and the types;
@@ -116,6 +118,33 @@ rule "the trace writer's core includes no encoder nor the file (perfetto_writer 
 	lib/pftrace/perfetto_writer.c lib/pftrace/perfetto_writer.h -- 'lib/pftrace/perfetto_(trace|sched|track)\.h'
 rule "the trace encoders include not the file (perfetto_trace.h)" \
 	lib/pftrace/perfetto_sched.c lib/pftrace/perfetto_track.c -- 'lib/pftrace/perfetto_trace\.h'
+# The headers each room shows the rest of the library (tests and fuzz
+# targets are white-box and may include any): record/backend/ has one,
+# backend.h, its contract. The others still show several: the memory
+# stream embeds the decode backend's counters (decode_stats.h) and drains
+# it (decode_stream.h), pagemap serves both streams, and record.c calls the
+# three streams and three parts of the perf.data writer by their own
+# headers.
+CONTRACTS='record/backend: backend.h
+record/decode: decode_stream.h insn.h pagemap.h decode_stats.h
+record/perfdata: buildids.h features.h synth.h direct_out.h
+record/streams: mem_stream.h sched_stream.h hints_tracer.h mem_stats.h
+lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'
+LIBRARY="lib process record extract report pipeline cmd"
+while IFS=: read -r room heads; do
+	heads=${heads# }
+	found=$(cd "$TOP" && grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]+\"$room/" --include='*.[ch]' $LIBRARY |
+		grep -v "^$room/" | while IFS= read -r line; do
+			h=${line##*\"$room/}; h=${h%%\"*}
+			case " $heads " in *" $h "*) ;; *) echo "$line" ;; esac
+		done)
+	if [ -z "$found" ]; then
+		pass "outside $room/ the library includes only its contract headers ($heads)"
+	else
+		fail "outside $room/ the library includes only its contract headers ($heads)" "$(tr '\n' ';' <<<"$found")"
+	fi
+done <<<"$CONTRACTS"
+
 # the planted rule checker finds an include it is for
 mkdir -p "$WORK/t3/lib"
 printf '#include "process/x.h"\n' >"$WORK/t3/lib/y.c"

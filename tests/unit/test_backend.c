@@ -11,8 +11,6 @@
  * on cpu 0 whose samples are read back from the ring buffer.
  */
 #include "record/backend/backend.h"
-#include "record/backend/backend_choose.h"
-#include "record/backend/backend_open.h"
 #include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 
