@@ -105,6 +105,10 @@ static __always_inline struct rec_slot rec_new(__u16 type)
 	__u64 at;
 	struct sched_batch *b = bpf_map_lookup_elem(&sched_batches, &zero);
 
+	/* no race on the slot: a program does not nest in itself (the kernel's
+	 * recursion guard), and each type has one program */
+	if (b)
+		b->hits[type]++;
 	if (b && !b->busy) {
 		b->busy = 1;
 		asm volatile("" ::: "memory");

@@ -23,6 +23,10 @@ struct sched_batch {
 	__u32 len;  /* bytes of buf in use, chunk header included (0: none yet) */
 	__u32 pad;
 	__u16 comm_at[SCHED_COMM_SLOTS]; /* by pid: where in buf a comm was last written */
+	/* hits of each tracepoint on this CPU (by record type): every run of a
+	 * program, counted before it tries to store its record; userspace checks
+	 * hits = records written + drops (record/sched_stream.c) */
+	__u64 hits[SCHED_RECORD_TYPE_MAX + 1];
 	__u8 buf[SCHED_CHUNK_CAP];       /* the chunk; its header is filled in when handed over */
 };
 

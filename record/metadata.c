@@ -213,6 +213,12 @@ static void sched_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "records", s->records);
 	jsonw_kv_u64(w, "drops", s->drops);
 	jsonw_kv_u64(w, "drops_nmi", s->drops_nmi);
+	jsonw_kv_u64(w, "lost", s->lost);
+	jsonw_key(w, "hits_by_tracepoint");
+	jsonw_obj_open(w);
+	for (i = 0; i < s->nr_attached; i++)
+		jsonw_kv_u64(w, s->attached[i], s->hits[i]);
+	jsonw_obj_close(w);
 	jsonw_kv_u64(w, "skipped_nested", sched_stream_skipped_total(s));
 	jsonw_key(w, "skipped_nested_by_tracepoint");
 	jsonw_obj_open(w);

@@ -339,10 +339,14 @@ static int stop_streams(struct recorder *rc)
 		if (sched_stream_stop(rc->ss, &rc->res->sched) < 0)
 			rc_ = -1;
 		rc->ss = NULL;
-		if (rc->res->sched.drops)
+		if (rc->res->sched.lost)
+			warnings_add(&rc->res->warnings, "%llu scheduling records our BPF programs made did not reach sched.data "
+			     "(hits counted by the programs minus records written and ring-buffer drops; a recorder bug, "
+			     "counted in drops)", (unsigned long long)rc->res->sched.lost);
+		if (rc->res->sched.drops > rc->res->sched.lost)
 			warnings_add(&rc->res->warnings, "%llu scheduling records were dropped because the ring buffer was full; "
 			     "consider increasing --sched-ring-sz (now %u MB)",
-			     (unsigned long long)rc->res->sched.drops, rc->res->sched.ring_mb);
+			     (unsigned long long)(rc->res->sched.drops - rc->res->sched.lost), rc->res->sched.ring_mb);
 		if (sched_stream_skipped_total(&rc->res->sched))
 			warnings_add(&rc->res->warnings, "%llu scheduling tracepoint hits were not recorded: an interrupt hit the same "
 			     "tracepoint while its BPF program ran, and the kernel skips nested runs of a program "

@@ -26,10 +26,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +45,8 @@ _Static_assert(sizeof(struct sched_rec2) == SCHED_REC2_BASE, "sched_rec2 layout"
 _Static_assert(sizeof(struct sched_chunk_header) == SCHED_CHUNK_HEADER_SIZE, "chunk header layout");
 _Static_assert(sizeof(struct sched_data_header) == SCHED_DATA_HEADER_SIZE, "sched.data header layout");
 
-/* Every tracepoint, named as its program in bpf/sched.bpf.c. */
+/* Every tracepoint, named as its program in bpf/sched.bpf.c, in the order
+ * of their record types: tracepoints[i] emits type i + 1. */
 static const struct {
 	const char *name;
 	bool required;
@@ -73,6 +76,7 @@ struct sched_stream {
 	struct bpf_link *links[NR_TP];
 	FILE *out;
 	struct direct_out dout; /* writes out's fd, page cache bypassed where possible */
+	uint64_t hits[SCHED_RECORD_TYPE_MAX + 1]; /* by record type, summed over cpus */
 	struct sched_stream_stats st;
 };
 
@@ -303,9 +307,10 @@ int sched_stream_poll(struct sched_stream *s)
 }
 
 /* After detaching: the records each CPU gathered but had not yet handed to
- * the ring (fewer than SCHED_BATCH each), appended in CPU order. A program
- * still running when its link went away finishes within microseconds: wait
- * for busy to clear, a bounded number of times. */
+ * the ring (fewer than SCHED_BATCH each), appended in CPU order, and the hit
+ * counts. No program runs any more (wait_programs_done); should one still be
+ * filling a record (no RCU grace period to wait for), wait for busy to clear,
+ * a bounded number of times. */
 static int drain_batches(struct sched_stream *s)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -334,6 +339,12 @@ static int drain_batches(struct sched_stream *s)
 		busy = false;
 		for (int c = 0; c < ncpu; c++)
 			busy |= ((const struct sched_batch *)(vals + stride * (size_t)c))->busy != 0;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		struct sched_batch *b = (void *)(vals + stride * (size_t)c);
+
+		for (int t = 0; t <= SCHED_RECORD_TYPE_MAX; t++)
+			s->hits[t] += b->hits[t];
 	}
 	for (int c = 0; c < ncpu; c++) {
 		struct sched_batch *b = (void *)(vals + stride * (size_t)c);
@@ -380,6 +391,35 @@ static int read_skipped(struct sched_stream *s)
 	return 0;
 }
 
+/* After the links are gone: wait until no program of ours still runs. A
+ * detached tracepoint program may still be running on another cpu (the
+ * kernel does not wait for it when the link is closed); it would hand a
+ * batch to the ring after the final drain. Tracepoint programs run with
+ * preemption off, an RCU read-side section: membarrier's global command
+ * waits for an RCU grace period (synchronize_rcu). Where it is refused
+ * (nohz_full), drain_batches' wait on busy is the fallback and the hit
+ * count reports what that misses. */
+static void wait_programs_done(void)
+{
+	(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+}
+
+/* Hits per attached tracepoint; lost = hits - records - ring drops. */
+static void account(struct sched_stream *s)
+{
+	uint64_t hits = 0, made;
+
+	for (size_t i = 0; i < s->st.nr_attached; i++) {
+		for (size_t t = 0; t < NR_TP; t++)
+			if (!strcmp(s->st.attached[i], tracepoints[t].name))
+				s->st.hits[i] = s->hits[t + 1];
+		hits += s->st.hits[i];
+	}
+	made = s->st.records + s->st.drops;
+	s->st.lost = hits > made ? hits - made : 0;
+	s->st.drops += s->st.lost;
+}
+
 int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
 {
 	int rc = 0, n;
@@ -391,15 +431,21 @@ int sched_stream_stop(struct sched_stream *s, struct sched_stream_stats *st)
 		bpf_link__destroy(s->links[i]);
 		s->links[i] = NULL;
 	}
+	wait_programs_done();
 	n = ring_buffer__consume(s->rb);
 	if (n < 0)
 		rc = scx_fail("sched stream: draining the ring buffer: %s", strerror(-n));
 	if (drain_batches(s) < 0)
 		rc = -1;
+	/* a program the wait did not cover handed its batch over meanwhile */
+	n = ring_buffer__consume(s->rb);
+	if (n < 0)
+		rc = scx_fail("sched stream: draining the ring buffer: %s", strerror(-n));
 	if (read_skipped(s) < 0)
 		rc = -1;
 	s->st.drops = s->skel->bss->dropped;
 	s->st.drops_nmi = s->skel->bss->dropped_nmi;
+	account(s);
 	if (flush_out(s) < 0)
 		rc = -1;
 	if (st)

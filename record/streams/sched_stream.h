@@ -34,7 +34,14 @@ struct sched_stream_opts {
 
 struct sched_stream_stats {
 	uint64_t records;     /* records written to sched.data */
-	uint64_t drops;       /* records lost to a full ring buffer */
+	uint64_t drops;       /* records lost: to a full ring buffer, plus lost */
+	/* records the programs made that reached neither sched.data nor the
+	 * ring's drop count: hits - records - ring drops (0 unless a bug) */
+	uint64_t lost;
+	/* runs of our program per attached tracepoint (parallel to attached[]),
+	 * counted by the program before it stores its record: the witness that
+	 * hits = records + drops */
+	uint64_t hits[SCHED_MAX_TRACEPOINTS];
 	uint64_t drops_nmi;   /* of drops, NMI records (ring lock held by the interrupted cpu) */
 	/* hits the kernel did not run our program for, per attached tracepoint
 	 * (parallel to attached[]): the same program was already running on that
