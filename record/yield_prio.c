@@ -23,7 +23,7 @@ static int set_nice(const struct yield_prio *y, int nice)
 /* Raise the drain thread to its base priority for YIELD_HOLD_MS. */
 static void raise_for_hold(struct yield_prio *y)
 {
-	atomic_store(&y->hold_until, monotime_ns() + YIELD_HOLD_MS * 1000000ull);
+	atomic_store(&y->hold_until, y->now() + YIELD_HOLD_MS * 1000000ull);
 	if (atomic_exchange(&y->low, false)) {
 		if (set_nice(y, y->base) == 0)
 			atomic_fetch_add(&y->boosts, 1);
@@ -50,6 +50,8 @@ void yield_prio_start(struct yield_prio *y, const volatile uint64_t *fill, uint6
 	struct rlimit rl;
 
 	y->on = false;
+	if (!y->now)
+		y->now = monotime_ns;
 	atomic_init(&y->low, false);
 	atomic_init(&y->hold_until, 0);
 	atomic_init(&y->boosts, 0);
@@ -80,7 +82,7 @@ void yield_prio_beat(struct yield_prio *y, bool behind)
 		return;
 	if (behind)
 		raise_for_hold(y);
-	else if (!atomic_load(&y->low) && monotime_ns() >= atomic_load(&y->hold_until)) {
+	else if (!atomic_load(&y->low) && y->now() >= atomic_load(&y->hold_until)) {
 		if (set_nice(y, YIELD_NICE) == 0)
 			atomic_store(&y->low, true);
 	}

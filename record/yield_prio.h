@@ -17,7 +17,9 @@
  *
  * Usage: yield_prio_start(&y, fill, max) in the drain thread, yield_prio_beat(&y,
  * behind) after each poll, yield_prio_stop(&y) at the end (always, also on
- * errors: it joins the watchdog).
+ * errors: it joins the watchdog). The hold is measured on y.now (NULL, as in
+ * a zeroed struct: CLOCK_MONOTONIC), set before start; tests give it a clock
+ * of their own so that "within the hold" does not depend on how fast they run.
  */
 #ifndef SCX_RECORD_YIELD_PRIO_H
 #define SCX_RECORD_YIELD_PRIO_H
@@ -40,6 +42,7 @@ struct yield_prio {
 	atomic_uint_fast64_t boosts;     /* times raised back while recording */
 	atomic_bool stop;
 	pthread_t watchdog;
+	uint64_t (*now)(void);         /* ns clock of the hold; NULL: monotime_ns */
 	const volatile uint64_t *fill; /* bytes waiting in the ring */
 	uint64_t fill_max;             /* raise at this many */
 };

@@ -4,12 +4,15 @@
  * thread when the ring's fill level reaches the limit (even though the
  * drain thread itself does nothing), kept there for the hold time, lowered
  * again by the next beat after it, raised at once by a beat that says the
- * ring woke us, and back to its own nice after stop. Needs the privilege to
+ * ring woke us, and back to its own nice after stop. The hold runs on a clock
+ * the test moves (y.now), so "within the hold" holds however slowly the test
+ * runs on a loaded machine. Needs the privilege to
  * raise the nice value back (root); criterion runs each test in its own
  * process, so the changes do not leak.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -45,6 +48,14 @@ static bool wait_nice(int want, long ms)
 	return my_nice() == want;
 }
 
+/* The hold's clock: moves only when the test says. */
+static atomic_uint_fast64_t fake_ns = 1000000000ull;
+
+static uint64_t fake_now(void)
+{
+	return atomic_load(&fake_ns);
+}
+
 static void need_root(void)
 {
 	if (geteuid() != 0)
@@ -68,7 +79,7 @@ static int start_low(struct yield_prio *y, volatile uint64_t *fill, uint64_t max
 Test(yield_prio, watchdog_raises_on_fill_and_beat_lowers_after_hold)
 {
 	volatile uint64_t fill = 0;
-	struct yield_prio y = {0};
+	struct yield_prio y = {.now = fake_now};
 	int base = start_low(&y, &fill, 1000);
 
 	/* below the limit: the watchdog leaves it low */
@@ -82,11 +93,15 @@ Test(yield_prio, watchdog_raises_on_fill_and_beat_lowers_after_hold)
 	cr_assert(wait_nice(base, 30000), "not raised: nice %d", my_nice());
 	cr_assert_eq(atomic_load(&y.boosts), 1, "boosts %llu", (unsigned long long)atomic_load(&y.boosts));
 
-	/* drained; a beat within the hold keeps it raised, one after lowers */
+	/* drained; a beat within the hold keeps it raised (up to its last ns),
+	 * one after lowers */
 	fill = 0;
 	yield_prio_beat(&y, false);
 	cr_assert_eq(my_nice(), base);
-	sleep_ms(YIELD_HOLD_MS + 50);
+	atomic_fetch_add(&fake_ns, YIELD_HOLD_MS * 1000000ull - 1);
+	yield_prio_beat(&y, false);
+	cr_assert_eq(my_nice(), base);
+	atomic_fetch_add(&fake_ns, 1);
 	yield_prio_beat(&y, false);
 	cr_assert_eq(my_nice(), YIELD_NICE);
 
