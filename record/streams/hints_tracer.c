@@ -408,6 +408,11 @@ int hints_tracer_fd(const struct hints_tracer *t)
 	return t->rb ? ring_buffer__epoll_fd(t->rb) : -1;
 }
 
+uint64_t hints_tracer_snapshots(const struct hints_tracer *t)
+{
+	return t->st.snapshots;
+}
+
 const char *hints_tracer_mode(const struct hints_tracer *t)
 {
 	return t->st.mode;

@@ -64,3 +64,15 @@ assert_onepass() {
 	fi
 	rm -rf "$d"
 }
+# bpffs_private: mount a bpffs instance of this test's own at $WORK/bpffs and
+# print its path (fails if it cannot). Each bpf mount is a separate instance:
+# tests running at the same time never see each other's pins, and none
+# mounts or unmounts the shared /sys/fs/bpf under another. The test's
+# cleanup must call bpffs_private_umount before removing $WORK.
+bpffs_private() {
+	mkdir -p "$WORK/bpffs" && mount -t bpf bpf "$WORK/bpffs" && echo "$WORK/bpffs"
+}
+bpffs_private_umount() {
+	mountpoint -q "$WORK/bpffs" 2>/dev/null && umount "$WORK/bpffs"
+	return 0
+}

@@ -14,7 +14,6 @@
 CHECK="$TOP/tests/integration/pftrace_check.py"
 TRACE="$TOP/$BUILD/workloads/hints-trace"
 SETTER="$TOP/$BUILD/workloads/hint-setter"
-BPFFS=/sys/fs/bpf
 
 if ! command -v protoc >/dev/null; then
 	skip perfetto "protoc missing (apt-get install protobuf-compiler; make deps installs it)"
@@ -44,14 +43,11 @@ trace_ok() {
 cd "$WORK" || exit 1
 # 1. sched + mem + hints, recorded now (-c 8: the memory stream samples the
 # whole machine; every 8th page fault keeps the check short on a busy host)
-mounted_here=
-if ! mountpoint -q "$BPFFS"; then
-	mount -t bpf bpf "$BPFFS" 2>/dev/null && mounted_here=1
-fi
-PIN="$BPFFS/scxprof-pft-$$"
-cleanup() { rm -f "$PIN"; [ -n "$mounted_here" ] && umount "$BPFFS" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { bpffs_private_umount; rm -rf "$WORK"; }
 trap cleanup EXIT
-if ! mountpoint -q "$BPFFS" || ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
+BPFFS=$(bpffs_private 2>/dev/null)
+PIN="$BPFFS/hints"
+if [ -z "$BPFFS" ] || ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
 	skip "perfetto: recording with hints" "no bpffs or task-storage map: $(cat "$WORK/create.err" 2>/dev/null)"
 	exit 0
 fi

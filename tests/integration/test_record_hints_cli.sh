@@ -8,19 +8,13 @@
 . "$(dirname "$0")/lib.sh"
 TRACE="$TOP/$BUILD/workloads/hints-trace"
 SETTER="$TOP/$BUILD/workloads/hint-setter"
-BPFFS=/sys/fs/bpf
-mounted_here=
-if ! mountpoint -q "$BPFFS"; then
-	if mount -t bpf bpf "$BPFFS" 2>"$WORK/mount.err"; then
-		mounted_here=1
-	else
-		skip "record --hints-map" "bpffs not mounted and mount -t bpf failed: $(cat "$WORK/mount.err")"
-		exit 0
-	fi
-fi
-PIN="$BPFFS/scxprof-cli-$$"
-cleanup() { rm -f "$PIN"; [ -n "$mounted_here" ] && umount "$BPFFS" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { bpffs_private_umount; rm -rf "$WORK"; }
 trap cleanup EXIT
+if ! BPFFS=$(bpffs_private 2>"$WORK/mount.err"); then
+	skip "record --hints-map" "mount -t bpf failed: $(cat "$WORK/mount.err")"
+	exit 0
+fi
+PIN="$BPFFS/hints"
 if ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
 	skip "record --hints-map" "cannot create a task-storage map: $(cat "$WORK/create.err")"
 	exit 0

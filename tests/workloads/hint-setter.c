@@ -4,9 +4,13 @@
  * Uses only raw bpf(2) and pidfd_open(2) syscalls, as a scheduler's userspace
  * helper would (no libbpf).
  *
- * usage: hint-setter MAP THREADS STEPS HOLD_MS
+ * usage: hint-setter MAP THREADS STEPS HOLD_MS [PROGRESS]
  *   Starts THREADS worker threads. Worker i sets its own hint STEPS times
- *   (through a PIDFD_THREAD pidfd of itself), holding each value HOLD_MS:
+ *   (through a PIDFD_THREAD pidfd of itself), holding each value HOLD_MS
+ *   and, with PROGRESS (hints-trace -P: its snapshot count), until the
+ *   tracer completed two snapshots after the change (one that started after
+ *   it), so a snapshot-mode tracer sees every value however loaded the
+ *   machine is (no snapshot for 120 s: exit 1):
  *     worker 0: 0xffffffffffffff00 + step (values above 2^63)
  *     worker i: 0 at step 0 (zero is a value too), then i*1000 + step
  *   Worker 0 then deletes its value and, HOLD_MS later, sets its last value
@@ -37,7 +41,7 @@
 #endif
 #define MAX_THREADS 64
 
-static int map_fd;
+static int map_fd, progress_fd = -1;
 static unsigned value_size, steps, hold_ms;
 static pthread_barrier_t started, workers_done, release;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -79,9 +83,36 @@ static int pidfd_of(pid_t tid, unsigned flags)
 	return fd;
 }
 
-/* Set the hint of the thread pidfd names; print what was done. */
-static void set_hint(int pidfd, pid_t tid, uint64_t hints)
+/* The tracer's snapshot count (0 before it wrote one; no PROGRESS: 0). */
+static uint64_t snapshots(void)
 {
+	char line[32] = {0};
+
+	if (progress_fd < 0 || pread(progress_fd, line, sizeof(line) - 1, 0) < 0)
+		return 0;
+	return strtoull(line, NULL, 10);
+}
+
+/* Hold a change made when the tracer had completed `seen` snapshots. */
+static void hold(uint64_t seen)
+{
+	sleep_ms(hold_ms);
+	if (progress_fd < 0)
+		return;
+	for (unsigned waited = 0; snapshots() < seen + 2; waited++) {
+		if (waited >= 120000) {
+			fprintf(stderr, "hint-setter: the tracer completed no snapshot for 120 s\n");
+			exit(1);
+		}
+		sleep_ms(1);
+	}
+}
+
+/* Set the hint of the thread pidfd names; print what was done. Returns the
+ * tracer's snapshot count after the change. */
+static uint64_t set_hint(int pidfd, pid_t tid, uint64_t hints)
+{
+	uint64_t seen;
 	unsigned char value[256];
 	union bpf_attr attr;
 	uint64_t before, after;
@@ -97,12 +128,14 @@ static void set_hint(int pidfd, pid_t tid, uint64_t hints)
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr))
 		die("bpf(BPF_MAP_UPDATE_ELEM)");
 	after = now_ns();
+	seen = snapshots();
 	pthread_mutex_lock(&out_lock);
 	printf("{\"tid\":%d,\"tgid\":%d,\"by\":%d,\"hints\":%llu,\"before\":%llu,\"after\":%llu}\n",
 	       (int)tid, (int)getpid(), (int)gettid(), (unsigned long long)hints,
 	       (unsigned long long)before, (unsigned long long)after);
 	fflush(stdout);
 	pthread_mutex_unlock(&out_lock);
+	return seen;
 }
 
 static void *worker(void *arg)
@@ -116,8 +149,7 @@ static void *worker(void *arg)
 	for (unsigned s = 0; s < steps; s++) {
 		uint64_t v = i == 0 ? 0xffffffffffffff00ull + s : s == 0 ? 0 : (uint64_t)i * 1000 + s;
 
-		set_hint(pidfd, gettid(), v);
-		sleep_ms(hold_ms);
+		hold(set_hint(pidfd, gettid(), v));
 	}
 	if (i == 0 && steps) {
 		union bpf_attr attr;
@@ -127,9 +159,8 @@ static void *worker(void *arg)
 		attr.key = (uintptr_t)&pidfd;
 		if (sys_bpf(BPF_MAP_DELETE_ELEM, &attr))
 			die("bpf(BPF_MAP_DELETE_ELEM)");
-		sleep_ms(hold_ms);
-		set_hint(pidfd, gettid(), 0xffffffffffffff00ull + steps - 1);
-		sleep_ms(hold_ms);
+		hold(snapshots());
+		hold(set_hint(pidfd, gettid(), 0xffffffffffffff00ull + steps - 1));
 	}
 	close(pidfd);
 	pthread_barrier_wait(&workers_done);
@@ -145,10 +176,12 @@ int main(int argc, char **argv)
 	unsigned n;
 	int pidfd;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: hint-setter MAP THREADS STEPS HOLD_MS\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: hint-setter MAP THREADS STEPS HOLD_MS [PROGRESS]\n");
 		return 2;
 	}
+	if (argc == 6 && (progress_fd = open(argv[5], O_RDONLY | O_CLOEXEC)) < 0)
+		die(argv[5]);
 	n = (unsigned)atoi(argv[2]);
 	steps = (unsigned)atoi(argv[3]);
 	hold_ms = (unsigned)atoi(argv[4]);
@@ -183,14 +216,12 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&workers_done);
 	for (unsigned i = 0; i < n; i++) {
 		pidfd = pidfd_of(worker_tid[i], PIDFD_THREAD);
-		set_hint(pidfd, worker_tid[i], 900000 + i);
+		hold(set_hint(pidfd, worker_tid[i], 900000 + i));
 		close(pidfd);
-		sleep_ms(hold_ms);
 	}
 	pidfd = pidfd_of(getpid(), 0);
-	set_hint(pidfd, getpid(), 4242);
+	hold(set_hint(pidfd, getpid(), 4242));
 	close(pidfd);
-	sleep_ms(hold_ms);
 	pthread_barrier_wait(&release);
 	for (unsigned i = 0; i < n; i++)
 		pthread_join(th[i], NULL);

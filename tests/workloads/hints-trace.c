@@ -3,9 +3,11 @@
  * until `scxprof record --hints-map` drives it. Links build/libscxprof.a.
  *
  * usage:
- *   hints-trace -m MAP -o FILE [-d SECONDS] [-r RING_MB] [-p POLL_MS] [-s]
+ *   hints-trace -m MAP -o FILE [-d SECONDS] [-r RING_MB] [-p POLL_MS] [-s] [-P PROGRESS]
  *       Trace MAP into FILE (hints.jsonl) until SECONDS pass (default 10) or
- *       SIGINT/SIGTERM. -s forces snapshot mode. Prints "ready MODE" on
+ *       SIGINT/SIGTERM. -s forces snapshot mode. -P: after every snapshot,
+ *       PROGRESS holds the number of snapshots completed (one line, rewritten
+ *       in place; hint-setter waits on it). Prints "ready MODE" on
  *       stderr once tracing runs, the drop warning if events were dropped,
  *       and one JSON line of stats on stdout at the end. Errors: the
  *       library's message on stderr, exit 1.
@@ -18,10 +20,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +95,20 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned seconds)
+/* Rewrite the progress file with n (fixed width: no stale tail). */
+static void put_progress(int fd, uint64_t n)
 {
+	char line[32];
+	int len = snprintf(line, sizeof(line), "%020llu\n", (unsigned long long)n);
+
+	if (fd >= 0 && pwrite(fd, line, (size_t)len, 0) != len)
+		perror("hints-trace: writing the progress file");
+}
+
+static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned seconds, const char *progress)
+{
+	int pfd_progress = -1;
+	uint64_t snaps_told = UINT64_MAX;
 	struct hints_tracer *t;
 	struct hints_tracer_stats st;
 	struct pollfd pfd[2];
@@ -105,6 +121,13 @@ static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned sec
 	if (!o->out) {
 		fprintf(stderr, "hints-trace: %s: %s\n", out_path, strerror(errno));
 		return 1;
+	}
+	if (progress) {
+		pfd_progress = open(progress, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (pfd_progress < 0) {
+			fprintf(stderr, "hints-trace: %s: %s\n", progress, strerror(errno));
+			return 1;
+		}
 	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -144,7 +167,13 @@ static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned sec
 			rc = 1;
 			break;
 		}
+		if (hints_tracer_snapshots(t) != snaps_told) {
+			snaps_told = hints_tracer_snapshots(t);
+			put_progress(pfd_progress, snaps_told);
+		}
 	}
+	if (pfd_progress >= 0)
+		close(pfd_progress);
 	fprintf(stderr, "stopped by %s\n", signalled ? "signal" : "deadline");
 	if (hints_tracer_stop(t, &st)) {
 		fprintf(stderr, "hints-trace: %s\n", scx_errmsg());
@@ -174,12 +203,12 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct hints_tracer_opts o = {0};
-	const char *create = NULL, *out = NULL;
+	const char *create = NULL, *out = NULL, *progress = NULL;
 	unsigned seconds = 10, value_size = 16;
 	bool hash = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:o:d:r:p:s", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:o:d:r:p:sP:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o.map_path = optarg; break;
 		case 'o': out = optarg; break;
@@ -187,11 +216,12 @@ int main(int argc, char **argv)
 		case 'r': o.ring_mb = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'p': o.poll_ms = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 's': o.force_snapshot = true; break;
+		case 'P': progress = optarg; break;
 		case 'C': create = optarg; break;
 		case 'V': value_size = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'H': hash = true; break;
 		default:
-			fprintf(stderr, "usage: hints-trace -m MAP -o FILE [-d S] [-r MB] [-p MS] [-s]\n"
+			fprintf(stderr, "usage: hints-trace -m MAP -o FILE [-d S] [-r MB] [-p MS] [-s] [-P PROGRESS]\n"
 					"       hints-trace --create MAP [--value-size N] [--hash]\n");
 			return 2;
 		}
@@ -202,5 +232,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hints-trace: -o FILE is required\n");
 		return 2;
 	}
-	return trace(&o, out, seconds);
+	return trace(&o, out, seconds, progress);
 }
