@@ -128,7 +128,7 @@ static uint64_t rec_hash(uint64_t key, uint32_t actor, int32_t cpu)
 
 static bool ident_sampled(uint64_t key, unsigned level)
 {
-	return level == 0 || (hash_mix64(share_rule_ident(key)) >> (64 - level)) == 0;
+	return level == 0 || (hash_mix64(share_rule_object(key)) >> (64 - level)) == 0;
 }
 
 static int index_rec(struct llc_share *s, size_t i)
@@ -437,34 +437,41 @@ static void fig_add(struct llc_share_fig *to, const struct llc_share_fig *f)
 	to->node_predicted += f->node_predicted;
 }
 
-/* Whether the window (the summaries of one identity whose epochs are concurrent with w0's) holds a touch unlike this one. */
-struct window {
-	const struct who *w[3];
-	size_t n;
-};
-
-static void judge(const struct window *win, const struct llc_rec *rec, int64_t tid, int llc, int node,
+/*
+ * One access (record): on shared data when another thread touched its
+ * identity within the clustering's window (sh: the window's merged who);
+ * cross-LLC (node) when the identity was touched from another LLC (node)
+ * in the same epoch (w), measured on the sample's LLC, predicted on the
+ * thread's placed LLC.
+ */
+static void judge(const struct who *sh, const struct who *w, const struct llc_rec *rec, int64_t tid, int llc, int node,
 		  const struct actor_place *p, struct llc_share_fig *f)
 {
-	bool shared = false, cl = false, cn = false, pl = false, pn = false;
-	size_t i;
-
-	for (i = 0; i < win->n; i++) {
-		const struct who *w = win->w[i];
-
-		shared |= w->multi_tid || w->tid != tid;
-		cl |= w->multi_llc || w->llc != llc;
-		cn |= w->multi_node || w->node != node;
-		pl |= w->multi_pllc || w->pllc != p->pllc;
-		pn |= w->multi_pnode || w->pnode != p->pnode;
-	}
-	if (!shared)
+	if (!(sh->multi_tid || sh->tid != tid))
 		return;
 	f->shared += rec->samples;
-	f->llc_measured += cl ? rec->samples : 0;
-	f->node_measured += cn ? rec->samples : 0;
-	f->llc_predicted += pl ? rec->samples : 0;
-	f->node_predicted += pn ? rec->samples : 0;
+	f->llc_measured += w->multi_llc || w->llc != llc ? rec->samples : 0;
+	f->node_measured += w->multi_node || w->node != node ? rec->samples : 0;
+	f->llc_predicted += w->multi_pllc || w->pllc != p->pllc ? rec->samples : 0;
+	f->node_predicted += w->multi_pnode || w->pnode != p->pnode ? rec->samples : 0;
+}
+
+/* Merge into *sh (tids only) the summaries j of [s0, s1) (one identity, epochs ascending) concurrent with i. */
+static void window_tids(const struct who *who, const uint64_t *key, size_t s0, size_t s1, size_t i, struct who *sh)
+{
+	uint64_t ei = share_rule_epoch(key[i]);
+	size_t j;
+
+	*sh = who[i];
+	/* epochs ascend: scan out from i while concurrent, then the other end of the counter (wrap) */
+	for (j = i; j > s0 && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j - 1])); j--)
+		sh->multi_tid |= who[j - 1].multi_tid || who[j - 1].tid != sh->tid;
+	for (j = i + 1; j < s1 && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j])); j++)
+		sh->multi_tid |= who[j].multi_tid || who[j].tid != sh->tid;
+	for (j = s1; j > i + 1 && share_rule_epoch(key[j - 1]) > ei && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j - 1])); j--)
+		sh->multi_tid |= who[j - 1].multi_tid || who[j - 1].tid != sh->tid;
+	for (j = s0; j < i && share_rule_epoch(key[j]) < ei && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j])); j++)
+		sh->multi_tid |= who[j].multi_tid || who[j].tid != sh->tid;
 }
 
 static int measure(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
@@ -473,12 +480,14 @@ static int measure(const struct llc_share *s, const struct llc_share_eval *e, st
 	const struct llc_rec **v = malloc((s->nr_recs + 1) * sizeof(*v));
 	struct who *who = malloc((s->nr_recs + 1) * sizeof(*who));
 	size_t *first = malloc((s->nr_recs + 2) * sizeof(*first));
-	size_t i, n = 0, nk = 0;
+	uint64_t *keys = malloc((s->nr_recs + 1) * sizeof(*keys));
+	size_t i, n = 0, nk = 0, s0 = 0, s1 = 0;
 
-	if (!v || !who || !first) {
+	if (!v || !who || !first || !keys) {
 		free(v);
 		free(who);
 		free(first);
+		free(keys);
 		return scx_fail("out of memory");
 	}
 	for (i = 0; i < s->nr_recs; i++) {
@@ -495,34 +504,36 @@ static int measure(const struct llc_share *s, const struct llc_share_eval *e, st
 		const struct actor_place *p = &ap[v[i]->actor];
 		bool new_key = !i || v[i]->key != v[i - 1]->key;
 
-		if (new_key)
+		if (new_key) {
+			keys[nk] = v[i]->key;
 			first[nk++] = i;
+		}
 		who_add(&who[nk - 1], new_key, s->actors[v[i]->actor].tid, llc_map_llc(e->map, v[i]->cpu),
 			llc_map_node(e->map, v[i]->cpu), p->pllc, p->pnode);
 	}
 	first[nk] = n;
 	for (i = 0; i < nk; i++) {
-		uint64_t key = v[first[i]]->key, id = share_rule_ident(key), ep = share_rule_epoch(key);
-		struct window win = {{&who[i]}, 1};
+		struct who sh;
 		size_t j;
 
-		if (i > 0 && share_rule_ident(v[first[i - 1]]->key) == id &&
-		    share_rule_concurrent(share_rule_epoch(v[first[i - 1]]->key), ep))
-			win.w[win.n++] = &who[i - 1];
-		if (i + 1 < nk && share_rule_ident(v[first[i + 1]]->key) == id &&
-		    share_rule_concurrent(share_rule_epoch(v[first[i + 1]]->key), ep))
-			win.w[win.n++] = &who[i + 1];
+		if (i == 0 || share_rule_ident(keys[i]) != share_rule_ident(keys[s0])) { /* a new identity: its summaries [s0, s1) */
+			s0 = i;
+			for (s1 = i + 1; s1 < nk && share_rule_ident(keys[s1]) == share_rule_ident(keys[i]); s1++)
+				;
+		}
+		window_tids(who, keys, s0, s1, i, &sh);
 		for (j = first[i]; j < first[i + 1]; j++) {
 			const struct llc_rec *rec = v[j];
 			struct actor_place *p = &ap[rec->actor];
 
-			judge(&win, rec, s->actors[rec->actor].tid, llc_map_llc(e->map, rec->cpu),
+			judge(&sh, &who[i], rec, s->actors[rec->actor].tid, llc_map_llc(e->map, rec->cpu),
 			      llc_map_node(e->map, rec->cpu), p, &p->f);
 		}
 	}
 	free(v);
 	free(who);
 	free(first);
+	free(keys);
 	return 0;
 }
 

@@ -7,8 +7,10 @@
  * text is no evidence) is counted per (key, thread, CPU); a thread here is
  * an "actor": tid with the cgroup, comm and hint it was sampled with. An
  * access (sample) is on shared data when some other thread touched the
- * same identity in the same or an adjacent epoch. It is a cross-LLC access
- * when the identity was touched from another LLC within that window.
+ * same identity within the clustering's window (share_rule.h: 64-byte
+ * lines within 15 s, pages in the same or an adjacent epoch). It is a
+ * cross-LLC access when the identity was touched from another LLC in the
+ * same epoch (1 s for lines, 100 ms for pages).
  *   measured  = cross-LLC accesses / accesses on shared data, each access
  *               on the LLC of the CPU it was sampled on (topology);
  *   predicted = the same with each thread on the LLC the placement model

@@ -93,8 +93,9 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 		fprintf(f, "  no sample has a CPU and evidence of data (upstream's files have no \"cpu\"): not measured\n");
 		return;
 	}
-	fprintf(f, "  on shared data = samples on data another thread touched in the same or adjacent epoch; measured = "
-		   "of those, data also touched from another LLC in that window, on the CPUs the samples were taken on; "
+	fprintf(f, "  on shared data = samples on data another thread touched within the clustering's window (lines: 15 "
+		   "s either side; pages: the same or adjacent epoch); measured = of those, data also touched from another "
+		   "LLC in the same epoch, on the CPUs the samples were taken on; "
 		   "predicted = the same with each subcell's threads on one LLC (worst fit by CPU demand, %s; a "
 		   "subcell larger than every LLC placed thread by thread)\n",
 		r->demand_by_runtime ? "runtime / trace duration" : "sample share x CPUs");

@@ -152,9 +152,9 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 		fputs("<p class=\"note\">Not computed.</p>\n</section>\n", f);
 		return;
 	}
-	fputs("<p>Of the accesses (samples) on shared data (data another thread touched in the same or an adjacent "
-	      "epoch, by the clustering's evidence rules), the share whose data was also touched from another "
-	      "last-level cache in that window: <b>measured</b> on the CPUs the host ran them on, and "
+	fputs("<p>Of the accesses (samples) on shared data (data another thread touched within the clustering's "
+	      "window, by its evidence rules), the share whose data was also touched from another "
+	      "last-level cache in the same epoch: <b>measured</b> on the CPUs the host ran them on, and "
 	      "<b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand, ", f);
 	fputs(v->by_runtime ? "runtime / trace duration" : "sample share x CPUs", f);
 	fputs("). Brackets and whiskers: 95% Wilson intervals. See docs/llc-sharing.md for the model and what it "

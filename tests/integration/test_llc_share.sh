@@ -59,12 +59,12 @@ assert d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0
 assert d["samples"] == {"total": 600, "measured": 577, "no_cpu": 3, "no_evidence": 20, "unlisted_cpu": 0,
                         "dropped_threads": 0, "sampling_level": 0}, d["samples"]
 assert d["demand"] == "samples" and d["recorded_cpus"] == 4
-fig(d["profile"], 60, 30, 10, "profile")
+fig(d["profile"], 60, 20, 10, "profile")
 cells = {c["name"]: c for c in d["cells"]}
-fig(cells["allotment"], 60, 30, 10, "allotment")
+fig(cells["allotment"], 60, 20, 10, "allotment")
 fig(cells["rest"], 0, 0, 0, "rest")
 subs = {s["name"]: s for s in cells["allotment"]["subcells"]}
-fig(subs["alpha+beta"], 55, 30, 5, "alpha+beta")
+fig(subs["alpha+beta"], 55, 20, 5, "alpha+beta")
 fig(subs["gamma"], 5, 0, 5, "gamma")
 assert subs["alpha+beta"]["merged"] and not subs["gamma"]["merged"]
 assert subs["alpha+beta"]["llc"] == 0 and subs["gamma"]["llc"] == 2, subs
@@ -73,7 +73,7 @@ bg = [s for s in cells["rest"]["subcells"] if s["name"] == "bg"][0]
 assert bg["llc"] is None and abs(bg["demand_cpus"] - 3.28) < 1e-4, bg  # larger than either LLC (2 CPUs)
 PY
 check "synthetic: -v prints the profile's measured and predicted figures" grep -qx \
-	"  profile: 60 accesses on shared data; cross-LLC measured 50.0% (95% CI 37.7-62.3%, 30 of 60), predicted 16.7% (95% CI 9.3-28.0%, 10 of 60)" "$S/err"
+	"  profile: 60 accesses on shared data; cross-LLC measured 33.3% (95% CI 22.7-45.9%, 20 of 60), predicted 16.7% (95% CI 9.3-28.0%, 10 of 60)" "$S/err"
 check "synthetic: -v gives an interval, not a point, below 30 accesses" grep -qx \
 	"  allotment/gamma: 5 accesses on shared data; cross-LLC measured between 0.0% and 43.4% (0 of 5: too few for a point), predicted between 56.6% and 100.0% (5 of 5: too few for a point)" "$S/err"
 check "synthetic: -v names the placement" grep -q \
@@ -107,9 +107,9 @@ check "--llc-json: no temporary file left behind" bash -c "! ls '$S' | grep -q '
 
 # report: the same figures as a section with a chart; with one LLC it says so instead
 "$SCXPROF" report "${SYN_OPTS[@]}" -o "$S/r.html" >/dev/null 2>"$S/r.err"
-check "report: a cross-LLC section with the chart and the profile's row (60 shared, 30 measured, 10 predicted)" bash -c \
+check "report: a cross-LLC section with the chart and the profile's row (60 shared, 20 measured, 10 predicted)" bash -c \
 	"grep -q '<section id=\"llc\">' '$S/r.html' && grep -q '<svg id=\"llc-chart\"' '$S/r.html' &&
-	 grep -q 'data-level=\"0\" data-shared=\"60\" data-measured=\"30\" data-predicted=\"10\"' '$S/r.html' &&
+	 grep -q 'data-level=\"0\" data-shared=\"60\" data-measured=\"20\" data-predicted=\"10\"' '$S/r.html' &&
 	 grep -q '<td>allotment/alpha+beta<span class=\"merged\">merged</span></td><td>55</td>' '$S/r.html'"
 "$SCXPROF" report "${SYN_OPTS[@]}" --topology "$S/one.json" -o "$S/r1.html" >/dev/null 2>&1
 check "report --topology with one LLC: the section says so, no chart" bash -c \

@@ -5,19 +5,21 @@ figures are known by construction (tests/integration/test_llc_share.sh).
 Topology: 4 CPUs, LLC 0 = cpus 0-1, LLC 2 = cpus 2-3, one node. In the
 allotment cgroup alpha (tids 101, 102), beta (201) and gamma (301); in
 rest, bg (tid 9, 492 samples on a private page: 3.28 CPUs of 4 by sample
-share, larger than either LLC). Pages (F: identities), all in epoch 0
-(t = 0.5 s) unless said:
+share, larger than either LLC). The pages have no data_id (the physical
+page is the key: 100 ms epochs, shared with a touch in the same or an
+adjacent epoch), all in epoch 0 (t = 0.05 s) unless said:
   P1 alpha-101 x10 cpu0, beta x10 cpu2   shared, measured cross, predicted same LLC
   P2 alpha-101 x10 cpu0, alpha-102 x10 cpu1   shared, same LLC both ways
   P3 alpha-102 x5 cpu0, gamma x5 cpu1   shared, measured same LLC, predicted apart
   P4 gamma x15 cpu3 (private); P7 bg x492 cpu2 (private)
-  P5 alpha-101 x5 cpu0 at 0.5 s, beta x5 cpu2 at 5.5 s: not concurrent, not shared
-  P6 alpha-101 x5 cpu0 at 0.5 s, beta x5 cpu3 at 1.5 s: adjacent epochs, shared, cross
+  P5 alpha-101 x5 cpu0 at 0.05 s, beta x5 cpu2 at 0.55 s: not concurrent, not shared
+  P6 alpha-101 x5 cpu0 at 0.05 s, beta x5 cpu3 at 0.15 s: adjacent epochs: shared,
+     but not touched from two LLCs in one epoch: not cross
   R: text alpha-101 x10, beta x10 (no evidence); beta x3 on P1 without a cpu
 With --share-threshold 0.3 --min-shared-keys 1 --min-shared-samples 1,
-alpha and beta merge (affinity 0.5) and gamma stays alone (0.17).
-Expected: shared 60, measured cross-LLC 30, predicted 10 (gamma on LLC 2,
-alpha+beta on LLC 0); alpha+beta 55/30/5, gamma 5/0/5, rest 0.
+alpha and beta merge (page affinity 0.51) and gamma stays alone (0.17).
+Expected: shared 60, measured cross-LLC 20, predicted 10 (gamma on LLC 2,
+alpha+beta on LLC 0); alpha+beta 55/20/5, gamma 5/0/5, rest 0.
 """
 import json, os, sys
 
@@ -28,7 +30,7 @@ REST = "/system.slice/bg.service"
 lines = []
 
 
-def add(comm, tid, pid, page, n, cpu, t=0.5, cgroup=ALLOT, data_id=None):
+def add(comm, tid, pid, page, n, cpu, t=0.05, cgroup=ALLOT, data_id=None):
     for i in range(n):
         s = {"comm": comm, "tid": tid, "pid": pid, "time": "%.9f" % (t + i * 1e-6), "addr": "7f0000000000",
              "cgroup": cgroup, "ip": "1000", "sym": "main", "dso": "/app", "phys_addr": "%x" % (page * 4096),
@@ -36,7 +38,8 @@ def add(comm, tid, pid, page, n, cpu, t=0.5, cgroup=ALLOT, data_id=None):
         if cpu is not None:
             s["cpu"] = cpu
         s["time_ns"] = int(round((t + i * 1e-6) * 1e9))
-        s["data_id"] = data_id if data_id else "F:8:1:0:%d" % page
+        if data_id:
+            s["data_id"] = data_id
         lines.append(s)
 
 
@@ -48,10 +51,10 @@ add("alpha", 102, 100, 3, 5, 0)
 add("gamma", 301, 300, 3, 5, 1)
 add("gamma", 301, 300, 4, 15, 3)
 add("bg", 9, 9, 7, 492, 2, cgroup=REST)
-add("alpha", 101, 100, 5, 5, 0, t=0.5)
-add("beta", 201, 200, 5, 5, 2, t=5.5)
-add("alpha", 101, 100, 6, 5, 0, t=0.5)
-add("beta", 201, 200, 6, 5, 3, t=1.5)
+add("alpha", 101, 100, 5, 5, 0)
+add("beta", 201, 200, 5, 5, 2, t=0.55)
+add("alpha", 101, 100, 6, 5, 0)
+add("beta", 201, 200, 6, 5, 3, t=0.15)
 add("alpha", 101, 100, 8, 10, 0, data_id="R:8:2:0:0")
 add("beta", 201, 200, 8, 10, 2, data_id="R:8:2:0:0")
 add("beta", 201, 200, 1, 3, None)

@@ -53,9 +53,15 @@ Test(llc_share, worst_fit_decreasing)
 
 Test(llc_share, epoch_window)
 {
-	cr_assert(share_rule_concurrent(5, 5) && share_rule_concurrent(5, 6) && share_rule_concurrent(6, 5));
-	cr_assert(!share_rule_concurrent(5, 7) && !share_rule_concurrent(9, 5));
-	cr_assert(share_rule_concurrent(0, 0xffff), "the epoch counter wraps");
+	const uint64_t page = 0, line = 1ULL << 63; /* a page key (K:, physical) and a line key (A:, F:) */
+
+	cr_assert(share_rule_concurrent(page, 5, 5) && share_rule_concurrent(page, 5, 6) && share_rule_concurrent(page, 6, 5));
+	cr_assert(!share_rule_concurrent(page, 5, 7) && !share_rule_concurrent(page, 9, 5));
+	cr_assert(share_rule_concurrent(page, 0, 0xffff), "the epoch counter wraps");
+	cr_assert(share_rule_concurrent(line, 5, 20) && !share_rule_concurrent(line, 5, 21), "lines: 15 epochs either side");
+	cr_assert(share_rule_concurrent(line, 250, 4) && !share_rule_concurrent(line, 240, 0), "modulo 256");
+	cr_assert_eq(share_rule_epoch(line | 0x1234), 0x34);
+	cr_assert_eq(share_rule_ident(line | 0x1234), (line | 0x1234) >> 8);
 }
 
 static void build_config(struct cell_config *cfg)
