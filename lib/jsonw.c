@@ -215,27 +215,40 @@ void jsonw_str(struct jsonw *w, const char *s)
 	jsonw_strn(w, s, strlen(s));
 }
 
-char *jsonw_put_u64(char *p, uint64_t v)
-{
-	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				       "8081828384858687888990919293949596979899";
-	char tmp[20];
-	size_t n = sizeof(tmp);
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				     "8081828384858687888990919293949596979899";
 
+/* v's decimal digits ending at end (written backwards, two at a time). */
+static void put_digits_back(char *end, uint64_t v)
+{
 	while (v >= 100) {
-		n -= 2;
-		memcpy(tmp + n, pairs + (v % 100) * 2, 2);
+		end -= 2;
+		memcpy(end, digit_pairs + (v % 100) * 2, 2);
 		v /= 100;
 	}
 	if (v >= 10) {
-		n -= 2;
-		memcpy(tmp + n, pairs + v * 2, 2);
+		end -= 2;
+		memcpy(end, digit_pairs + v * 2, 2);
 	} else {
-		tmp[--n] = (char)('0' + v);
+		end[-1] = (char)('0' + v);
 	}
-	memcpy(p, tmp + n, sizeof(tmp) - n);
-	return p + sizeof(tmp) - n;
+}
+
+char *jsonw_put_u64(char *p, uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+		1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* digits: floor(log10 v) + 1, from the bit length (1233/4096 ~ log10 2) */
+	int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+	int n = t - (v < pow10[t]) + 1 + (v == 0);
+
+	put_digits_back(p + n, v);
+	return p + n;
 }
 
 char *jsonw_put_i64(char *p, int64_t v)
@@ -255,8 +268,13 @@ char *jsonw_put_hex_str(char *p, uint64_t v)
 	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
 
 	*p = '"';
-	for (i = n; i >= 1; i--, v >>= 4)
+	/* two digits a step, from the last */
+	for (i = n; i >= 2; i -= 2, v >>= 8) {
 		p[i] = hex[v & 15];
+		p[i - 1] = hex[(v >> 4) & 15];
+	}
+	if (i == 1)
+		p[1] = hex[v & 15];
 	p[n + 1] = '"';
 	return p + n + 2;
 }
@@ -264,15 +282,13 @@ char *jsonw_put_hex_str(char *p, uint64_t v)
 char *jsonw_put_time_str(char *p, uint64_t ns)
 {
 	uint64_t frac = ns % 1000000000ULL;
-	int i;
 
 	*p++ = '"';
 	p = jsonw_put_u64(p, ns / 1000000000ULL);
 	*p++ = '.';
-	for (i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
+	/* always 9 digits: 1000000000 + frac has 10, the first a '1' */
+	put_digits_back(p + 9, frac + 1000000000ULL);
+	p[-1] = '.';
 	p += 9;
 	*p++ = '"';
 	return p;

@@ -130,8 +130,22 @@ static char *identity(char *p, const struct mem_record *r, const size_t *lens, c
 	return p;
 }
 
+/* time_ns from the "time" string already written ("SECS.NNNNNNNNN" at t):
+ * with at least a second, its digits are the same without the dot. */
+static char *put_time_ns(char *p, uint64_t ns, const char *t)
+{
+	size_t secs;
+
+	if (ns < 1000000000ULL)
+		return jsonw_put_u64(p, ns);
+	secs = strchr(t, '.') - t;
+	memcpy(p, t, secs);
+	memcpy(p + secs, t + secs + 1, 9);
+	return p + secs + 9;
+}
+
 static char *extras(char *p, const struct mem_record *r, size_t event_len, const struct esc *e,
-		     struct mem_jsonl_ctx *c)
+		    struct mem_jsonl_ctx *c, const char *time)
 {
 	if (r->event) {
 		p = LIT(p, ",\"event\":");
@@ -143,7 +157,7 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, const
 	}
 	if (r->has_time_ns) {
 		p = LIT(p, ",\"time_ns\":");
-		p = jsonw_put_u64(p, r->time_ns);
+		p = put_time_ns(p, r->time_ns, time);
 	}
 	if (r->has_period) {
 		p = LIT(p, ",\"period\":");
@@ -177,6 +191,7 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 {
 	size_t lens[7];
 	struct esc e[5] = {{0}};
+	const char *time;
 	char *p;
 
 	p = jsonw_reserve(w, r->stable_names ? line_max_stable(r, c, lens, e) : line_max(r, lens));
@@ -190,6 +205,7 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	p = LIT(p, ",\"pid\":");
 	p = jsonw_put_i64(p, r->pid);
 	p = LIT(p, ",\"time\":");
+	time = p + 1;
 	p = jsonw_put_time_str(p, r->time_ns);
 	p = LIT(p, ",\"addr\":");
 	p = jsonw_put_hex_str(p, r->addr);
@@ -207,7 +223,7 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	p = jsonw_put_u64(p, r->data_page_size);
 	p = LIT(p, ",\"hint\":");
 	p = jsonw_put_u64(p, r->hint);
-	p = extras(p, r, lens[4], e, c);
+	p = extras(p, r, lens[4], e, c, time);
 	p = identity(p, r, lens, e);
 	p = LIT(p, "}\n");
 	jsonw_commit(w, p);

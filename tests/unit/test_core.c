@@ -65,6 +65,42 @@ Test(jsonw, numbers_hex_and_times)
 	jsonw_free(&w);
 }
 
+/* The digit writers (decimal, time, hex) against printf on every length, both ends of each and
+ * pseudo-random values. */
+Test(jsonw, put_u64_time_and_hex_match_printf)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL, p10 = 1;
+
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v;
+		char a[32], b[48], *e;
+
+		if (i < 60) {
+			v = i % 3 == 0 ? p10 : i % 3 == 1 ? p10 - 1 : p10 + 1;
+			if (i % 3 == 2 && p10 <= UINT64_MAX / 10)
+				p10 *= 10;
+		} else if (i == 60) {
+			v = UINT64_MAX;
+		} else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v = x >> (x % 64);
+		}
+		e = jsonw_put_u64(a, v);
+		*e = '\0';
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+		cr_assert_str_eq(a, b, "put_u64(%llu)", (unsigned long long)v);
+		e = jsonw_put_time_str(a, v);
+		*e = '\0';
+		snprintf(b, sizeof(b), "\"%llu.%09llu\"", (unsigned long long)(v / 1000000000ULL),
+			 (unsigned long long)(v % 1000000000ULL));
+		cr_assert_str_eq(a, b, "put_time_str(%llu)", (unsigned long long)v);
+		e = jsonw_put_hex_str(a, v);
+		*e = '\0';
+		snprintf(b, sizeof(b), "\"%llx\"", (unsigned long long)v);
+		cr_assert_str_eq(a, b, "put_hex_str(%llx)", (unsigned long long)v);
+	}
+}
+
 Test(jsonw, jsonl_lines_restart_at_top_level)
 {
 	struct jsonw w;
