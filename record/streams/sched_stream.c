@@ -38,7 +38,7 @@
 #include "bpf/sched.h"
 #include "lib/error.h"
 #include "lib/monotime.h"
-#include "record/perfdata/direct_out.h"
+#include "record/streams/direct_out.h"
 #include "sched.skel.h"
 
 _Static_assert(sizeof(struct sched_rec2) == SCHED_REC2_BASE, "sched_rec2 layout");

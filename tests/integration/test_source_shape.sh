@@ -127,7 +127,7 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # headers.
 CONTRACTS='record/backend: backend.h
 record/decode: decode_stream.h insn.h pagemap.h decode_stats.h
-record/perfdata: buildids.h features.h synth.h direct_out.h
+record/perfdata: buildids.h features.h synth.h
 record/streams: mem_stream.h sched_stream.h hints_tracer.h mem_stats.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'
 LIBRARY="lib process record extract report pipeline cmd"

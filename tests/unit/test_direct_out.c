@@ -15,7 +15,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "record/perfdata/direct_out.h"
+#include "record/streams/direct_out.h"
 
 /* Write 1 MB + 777 bytes in pieces of 1..4999 bytes with a 3-block buffer,
  * read the file back and compare. Returns whether O_DIRECT was in use. */

@@ -2,7 +2,7 @@
  * direct_out.c - append-only writer with O_DIRECT where the file system
  * allows it, ordinary writes where not (contract: direct_out.h).
  */
-#include "record/perfdata/direct_out.h"
+#include "record/streams/direct_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
