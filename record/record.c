@@ -24,13 +24,11 @@
 #include "lib/perfdata.h"
 #include "lib/vdso.h"
 #include "record/backend/backend.h"
-#include "record/perfdata/buildids.h"
-#include "record/perfdata/features.h"
+#include "record/perfdata/perfdata.h"
 #include "record/streams/hints_tracer.h"
 #include "record/metadata.h"
 #include "record/streams/sched_stream.h"
 #include "record/yield_prio.h"
-#include "record/perfdata/synth.h"
 #include "record/topology.h"
 
 /* Poll period. The memory stream says how often it must be drained

@@ -1,9 +1,9 @@
 /*
- * features.c - builds the perf.data feature payloads (see features.h).
+ * features.c - builds the perf.data feature payloads (see perfdata.h).
  * Layouts follow tools/perf/util/header.c: a "perf string" is a u32 length
  * (padded to 64 bytes, NUL included) followed by the padded bytes.
  */
-#include "features.h"
+#include "record/perfdata/perfdata.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -119,15 +119,11 @@ rule "the trace writer's core includes no encoder nor the file (perfetto_writer 
 rule "the trace encoders include not the file (perfetto_trace.h)" \
 	lib/pftrace/perfetto_sched.c lib/pftrace/perfetto_track.c -- 'lib/pftrace/perfetto_trace\.h'
 # The headers each room shows the rest of the library (tests and fuzz
-# targets are white-box and may include any): record/backend/ has one,
-# backend.h, its contract. The others still show several: the memory
-# stream embeds the decode backend's counters (decode_stats.h) and drains
-# it (decode_stream.h), pagemap serves both streams, and record.c calls the
-# three streams and three parts of the perf.data writer by their own
-# headers.
+# targets are white-box and may include any): a room's contract is the
+# header named after it (record/backend/backend.h, record/perfdata/perfdata.h).
 CONTRACTS='record/backend: backend.h
 record/decode: decode_stream.h insn.h pagemap.h decode_stats.h
-record/perfdata: buildids.h features.h synth.h
+record/perfdata: perfdata.h
 record/streams: mem_stream.h sched_stream.h hints_tracer.h mem_stats.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'
 LIBRARY="lib process record extract report pipeline cmd"

@@ -20,7 +20,9 @@ the shortest loop through each) and exits 1 when there is any.
 
 --decls checks instead that each header declares only functions its own
 module defines: X.h those of X.c or of X_*.c (a module split in several
-files, as lib/perfdata.c and perfdata_write.c), an internal header
+files, as lib/perfdata.c and perfdata_write.c), a header named after its
+folder (record/perfdata/perfdata.h, a room's contract) those of the .c files
+in that folder, an internal header
 (X_internal.h) those of the .c files that include it, and a header in a
 folder below the given ones (process/sym/, a package) those of the .c files
 beside it. A function declared in
@@ -78,6 +80,9 @@ def misplaced_declarations(root, dirs):
                 continue
             if os.path.dirname(header) not in tops and os.path.dirname(src) == os.path.dirname(header):
                 continue  # a package in a folder of its own (process/sym/): its headers serve its files
+            folder = os.path.dirname(header)
+            if os.path.basename(mod) == os.path.basename(folder) and os.path.dirname(src) == folder:
+                continue  # a room's contract (record/perfdata/perfdata.h): declares what its files offer
             if mod.endswith("internal") and header in includes.get(src, ()):
                 continue
             out.append(f"{header}: declares {name}, defined in {src}")

@@ -1,0 +1,98 @@
+/*
+ * perfdata.h - the contract of record/perfdata/: what `record` adds to
+ * perf.mem.data besides the samples, written through lib/perfdata.h's
+ * pd_writer: the side-band records of what existed before recording
+ * (synth.c, with inode generations from inode_gen.c), the feature sections
+ * perf 6.1 needs (features.c) and the BUILD_ID feature (buildids.c). The
+ * rest of record/ includes nothing else from this room (inode_gen.h is its
+ * own).
+ */
+#ifndef SCX_RECORD_PERFDATA_H
+#define SCX_RECORD_PERFDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/perfdata.h"
+
+/* ---- synth.c: side-band records for what existed before recording started,
+ * the way perf record synthesizes them: COMM (and FORK for non-leader
+ * threads) for every task, MMAP2 for every mapping of every process (data
+ * mappings too, so data addresses resolve), the kernel map record
+ * ([kernel.kallsyms]_text) and a CGROUP record per cgroup2 directory.
+ *
+ * Every record ends with a zeroed sample_id trailer of trailer_size bytes
+ * (perf reads the tail of a synthesized record as its sample_id when
+ * sample_id_all is set; zeros mean "time 0", ordered first).
+ */
+
+struct synth_stats {
+	uint64_t tasks, threads, mmaps, cgroups;
+	uint64_t vanished; /* tasks that exited while being scanned */
+};
+
+/* The longest /proc/PID/maps line read: a path is at most PATH_MAX bytes,
+ * four times that with every byte a newline escaped as \012, plus the fields. */
+#define SYNTH_MAPS_LINE_MAX (4 * 4096 + 256)
+
+/* Tasks and their maps from proc_root ("/proc"). */
+int synth_tasks(struct pd_writer *w, const char *proc_root, size_t trailer_size, struct synth_stats *st);
+/* The kernel map record from kallsyms (start _text, end _etext). */
+int synth_kernel_map(struct pd_writer *w, const char *kallsyms_path, size_t trailer_size);
+/* One CGROUP record per directory under the cgroup2 mount (none: 0 records). */
+int synth_cgroups(struct pd_writer *w, size_t trailer_size, struct synth_stats *st);
+
+/* Where cgroup2 is mounted ("" when it is not). */
+void synth_cgroup2_mount(char *out, size_t size);
+
+/* ---- features.c: the perf.data feature sections `record` writes, so that
+ * perf 6.1 reads perf.mem.data without warnings and its options work
+ * (perf script --header, -F tod, --time, -C): HOSTNAME, OSRELEASE,
+ * VERSION, ARCH, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, SAMPLE_TIME,
+ * CLOCKID, CLOCK_DATA (EVENT_DESC comes from the writer's attr names).
+ */
+
+struct feature_info {
+	int argc;
+	char **argv;              /* the command line (CMDLINE) */
+	uint64_t first_sample_ns; /* SAMPLE_TIME */
+	uint64_t last_sample_ns;
+	uint64_t clock_ns;        /* CLOCK_DATA: CLOCK_MONOTONIC and wall time read together */
+	uint64_t wall_ns;
+};
+
+int features_add(struct pd_writer *w, const struct feature_info *fi);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME read back to back, in ns. */
+void features_clock_pair(uint64_t *mono_ns, uint64_t *wall_ns);
+
+/* ---- buildids.c: the BUILD_ID feature of perf.mem.data: the running kernel
+ * ("[kernel.kallsyms]", from /sys/kernel/notes), the [vdso] and every file
+ * the recording saw mapped (MMAP and MMAP2 records, synthesized or from the
+ * kernel), each with the build-id of its ELF notes, as perf record writes
+ * them. perf report / perf script on another host use them to find the
+ * right binaries (build-id cache, debuginfod); process checks them too.
+ *
+ *   struct buildids b; buildids_init(&b);
+ *   w.observe = buildids_observe; w.observe_ctx = &b;   // every record written
+ *   ... buildids_add_feature(&b, &w, "/sys/kernel/notes"); buildids_free(&b);
+ */
+
+struct buildids {
+	char **slots;   /* open addressing set of file names */
+	size_t cap, n;
+	bool saw_vdso;
+	bool oom;       /* a name could not be kept */
+	size_t written; /* entries in the feature (after buildids_add_feature) */
+};
+
+void buildids_init(struct buildids *b);
+/* pd_writer observer: notes the file name of MMAP/MMAP2 records. */
+void buildids_observe(void *ctx, const void *rec, size_t size);
+/* Read the build-ids and add the BUILD_ID feature to w. Files that are
+ * gone, not ELF or without a build-id are left out (as perf does). */
+int buildids_add_feature(struct buildids *b, struct pd_writer *w, const char *kernel_notes);
+void buildids_free(struct buildids *b);
+
+#endif
