@@ -10,7 +10,7 @@
 #include "record/backend/backend_event.h"
 #include "record/backend/backend_kit.h"
 #include "record/backend/backend_pmu.h"
-#include "record/decode/insn.h"
+#include "record/decode/decode.h"
 #include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
 

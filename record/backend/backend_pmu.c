@@ -9,8 +9,7 @@
 #include "record/backend/backend_pmu.h"
 #include "record/backend/backend_kit.h"
 #include "record/backend/pmu_sysfs.h"
-#include "record/decode/decode_stream.h"
-#include "record/decode/insn.h"
+#include "record/decode/decode.h"
 #include "lib/error.h"
 
 #include <dirent.h>

@@ -1,8 +1,8 @@
 /*
  * decode_stream.c - cpu-clock samples with user registers to memory
- * samples (see decode_stream.h).
+ * samples (see decode.h).
  */
-#include "record/decode/decode_stream.h"
+#include "record/decode/decode.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 #include "lib/error.h"
 #include "record/decode/insn_text.h"
 #include "record/streams/mem_stats.h"
-#include "record/decode/pagemap.h"
 
 struct decode_stream {
 	const struct insn_decoder *dec;

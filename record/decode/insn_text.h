@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/decode/insn.h"
+#include "record/decode/decode.h"
 
 struct insn_text;
 

@@ -1,12 +1,12 @@
 /*
- * insn_x86.c - the x86-64 decoder of insn.h on Zydis (libzydis-dev):
+ * insn_x86.c - the x86-64 decoder of decode.h on Zydis (libzydis-dev):
  * ZydisDecoderDecodeFull gives every operand, hidden ones included (the
  * stack slot of push/pop/call/ret, the rsi/rdi of string instructions),
  * with read/write actions; ZydisCalcAbsoluteAddressEx adds base, index
  * times scale, displacement and the next IP for RIP-relative operands from
  * a register context filled from the sampled user registers.
  */
-#include "record/decode/insn.h"
+#include "record/decode/decode.h"
 
 #include <stdio.h>
 #include <string.h>

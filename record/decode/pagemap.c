@@ -1,7 +1,7 @@
 /*
- * pagemap.c - /proc/PID/pagemap lookups in blocks (see pagemap.h).
+ * pagemap.c - /proc/PID/pagemap lookups in blocks (see decode.h).
  */
-#include "record/decode/pagemap.h"
+#include "record/decode/decode.h"
 
 #include <fcntl.h>
 #include <stdbool.h>

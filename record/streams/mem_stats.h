@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "record/decode/decode_stats.h"
+#include "record/decode/decode.h"
 
 struct mem_stream_stats {
 	uint64_t samples, records;

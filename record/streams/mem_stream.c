@@ -20,8 +20,7 @@
 
 #include "lib/error.h"
 #include "record/backend/backend.h"
-#include "record/decode/decode_stream.h"
-#include "record/decode/pagemap.h"
+#include "record/decode/decode.h"
 
 /* How often the recorder drains the rings. Physical addresses come from
  * pagemap at drain time, so the page-fault backend drains every 5 ms (its

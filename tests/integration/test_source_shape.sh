@@ -120,9 +120,10 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 	lib/pftrace/perfetto_sched.c lib/pftrace/perfetto_track.c -- 'lib/pftrace/perfetto_trace\.h'
 # The headers each room shows the rest of the library (tests and fuzz
 # targets are white-box and may include any): a room's contract is the
-# header named after it (record/backend/backend.h, record/perfdata/perfdata.h).
+# header named after it (record/backend/backend.h, decode/decode.h,
+# perfdata/perfdata.h).
 CONTRACTS='record/backend: backend.h
-record/decode: decode_stream.h insn.h pagemap.h decode_stats.h
+record/decode: decode.h
 record/perfdata: perfdata.h
 record/streams: mem_stream.h sched_stream.h hints_tracer.h mem_stats.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'

@@ -20,9 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/decode/decode_stream.h"
+#include "record/decode/decode.h"
 #include "record/decode/elf_funcs.h"
-#include "record/decode/insn.h"
 #include "record/decode/insn_text.h"
 
 /* perf_regs numbering (arch/x86/include/uapi/asm/perf_regs.h) */
