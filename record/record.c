@@ -25,9 +25,8 @@
 #include "lib/vdso.h"
 #include "record/backend/backend.h"
 #include "record/perfdata/perfdata.h"
-#include "record/streams/hints_tracer.h"
+#include "record/streams/streams.h"
 #include "record/metadata.h"
-#include "record/streams/sched_stream.h"
 #include "record/yield_prio.h"
 #include "record/topology.h"
 

@@ -14,8 +14,7 @@
 
 #include "lib/warnings.h"
 #include "record/backend/backend.h"
-#include "record/streams/mem_stream.h"
-#include "record/streams/sched_stream.h"
+#include "record/streams/streams.h"
 
 struct record_opts {
 	const char *dir;               /* existing, empty output directory */

@@ -84,7 +84,7 @@ const struct insn_decoder *insn_decoder_x86_64(void);
 const char *insn_status_name(enum insn_status s);
 
 /* ---- the counters of `record --backend decode` (decode_stream.c, below),
- * held inside the memory stream's counters (record/streams/mem_stats.h).
+ * held inside the memory stream's counters (record/streams/streams.h).
  */
 
 struct decode_stats {

@@ -11,7 +11,7 @@
 
 #include "lib/error.h"
 #include "record/decode/insn_text.h"
-#include "record/streams/mem_stats.h"
+#include "record/streams/streams.h"
 
 struct decode_stream {
 	const struct insn_decoder *dec;

@@ -1,5 +1,5 @@
 /*
- * hints_tracer.c - userspace side of hint tracing (see hints_tracer.h for the
+ * hints_tracer.c - userspace side of hint tracing (see streams.h for the
  * contract, bpf/hints.bpf.c for the kernel side).
  *
  * Start: open the pinned map and check it (bpffs object, a map, a task-storage
@@ -12,7 +12,7 @@
  * the last value seen to write only changes. libbpf's own messages are
  * captured (not printed) and the last one is quoted in errors.
  */
-#include "record/streams/hints_tracer.h"
+#include "record/streams/streams.h"
 #include "record/streams/libbpf_quiet.h"
 
 #include <bpf/bpf.h>

@@ -1,10 +1,10 @@
 /*
  * mem_stream.c - per-CPU events and ring buffers of the memory stream (see
- * mem_stream.h). Draining follows the kernel's ring buffer protocol: read
+ * streams.h). Draining follows the kernel's ring buffer protocol: read
  * data_head with acquire semantics, copy [tail, head) (a record may wrap
  * around the end of the buffer), then publish data_tail with a release.
  */
-#include "mem_stream.h"
+#include "record/streams/streams.h"
 
 #include <errno.h>
 #include <fcntl.h>

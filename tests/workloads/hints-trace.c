@@ -1,5 +1,5 @@
 /*
- * hints-trace.c - test driver of the hints tracer (record/streams/hints_tracer.h),
+ * hints-trace.c - test driver of the hints tracer (record/streams/streams.h),
  * until `scxprof record --hints-map` drives it. Links build/libscxprof.a.
  *
  * usage:
@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "record/streams/hints_tracer.h"
+#include "record/streams/streams.h"
 
 static int create_map(const char *path, unsigned value_size, bool hash)
 {
