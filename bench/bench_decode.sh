@@ -15,7 +15,7 @@ if ! perf record -q -e cpu-clock -F 100 --user-regs=ax,ip -a -o /tmp/scxprof-ben
 	exit 0
 fi
 rm -f /tmp/scxprof-bench-probe.data
-rate=$(awk '/#define MEM_BACKEND_DECODE_FREQ/ {print $3}' "$top/record/backend.h")
+rate=$(awk '/#define MEM_BACKEND_DECODE_FREQ/ {print $3}' "$top/record/backend/backend.h")
 echo "== record --backend decode vs perf record -e cpu-clock --user-regs -a vs the kernel alone (median of ${BENCH_RUNS:-5} rounds)"
 setsid -w python3 "$top/bench/bench_decode.py" "$top/$BUILD/scxprof" "$top/$BUILD/workloads/warm-share" \
 	"$top/$BUILD/workloads/sample-sink" "${BENCH_RUNS:-5}" "$rate" ${DECODE_RATES:-$rate}
