@@ -179,3 +179,15 @@ if [ -z "$found" ]; then
 else
 	fail "no file split for issue 21 over 600 lines" "$(tr '\n' ';' <<<"$found")"
 fi
+
+# Every source file the docs, scripts and benchmarks name exists (a move
+# that left a path behind fails here, not in a benchmark's awk).
+found=$(cd "$TOP" && git ls-files -- '*.md' '*.1' '*.sh' '*.py' Makefile 2>/dev/null |
+	grep -v '^tests/integration/test_source_shape.sh$' |
+	xargs grep -ohP '(?:(?<=\$top/)|(?<=\$TOP/)|(?<![\w/.)$-]))(lib|process|record|extract|report|pipeline|cmd|bpf)/[a-z0-9_/]+\.(c|h)\b' 2>/dev/null |
+	sort -u | while read -r f; do [ -e "$f" ] || echo "$f"; done)
+if [ -z "$found" ]; then
+	pass "every source path named in docs, scripts and benchmarks exists"
+else
+	fail "every source path named in docs, scripts and benchmarks exists" "$(tr '\n' ';' <<<"$found")"
+fi
