@@ -76,7 +76,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread
 
 test: check-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS) $(BENCH_TOOLS)
 	@BUILD=$(BUILD) bash tests/run.sh
 
 asan:

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# test_gen_profile.sh - bench/gen_profile.c (the production-size profile of
+# `make bench`) on a small scale: from a real page-fault recording, a
+# profile with the asked cpus, cgroups and at least the asked samples, that
+# process reads without an unparseable record, with each cgroup's samples
+# on its own cpus and pids, and a sched.data replayed for every cgroup.
+. "$(dirname "$0")/lib.sh"
+gen="$TOP/$BUILD/bench/gen_profile"
+if [ ! -x "$gen" ]; then
+	fail "gen_profile built" "$gen missing (make test builds it)"
+	exit 0
+fi
+if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+	skip "gen_profile" "perf_event_open of software events is refused here"
+	exit 0
+fi
+cd "$WORK" || exit 1
+if ! "$SCXPROF" record -t 20 -o src --disable-archive --backend page-fault -- \
+	"$TOP/$BUILD/workloads/scxprof-workload" -d 1 -p 64 -H 5 alpha:2:A beta:2 >rec.out 2>rec.err; then
+	fail "record a source profile" "$(tail -n 3 rec.err)"
+	exit 0
+fi
+if "$gen" src prof --samples 50000 --cgroups 6 --cpus 8 >gen.out 2>gen.err; then
+	pass "gen_profile runs: $(cat gen.out)"
+else
+	fail "gen_profile runs" "$(tail -n 3 gen.err)"
+	exit 0
+fi
+check "gen_profile refuses an existing output directory" bash -c "! '$gen' src prof --samples 10 2>/dev/null"
+if ! "$SCXPROF" process -f prof -o out >p.out 2>p.err; then
+	fail "process reads the generated profile" "$(tail -n 3 p.err)"
+	exit 0
+fi
+pass "process reads the generated profile"
+check "generated: samples, cpus, cgroups, pids and sched as asked" python3 - out gen.out <<'PY'
+import json, sys
+out, genout = sys.argv[1], open(sys.argv[2]).read().split()
+g = dict(zip(genout[0::2], map(int, genout[1::2])))
+summ = json.load(open(f"{out}/process.json"))
+s = summ["samples"]
+assert s["total"] == g["samples"] and 50000 <= s["total"] <= 100000, (s, g)
+assert s["unparseable"] == 0, s
+assert summ["records"].get("CGROUP") == 6, summ["records"]
+cpus, cg_cpus, cg_pids = set(), {}, {}
+for line in open(f"{out}/perf.jsonl"):
+    r = json.loads(line)
+    cpus.add(r["cpu"])
+    cg_cpus.setdefault(r["cgroup"], set()).add(r["cpu"])
+    cg_pids.setdefault(r["cgroup"], set()).add(r["pid"])
+assert cpus <= set(range(8)) and len(cpus) > 2, cpus
+want = {f"/workload.slice/workload-tw-svc{k:03d}.allotment.slice" for k in range(6)}
+assert set(cg_cpus) == want, sorted(cg_cpus)
+# 8 cpus from a 2-cpu source: 4 cpu pairs, cgroups k and k+4 share pair k % 4 (later in time)
+for k in range(6):
+    c = cg_cpus[f"/workload.slice/workload-tw-svc{k:03d}.allotment.slice"]
+    assert c <= {2 * (k % 4), 2 * (k % 4) + 1}, (k, c)
+pids = list(cg_pids.values())
+assert all(not (a & b) for i, a in enumerate(pids) for b in pids[i + 1:]), "a pid in two cgroups"
+assert summ["sched"]["parsed"] == g["sched_records"] > 0, (summ["sched"], g)
+PY
+exit 0
