@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # bench_production.sh - a production-size profile (issue 19): by default 20M
-# memory samples from 128 cpus, 200 cgroups and some 2,400 threads, with a
-# matching scheduling stream (about 160k records per cgroup), built by
-# bench/gen_profile.c from a real page-fault recording made here a moment
-# before (scxprof-workload, 10 threads in one process). Reports, for each
+# memory samples from 128 cpus, 200 cgroups and over 2,000 threads (each
+# cgroup replays the source's 10 workload threads and whatever else ran:
+# 11,870 sampled threads in one run), with a matching scheduling stream
+# (the source's records, replayed per cgroup: 14.7M in that run), built by
+# bench/gen_profile.c from a real system-wide page-fault recording made here
+# a moment before (scxprof-workload, 10 threads in one process). Reports, for each
 # case, wall time, samples/s, CPU time and peak RSS, and the sizes of the
 # files written.
 #
@@ -13,8 +15,9 @@
 #
 # Adding a case: call `measure NAME CMD...` after the existing ones; it
 # prints "NAME: wall S s, N samples/s, CPU S s, peak RSS M MB" (samples/s:
-# perf.mem.data's samples, before process's filter, over the wall time) and stores the wall time in
-# wall[NAME] for ratios (`ratio A B` prints B's wall / A's wall).
+# perf.mem.data's samples, before process's filter, over the wall time) and
+# stores the wall time in wall[NAME] for ratios (`ratio A B` prints B's wall
+# / A's wall). The profile stays in $w/prof until the end.
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
