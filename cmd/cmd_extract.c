@@ -15,6 +15,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/extract_args.h"
+#include "cmd/extract_multi.h"
 #include "cmd/llc_json.h"
 #include "cmd/opts.h"
 #include "cmd/profile_path.h"
@@ -119,42 +120,52 @@ static void print_warnings(void *ctx, const struct warnings *w)
 }
 
 /* -f PATH is a profile (directory without perf.jsonl, or .tar.gz): one pass, no JSONL. */
-static int run_onepass(const struct extract_mem_opts *o, const char *path, long jobs)
+static int run_onepass(const struct extract_mem_opts *o, const char *path, long jobs, FILE *out)
 {
 	struct onepass_opts op = {.mem = *o, .stop = &cmd_interrupted, .on_warnings = print_warnings};
 	char dir[4096];
 
 	op.jobs = jobs > 0 ? (int)jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	op.dir = dir;
-	if (profile_path_resolve(path, dir, sizeof(dir), NULL) < 0 || onepass_run(&op, stdout, stderr) < 0)
-		return failed("extract");
-	return EXIT_OK;
+	if (profile_path_resolve(path, dir, sizeof(dir), NULL) < 0 || onepass_run(&op, out, stderr) < 0)
+		return -1;
+	return 0;
 }
 
-static int run(struct extract_mem_opts *o, const char *sched, long jobs)
+/* One recording's stage (extract_multi_stage): the config to out. -1 + scx_fail. */
+static int run_stage(struct extract_mem_opts *o, const char *sched, long jobs, FILE *out)
 {
 	char jsonl[4096];
 	struct stat st;
 	FILE *in;
+	int rc;
 
 	if (strcmp(o->path, "-") && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		/* PROFILE.out/ (what process wrote): its perf.jsonl[.zst]; else a profile */
 		if (fs_join(jsonl, sizeof(jsonl), o->path, "perf.jsonl") < 0)
-			return failed("extract");
+			return -1;
 		o->sched_path = sched;
 		if (!fs_exists(jsonl) && fs_join(jsonl, sizeof(jsonl), o->path, "perf.jsonl.zst") == 0 &&
 		    !fs_exists(jsonl))
-			return run_onepass(o, o->path, jobs);
+			return run_onepass(o, o->path, jobs, out);
 		o->path = jsonl;
 		if (!sched)
 			o->sched_path = extract_args_sched_next_to(jsonl);
 	} else if (profile_path_ends_with(o->path, ".tar.gz")) {
 		o->sched_path = sched;
-		return run_onepass(o, o->path, jobs);
+		return run_onepass(o, o->path, jobs, out);
 	}
 	if (!(in = open_input(o->path)))
-		return failed("extract");
-	return finish("extract", in, extract_mem_run(o, in, stdout, stderr));
+		return -1;
+	rc = extract_mem_run(o, in, out, stderr);
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}
+
+static int run(struct extract_mem_opts *o, const char *sched, long jobs)
+{
+	return run_stage(o, sched, jobs, stdout) < 0 ? failed("extract") : EXIT_OK;
 }
 
 /* --llc-json FILE: the observer writes the sidecar (llc_json.c) */
@@ -170,32 +181,87 @@ static int run_with_llc_json(struct extract_mem_opts *o, const char *path, const
 	return run(o, sched, jobs);
 }
 
+/* Several recordings, --evidence-in or --evidence-out: extract/evidence_*.h through cmd/extract_multi.c. */
+static int run_multi(struct extract_mem_opts *o, const struct extract_args *a, const struct opt_list *files,
+		     const char *const *ev, size_t ne, const char *evidence_out, long jobs)
+{
+	struct evidence_merge_opts mo = {
+		.share_threshold = o->share_threshold, .max_cell_cpus = o->max_cell_cpus, .min_keys = o->min_keys,
+		.min_samples = o->min_samples, .verbose = o->verbose,
+	};
+
+	if (evidence_out)
+		return extract_multi_evidence_out(run_stage, o, a->sched, jobs, evidence_out) < 0 ? failed("extract")
+												     : EXIT_OK;
+	return extract_multi_combine(run_stage, o, files->v, files->n, ev, ne, jobs, &mo) < 0 ? failed("extract")
+												  : EXIT_OK;
+}
+
 static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 {
+	static struct opt_list files, evidence_in;
 	struct extract_args a = {0};
 	long jobs = 0;
-	const char *llc_json = NULL;
+	const char *llc_json = NULL, *evidence_out = NULL;
 	const struct opt opts[] = {
-		OPT_STRING_REQUIRED('f', "file", &a.file, "FILE",
-				    "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
-				    ".tar.gz: one pass, no JSONL written) (required)",
-				    "-f FILE"),
+		OPT_LIST('f', "file", &files, "FILE",
+			 "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
+			 ".tar.gz: one pass, no JSONL written); repeat it for one config from several recordings"),
 		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
 		OPT_INT('j', "jobs", &jobs, "N", "threads for a profile: 1, or 2 and more (decode | aggregate; default: online CPUs)",
 			1, 4096),
 		OPT_STRING(0, "llc-json", &llc_json, "FILE",
 			   "also write the cross-LLC sharing figures, measured and predicted under the config, as JSON "
 			   "to FILE (e.g. cells.llc.json beside cells.json; must not exist)"),
+		OPT_STRING(0, "evidence-out", &evidence_out, "FILE",
+			   "also write the recording's unit-level sharing evidence (schemas/evidence.schema.json) to FILE "
+			   "(must not exist), for --evidence-in"),
+		OPT_LIST(0, "evidence-in", &evidence_in, "FILE",
+			 "combine evidence files (and any -f recordings) into one config; FILE arguments after the "
+			 "options are evidence files too"),
 		OPT_END(),
 	};
 	struct extract_mem_opts o;
 
+	files.n = evidence_in.n = 0;
 	argc = opts_parse(argc, argv, opts, u);
 	if (argc < 0)
 		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
+	if (argc > 0 && !evidence_in.n)
+		return opts_usage_error(u, "unexpected argument '%s'", argv[0]), EXIT_USAGE;
+	if (!files.n && !evidence_in.n)
+		return opts_usage_error(u, "-f FILE is required"), EXIT_USAGE;
+	if (evidence_out && (files.n != 1 || evidence_in.n))
+		return opts_usage_error(u, "--evidence-out FILE takes one recording (-f FILE)"), EXIT_USAGE;
+	if ((files.n > 1 || evidence_in.n) && a.sched)
+		return opts_usage_error(u, "--sched FILE names one recording's stream: give each recording's sched.jsonl beside it"),
+		       EXIT_USAGE;
+	if ((files.n > 1 || evidence_in.n || evidence_out) && llc_json)
+		return opts_usage_error(u, "--llc-json FILE takes one recording without --evidence-in/--evidence-out"),
+		       EXIT_USAGE;
+	if ((files.n > 1 || evidence_in.n || evidence_out) && a.cluster != CLUSTER_SHARING)
+		return opts_usage_error(u, "several recordings and evidence files need --cluster sharing"), EXIT_USAGE;
+	a.file = files.n ? files.v[0] : "-";
 	if (extract_args_to_opts("extract", &a, &o) < 0) {
 		opts_print_usage(u);
 		return EXIT_USAGE;
+	}
+	if (files.n > 1 || evidence_in.n || evidence_out) {
+		const char **ev = (const char **)argv; /* --evidence-in values, then the arguments */
+		size_t ne = 0, i;
+
+		if (!(ev = calloc(evidence_in.n + (size_t)argc + 1, sizeof(*ev)))) {
+			fprintf(stderr, "scxprof extract: out of memory\n");
+			return EXIT_ERROR;
+		}
+		for (i = 0; i < evidence_in.n; i++)
+			ev[ne++] = evidence_in.v[i];
+		for (i = 0; i < (size_t)argc; i++)
+			ev[ne++] = argv[i];
+		int rc = run_multi(&o, &a, &files, ev, ne, evidence_out, jobs);
+
+		free(ev);
+		return rc;
 	}
 	return llc_json ? run_with_llc_json(&o, llc_json, a.sched, jobs) : run(&o, a.sched, jobs);
 }
@@ -268,10 +334,10 @@ int cmd_extract(int argc, char **argv)
 		sched_stats_summary, false,
 	};
 	static const struct cmd_usage extract_u = {
-		"extract", "[mem] -f FILE|PROFILE [-v|-vv] [-j N] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
+		"extract", "[mem] -f FILE|PROFILE [-f ...] [-v|-vv] [-j N] [--use-hints] [--cluster sharing|comm] [--evidence-out FILE] [--evidence-in FILE...] [OPTIONS]", summary, true,
 	};
 	static const struct cmd_usage mem_u = {
-		"extract mem", "-f FILE|PROFILE [-v|-vv] [-j N] [--use-hints] [--cluster sharing|comm] [OPTIONS]", summary, false,
+		"extract mem", "-f FILE|PROFILE [-f ...] [-v|-vv] [-j N] [--use-hints] [--cluster sharing|comm] [--evidence-out FILE] [--evidence-in FILE...] [OPTIONS]", summary, true,
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "mem"))

@@ -90,6 +90,15 @@ static int set_value(struct parse *p, const struct opt *o, const char *val)
 		return 0;
 	case OPT_KIND_ENUM: /* checked once all are parsed */
 		return 0;
+	case OPT_KIND_LIST: {
+		struct opt_list *l = o->value;
+
+		if (l->n >= OPT_LIST_MAX)
+			return opts_usage_error(p->u, "--%s: given more than %d times", o->long_name ? o->long_name : "?",
+						OPT_LIST_MAX);
+		l->v[l->n++] = val;
+		return 0;
+	}
 	case OPT_KIND_INT:
 		errno = 0;
 		v = strtol(val, &end, 10);
@@ -105,7 +114,8 @@ static int set_value(struct parse *p, const struct opt *o, const char *val)
 
 static bool takes_value(const struct opt *o)
 {
-	return o->kind == OPT_KIND_STRING || o->kind == OPT_KIND_INT || o->kind == OPT_KIND_ENUM;
+	return o->kind == OPT_KIND_STRING || o->kind == OPT_KIND_INT || o->kind == OPT_KIND_ENUM ||
+	       o->kind == OPT_KIND_LIST;
 }
 
 static const struct opt *find_long(const struct opt *opts, const char *name, size_t len)

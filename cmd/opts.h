@@ -14,7 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum opt_kind { OPT_KIND_END, OPT_KIND_FLAG, OPT_KIND_COUNT, OPT_KIND_STRING, OPT_KIND_INT, OPT_KIND_ENUM };
+enum opt_kind { OPT_KIND_END, OPT_KIND_FLAG, OPT_KIND_COUNT, OPT_KIND_STRING, OPT_KIND_INT, OPT_KIND_ENUM, OPT_KIND_LIST };
+
+/* An OPT_KIND_LIST option's values, in the order given (the option repeated). */
+#define OPT_LIST_MAX 1024
+struct opt_list {
+	const char *v[OPT_LIST_MAX];
+	size_t n;
+};
 
 /* One allowed value of an OPT_KIND_ENUM option; a list ends with {NULL, 0}. */
 struct opt_choice {
@@ -26,7 +33,7 @@ struct opt {
 	enum opt_kind kind;
 	char short_name;        /* 0 if none */
 	const char *long_name;  /* without "--", NULL if none */
-	void *value;            /* FLAG bool*, COUNT int*, STRING const char**, ENUM int*,
+	void *value;            /* FLAG bool*, COUNT int*, STRING const char**, ENUM int*, LIST struct opt_list*,
 				 * INT any integer of value_size bytes (4 or 8) */
 	size_t value_size;      /* OPT_KIND_INT: sizeof(*value); min..max must fit it */
 	const char *arg_name;   /* shown in help for options with a value */
@@ -52,6 +59,9 @@ struct opt {
 /* One of the names in choices (struct opt_choice[]), stored as its value in an int. */
 #define OPT_ENUM(s, l, v, a, h, c) {.kind = OPT_KIND_ENUM, .short_name = (s), .long_name = (l), .value = (v), \
 				    .arg_name = (a), .help = (h), .choices = (c)}
+/* A string option that may be repeated: each value appended to a struct opt_list. */
+#define OPT_LIST(s, l, v, a, h) {.kind = OPT_KIND_LIST, .short_name = (s), .long_name = (l), .value = (v), \
+				 .arg_name = (a), .help = (h)}
 #define OPT_END() {.kind = OPT_KIND_END}
 
 struct cmd_usage {

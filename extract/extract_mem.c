@@ -150,9 +150,10 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 		sp.demand = demand;
 	}
 	rc = sharing_cluster(&r->agg, u, &sp, cell->name, r->log, &cl);
-	free(demand);
-	if (rc < 0)
+	if (rc < 0) {
+		free(demand);
 		return -1;
+	}
 	if (r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &cl) < 0)
 		rc = -1;
 	if (!rc && r->o->observer && notify(r, cell, kind, u, &cl, &sp) < 0)
@@ -170,6 +171,7 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 			rc = add_unit_clauses(sub, &u->v[cl.v[i].members[m]]);
 	}
 	sharing_clustering_free(&cl);
+	free(demand); /* after notify: the observer sees sp.demand */
 	return rc;
 }
 

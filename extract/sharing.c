@@ -397,6 +397,29 @@ out:
 	return rc;
 }
 
+int sharing_cluster_matrix(const struct unit_list *units, const double *aff, const struct sharing_params *p,
+			   FILE *log, struct clustering *out)
+{
+	size_t n = units->n;
+	double *m = malloc((n * n + 1) * sizeof(*m));
+	struct agglo g = {0};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return scx_fail("out of memory");
+	memcpy(m, aff, n * n * sizeof(*m));
+	rc = agglo_init(&g, units, p, m);
+	if (!rc) {
+		agglomerate(&g, units, p, log);
+		rc = collect_clusters(&g, units, out);
+	}
+	agglo_free(&g);
+	if (rc)
+		sharing_clustering_free(out);
+	return rc;
+}
+
 void sharing_clustering_free(struct clustering *c)
 {
 	size_t i;

@@ -113,6 +113,7 @@ struct pair_evidence {
 	double share_a, share_b;      /* part of a's / b's weight on them (no idf) */
 	double affinity;              /* what the clustering uses (see sharing_affinity_matrix) */
 	double page_affinity;         /* the affinity of the keys without lines (K:, no data_id) */
+	double page_wa, page_wb;      /* a's / b's idf-weighed weight on the shared keys without lines */
 	struct line_estimate line;
 };
 
@@ -144,6 +145,8 @@ double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const st
 /* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */
 void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
 			   double z, struct line_estimate *o);
+/* The bounds, verdict and "more" of o's counts (set by sharing_line_estimate, or summed over recordings). */
+void sharing_line_decide(struct line_estimate *o, double floor, double z);
 /*
  * Is this key of one unit on shared data: a line key whose line the other
  * unit (its evidence) was sampled on within window epochs. For callers that
@@ -169,6 +172,13 @@ double sharing_poisson_high(double x, double z);
  */
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
 		    const char *cell_name, FILE *log, struct clustering *out);
+/*
+ * The same clustering on a given unit x unit affinity matrix (n x n; p->demand
+ * per unit must be set), for evidence combined over recordings
+ * (extract/evidence_merge.c). log: the merges, without link details.
+ */
+int sharing_cluster_matrix(const struct unit_list *units, const double *aff, const struct sharing_params *p,
+			   FILE *log, struct clustering *out);
 void sharing_clustering_free(struct clustering *c);
 
 #endif

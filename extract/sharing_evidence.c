@@ -194,6 +194,8 @@ static void page_evidence(const struct evidence *a, const struct evidence *b, co
 		i = i1;
 		j = j1;
 	}
+	out->page_wa = fa;
+	out->page_wb = fb;
 	if (sharing_enough_evidence(out, min_keys, min_samples) && a->total > 0 && b->total > 0)
 		out->page_affinity = sqrt((fa / a->total) * (fb / b->total));
 	if (out->page_affinity > 1)

@@ -302,6 +302,11 @@ void sharing_line_estimate(const struct evidence *a, const struct evidence *b, u
 		i = ie;
 		j = je;
 	}
+	sharing_line_decide(o, floor, z);
+}
+
+void sharing_line_decide(struct line_estimate *o, double floor, double z)
+{
 	decide(o, floor, z);
 	if (o->verdict == SHARING_CANNOT_TELL)
 		o->more = more_needed(o, floor, z);
