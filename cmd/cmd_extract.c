@@ -63,6 +63,13 @@ static const char summary[] =
 	"topology), and the same predicted with each subcell on one LLC (worst fit by CPU\n"
 	"demand), per cell and subcell, with 95% intervals; --topology FILE evaluates\n"
 	"against another topology.json. See docs/llc-sharing.md.\n"
+	"Several recordings (-f A -f B ...; sharing only): units are matched by name\n"
+	"within their cell, each pair's evidence is summed over the recordings that have\n"
+	"both units and decided once on the sums (evidence never joins two recordings);\n"
+	"a unit's demand is its largest, the cap the smallest; -v says on how many\n"
+	"recordings each pair shared. --evidence-out FILE writes one recording's evidence\n"
+	"(schemas/evidence.schema.json); --evidence-in FILE... combines such files (with\n"
+	"any -f) into the same config as the one-shot run. See README.md.\n"
 	"`extract sched util` and `extract sched stats` read sched JSONL (see their --help).";
 
 static const char sched_util_summary[] =

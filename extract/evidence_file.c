@@ -16,6 +16,7 @@
 
 #include "lib/error.h"
 #include "lib/jsonw.h"
+#include "lib/utf8.h"
 
 static const char *const kind_names[EVF_KINDS] = {"allotment", "workload", "rest"};
 
@@ -276,6 +277,17 @@ static int get_str(struct parse *p, struct json_object *o, const char *key, bool
 		snprintf(msg, sizeof(msg), "\"%s\" holds a NUL character", key);
 		return bad(p, msg, key);
 	}
+	for (const char *c = json_object_get_string(v), *end = c + strlen(c); c < end;) {
+		size_t n = utf8_seq_len((const unsigned char *)c, (size_t)(end - c));
+
+		if (!n) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "\"%s\" is not valid UTF-8", key);
+			return bad(p, msg, key);
+		}
+		c += n;
+	}
 	if (!(*out = strdup(json_object_get_string(v))))
 		return scx_fail("out of memory");
 	return 0;
@@ -319,7 +331,7 @@ static int parse_unit(struct parse *p, struct json_object *o, struct evf_unit *u
 		    get_hint(p, c, &u->clauses[i].has_hint, &u->clauses[i].hint) < 0)
 			return -1;
 	}
-	if (get_u64(p, o, "samples", UINT64_MAX >> 1, &u->samples) < 0 ||
+	if (get_u64(p, o, "samples", EVF_MAX_COUNT, &u->samples) < 0 ||
 	    get_u64(p, o, "line_samples", u->samples, &u->line_samples) < 0 ||
 	    get_double(p, o, "weight", &u->weight) < 0 || get_double(p, o, "demand", &u->demand) < 0)
 		return -1;
@@ -345,7 +357,7 @@ static int parse_pair(struct parse *p, struct json_object *o, size_t nr_units, s
 	e->a = (size_t)a;
 	e->b = (size_t)b;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (get_u64(p, o, names[i], UINT64_MAX >> 1, dst[i]) < 0)
+		if (get_u64(p, o, names[i], EVF_MAX_COUNT, dst[i]) < 0)
 			return -1;
 	if (get_double(p, o, "wa", &e->wa) < 0 || get_double(p, o, "wb", &e->wb) < 0 ||
 	    get_double(p, o, "lwa", &e->lwa) < 0 || get_double(p, o, "lwb", &e->lwb) < 0)
@@ -385,12 +397,12 @@ static int parse_cell(struct parse *p, struct json_object *o, struct evf_cell *c
 	if (!(units = field(p, o, "units", json_type_array, false, &rc)) ||
 	    !(pairs = field(p, o, "pairs", json_type_array, false, &rc)))
 		return -1;
-	c->nr_units = json_object_array_length(units);
-	if (c->nr_units > EVF_MAX_UNITS)
+	if (json_object_array_length(units) > EVF_MAX_UNITS)
 		return bad(p, "more than 1024 units in a cell", "");
-	c->units = calloc(c->nr_units + 1, sizeof(*c->units));
+	c->units = calloc(json_object_array_length(units) + 1, sizeof(*c->units));
 	if (!c->units)
 		return scx_fail("out of memory");
+	c->nr_units = json_object_array_length(units); /* zeroed: evf_free frees what was parsed */
 	size_t len = strlen(p->where);
 	for (i = 0; i < c->nr_units; i++) {
 		snprintf(p->where + len, sizeof(p->where) - len, " unit %zu", i + 1);
@@ -439,7 +451,7 @@ static int parse_root(struct parse *p, struct json_object *root, struct evf_reco
 	if (version != EVF_VERSION)
 		return scx_fail("%s: evidence version %llu, this scxprof reads version %d", p->name,
 				(unsigned long long)version, EVF_VERSION);
-	if (get_str(p, root, "source", false, &r->source) < 0 || get_u64(p, root, "samples", UINT64_MAX >> 1, &r->samples) < 0 ||
+	if (get_str(p, root, "source", false, &r->source) < 0 || get_u64(p, root, "samples", EVF_MAX_COUNT, &r->samples) < 0 ||
 	    get_double(p, root, "duration_s", &r->duration_s) < 0 ||
 	    get_double(p, root, "online_cpus", &r->online_cpus) < 0 || get_double(p, root, "cap_cpus", &r->cap_cpus) < 0 ||
 	    get_double(p, root, "min_share", &r->min_share) < 0 || get_str(p, root, "granularity", false, &s) < 0)
@@ -459,13 +471,13 @@ static int parse_root(struct parse *p, struct json_object *root, struct evf_reco
 	}
 	if (!(cells = field(p, root, "cells", json_type_array, false, &rc)))
 		return -1;
-	r->nr_cells = json_object_array_length(cells);
-	if (r->nr_cells > EVF_KINDS)
+	if (json_object_array_length(cells) > EVF_KINDS)
 		return bad(p, "more than 3 cells", "");
 	if (!(r->cells = calloc(EVF_KINDS, sizeof(*r->cells))))
 		return scx_fail("out of memory");
-	for (size_t i = 0; i < r->nr_cells; i++) {
+	for (size_t i = 0; i < json_object_array_length(cells); i++) {
 		snprintf(p->where, sizeof(p->where), "cell %zu", i + 1);
+		r->nr_cells = i + 1; /* evf_free frees what was parsed */
 		if (parse_cell(p, json_object_array_get_idx(cells, i), &r->cells[i]) < 0)
 			return -1;
 		if (i && r->cells[i - 1].kind >= r->cells[i].kind)

@@ -24,6 +24,7 @@
 #define EVF_MAX_BYTES (256u << 20) /* a file larger than this is refused */
 #define EVF_MAX_UNITS 1024         /* units of one cell (the combine keeps a pair table of n^2/2) */
 #define EVF_MAX_CLAUSES 4096       /* match clauses of one unit */
+#define EVF_MAX_COUNT (1ULL << 40)  /* any count (samples, hits): more is refused */
 
 enum evf_cell_kind { EVF_ALLOTMENT, EVF_WORKLOAD, EVF_REST, EVF_KINDS };
 

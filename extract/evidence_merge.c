@@ -263,6 +263,12 @@ static int sum_pairs(const struct evf_recording *recs, size_t n, enum evf_cell_k
 	return 0;
 }
 
+/* Sums over many recordings stay within what the decision's arithmetic takes (evidence_file.h). */
+static uint64_t cl(uint64_t x)
+{
+	return x < EVF_MAX_COUNT ? x : EVF_MAX_COUNT;
+}
+
 /* The decision on a pair's sums, as sharing_pair_evidence_at() takes it on one recording. */
 static void decide_pair(const struct macc *a, const struct sharing_params *p, struct pair_evidence *pe)
 {
@@ -279,9 +285,9 @@ static void decide_pair(const struct macc *a, const struct sharing_params *p, st
 	if (pe->page_affinity > 1)
 		pe->page_affinity = 1;
 	*l = (struct line_estimate){
-		.n_a = a->n_a, .n_b = a->n_b, .na_r = a->s.na_r, .nb_r = a->s.nb_r, .ja = a->s.ja, .jb = a->s.jb,
-		.ha = a->s.ha, .hb = a->s.hb, .ra = a->s.ra, .rb = a->s.rb, .ra_blk = a->s.ra_blk, .rb_blk = a->s.rb_blk,
-		.lines = a->s.lines, .wa = a->s.lwa, .wb = a->s.lwb,
+		.n_a = cl(a->n_a), .n_b = cl(a->n_b), .na_r = cl(a->s.na_r), .nb_r = cl(a->s.nb_r), .ja = cl(a->s.ja),
+		.jb = cl(a->s.jb), .ha = cl(a->s.ha), .hb = cl(a->s.hb), .ra = cl(a->s.ra), .rb = cl(a->s.rb),
+		.ra_blk = cl(a->s.ra_blk), .rb_blk = cl(a->s.rb_blk), .lines = a->s.lines, .wa = a->s.lwa, .wb = a->s.lwb,
 	};
 	sharing_line_decide(l, p->threshold, p->z > 0 ? p->z : SHARE_Z_DEFAULT);
 	pe->keys += l->lines;

@@ -2,6 +2,7 @@
 # deps.sh - check (and with "install", install) what scxprof needs to build
 # and test: Debian -dev packages found with pkg-config, libpfm4 and Zydis (no .pc files),
 # the BPF toolchain, perf (the test oracle), ajv (schema validator, npm),
+# Dask distributed (optional: examples/dask_evidence.py's test SKIPs without it),
 # Debian's chromium with playwright-core (npm) for the report's browser test,
 # and the programs the sharing tests record (stress-ng, memcached, memcslap,
 # redis-server, redis-benchmark).
@@ -42,6 +43,9 @@ command -v redis-benchmark >/dev/null || missing+=(redis-tools)
 # optional: without it the report's browser test SKIPs (it says why)
 optional=()
 [ -x /usr/bin/chromium ] || optional+=(chromium)
+# optional: the fleet example (examples/dask_evidence.py, test_evidence_dask.sh) runs on Dask
+{ python3 -c 'import distributed' || /usr/bin/python3 -c 'import distributed'; } >/dev/null 2>&1 ||
+	optional+=(python3-distributed)
 # libFuzzer runtime for `make fuzz`
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
 
@@ -53,7 +57,7 @@ if [ ${#optional[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
 	echo "scxprof: installing: ${optional[*]}" >&2
 	{ DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${optional[@]}" >/dev/null; } ||
-		echo "scxprof: could not install ${optional[*]}: the report's browser test will SKIP" >&2
+		echo "scxprof: could not install ${optional[*]}: the report's browser test or the Dask example's test will SKIP" >&2
 fi
 # optional: DuckDB's node client for test_zstd.sh's read_json check (without
 # it that check SKIPs, saying why). --no-save: tests/package.json stays as
