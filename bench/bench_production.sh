@@ -9,6 +9,9 @@
 # case, wall time, samples/s, CPU time and peak RSS, and the sizes of the
 # files written.
 #
+# Cases: process + extract (two steps), process -z, one-pass extract -f
+# PROFILE with the default -j and -j 1.
+#
 # Knobs: BENCH_PROD_SCALE (default 1: production size; 0.1 is 2M samples
 # from 20 cgroups, for a quick look), BENCH_PROD_DIR (where the profile and
 # outputs go: several GB at scale 1, deleted at the end; default /var/tmp).
@@ -93,3 +96,12 @@ measure "process -z" "$bin" process -z -f "$w/prof" -o "$w/outz" || exit 1
 zsize=$(stat -c %s "$w/outz/perf.jsonl.zst")
 echo "perf.jsonl.zst: $zsize bytes ($(awk -v b="$zsize" -v n="$kept" 'BEGIN { printf "%.1f", b / n }') per kept sample, $(awk -v a="$size" -v b="$zsize" 'BEGIN { printf "%.1f", a / b }')x smaller); sched.jsonl.zst $(du -m "$w/outz/sched.jsonl.zst" | cut -f1) MB"
 ratio "process" "process -z"
+
+# one pass (issue 19): extract straight from the profile, no JSONL written
+# (the same config as the two steps, tests/integration/test_onepass.sh);
+# default -j (online CPUs: decode | aggregate on two threads) and -j 1
+measure "one pass" "$bin" extract -f "$w/prof" || exit 1
+measure "one pass -j 1" "$bin" extract -j 1 -f "$w/prof" || exit 1
+ratio "one pass" "two-steps"
+ratio "one pass -j 1" "two-steps"
+ratio "one pass" "one pass -j 1"

@@ -1,8 +1,15 @@
 /*
- * onepass.c - one-pass extract (see onepass.h): the process stage's sink
- * fills batches of parsed samples (or sched lines); they are aggregated on
- * the same thread when a batch is full (jobs 1) or on a second thread
- * (jobs >= 2), always in stream order.
+ * onepass.c - one-pass extract (see onepass.h). Each stream (memory
+ * samples, then sched events) is a producer, the process stage's sink
+ * filling batches of parsed items, and a consumer, extract's aggregation;
+ * batches go from one to the other in stream order.
+ *
+ * jobs 1: everything on the caller's thread, a batch aggregated when full.
+ * jobs 2 and more: the memory stream is decoded on the caller's thread and
+ * aggregated on a second; the sched stream is decoded on a third from the
+ * start (its index and sort overlap the memory stream; it then waits, its
+ * batches bounded, since its aggregation needs the memory stream's result)
+ * and aggregated on the caller's thread after the memory stream.
  */
 #include "pipeline/onepass.h"
 
@@ -15,6 +22,7 @@
 #include "extract/mem_sched.h"
 #include "extract/sched_events.h"
 #include "lib/error.h"
+#include "lib/jsonw.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
@@ -40,28 +48,42 @@ struct batch {
 	size_t used, cap;
 };
 
+struct onepass;
+
+struct stream {
+	struct onepass *p;
+	struct batch batches[NR_BATCHES];
+	struct batch *cur;        /* the batch being filled */
+	bool threaded;
+	struct batch_queue q;
+	bool queue_live, thread_live;
+	pthread_t thread;         /* mem: its consumer; sched: its producer */
+	int thread_rc;            /* sched producer's result */
+	char thread_err[1024];
+	/* consumers */
+	struct mem_agg *agg;
+	struct mem_sched *sched;
+	struct sched_reader *reader;
+	/* sched producer's state */
+	uint64_t lines;
+	struct jsonw line;        /* a sched.jsonl line sched_conv could not spare */
+	struct sched_conv_cache conv;
+	struct process_result *res; /* sched producer's own (merged after) */
+};
+
 struct onepass {
 	const struct onepass_opts *o;
 	struct process_inputs in;
 	struct process_result *res;
 	bool decode_sched;        /* the profile's sched stream (no --sched JSONL) */
 	bool data_syms;
-	/* the stream being run */
-	struct batch batches[NR_BATCHES];
-	struct batch *cur;        /* the batch being filled */
-	struct batch_queue q;
-	bool threaded;
-	struct mem_agg *agg;      /* mem stream's consumer */
-	struct mem_sched *sched;  /* sched stream's consumer */
-	struct sched_reader *reader;
-	uint64_t lines;
-	struct jsonw line;        /* a sched.jsonl line sched_conv could not spare */
+	struct stream mem, sch;
 };
 
-static int batches_alloc(struct onepass *p)
+static int batches_alloc(struct stream *st)
 {
 	for (size_t i = 0; i < NR_BATCHES; i++) {
-		struct batch *b = &p->batches[i];
+		struct batch *b = &st->batches[i];
 
 		b->v = malloc(BATCH_ITEMS * sizeof(*b->v));
 		b->ev = malloc(BATCH_ITEMS * sizeof(*b->ev));
@@ -76,36 +98,56 @@ static int batches_alloc(struct onepass *p)
 	return 0;
 }
 
-static void batches_free(struct onepass *p)
+static void batches_free(struct stream *st)
 {
 	for (size_t i = 0; i < NR_BATCHES; i++) {
-		free(p->batches[i].v);
-		free(p->batches[i].ev);
-		free(p->batches[i].lineno);
-		free(p->batches[i].off);
-		free(p->batches[i].len);
-		free(p->batches[i].arena);
+		struct batch *b = &st->batches[i];
+
+		free(b->v);
+		free(b->ev);
+		free(b->lineno);
+		free(b->off);
+		free(b->len);
+		free(b->arena);
 	}
-	memset(p->batches, 0, sizeof(p->batches));
+	memset(st->batches, 0, sizeof(st->batches));
 }
 
-/* Aggregate one batch: its samples, or its sched lines parsed. */
-static int consume(struct onepass *p, struct batch *b)
+/* Start a stream: the first batch current; with threads, the queue. */
+static void stream_start(struct stream *st, bool threaded)
+{
+	void *bs[NR_BATCHES];
+
+	st->threaded = threaded;
+	for (size_t i = 0; i < NR_BATCHES; i++) {
+		st->batches[i].n = st->batches[i].used = 0;
+		bs[i] = &st->batches[i];
+	}
+	st->cur = &st->batches[0];
+	if (threaded) {
+		bq_init(&st->q, bs, NR_BATCHES);
+		st->cur = bq_take_free(&st->q);
+		st->queue_live = true;
+	}
+}
+
+/* Aggregate one batch: its samples, or its sched events. */
+static int consume(struct stream *st, struct batch *b)
 {
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
-		if (p->agg) {
-			if (mem_agg_add(p->agg, &b->v[i]) < 0)
+		if (st->agg) {
+			if (mem_agg_add(st->agg, &b->v[i]) < 0)
 				return -1;
 		} else if (b->len[i] == SIZE_MAX) {
-			if (mem_sched_event(p->sched, &b->ev[i]) < 0)
+			if (mem_sched_event(st->sched, &b->ev[i]) < 0)
 				return -1;
 		} else {
 			struct sched_event ev;
-			int n = sched_events_parse_line(p->reader, b->lineno[i], b->arena + b->off[i], b->len[i], &ev);
+			int n = sched_events_parse_line(st->reader, b->lineno[i], b->arena + b->off[i], b->len[i], &ev);
 
-			if (n < 0 || (n > 0 && mem_sched_event(p->sched, &ev) < 0))
+			if (n < 0 || (n > 0 && mem_sched_event(st->sched, &ev) < 0))
 				return -1;
 		}
 	}
@@ -113,42 +155,48 @@ static int consume(struct onepass *p, struct batch *b)
 	return 0;
 }
 
-static void *consumer_main(void *arg)
+/* Consume the queue to its end; on an error stop the producer. -1 on error. */
+static int consume_queue(struct stream *st)
 {
-	struct onepass *p = arg;
 	struct batch *b;
 
-	while ((b = bq_pop(&p->q))) {
-		if (consume(p, b) < 0) {
-			bq_fail(&p->q, scx_errmsg());
-			break;
+	while ((b = bq_pop(&st->q))) {
+		if (consume(st, b) < 0) {
+			bq_fail(&st->q, scx_errmsg());
+			return -1;
 		}
-		bq_give_back(&p->q, b);
+		bq_give_back(&st->q, b);
 	}
+	return 0;
+}
+
+static void *consumer_main(void *arg)
+{
+	consume_queue(arg);
 	return NULL;
 }
 
 /* The full batch goes to the aggregation; a free one becomes current. */
-static int hand_over(struct onepass *p)
+static int hand_over(struct stream *st)
 {
-	if (!p->threaded)
-		return consume(p, p->cur);
-	bq_push(&p->q, p->cur);
-	if (!(p->cur = bq_take_free(&p->q)))
-		return scx_fail("%s", p->q.err);
-	p->cur->n = p->cur->used = 0;
+	if (!st->threaded)
+		return consume(st, st->cur);
+	bq_push(&st->q, st->cur);
+	if (!(st->cur = bq_take_free(&st->q)))
+		return scx_fail("%s", st->q.err);
+	st->cur->n = st->cur->used = 0;
 	return 0;
 }
 
 /* Room for one more item of need arena bytes in the current batch. */
-static int make_room(struct onepass *p, size_t need)
+static int make_room(struct stream *st, size_t need)
 {
-	struct batch *b = p->cur;
+	struct batch *b = st->cur;
 
 	if (b->n == BATCH_ITEMS || (b->n && b->used + need > b->cap))
-		if (hand_over(p) < 0)
+		if (hand_over(st) < 0)
 			return -1;
-	b = p->cur;
+	b = st->cur;
 	if (need > b->cap) { /* one huge item in an empty batch */
 		char *a = realloc(b->arena, need);
 
@@ -160,102 +208,75 @@ static int make_room(struct onepass *p, size_t need)
 	return 0;
 }
 
+/* The producer is done: the last batch to the consumer. */
+static int finish_producing(struct stream *st, int rc)
+{
+	if (!st->threaded)
+		return rc < 0 ? -1 : consume(st, st->cur);
+	if (rc == 0)
+		bq_push(&st->q, st->cur);
+	bq_close(&st->q);
+	return rc;
+}
+
 static int on_sample(void *ctx, const struct mem_record *r)
 {
-	struct onepass *p = ctx;
+	struct stream *st = ctx;
 	struct batch *b;
 
-	if (make_room(p, sample_conv_max(r)) < 0)
+	if (make_room(st, sample_conv_max(r)) < 0)
 		return -1;
-	b = p->cur;
-	b->used += sample_conv(r, p->data_syms, &b->v[b->n++], b->arena + b->used);
+	b = st->cur;
+	b->used += sample_conv(r, st->p->data_syms, &b->v[b->n++], b->arena + b->used);
 	return 0;
 }
 
 static int on_sched_record(void *ctx, const struct sched_line *l)
 {
-	struct onepass *p = ctx;
+	struct stream *st = ctx;
 	struct batch *b;
 	size_t used, len;
 
-	if (make_room(p, sched_conv_max(l)) < 0)
+	if (make_room(st, sched_conv_max(l)) < 0)
 		return -1;
-	b = p->cur;
-	b->lineno[b->n] = ++p->lines;
-	if (sched_conv(l, &b->ev[b->n], b->arena + b->used, &used)) {
+	b = st->cur;
+	b->lineno[b->n] = ++st->lines;
+	if (sched_conv(l, &st->conv, &b->ev[b->n], b->arena + b->used, &used)) {
 		b->len[b->n++] = SIZE_MAX;
 		b->used += used;
 		return 0;
 	}
 	/* the rare record whose round trip is not plain: its line, parsed as extract would */
-	jsonw_reset(&p->line);
-	sched_jsonl_line(&p->line, l);
-	if (p->line.oom)
+	jsonw_reset(&st->line);
+	sched_jsonl_line(&st->line, l);
+	if (st->line.oom)
 		return scx_fail("out of memory");
-	len = p->line.len - 1; /* without the newline */
-	if (make_room(p, len) < 0)
+	len = st->line.len - 1; /* without the newline */
+	if (make_room(st, len) < 0)
 		return -1;
-	b = p->cur;
-	b->lineno[b->n] = p->lines;
-	memcpy(b->arena + b->used, p->line.buf, len);
+	b = st->cur;
+	b->lineno[b->n] = st->lines;
+	memcpy(b->arena + b->used, st->line.buf, len);
 	b->off[b->n] = b->used;
 	b->len[b->n++] = len;
 	b->used += len;
 	return 0;
 }
 
-/*
- * Run decode (one of the process stage's streams into the sink) with the
- * aggregation on this thread or a second one; the last batch is handed
- * over at the end.
- */
-static int run_stream(struct onepass *p, int (*decode)(struct onepass *p))
-{
-	pthread_t thread;
-	void *bs[NR_BATCHES];
-	int rc;
-
-	p->threaded = p->o->jobs >= 2;
-	for (size_t i = 0; i < NR_BATCHES; i++) {
-		p->batches[i].n = p->batches[i].used = 0;
-		bs[i] = &p->batches[i];
-	}
-	if (!p->threaded) {
-		p->cur = &p->batches[0];
-		rc = decode(p);
-		return rc < 0 ? -1 : consume(p, p->cur);
-	}
-	bq_init(&p->q, bs, NR_BATCHES);
-	p->cur = bq_take_free(&p->q);
-	if (pthread_create(&thread, NULL, consumer_main, p) != 0) {
-		bq_destroy(&p->q);
-		return scx_fail("cannot start the aggregation thread");
-	}
-	rc = decode(p);
-	if (rc == 0)
-		bq_push(&p->q, p->cur);
-	bq_close(&p->q);
-	pthread_join(thread, NULL);
-	if (p->q.failed) /* the aggregation's error is the cause */
-		rc = scx_fail("%s", p->q.err);
-	bq_destroy(&p->q);
-	return rc < 0 ? -1 : 0;
-}
-
-static void process_opts_of(struct onepass *p, struct process_opts *po, struct process_sink *sink)
+static void process_opts_of(struct stream *st, struct process_opts *po, struct process_sink *sink)
 {
 	memset(sink, 0, sizeof(*sink));
 	sink->mem_sample = on_sample;
 	sink->sched_record = on_sched_record;
-	sink->ctx = p;
-	sink->data_symbols = p->data_syms;
+	sink->ctx = st;
+	sink->data_symbols = st->p->data_syms;
 	memset(po, 0, sizeof(*po));
-	po->in = &p->in;
+	po->in = &st->p->in;
 	po->sink = sink;
-	po->stop = p->o->stop;
+	po->stop = st->p->o->stop;
 }
 
-/* The memory stream alone: the sched stream runs later, into its own consumer. */
+/* The memory stream alone: the sched stream runs beside it or after it. */
 static int decode_mem(struct onepass *p)
 {
 	struct process_inputs mem_only = p->in;
@@ -263,20 +284,50 @@ static int decode_mem(struct onepass *p)
 	struct process_sink sink;
 	struct process_opts po;
 
-	process_opts_of(p, &po, &sink);
+	process_opts_of(&p->mem, &po, &sink);
 	mem_only.sched_kind = SCHED_IN_NONE;
 	mem_only.sched_path[0] = '\0';
 	po.in = &mem_only;
 	return process_run(&po, &out, p->res);
 }
 
-static int decode_sched(struct onepass *p)
+/* The sched stream into st->res (its own: it may run beside decode_mem). */
+static int decode_sched(struct stream *st)
 {
 	struct process_sink sink;
 	struct process_opts po;
 
-	process_opts_of(p, &po, &sink);
-	return process_sched(&po, NULL, NULL, p->res);
+	process_opts_of(st, &po, &sink);
+	return finish_producing(st, process_sched(&po, NULL, NULL, st->res));
+}
+
+static void *sched_producer_main(void *arg)
+{
+	struct stream *st = arg;
+
+	if ((st->thread_rc = decode_sched(st)) < 0)
+		snprintf(st->thread_err, sizeof(st->thread_err), "%s", scx_errmsg());
+	return NULL;
+}
+
+/* With threads: start decoding the sched stream now, beside the memory stream. */
+static int start_sched_producer(struct onepass *p)
+{
+	stream_start(&p->sch, true);
+	if (pthread_create(&p->sch.thread, NULL, sched_producer_main, &p->sch) != 0)
+		return scx_fail("cannot start the sched decoding thread");
+	p->sch.thread_live = true;
+	return 0;
+}
+
+/* Stop (on an error elsewhere) and join the sched producer. */
+static void stop_sched_producer(struct onepass *p)
+{
+	if (!p->sch.thread_live)
+		return;
+	bq_fail(&p->sch.q, "stopped");
+	pthread_join(p->sch.thread, NULL);
+	p->sch.thread_live = false;
 }
 
 static void report_warnings(struct onepass *p)
@@ -288,38 +339,68 @@ static void report_warnings(struct onepass *p)
 static int op_samples(void *ctx, struct mem_agg *a)
 {
 	struct onepass *p = ctx;
+	struct stream *st = &p->mem;
+	bool threaded = p->o->jobs >= 2;
+	int rc;
 
-	p->agg = a;
-	p->sched = NULL;
-	if (run_stream(p, decode_mem) < 0)
+	if (threaded && p->decode_sched && start_sched_producer(p) < 0)
 		return -1;
-	p->agg = NULL;
+	st->agg = a;
+	stream_start(st, threaded);
+	if (threaded && pthread_create(&st->thread, NULL, consumer_main, st) != 0)
+		return scx_fail("cannot start the aggregation thread");
+	rc = finish_producing(st, decode_mem(p));
+	if (threaded) {
+		pthread_join(st->thread, NULL);
+		if (st->q.failed) /* the aggregation's error is the cause */
+			rc = scx_fail("%s", st->q.err);
+	}
+	st->agg = NULL;
+	if (rc < 0)
+		return -1;
 	if (!p->decode_sched)
 		report_warnings(p);
 	return 0;
 }
 
+/* The sched producer's warnings after the memory stream's, as process has them. */
+static void merge_sched_result(struct onepass *p)
+{
+	const struct warnings *w = &p->sch.res->warnings;
+
+	p->res->sched = p->sch.res->sched;
+	for (size_t i = 0; i < w->nr; i++)
+		warnings_add(&p->res->warnings, "%s", w->line[i]);
+}
+
 static int op_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
 {
 	struct onepass *p = ctx;
+	struct stream *st = &p->sch;
 	int rc;
 
 	if (!p->decode_sched)
 		return mem_sched_load(m, p->o->mem.sched_path, a) < 0 ? -1 : 1;
-	if (mem_sched_begin(m, p->in.sched_path, a) < 0)
+	if (mem_sched_begin(m, p->in.sched_path, a) < 0 || !(st->reader = sched_events_open(NULL, p->in.sched_path)))
 		return -1;
-	if (!(p->reader = sched_events_open(NULL, p->in.sched_path)))
-		return -1;
-	p->sched = m;
-	p->lines = 0;
-	rc = run_stream(p, decode_sched);
-	sched_events_close(p->reader);
-	p->reader = NULL;
-	p->sched = NULL;
+	st->sched = m;
+	if (st->thread_live) { /* decoding since the start: aggregate here */
+		rc = consume_queue(st);
+		stop_sched_producer(p); /* joins; stops it first if we failed */
+		if (rc == 0 && st->thread_rc < 0)
+			rc = scx_fail("%s", st->thread_err);
+	} else {
+		stream_start(st, false);
+		rc = decode_sched(st);
+	}
+	sched_events_close(st->reader);
+	st->reader = NULL;
+	st->sched = NULL;
 	if (rc < 0)
 		return -1;
+	merge_sched_result(p);
 	report_warnings(p);
-	if (!p->lines) /* as an empty sched.jsonl: no scheduling stream */
+	if (!st->lines) /* as an empty sched.jsonl: no scheduling stream */
 		return 0;
 	return mem_sched_end(m) < 0 ? -1 : 1;
 }
@@ -331,13 +412,16 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	struct extract_mem_source src = {.samples = op_samples, .sched = op_sched};
 	int rc = -1;
 
-	if (!p || !(p->res = calloc(1, sizeof(*p->res)))) {
+	if (!p || !(p->res = calloc(1, sizeof(*p->res))) || !(p->sch.res = calloc(1, sizeof(*p->sch.res)))) {
+		if (p)
+			free(p->res);
 		free(p);
 		return scx_fail("out of memory");
 	}
 	p->o = o;
+	p->mem.p = p->sch.p = p;
 	src.ctx = p;
-	jsonw_init(&p->line);
+	jsonw_init(&p->sch.line);
 	if (process_find_inputs(o->dir, &p->in) < 0)
 		goto out;
 	if (p->in.mem_kind == MEM_NONE) {
@@ -345,7 +429,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 			 "nothing to extract a config from", o->dir);
 		goto out;
 	}
-	if (batches_alloc(p) < 0)
+	if (batches_alloc(&p->mem) < 0 || batches_alloc(&p->sch) < 0)
 		goto out;
 	mo.path = p->in.mem_path; /* names the input; topology.json is looked for next to it */
 	if (!mo.sched_path && p->in.sched_kind != SCHED_IN_NONE) {
@@ -355,8 +439,15 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	p->data_syms = mo.verbose > 0; /* only -v names shared objects */
 	rc = extract_mem_run_source(&mo, &src, out, log);
 out:
-	batches_free(p);
-	jsonw_free(&p->line);
+	stop_sched_producer(p); /* when the memory stream failed */
+	if (p->mem.queue_live)
+		bq_destroy(&p->mem.q);
+	if (p->sch.queue_live)
+		bq_destroy(&p->sch.q);
+	batches_free(&p->mem);
+	batches_free(&p->sch);
+	jsonw_free(&p->sch.line);
+	free(p->sch.res);
 	free(p->res);
 	free(p);
 	return rc;

@@ -114,18 +114,36 @@ static void kv_fields(struct sched_event *ev, char *tok, size_t len)
 	}
 }
 
-bool sched_conv(const struct sched_line *l, struct sched_event *ev, char *arena, size_t *used)
+/* The event name's kind and flags, from the cache when it is the last one's. */
+static void learn_event(struct sched_conv_cache *c, const char *event)
+{
+	size_t n = strlen(event);
+
+	if (c->event[0] && !strcmp(c->event, event))
+		return;
+	c->kind = sched_events_kind(event);
+	c->is_switch = !strcmp(event, "sched:sched_switch");
+	c->is_nmi = !strcmp(event, "nmi:nmi_handler");
+	c->plain = plain(event, n);
+	if (n < sizeof(c->event))
+		memcpy(c->event, event, n + 1);
+	else
+		c->event[0] = '\0';
+}
+
+bool sched_conv(const struct sched_line *l, struct sched_conv_cache *c, struct sched_event *ev, char *arena,
+		size_t *used)
 {
 	const struct sched_switch_info *sw = l->sw;
-	bool is_switch = !strcmp(l->event, "sched:sched_switch");
 	char *p = arena;
 
 	if (l->pid < INT32_MIN || l->pid > INT32_MAX || l->tid < INT32_MIN || l->tid > INT32_MAX ||
 	    l->cpu < 0 || l->cpu > (int64_t)UINT32_MAX || l->time_ns > INT64_MAX || l->hint > INT64_MAX)
 		return false;
-	if (!strcmp(l->event, "nmi:nmi_handler") || (is_switch && !sw))
+	learn_event(c, l->event);
+	if (c->is_nmi || (c->is_switch && !sw) || !c->plain)
 		return false;
-	if (!plain_str(l->comm) || !plain_str(l->event) || !plain(l->trace, l->trace_len))
+	if (!plain_str(l->comm) || !plain(l->trace, l->trace_len))
 		return false;
 	if (sw && (!plain_str(sw->prev_comm) || !plain_str(sw->prev_state) || !plain_str(sw->next_comm) ||
 		   l->prev_hint > INT64_MAX || l->next_hint > INT64_MAX))
@@ -141,7 +159,7 @@ bool sched_conv(const struct sched_line *l, struct sched_event *ev, char *arena,
 	ev->time_ok = true;
 	ev->hint = l->hint;
 	ev->has_fields = true; /* always an object */
-	ev->kind = sched_events_kind(ev->event);
+	ev->kind = c->kind;
 	ev->prev_pid = -1;
 	ev->next_pid = INT64_MIN;
 	ev->f_pid = ev->target_cpu = ev->dest_cpu = -1;

@@ -20,14 +20,22 @@
 #include "extract/sched_events.h"
 #include "process/sched_jsonl.h"
 
+/* What sched_conv learnt of the last event name (a stream has a handful). */
+struct sched_conv_cache {
+	char event[64];
+	enum sched_ev_kind kind;
+	bool is_switch, is_nmi, plain;
+};
+
 /* Most arena bytes sched_conv() writes for l. */
 size_t sched_conv_max(const struct sched_line *l);
 
 /*
  * Fill *ev from l with its strings copied to arena (sched_conv_max(l)
- * bytes free) and return true, *used set to the bytes taken; false (ev and
+ * bytes free) and return true (c: zeroed before the first call), *used set to the bytes taken; false (ev and
  * arena unused) when l needs the JSON round trip.
  */
-bool sched_conv(const struct sched_line *l, struct sched_event *ev, char *arena, size_t *used);
+bool sched_conv(const struct sched_line *l, struct sched_conv_cache *c, struct sched_event *ev, char *arena,
+		size_t *used);
 
 #endif

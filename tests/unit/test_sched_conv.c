@@ -21,6 +21,8 @@ static void same(const char *what, const char *a, const char *b)
 }
 
 /* l through sched.jsonl and sched_events vs l through sched_conv; returns sched_conv's answer */
+static struct sched_conv_cache cache;
+
 static bool check_line(const struct sched_line *l)
 {
 	struct sched_reader *r = sched_events_open(NULL, "test");
@@ -34,7 +36,7 @@ static bool check_line(const struct sched_line *l)
 	jsonw_init(&w);
 	sched_jsonl_line(&w, l);
 	cr_assert_eq(sched_events_parse_line(r, 1, w.buf, w.len - 1, &a), 1, "%s", w.buf);
-	ok = sched_conv(l, &b, arena, &used);
+	ok = sched_conv(l, &cache, &b, arena, &used);
 	if (ok) {
 		cr_assert_leq(used, sched_conv_max(l));
 		same("comm", a.comm, b.comm);
@@ -133,10 +135,10 @@ Test(sched_conv, refused_records_go_the_json_way)
 	cr_assert_not(check_line(&l), "non-ASCII comm");
 	l = line("x:other", "pid=1");
 	l.pid = (int64_t)INT32_MAX + 1;
-	cr_assert_not(sched_conv(&l, &(struct sched_event){0}, (char[256]){0}, &(size_t){0}), "pid beyond int32");
+	cr_assert_not(sched_conv(&l, &cache, &(struct sched_event){0}, (char[256]){0}, &(size_t){0}), "pid beyond int32");
 	l = line("x:other", "pid=1");
 	l.time_ns = (uint64_t)INT64_MAX + 1;
-	cr_assert_not(sched_conv(&l, &(struct sched_event){0}, (char[256]){0}, &(size_t){0}), "time beyond int64");
+	cr_assert_not(sched_conv(&l, &cache, &(struct sched_event){0}, (char[256]){0}, &(size_t){0}), "time beyond int64");
 	l = line("sched:sched_switch", "garbage");
 	cr_assert_not(check_line(&l), "switch text that did not parse");
 }
