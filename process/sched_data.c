@@ -253,16 +253,57 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 }
 
 /* Index version 1's fixed-size records. */
+/*
+ * Records are read in time order, which wanders over the file (each cpu's
+ * chunks); the pages below every record still to be read are dropped from
+ * memory as the read goes (they are the file's: nothing is lost), so the
+ * resident part of a large sched.data stays small when the file is about
+ * in time order, as the recorder writes it (all cpus drained together). low[k]: the lowest
+ * offset of records k * RELEASE_STEP and after; NULL on OOM.
+ */
+#define RELEASE_STEP 65536
+#define RELEASE_BYTES ((uint64_t)8 << 20) /* indexing drops what it walked past in steps of 8 MiB */
+
+static uint64_t *release_marks(const struct idx *ix, uint64_t n)
+{
+	uint64_t *low = malloc((n / RELEASE_STEP + 1) * sizeof(*low)), m = UINT64_MAX;
+
+	for (uint64_t i = n; low && i-- > 0;) {
+		uint64_t off = ix[i].at & IDX_OFF_MASK;
+
+		m = off < m ? off : m;
+		if (i % RELEASE_STEP == 0)
+			low[i / RELEASE_STEP] = m;
+	}
+	if (low && n == 0)
+		low[0] = 0;
+	return low;
+}
+
+/* Drop the mapped pages in [released, below) rounded down to pages; the new released. */
+static uint64_t release_below(const uint8_t *map, uint64_t released, uint64_t below)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = page > 0 ? below & ~((uint64_t)page - 1) : 0;
+
+	if (end <= released)
+		return released;
+	(void)madvise((void *)(map + released), end - released, MADV_DONTNEED);
+	return end;
+}
+
 static uint64_t index_v1(struct sched_sink *s, const uint8_t *map, uint64_t size,
 			 const struct sched_data_header *hdr, struct idx *ix)
 {
-	uint64_t nrec = (size - hdr->header_size) / hdr->record_size, n = 0;
+	uint64_t nrec = (size - hdr->header_size) / hdr->record_size, n = 0, released = 0;
 
 	s->res->truncated_bytes = (size - hdr->header_size) % hdr->record_size;
 	for (uint64_t i = 0; i < nrec; i++) {
 		uint64_t off = hdr->header_size + i * hdr->record_size;
 		uint16_t type;
 
+		if (off - released >= RELEASE_BYTES) /* indexed: not needed until read in time order */
+			released = release_below(map, released, off);
 		memcpy(&type, map + off + 12, 2);
 		s->res->total++;
 		if (type == 0 || type > SCHED_RECORD_TYPE_MAX) {
@@ -283,7 +324,7 @@ static uint64_t index_v1(struct sched_sink *s, const uint8_t *map, uint64_t size
 static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size,
 			 const struct sched_data_header *hdr, struct idx *ix)
 {
-	uint64_t off = hdr->header_size, n = 0;
+	uint64_t off = hdr->header_size, n = 0, released = 0;
 
 	while (off < size) {
 		struct sched_chunk_header ch;
@@ -293,6 +334,8 @@ static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size
 
 		if (avail < SCHED_CHUNK_HEADER_SIZE)
 			break;
+		if (off - released >= RELEASE_BYTES) /* indexed: not needed until read in time order */
+			released = release_below(map, released, off);
 		memcpy(&ch, map + off, sizeof(ch));
 		if (ch.size < SCHED_CHUNK_HEADER_SIZE || ch.size % 8 || ch.size > CHUNK_MAX)
 			break;
@@ -339,7 +382,7 @@ int sched_data_read(struct sched_sink *s, const char *path)
 	const uint8_t *map = NULL;
 	struct idx *ix = NULL;
 	struct cur_task *cur = NULL;
-	uint64_t cap, size, i, n = 0;
+	uint64_t cap, size, i, n = 0, *low = NULL, released = 0;
 	size_t ncur;
 	int fd, rc = -1;
 
@@ -395,12 +438,18 @@ int sched_data_read(struct sched_sink *s, const char *path)
 	n = hdr.version == 1 ? index_v1(s, map, size, &hdr, ix) : index_v2(s, map, size, &hdr, ix);
 	if (n)
 		qsort(ix, n, sizeof(*ix), idx_cmp);
+	if (!(low = release_marks(ix, n))) {
+		rc = scx_fail("out of memory");
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		struct sched_record r;
 		uint64_t off = ix[i].at & IDX_OFF_MASK;
 
 		if ((i & 0xfff) == 0 && sched_sink_check_stop(s) < 0)
 			goto out;
+		if (i % RELEASE_STEP == 0)
+			released = release_below(map, released, low[i / RELEASE_STEP]);
 		if (hdr.version == 1)
 			memcpy(&r, map + off, sizeof(r));
 		else
@@ -410,6 +459,7 @@ int sched_data_read(struct sched_sink *s, const char *path)
 	}
 	rc = 0;
 out:
+	free(low);
 	free(ix);
 	free(cur);
 	if (map)
