@@ -197,8 +197,13 @@ int llc_map_for_input(const char *input_path, const char *topology, struct llc_m
 		snprintf(path, sizeof(path), "%.*s/topology.json", (int)(slash - input_path), input_path);
 	else
 		snprintf(path, sizeof(path), "topology.json");
-	if (access(path, F_OK) == 0)
-		return llc_map_from_json(path, m);
+	if (access(path, F_OK) == 0) {
+		int rc = llc_map_from_json(path, m);
+
+		if (rc == 0) /* as extract's CPU demand line names it: the same text whichever directory holds the input */
+			snprintf(m->source, sizeof(m->source), "topology.json");
+		return rc;
+	}
 	return llc_map_from_host("/sys/devices/system/cpu", m);
 }
 

@@ -22,7 +22,7 @@ struct llc_map {
 	int *llc_node;           /* node index of each LLC (of its lowest CPU) */
 	int64_t *llc_id;         /* the LLC's id as the source names it */
 	int64_t *node_id;        /* the node's id */
-	char source[4096];       /* the topology.json path, or "host" */
+	char source[4096];       /* --topology's path, "topology.json" (next to the input), or "host" */
 };
 
 /* From topology.json at path. -1 (scx_fail naming path) on error. */

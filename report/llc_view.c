@@ -123,8 +123,8 @@ static void write_chart(FILE *f, const struct llc_view *v)
 		n += charted(&v->rows[i]) && n < CHART_MAX_ROWS;
 	fprintf(f, "<svg id=\"llc-chart\" role=\"img\" width=\"720\" height=\"%zu\" "
 		   "aria-label=\"cross-LLC share of accesses to shared data, measured and predicted\">", n * 34 + 30);
-	fputs("<text x=\"230\" y=\"12\" font-size=\"10\">0%</text><text x=\"575\" y=\"12\" font-size=\"10\">100%</text>",
-	      f);
+	fputs("<text x=\"230\" y=\"12\" font-size=\"10\">0%</text>"
+	      "<text x=\"590\" y=\"12\" font-size=\"10\" text-anchor=\"end\">100%</text>", f);
 	for (i = 0, n = 0, y = 20; i < v->nrows && n < CHART_MAX_ROWS; i++) {
 		const struct llc_view_row *row = &v->rows[i];
 
