@@ -98,17 +98,40 @@ static size_t line_max(const struct mem_record *r, size_t *lens)
 static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens, struct esc *e)
 {
 	const char *names[5] = {r->sym, r->dso, r->event, r->data_map, r->data_sym};
-	size_t sum = 0;
+	size_t sum = 0, off[5] = {0}, before;
+	int tries = 0;
 
+	/*
+	 * escaped() may move the arena (realloc) or start it over while later
+	 * names are cached: keep offsets and make the pointers at the end, and
+	 * redo the line's names once after a start-over (it overwrote them).
+	 */
+again:
+	sum = 0;
 	for (int i = 0; i < 5; i++) {
+		const char *q;
+
 		e[i].p = NULL, e[i].n = 0;
-		if (names[i] && !(e[i].p = escaped(c, names[i], &e[i].n))) {
+		before = c->arena_len;
+		if (names[i] && !(q = escaped(c, names[i], &e[i].n))) {
 			for (int j = 0; j < 5; j++)
 				e[j].p = NULL;
 			return line_max(r, lens);
 		}
+		if (c->arena_len < before && i > 0) { /* started over: the earlier names' bytes are gone */
+			if (++tries > 1) {
+				for (int j = 0; j < 5; j++)
+					e[j].p = NULL;
+				return line_max(r, lens);
+			}
+			goto again;
+		}
+		if (names[i])
+			off[i] = (size_t)(q - c->arena);
 		sum += e[i].n;
 	}
+	for (int i = 0; i < 5; i++)
+		e[i].p = names[i] ? c->arena + off[i] : NULL;
 	lens[0] = strlen(r->comm);
 	lens[1] = strlen(r->cgroup);
 	lens[2] = lens[3] = lens[4] = lens[5] = lens[6] = 0; /* unused: cached */
