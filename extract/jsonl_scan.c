@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/utf8.h"
+
 struct cursor {
 	char *p, *end;
 	char *err;
@@ -38,40 +40,17 @@ static int hex4(const char *p, unsigned *out)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		char ch = p[i];
+		unsigned ch = (unsigned char)p[i], l = ch | 0x20;
 
-		v <<= 4;
 		if (ch >= '0' && ch <= '9')
-			v |= (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			v |= (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			v |= (unsigned)(ch - 'A' + 10);
+			v = v << 4 | (ch - '0');
+		else if (l >= 'a' && l <= 'f')
+			v = v << 4 | (l - 'a' + 10);
 		else
 			return -1;
 	}
 	*out = v;
 	return 0;
-}
-
-static char *put_utf8(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		*o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (char)(0xc0 | (cp >> 6));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*o++ = (char)(0xe0 | (cp >> 12));
-		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*o++ = (char)(0xf0 | (cp >> 18));
-		*o++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return o;
 }
 
 /* After "\u" at c->p: decode one code point (a surrogate pair counts as one). */
@@ -187,7 +166,7 @@ static int scan_string(struct cursor *c, const char **out, size_t *out_len)
 		case 'u':
 			if (scan_unicode_escape(c, &cp) < 0)
 				return -1;
-			o = put_utf8(o, cp);
+			o = utf8_put(o, cp);
 			break;
 		default:
 			return scan_fail(c, "bad escape \\%c in string", c->p[-1]);
@@ -274,36 +253,40 @@ static int scan_i64(struct cursor *c, const char *key, int64_t *v)
 	return 0;
 }
 
+/* s[0..n) as hex (optionally 0x, "" meaning 0): 0, -1 not hex, -2 out of range */
+static int parse_hex(const char *s, size_t n, uint64_t *v)
+{
+	size_t i = n >= 2 && s[0] == '0' && (s[1] | 0x20) == 'x' ? 2 : 0;
+	uint64_t x = 0;
+
+	for (; i < n; i++) {
+		unsigned ch = (unsigned char)s[i], d = is_digit((char)ch) ? ch - '0' : (ch | 0x20) - 'a' + 10;
+
+		if (!is_digit((char)ch) && ((ch | 0x20) < 'a' || (ch | 0x20) > 'f'))
+			return -1;
+		if (x >> 60)
+			return -2;
+		x = x << 4 | d;
+	}
+	*v = x;
+	return 0;
+}
+
 /* phys_addr: a hex string (optionally 0x), "" meaning 0. */
 static int scan_hex_string(struct cursor *c, const char *key, uint64_t *v)
 {
 	const char *s;
-	size_t n, i = 0;
-	uint64_t x = 0;
+	size_t n;
+	int rc;
 
 	if (c->p >= c->end || *c->p != '"')
 		return scan_fail(c, "\"%s\": expected a hex string", key);
 	if (scan_string(c, &s, &n) < 0)
 		return -1;
-	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		i = 2;
-	for (; i < n; i++) {
-		char ch = s[i];
-		unsigned d;
-
-		if (is_digit(ch))
-			d = (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			d = (unsigned)(ch - 'A' + 10);
-		else
-			return scan_fail(c, "\"%s\": '%.*s' is not hex", key, (int)n, s);
-		if (x >> 60)
-			return scan_fail(c, "\"%s\": hex value out of range", key);
-		x = x << 4 | d;
-	}
-	*v = x;
+	if ((rc = parse_hex(s, n, v)) == -1)
+		return scan_fail(c, "\"%s\": '%.*s' is not hex", key, (int)n, s);
+	if (rc < 0)
+		return scan_fail(c, "\"%s\": hex value out of range", key);
 	return 0;
 }
 
@@ -467,33 +450,18 @@ static int scan_nullable_string(struct cursor *c, const char *key, const char **
 	return scan_string_key(c, key, v, n);
 }
 
-/*
- * addr (upstream's virtual data address): a hex string gives the cache line
- * within the page when phys_addr has none; anything else is skipped (0).
- */
+/* addr (the virtual data address, hex string; anything else gives 0): the line when phys_addr has none */
 static int scan_addr(struct cursor *c, struct mem_sample *s)
 {
 	const char *t;
-	size_t n, i = 0;
-	uint64_t x = 0;
+	size_t n;
 
 	if (c->p >= c->end || *c->p != '"')
 		return scan_value(c, 1);
 	if (scan_string(c, &t, &n) < 0)
 		return -1;
-	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
-		i = 2;
-	for (; i < n; i++) {
-		char ch = t[i];
-
-		if (is_digit(ch))
-			x = x << 4 | (uint64_t)(ch - '0');
-		else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
-			x = x << 4 | (uint64_t)((ch | 0x20) - 'a' + 10);
-		else
-			return 0; /* not a hex address: no line (s->addr stays 0) */
-	}
-	s->addr = x;
+	if (parse_hex(t, n, &s->addr) < 0)
+		s->addr = 0; /* not a hex address: no line */
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * utf8.c - one UTF-8 sequence validator (see utf8.h).
+ * utf8.c - one UTF-8 sequence validator and encoder (see utf8.h).
  */
 #include "lib/utf8.h"
 
@@ -35,4 +35,24 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return len;
+}
+
+char *utf8_put(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		*o++ = (char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (char)(0xc0 | (cp >> 6));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*o++ = (char)(0xe0 | (cp >> 12));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | (cp >> 18));
+		*o++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
 }
