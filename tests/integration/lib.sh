@@ -22,8 +22,9 @@ validate() {
 # OUT/perf.jsonl` print: the config on stdout, and on stderr the same report
 # after the process stage's WARNING lines (each one process printed too; the
 # kernel-symbol ones it does not need are left out). Checked without and
-# with -v, with -j 1 and -j 2. The one line naming the sched input names
-# what each read (OUT/sched.jsonl, PROFILE/sched.data): both become SCHED.
+# with -v, with -j 1 and -j 2. The -v lines naming an input name what each
+# read: OUT/sched.jsonl and PROFILE/sched.data both become SCHED,
+# OUT/topology.json (process's copy) and PROFILE/topology.json TOPOLOGY.
 assert_onepass() {
 	local name=$1 prof=$2 d v j out dir sched f rc=0 why=""
 	shift 2
@@ -39,12 +40,13 @@ assert_onepass() {
 	done
 	for v in "" -v; do
 		"$SCXPROF" extract $v -f "$d/out/perf.jsonl" "$@" >"$d/two.json" 2>"$d/two.err" || { rc=1; why="two-step extract $v failed: $(tail -n 2 "$d/two.err")"; break; }
-		sed -i "s|$d/out/sched.jsonl|SCHED|g" "$d/two.err"
+		sed -i "s|$d/out/sched.jsonl|SCHED|g; s|$d/out/topology.json|TOPOLOGY|g" "$d/two.err"
 		for j in 1 2; do
 			if ! "$SCXPROF" extract $v -j $j -f "$prof" "$@" >"$d/one.json" 2>"$d/one.err"; then
 				rc=1; why="one-pass extract $v -j $j failed: $(tail -n 2 "$d/one.err")"; break 2
 			fi
 			[ -n "$sched" ] && sed -i "s|$sched|SCHED|g" "$d/one.err"
+			sed -i "s|$dir/topology.json|TOPOLOGY|g" "$d/one.err"
 			grep '^WARNING: ' "$d/one.err" >"$d/one.warn"
 			grep -v '^WARNING: ' "$d/one.err" >"$d/one.rest"
 			grep -v '^WARNING: ' "$d/two.err" >"$d/two.rest"

@@ -32,6 +32,7 @@ if ! "$SCXPROF" process -f prof -o out >p.out 2>p.err; then
 	exit 0
 fi
 pass "process reads the generated profile"
+assert_onepass "generated profile" "$WORK/prof"
 check "generated: samples, cpus, cgroups, pids and sched as asked" python3 - out gen.out <<'PY'
 import json, sys
 out, genout = sys.argv[1], open(sys.argv[2]).read().split()

@@ -61,6 +61,7 @@ if "$SCXPROF" process -f prof -o out >proc.out 2>proc.err; then
 	pass "perfetto: process writes the trace by default"
 	trace_ok "all streams" out --release "$release" --expect-sched --expect-mem --expect-hints
 	check "all streams: the summary names the trace" grep -q '^Perfetto trace: [1-9][0-9]* sched_switch' proc.out
+	assert_onepass "recording with sched, memory and hints" "$WORK/prof" --use-hints
 else
 	fail "perfetto: process" "$(tail -n 3 proc.err | tr '\n' ' ')"
 fi

@@ -41,6 +41,7 @@ if "$SCXPROF" record -t 20 -o "$WORK/sp" --disable-archive --disable-sched-trace
 	check "scxprof record: metadata.json with recorder valid against its schema" \
 		validate "$TOP/schemas/metadata.schema.json" "$WORK/sp/metadata.json"
 	if "$SCXPROF" process -f "$WORK/sp" -o "$WORK/sp.filtered" -v >"$WORK/spf.log" 2>&1; then
+		assert_onepass "shared-maps recording" "$WORK/sp"
 		check "scxprof record: the recorder's samples are counted under skipped.recorder and dropped" python3 -c '
 import json,sys
 meta=json.load(open(sys.argv[1]))["recorder"]

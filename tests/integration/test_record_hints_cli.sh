@@ -28,6 +28,7 @@ if [ $rc -ne 0 ]; then
 	exit 0
 fi
 pass "record --hints-map -- hint-setter exits 0"
+assert_onepass "hints recording" "$WORK/prof" --use-hints
 check "hints.jsonl valid" validate "$TOP/schemas/hints.schema.json" prof/hints.jsonl --jsonl
 check "metadata names the hints mode" grep -qE '"mode":"(fentry|iter-snapshot)"' prof/metadata.json
 check "every update the setter made is in hints.jsonl, per thread in order" python3 - "$WORK/set.jsonl" prof/hints.jsonl <<'PY'

@@ -155,6 +155,7 @@ else
 	fail "real: record, process, report" "$(tail -n 2 rec.err proc.err rep.err 2>/dev/null | tr '\n' ' ')"
 fi
 "$SCXPROF" extract mem -f rec.out/perf.jsonl >real.config.json 2>/dev/null
+assert_onepass "report's recording" "$WORK/rec"
 render real "$WORK/real.html"
 assert_page "real: header, labels, one square per pair, CPU chart, no request" "$WORK/real.json" \
 	"$WORK/real.config.json" "$WORK/real.png" <<<"$common_checks

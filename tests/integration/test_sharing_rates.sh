@@ -52,6 +52,7 @@ run() {
 		return 1
 	}
 	subcells "$d/cfg.json" >"$d/sub"
+	assert_onepass "$name recording" "$d/prof.tar.gz" --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT"
 	rm -rf "$d/prof.tar.gz" "$d/prof.out/trace.pftrace"
 }
 

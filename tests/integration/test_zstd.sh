@@ -19,6 +19,7 @@ if ! "$SCXPROF" record -t 20 -o prof --disable-archive --backend page-fault -- \
 fi
 if [ -s prof/sched.data ]; then has_sched=1; else has_sched=0; fi
 "$SCXPROF" process -f prof -o plain >/dev/null 2>p.err || { fail "process (plain)" "$(tail -n 3 p.err)"; exit 0; }
+assert_onepass "zstd test's recording" "$WORK/prof"
 if "$SCXPROF" process -f prof -z -o z >z.out 2>z.err; then
 	pass "process -z runs"
 else
