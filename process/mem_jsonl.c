@@ -109,7 +109,7 @@ static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *
 again:
 	sum = 0;
 	for (int i = 0; i < 5; i++) {
-		const char *q;
+		const char *q = NULL;
 
 		e[i].p = NULL, e[i].n = 0;
 		before = c->arena_len;
