@@ -393,8 +393,8 @@ static int add_config_cell(struct cell_config *cfg, const struct mcell *m, const
 }
 
 /* One top-level cell: combine, decide, cluster, add to cfg. */
-static int merge_cell(const struct evf_recording *recs, size_t n, const struct mcell *m, struct sharing_params *sp,
-		      FILE *log, double duration_s, struct cell_config *cfg)
+static int merge_cell(size_t n, const struct mcell *m, struct sharing_params *sp, FILE *log, double duration_s,
+		      struct cell_config *cfg)
 {
 	struct pair_evidence *pe = calloc(m->n * m->n + 1, sizeof(*pe));
 	double *aff = calloc(m->n * m->n + 1, sizeof(*aff)), *demand = calloc(m->n + 1, sizeof(*demand));
@@ -402,7 +402,6 @@ static int merge_cell(const struct evf_recording *recs, size_t n, const struct m
 	struct clustering cl = {0};
 	int rc = -1;
 
-	(void)recs;
 	ul.v = calloc(m->n + 1, sizeof(*ul.v));
 	if (!pe || !aff || !demand || !ul.v) {
 		scx_fail("out of memory (%zu units)", m->n);
@@ -490,7 +489,7 @@ int evidence_merge_run(struct evf_recording *recs, size_t n, const struct eviden
 		if (!rc)
 			rc = sum_pairs(recs, n, (enum evf_cell_kind)k, &sp, &m);
 		if (!rc)
-			rc = merge_cell(recs, n, &m, &sp, log, duration_s, &cfg);
+			rc = merge_cell(n, &m, &sp, log, duration_s, &cfg);
 		for (size_t i = 0; i < m.n; i++)
 			free(m.u[i].clauses);
 		free(m.u);
