@@ -44,6 +44,7 @@ static const char *escaped(struct mem_jsonl_ctx *c, const char *s, size_t *len)
 		if (cap > (64u << 20)) { /* start over rather than grow without bound */
 			memset(c->esc, 0, sizeof(c->esc));
 			c->arena_len = 0;
+			c->starts++;
 			cap = c->arena_cap;
 		}
 		while (cap < c->arena_len + need)
@@ -98,7 +99,8 @@ static size_t line_max(const struct mem_record *r, size_t *lens)
 static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens, struct esc *e)
 {
 	const char *names[5] = {r->sym, r->dso, r->event, r->data_map, r->data_sym};
-	size_t sum = 0, off[5] = {0}, before;
+	size_t sum = 0, off[5] = {0};
+	unsigned long starts;
 	int tries = 0;
 
 	/*
@@ -112,13 +114,15 @@ again:
 		const char *q = NULL;
 
 		e[i].p = NULL, e[i].n = 0;
-		before = c->arena_len;
+		starts = c->starts;
 		if (names[i] && !(q = escaped(c, names[i], &e[i].n))) {
 			for (int j = 0; j < 5; j++)
 				e[j].p = NULL;
 			return line_max(r, lens);
 		}
-		if (c->arena_len < before && i > 0) { /* started over: the earlier names' bytes are gone */
+		/* started over: the earlier names' bytes are gone (counted, as a long
+		 * name can leave the arena longer than before) */
+		if (c->starts != starts && i > 0) {
 			if (++tries > 1) {
 				for (int j = 0; j < 5; j++)
 					e[j].p = NULL;

@@ -36,6 +36,7 @@ struct mem_jsonl_ctx {
 	} esc[ESCAPE_CACHE];
 	char *arena;
 	size_t arena_len, arena_cap;
+	unsigned long starts; /* times the arena started over */
 };
 
 struct mem_jsonl_ctx *mem_jsonl_ctx_new(void);

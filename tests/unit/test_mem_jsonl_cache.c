@@ -54,3 +54,122 @@ Test(mem_jsonl_cache, names_cached_before_an_arena_move_stay_whole)
 	free(sym2);
 	free(dso2);
 }
+
+/* The line holds every name whole and quoted: "key":"<n times ch>" */
+static void assert_name(const struct jsonw *w, const char *key, size_t n, char ch)
+{
+	size_t klen = strlen(key);
+	char *want = malloc(klen + n + 8), *p = want;
+
+	cr_assert(want);
+	p += sprintf(p, "\"%s\":\"", key);
+	memset(p, ch, n);
+	p[n] = '"';
+	p[n + 1] = '\0';
+	cr_assert(memmem(w->buf, w->len, want, strlen(want)) != NULL, "the line lost its %s (%zu x '%c')", key, n, ch);
+	free(want);
+}
+
+/*
+ * The arena starts over once it would pass 64 MiB. Here it does so while the
+ * second name of a line is cached, and that name is longer than everything
+ * cached before it in the arena that started over: the first name's bytes
+ * are overwritten and the line must notice (a name longer than the arena's
+ * length before it hid the start-over from a length comparison).
+ */
+Test(mem_jsonl_cache, names_cached_before_a_start_over_stay_whole, .timeout = 120)
+{
+	struct mem_jsonl_ctx *ctx = mem_jsonl_ctx_new();
+	enum { FILL = 1 << 20, BIG = 11 << 20 };
+	/* \x01 escapes to \u0001: 6 bytes each, the arena fills 6 MiB a name */
+	char *fill[16], *small = filled(1000, 'x'), *big = filled(BIG, 'b');
+	struct mem_record r = {.comm = "w", .tid = 1, .pid = 1, .cgroup = "/", .dso = "d", .stable_names = true};
+	struct jsonw w;
+	size_t lines = 0, starts_before;
+
+	cr_assert(ctx);
+	jsonw_init(&w);
+	/* fill until the arena has started over once (its length went down) */
+	for (int i = 0; i < 16; i++) {
+		size_t before = ctx->arena_len;
+
+		fill[i] = filled(FILL, '\x01');
+		r.sym = fill[i];
+		jsonw_reset(&w);
+		mem_jsonl_line(&w, &r, ctx);
+		cr_assert(!w.oom && w.len > 6 * FILL);
+		lines++;
+		if (ctx->arena_len < before)
+			break;
+	}
+	starts_before = ctx->arena_len;
+	cr_assert(starts_before < 16u << 20, "the arena never started over (%zu bytes)", starts_before);
+	/* sym is cached in the fresh arena; dso needs more than 64 MiB can hold */
+	r.sym = small;
+	r.dso = big;
+	jsonw_reset(&w);
+	mem_jsonl_line(&w, &r, ctx);
+	cr_assert(!w.oom);
+	assert_name(&w, "sym", 1000, 'x');
+	assert_name(&w, "dso", BIG, 'b');
+	/* and the same names again, now from the cache */
+	jsonw_reset(&w);
+	mem_jsonl_line(&w, &r, ctx);
+	assert_name(&w, "sym", 1000, 'x');
+	assert_name(&w, "dso", BIG, 'b');
+	jsonw_free(&w);
+	mem_jsonl_ctx_free(ctx);
+	for (size_t i = 0; i < lines; i++)
+		free(fill[i]);
+	free(small);
+	free(big);
+}
+
+/* Many lines of five long names each, cycling through more names than the
+ * cache has slots and more bytes than the arena holds: every line whole. */
+Test(mem_jsonl_cache, long_names_through_reallocs_and_start_overs, .timeout = 120)
+{
+	struct mem_jsonl_ctx *ctx = mem_jsonl_ctx_new();
+	enum { NAMES = 9000, LEN = 2000 };
+	char **names = malloc(NAMES * sizeof(*names));
+	struct mem_record r = {.comm = "w", .tid = 1, .pid = 1, .cgroup = "/", .stable_names = true};
+	struct jsonw w;
+	int starts = 0;
+
+	cr_assert(ctx && names);
+	for (int i = 0; i < NAMES; i++) {
+		names[i] = filled(LEN + i % 7, (char)('a' + i % 26));
+		names[i][LEN / 2] = '"'; /* escaped as \" */
+	}
+	jsonw_init(&w);
+	for (int i = 0; i < 4 * NAMES; i++) {
+		size_t before = ctx->arena_len;
+		int k[5] = {i % NAMES, (i * 7 + 1) % NAMES, (i * 13 + 2) % NAMES, (i * 31 + 3) % NAMES, (i * 61 + 4) % NAMES};
+
+		r.sym = names[k[0]], r.dso = names[k[1]], r.event = names[k[2]];
+		r.data_map = names[k[3]], r.data_sym = names[k[4]];
+		jsonw_reset(&w);
+		mem_jsonl_line(&w, &r, ctx);
+		cr_assert(!w.oom);
+		if (ctx->arena_len < before)
+			starts++;
+		const char *keys[5] = {"sym", "dso", "event", "data_map", "data_sym"};
+		for (int j = 0; j < 5; j++) {
+			size_t n = strlen(names[k[j]]), klen = strlen(keys[j]);
+			char *want = malloc(klen + n + 16), *p = want;
+
+			p += sprintf(p, "\"%s\":\"", keys[j]);
+			memcpy(p, names[k[j]], LEN / 2);
+			p += LEN / 2;
+			p += sprintf(p, "\\\"%s\"", names[k[j]] + LEN / 2 + 1);
+			cr_assert(memmem(w.buf, w.len, want, (size_t)(p - want)) != NULL, "line %d lost its %s", i, keys[j]);
+			free(want);
+		}
+	}
+	cr_assert(starts > 0, "the arena never started over");
+	jsonw_free(&w);
+	mem_jsonl_ctx_free(ctx);
+	for (int i = 0; i < NAMES; i++)
+		free(names[i]);
+	free(names);
+}
