@@ -84,18 +84,27 @@ if perf record -q -a -k CLOCK_MONOTONIC -e sched:sched_switch -o "$WORK/probe.da
 
 	# 2. the same records as upstream's text (perf script's default 6 decimals)
 	mkdir -p "$WORK/txt"
-	perf script -i "$WORK/ps/perf.sched.data" -F comm,pid,tid,cpu,time,event,trace >"$WORK/txt/perf.sched.script" 2>/dev/null
+	perf script -i "$WORK/ps/perf.sched.data" -F comm,pid,tid,cpu,time,event,trace >"$WORK/txt/perf.sched.script" 2>"$WORK/txt.perf.err"
 	if "$SCXPROF" process -f "$WORK/txt" >"$WORK/txt.log" 2>&1; then
 		check "perf.sched.script: same records as perf.sched.data" python3 -c '
 import json, sys
 a = [json.loads(l) for l in open(sys.argv[1])]
 b = [json.loads(l) for l in open(sys.argv[2])]
+if len(a) != len(b):
+    # say which records one side lacks, so a miss is explained, not tolerated
+    key = lambda x: (x["time_ns"] // 1000, x["cpu"], x["event"], x["tid"])
+    ka, kb = {key(x): x for x in a}, {key(x): x for x in b}
+    why = ["only in perf.sched.data: " + json.dumps(ka[k]) for k in ka if k not in kb][:3]
+    why += ["only in the text: " + json.dumps(kb[k]) for k in kb if k not in ka][:3]
+    why.append("perf script stderr: " + open(sys.argv[3], errors="replace").read()[-400:])
+    why.append("process of the text: " + open(sys.argv[4], errors="replace").read()[-300:])
+    print(" | ".join(why).replace("\n", " "))
 assert len(a) == len(b) > 0, (len(a), len(b))
 for x, y in zip(a, b):
     for k in ("comm", "pid", "tid", "cpu", "event", "trace", "fields", "hint"):
         assert x[k] == y[k], (k, x[k], y[k])
     assert x["time_ns"] // 1000 == y["time_ns"] // 1000, (x["time_ns"], y["time_ns"])
-' "$WORK/ps.out/sched.jsonl" "$WORK/txt.out/sched.jsonl"
+' "$WORK/ps.out/sched.jsonl" "$WORK/txt.out/sched.jsonl" "$WORK/txt.perf.err" "$WORK/txt.log"
 		check "perf.sched.script: process.json names the text input" python3 -c '
 import json, sys; p = json.load(open(sys.argv[1]))
 assert p["inputs"]["sched"] == {"file": "perf.sched.script", "format": "perf-script-text"}, p["inputs"]' "$WORK/txt.out/process.json"
