@@ -36,13 +36,45 @@ fi
 cd "$WORK" || exit 1
 
 # --- the default backend -----------------------------------------------------------------
-"$SCXPROF" record -t 120 -o dec --disable-archive --disable-sched-trace -- "$WL" -i 300 -m "$WORK/dec.map" \
-	>dec.txt 2>dec.err
-rc=$?
-if [ $rc -ne 0 ]; then
-	fail "record (default backend) -- warm-share" "exit $rc: $(tail -n 5 dec.err)"
-	exit 0
-fi
+# record_default ROUNDS: warm-share for ROUNDS rounds under the default backend, into dec/
+record_default() {
+	rm -rf dec dec.out "$WORK/dec.map" # a retry starts afresh (record and process refuse to overwrite)
+	"$SCXPROF" record -t 120 -o dec --disable-archive --disable-sched-trace -- "$WL" -i "$1" -m "$WORK/dec.map" \
+		>dec.txt 2>dec.err
+}
+# decode_extract: process dec/, keep warm-share's own samples in wl.jsonl, extract -v into dec.json / ext.err.
+# extract sees only warm-share's own samples: the recording is system-wide,
+# and other work on a shared machine may crowd its threads below extract's
+# 5% floor or into other cgroups' cells
+decode_extract() {
+	"$SCXPROF" process -f dec >/dev/null 2>proc2.err || return 2
+	python3 - dec.out/perf.jsonl "$WORK/dec.map" >wl.jsonl <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+pids = {int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("pid ")}
+for l in lines:
+    if json.loads(l)["pid"] in pids:
+        print(l)
+PY
+	"$SCXPROF" extract -v -f wl.jsonl >dec.json 2>ext.err || return 3
+}
+# alpha~beta "cannot tell" (too few samples: the tool's honest answer below
+# its detection limit, docs/clustering.md) is recorded again with twice the
+# rounds (300, 600, 1200); "apart" is never retried
+for rounds in 300 600 1200; do
+	record_default "$rounds"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "record (default backend) -- warm-share" "exit $rc: $(tail -n 5 dec.err)"
+		exit 0
+	fi
+	decode_extract
+	xrc=$?
+	[ $xrc -eq 0 ] && { grep -A1 -E '^    (alpha- ~ beta-|beta- ~ alpha-): ' ext.err | grep -q ': cannot tell' ||
+		sed -n '/^  cannot tell: /,/^  [^ ]/p' ext.err | grep -qE '^    (alpha- ~ beta-|beta- ~ alpha-)$'; } &&
+		{ echo "info: $rounds rounds: alpha~beta cannot tell, recording again"; continue; }
+	break
+done
 pass "record (default backend) -- warm-share exits 0"
 check "default backend here is decode" grep -q '"backend":"decode"' dec/metadata.json
 check "one warning says what decode is and lacks" bash -c \
@@ -120,29 +152,20 @@ PY
 # extract sees only warm-share's own samples: the recording is system-wide,
 # and other work on a shared machine may crowd its threads below extract's
 # 5% floor or into other cgroups' cells
-if "$SCXPROF" process -f dec >/dev/null 2>proc2.err; then
-	python3 - dec.out/perf.jsonl "$WORK/dec.map" >wl.jsonl <<'PY'
-import json, sys
-lines = open(sys.argv[1]).read().splitlines()
-pids = {int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("pid ")}
-for l in lines:
-    if json.loads(l)["pid"] in pids:
-        print(l)
-PY
-	if "$SCXPROF" extract -f wl.jsonl >dec.json 2>ext.err; then
-		check "extract: alpha and beta merge, gamma and delta stay apart" python3 - dec.json <<'PY'
+if [ $xrc -eq 2 ]; then
+	fail "process of the decode recording" "$(tail -n 3 proc2.err)"
+elif [ $xrc -eq 3 ]; then
+	fail "extract of warm-share's samples" "$(tail -n 3 ext.err)"
+else
+	check "extract: alpha and beta merge, gamma and delta stay apart" python3 - dec.json ext.err <<'PY'
 import json, sys
 subcells = [s["name"] for c in json.load(open(sys.argv[1])) for s in c.get("subcells", [])]
-assert "alpha-+beta-" in subcells, subcells
+why = [l.strip() for l in open(sys.argv[2]) if "alpha" in l and "beta" in l][:2]
+assert "alpha-+beta-" in subcells, (subcells, why)
 assert "gamma-" in subcells and "delta-" in subcells, subcells
 assert not any(("gamma" in s or "delta" in s) and "+" in s for s in subcells), subcells
 PY
-	else
-		fail "extract of warm-share's samples" "$(tail -n 3 ext.err)"
-	fi
 	assert_onepass "decode recording" "$WORK/dec"
-else
-	fail "process of the decode recording" "$(tail -n 3 proc2.err)"
 fi
 
 # --- the page-fault backend cannot see it ----------------------------------------------------
