@@ -5,6 +5,9 @@
 # and value, stamped between the update's before/after times or, in snapshot
 # mode, after it), the memory samples and the hints must share one clock,
 # and `process` must annotate the helper's samples with those hints.
+# The helper holds each value until record's hints.jsonl shows it (its
+# seen: mode), so a loaded machine that snapshots late misses nothing; -t
+# is only a bound, record ends when the helper does.
 . "$(dirname "$0")/lib.sh"
 TRACE="$TOP/$BUILD/workloads/hints-trace"
 SETTER="$TOP/$BUILD/workloads/hint-setter"
@@ -20,8 +23,8 @@ if ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
 	exit 0
 fi
 cd "$WORK" || exit 1
-"$SCXPROF" record -t 20 -o prof --disable-archive --backend page-fault --hints-map "$PIN" -- \
-	sh -c "exec '$SETTER' '$PIN' 3 4 40 > '$WORK/set.jsonl'" >rec.out 2>rec.err
+"$SCXPROF" record -t 600 -o prof --disable-archive --backend page-fault --hints-map "$PIN" -- \
+	sh -c "exec '$SETTER' '$PIN' 3 4 40 'seen:$WORK/prof.tmp.*/hints.jsonl' > '$WORK/set.jsonl'" >rec.out 2>rec.err
 rc=$?
 if [ $rc -ne 0 ]; then
 	fail "record --hints-map -- hint-setter" "exit $rc: $(tail -n 3 rec.err)"

@@ -4,13 +4,19 @@
  * Uses only raw bpf(2) and pidfd_open(2) syscalls, as a scheduler's userspace
  * helper would (no libbpf).
  *
- * usage: hint-setter MAP THREADS STEPS HOLD_MS [PROGRESS]
+ * usage: hint-setter MAP THREADS STEPS HOLD_MS [PROGRESS | seen:HINTS_GLOB]
  *   Starts THREADS worker threads. Worker i sets its own hint STEPS times
  *   (through a PIDFD_THREAD pidfd of itself), holding each value HOLD_MS
  *   and, with PROGRESS (hints-trace -P: its snapshot count), until the
  *   tracer completed two snapshots after the change (one that started after
  *   it), so a snapshot-mode tracer sees every value however loaded the
- *   machine is (no snapshot for 120 s: exit 1):
+ *   machine is (no snapshot for 120 s: exit 1). With seen:HINTS_GLOB (the
+ *   hints.jsonl `scxprof record` is writing, e.g. prof.tmp.XXXXXX/hints.jsonl as a glob:
+ *   record exposes no snapshot count) each value is held until the file has
+ *   one more line for that tid and value than before the change (not there
+ *   120 s after the change: exit 1); the one exception is worker 0's value
+ *   set again after its delete, held HOLD_MS only, as whether a snapshot fell
+ *   between the delete and the new update cannot be seen from the file:
  *     worker 0: 0xffffffffffffff00 + step (values above 2^63)
  *     worker i: 0 at step 0 (zero is a value too), then i*1000 + step
  *   Worker 0 then deletes its value and, HOLD_MS later, sets its last value
@@ -26,8 +32,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <linux/bpf.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +50,7 @@
 #define MAX_THREADS 64
 
 static int map_fd, progress_fd = -1;
+static const char *seen_glob; /* seen:HINTS_GLOB, or NULL */
 static unsigned value_size, steps, hold_ms;
 static pthread_barrier_t started, workers_done, release;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,26 +102,79 @@ static uint64_t snapshots(void)
 	return strtoull(line, NULL, 10);
 }
 
-/* Hold a change made when the tracer had completed `seen` snapshots. */
-static void hold(uint64_t seen)
+/* What the tracer had seen when a change was made: its snapshot count and
+ * (seen: mode) how many lines of its output had this tid and value. */
+struct mark {
+	uint64_t snaps;
+	long lines;
+	pid_t tid;
+	uint64_t hints;
+	bool watch; /* seen: mode: wait for one more line */
+};
+
+/* Complete lines of the seen: file for tid with this value (no file yet: 0). */
+static long seen_lines(pid_t tid, uint64_t hints)
+{
+	unsigned pid, tgid;
+	unsigned long long v;
+	char line[256];
+	long n = 0;
+	glob_t g;
+	FILE *f;
+
+	if (glob(seen_glob, 0, NULL, &g) != 0)
+		return 0;
+	if (g.gl_pathc != 1) {
+		fprintf(stderr, "hint-setter: %s matches %zu files, not one\n", seen_glob, g.gl_pathc);
+		exit(1);
+	}
+	f = fopen(g.gl_pathv[0], "r");
+	globfree(&g);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, '\n') &&
+		    sscanf(line, "{\"pid\":%u,\"tgid\":%u,\"hints\":%llu,", &pid, &tgid, &v) == 3 &&
+		    pid == (unsigned)tid && v == hints)
+			n++;
+	fclose(f);
+	return n;
+}
+
+static struct mark mark_before(pid_t tid, uint64_t hints, bool watch)
+{
+	struct mark m = {.tid = tid, .hints = hints, .watch = watch && seen_glob};
+
+	if (m.watch)
+		m.lines = seen_lines(tid, hints);
+	return m;
+}
+
+/* Hold a change made at mark m (see the usage above). */
+static void hold(const struct mark *m)
 {
 	sleep_ms(hold_ms);
-	if (progress_fd < 0)
+	if (progress_fd < 0 && !m->watch)
 		return;
-	for (unsigned waited = 0; snapshots() < seen + 2; waited++) {
-		if (waited >= 120000) {
-			fprintf(stderr, "hint-setter: the tracer completed no snapshot for 120 s\n");
+	for (unsigned waited = 0;
+	     progress_fd >= 0 ? snapshots() < m->snaps + 2 : seen_lines(m->tid, m->hints) <= m->lines; waited++) {
+		if (waited >= 60000) {
+			if (progress_fd >= 0)
+				fprintf(stderr, "hint-setter: the tracer completed no snapshot for 120 s\n");
+			else
+				fprintf(stderr, "hint-setter: tid %d value %llu not in %s 120 s after it was set\n",
+					(int)m->tid, (unsigned long long)m->hints, seen_glob);
 			exit(1);
 		}
-		sleep_ms(1);
+		sleep_ms(2);
 	}
 }
 
 /* Set the hint of the thread pidfd names; print what was done. Returns the
- * tracer's snapshot count after the change. */
-static uint64_t set_hint(int pidfd, pid_t tid, uint64_t hints)
+ * mark to hold it by (watch: seen: mode waits for its line). */
+static struct mark set_hint(int pidfd, pid_t tid, uint64_t hints, bool watch)
 {
-	uint64_t seen;
+	struct mark m = mark_before(tid, hints, watch);
 	unsigned char value[256];
 	union bpf_attr attr;
 	uint64_t before, after;
@@ -128,14 +190,14 @@ static uint64_t set_hint(int pidfd, pid_t tid, uint64_t hints)
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr))
 		die("bpf(BPF_MAP_UPDATE_ELEM)");
 	after = now_ns();
-	seen = snapshots();
+	m.snaps = snapshots();
 	pthread_mutex_lock(&out_lock);
 	printf("{\"tid\":%d,\"tgid\":%d,\"by\":%d,\"hints\":%llu,\"before\":%llu,\"after\":%llu}\n",
 	       (int)tid, (int)getpid(), (int)gettid(), (unsigned long long)hints,
 	       (unsigned long long)before, (unsigned long long)after);
 	fflush(stdout);
 	pthread_mutex_unlock(&out_lock);
-	return seen;
+	return m;
 }
 
 static void *worker(void *arg)
@@ -148,8 +210,9 @@ static void *worker(void *arg)
 	pthread_barrier_wait(&started);
 	for (unsigned s = 0; s < steps; s++) {
 		uint64_t v = i == 0 ? 0xffffffffffffff00ull + s : s == 0 ? 0 : (uint64_t)i * 1000 + s;
+		struct mark m = set_hint(pidfd, gettid(), v, true);
 
-		hold(set_hint(pidfd, gettid(), v));
+		hold(&m);
 	}
 	if (i == 0 && steps) {
 		union bpf_attr attr;
@@ -159,8 +222,11 @@ static void *worker(void *arg)
 		attr.key = (uintptr_t)&pidfd;
 		if (sys_bpf(BPF_MAP_DELETE_ELEM, &attr))
 			die("bpf(BPF_MAP_DELETE_ELEM)");
-		hold(snapshots());
-		hold(set_hint(pidfd, gettid(), 0xffffffffffffff00ull + steps - 1));
+		struct mark m = {.snaps = snapshots()};
+
+		hold(&m);
+		m = set_hint(pidfd, gettid(), 0xffffffffffffff00ull + steps - 1, false);
+		hold(&m);
 	}
 	close(pidfd);
 	pthread_barrier_wait(&workers_done);
@@ -177,10 +243,12 @@ int main(int argc, char **argv)
 	int pidfd;
 
 	if (argc != 5 && argc != 6) {
-		fprintf(stderr, "usage: hint-setter MAP THREADS STEPS HOLD_MS [PROGRESS]\n");
+		fprintf(stderr, "usage: hint-setter MAP THREADS STEPS HOLD_MS [PROGRESS | seen:HINTS_GLOB]\n");
 		return 2;
 	}
-	if (argc == 6 && (progress_fd = open(argv[5], O_RDONLY | O_CLOEXEC)) < 0)
+	if (argc == 6 && !strncmp(argv[5], "seen:", 5))
+		seen_glob = argv[5] + 5;
+	else if (argc == 6 && (progress_fd = open(argv[5], O_RDONLY | O_CLOEXEC)) < 0)
 		die(argv[5]);
 	n = (unsigned)atoi(argv[2]);
 	steps = (unsigned)atoi(argv[3]);
@@ -215,12 +283,17 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&started);
 	pthread_barrier_wait(&workers_done);
 	for (unsigned i = 0; i < n; i++) {
+		struct mark m;
+
 		pidfd = pidfd_of(worker_tid[i], PIDFD_THREAD);
-		hold(set_hint(pidfd, worker_tid[i], 900000 + i));
+		m = set_hint(pidfd, worker_tid[i], 900000 + i, true);
+		hold(&m);
 		close(pidfd);
 	}
 	pidfd = pidfd_of(getpid(), 0);
-	hold(set_hint(pidfd, getpid(), 4242));
+	struct mark m = set_hint(pidfd, getpid(), 4242, true);
+
+	hold(&m);
 	close(pidfd);
 	pthread_barrier_wait(&release);
 	for (unsigned i = 0; i < n; i++)
