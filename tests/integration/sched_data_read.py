@@ -3,11 +3,18 @@
 (schemas/sched-data.md; versions 1 and 2) for tests/integration/test_record_sched.sh.
 
 Usage: sched_data_read.py FILE [T0_NS T1_NS]
+       sched_data_read.py FILE --switches-out TIDS_JSON
 Checks the header and every record, prints one JSON object:
 {"header": {...}, "counts": {TYPE_NAME: n}, "in_window": {TYPE_NAME: n},
  "bad": [reasons...], "records": n, "bytes": file size,
  "chunks", "comms_inline", "comms_ref": version 2 counts (0 for version 1)}.
 in_window counts records with T0 <= timestamp <= T1 (when given).
+With --switches-out, TIDS_JSON is {"t": NS, "counts": {TID: n}} (the kernel's
+voluntary + nonvoluntary switch counts of live tasks, read at or before NS
+while they were frozen) and the object also has "switches_out": {TID: n},
+the sched_switch records with prev = TID stamped after TID's last
+sched_process_fork (as the child) and at or before NS, and "no_fork": the
+tids with no such fork record.
 """
 import json
 import struct
@@ -90,8 +97,16 @@ def records_v2(data, hsize, bad, stats):
 
 def main():
     path = sys.argv[1]
-    t0 = int(sys.argv[2]) if len(sys.argv) > 3 else None
-    t1 = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    tids = None
+    if len(sys.argv) > 3 and sys.argv[2] == "--switches-out":
+        tids = json.load(open(sys.argv[3]))
+        tids_t = tids["t"]
+        want = {int(k) for k in tids["counts"]}
+        born, outs = {}, []  # tid -> ts of its last fork before tids_t; (ts, prev) of their switches
+        t0 = t1 = None
+    else:
+        t0 = int(sys.argv[2]) if len(sys.argv) > 3 else None
+        t1 = int(sys.argv[3]) if len(sys.argv) > 3 else None
     data = open(path, "rb").read()
     bad = []
     magic, version, hsize, clock, rsize, start, ncpu, tmax = struct.unpack_from("<8sIIIIQII", data, 0)
@@ -134,13 +149,26 @@ def main():
                 zero_pid[name] = zero_pid.get(name, 0) + 1
         if typ == 1 and pid == pid2:
             bad.append("record %d: switch from %d to itself" % (i, pid))
+        if tids is not None and ts <= tids_t:
+            if typ == 8 and pid2 in want and ts > born.get(pid2, -1):
+                born[pid2] = ts
+            elif typ == 1 and pid in want:
+                outs.append((ts, pid))
         if len(bad) > 20:
             break
     for k, v in zero_pid.items():
         bad.append("%d %s records with tid 0 for a task that is not the idle task" % (v, k))
-    print(json.dumps({"header": hdr, "records": n, "counts": counts, "in_window": window, "bad": bad,
-                      "chunks": stats["chunks"], "comms_inline": stats["comms_inline"],
-                      "comms_ref": stats["comms_ref"], "bytes": len(data)}))
+    out = {"header": hdr, "records": n, "counts": counts, "in_window": window, "bad": bad,
+           "chunks": stats["chunks"], "comms_inline": stats["comms_inline"],
+           "comms_ref": stats["comms_ref"], "bytes": len(data)}
+    if tids is not None:
+        sw = {str(t): 0 for t in sorted(want)}
+        for ts, t in outs:
+            if t in born and ts > born[t]:
+                sw[str(t)] += 1
+        out["switches_out"] = sw
+        out["no_fork"] = sorted(want - set(born))
+    print(json.dumps(out))
 
 
 main()
