@@ -72,10 +72,11 @@ done
 
 # --- a signal while extract waits on a FIFO -----------------------------------
 # wait_blocked PID: until the process sleeps in a FIFO open or a pipe read
-# (its wchan), at most 30 s; 1 if it never got there.
+# (its wchan); 1 if it exited first or never got there in 600 s (a guard
+# against a hang, not a time limit).
 wait_blocked() {
 	local pid=$1 i w
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 6000; i++)); do
 		w=$(cat "/proc/$pid/wchan" 2>/dev/null) || return 1
 		case $w in *partner* | fifo_open* | *pipe_read* | pipe_wait*) return 0 ;; esac
 		sleep 0.1

@@ -74,7 +74,8 @@ pre_vs_new() { # TAG NAME FILE
 	local out=$WORK/pre-$1 name=$2 file=$3 p1 i
 	"$WL" -w "$file" 8 >"$out.wl1" 2>&1 &
 	p1=$!
-	for i in $(seq 1 600); do grep -q '^ready' "$out.wl1" && break; kill -0 $p1 2>/dev/null || break; sleep 0.05; done
+	# until it says ready or exits (an observable state, no time limit)
+	while ! grep -q '^ready' "$out.wl1" && kill -0 $p1 2>/dev/null; do sleep 0.05; done
 	if ! grep -q '^ready' "$out.wl1"; then
 		kill $p1 2>/dev/null; fail "$name: file mapped before recording" "the -w workload did not start"; return
 	fi

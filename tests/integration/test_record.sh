@@ -123,7 +123,18 @@ fi
 	-k CLOCK_MONOTONIC -o shared-perf.data -- "$WL" -d 0.3 -p 16 sh:1 >/dev/null 2>shared.err
 check "concurrent perf: record says it restored the ids" grep -q "samples carried the event id of another program" shared.err
 perf script -i shared/perf.mem.data >/dev/null 2>shared.script.err
-check "concurrent perf: perf script reads every sample without a word" test ! -s shared.script.err
+# a loaded host overflows the rings of two -c 1 page-fault samplers: perf
+# script then says it read record's LOST records ("lost N chunks"), which
+# is right only when record itself warned that the kernel lost events
+check "concurrent perf: perf script reads every sample without a word (but losses record reported)" python3 -c '
+import re, sys
+err, rec = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+lost = re.search(r"WARNING: the kernel lost (\d+) events", rec)
+rest = err
+if lost and int(lost.group(1)) > 0:
+    rest = re.sub(r"\AWarning:\nProcessed \d+ events and lost [1-9]\d* chunks!\n\nCheck IO/CPU overload!\n\n", "", err)
+assert not rest, "perf script said %r (record: %s)" % (err, lost.group(0) if lost else "no loss")
+' shared.script.err shared.err
 "$SCXPROF" process -f shared --no-filter -o shared.out >/dev/null 2>shared.proc.err
 check "concurrent perf: process skips no sample for an unknown id" bash -c \
 	'! grep -q "sample id of no event" "$1" && test -s "$2"' _ shared.proc.err shared.out/perf.jsonl
@@ -149,12 +160,12 @@ check "command that cannot run: error, exit 1" bash -c "test $rc -eq 1 && grep -
 
 # --- interrupt --------------------------------------------------------------------------
 for sig in INT TERM; do
-	"$SCXPROF" record -t 30 -o "int-$sig" >/dev/null 2>"int-$sig.err" &
+	# -t only bounds it: the signal ends it
+	"$SCXPROF" record -t 600 -o "int-$sig" >/dev/null 2>"int-$sig.err" &
 	pid=$!
-	# recording: the drain loop waits in poll() (setup never does)
-	for i in $(seq 600); do
+	# recording: the drain loop waits in poll() (setup never does); no time limit
+	while kill -0 $pid 2>/dev/null; do
 		case $(cat /proc/$pid/wchan 2>/dev/null) in *poll*) break ;; esac
-		kill -0 $pid 2>/dev/null || break
 		sleep 0.05
 	done
 	kill -s "$sig" $pid

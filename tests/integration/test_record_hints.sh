@@ -60,7 +60,8 @@ record() {
 	"$TRACE" -m "$map" -o "$WORK/$name.jsonl" -d 600 -P "$WORK/$name.progress" "$@" \
 		>"$WORK/$name.stats" 2>"$WORK/$name.err" &
 	local pid=$! i progress=
-	for i in $(seq 100); do grep -q '^ready ' "$WORK/$name.err" && break; sleep 0.1; done
+	# until it says ready or exits (no time limit: a loaded host loads BPF slowly)
+	while ! grep -q '^ready ' "$WORK/$name.err" && kill -0 $pid 2>/dev/null; do sleep 0.1; done
 	if ! grep -q '^ready ' "$WORK/$name.err"; then
 		kill -INT $pid 2>/dev/null; wait $pid
 		fail "$name: tracer started" "$(cat "$WORK/$name.err")"

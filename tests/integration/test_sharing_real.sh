@@ -86,7 +86,7 @@ for run in 1 2 3 4; do
 	"${IN_CG[@]}" "$(cgdir srv)" memcached -t 4 -p $port -U 0 -u root -m 64 -l 127.0.0.1 &
 	mp=$!
 	# wait until it accepts connections (an observable state, not a sleep)
-	for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+	while ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && kill -0 $mp 2>/dev/null; do sleep 0.1; done
 	M='^(mc-|memcached|memcslap)'
 	ok=0
 	PROCESS_OPTS=--no-filter record_with_oracle "mc$run" "$M" "${IN_CG[@]}" "$(cgdir cli)" memcslap -s 127.0.0.1:$port -c 4 -e 20000 -l 5000 -t set && ok=1

@@ -8,9 +8,11 @@
 # shared pages beside it; the config must put io_thd_ and redis-server in one
 # subcell whatever the number of stray pages, and redis-benchmark, which
 # talks to the server only through sockets, in a subcell of its own. Server
-# and client run in allotment cgroups of this run's own. Two conclusive runs
-# (a run where io_thd_, redis-server or redis-benchmark is no unit says
-# nothing), up to 4 attempts.
+# and client run in allotment cgroups of this run's own. Two conclusive runs:
+# a run where io_thd_, redis-server or redis-benchmark is no unit (5% of the
+# cell's samples: on a loaded host redis-benchmark's user-space share swings,
+# 0.3% in one run seen at load 15) says nothing and is recorded again, up to
+# 8 attempts; a conclusive run's verdict is asserted, never retried.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -38,7 +40,7 @@ cgdir() { echo "$cg2/workload.slice/workload-tw-$1-$$.allotment.slice"; }
 subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
 conclusive=0
-for run in 1 2 3 4; do
+for run in 1 2 3 4 5 6 7 8; do
 	[ $conclusive -ge 2 ] && break
 	d="$WORK/r$run"
 	mkdir -p "$d"
@@ -47,7 +49,7 @@ for run in 1 2 3 4; do
 		--io-threads 2 --io-threads-do-reads yes --daemonize no >"$d/redis.log" 2>&1 &
 	rp=$!
 	# wait until it answers (an observable state, not a sleep)
-	for _ in $(seq 200); do [ "$(redis-cli -p $port ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+	while [ "$(redis-cli -p $port ping 2>/dev/null)" != PONG ] && kill -0 $rp 2>/dev/null; do sleep 0.1; done
 	ok=0
 	"$SCXPROF" record -t 60 --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" "$(cgdir rcli)" \
 		redis-benchmark -p $port -t set,get -n 300000 -c 50 -P 4 -d 256 --threads 2 -q >"$d/record.log" 2>&1 &&
@@ -64,7 +66,7 @@ for run in 1 2 3 4; do
 	assert_onepass "redis run $run" "$d/prof.tar.gz" --cluster sharing --workload-allotment-cgroup-regex "$ALLOT"
 	subcells "$d/cfg.json" >"$d/sub"
 	if ! grep -q 'io_thd_' "$d/sub" || ! grep -q 'redis-server' "$d/sub" || ! grep -q 'redis-benchmark' "$d/sub"; then
-		echo "info: redis run $run inconclusive, a thread kind is no unit: $(tr '\n' ' ' <"$d/sub")"
+		echo "info: redis run $run inconclusive (recorded again), a thread kind is no unit: $(tr '\n' ' ' <"$d/sub")"
 		grep -E '^workload-tw|^  (redis|io_thd)' "$d/err"
 		continue
 	fi
