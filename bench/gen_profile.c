@@ -9,7 +9,11 @@
  * side-band records (COMM, MMAP2, FORK, EXIT: data identity and symbols work
  * as in the source) and 1 in M of its samples (a different 1 in M per
  * replica), M chosen so the total reaches --samples. sched.data (version 2
- * chunks) is replayed the same way, every record in every replica.
+ * chunks) is replayed the same way, every record in every replica. Both
+ * files come in the order a recording of the big host would have: the
+ * replicas' records interleaved in time (perf.mem.data drain pass by
+ * drain pass, a FINISHED_ROUND every 5 ms of time, as record writes it;
+ * sched.data chunk by chunk), not one replica after another.
  *
  * usage: gen-profile SRC_DIR OUT_DIR [--samples N] [--cgroups R] [--cpus C]
  *   SRC_DIR: a profile directory of `scxprof record --backend page-fault
@@ -45,6 +49,15 @@ struct layout {                /* u64 slot of each rewritten field, -1 if absent
 	int tid, time, cpu, cgroup;
 };
 
+/* A source record: where it is, the drain pass (slice) and cpu record
+ * would have written it in, its sample index (samples only). */
+struct srcrec {
+	uint64_t off, slice, seq;
+	uint32_t cpu;
+};
+
+#define SLICE_NS 5000000ull /* record drains the rings every 5 ms (mem_stream.c) */
+
 struct gen {
 	struct pd_file src;
 	struct pd_writer out;
@@ -55,6 +68,8 @@ struct gen {
 	uint64_t keep_every;   /* M */
 	uint64_t samples, sample_seq;
 	struct u64map tids;
+	struct srcrec *recs;   /* the source's records (not its rounds), in drain order */
+	size_t nrecs;
 	uint8_t rec[MAX_REC];
 };
 
@@ -163,7 +178,7 @@ static int replay(struct gen *g, const struct perf_event_header *h, unsigned k)
 	uint32_t *u;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		uint64_t seq = g->sample_seq++;
+		uint64_t seq = g->sample_seq;
 
 		if ((seq + k) % g->keep_every)
 			return 0;
@@ -234,41 +249,59 @@ static int write_cgroups(struct gen *g)
 	return 0;
 }
 
-/* Offsets of the source's FINISHED_ROUND markers (and the end), its time
- * range, largest pid, and sample count. */
-static int survey(struct gen *g, uint64_t **rounds, size_t *nr, uint64_t *samples)
+static int srcrec_cmp(const void *a, const void *b)
+{
+	const struct srcrec *x = a, *y = b;
+
+	if (x->slice != y->slice)
+		return x->slice < y->slice ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The source's records (g->recs, sorted into drain order), its time range,
+ * largest pid, and sample count. */
+static int survey(struct gen *g, uint64_t *samples)
 {
 	struct pd_cursor c;
 	const struct perf_event_header *h;
-	uint64_t tmax = 0, pidmax = 0, cap = 0;
+	uint64_t tmax = 0, pidmax = 0, last_t = 0;
+	size_t cap = 0;
 	int rc;
 
-	*rounds = NULL, *nr = 0, *samples = 0;
+	*samples = 0;
 	g->t0 = UINT64_MAX;
 	pd_cursor_init(&c, &g->src);
 	while ((rc = pd_next(&c, &h)) > 0) {
 		struct pd_sample s;
+		struct srcrec *r;
 		uint64_t t;
 
-		if (h->type == PD_RECORD_FINISHED_ROUND) {
-			if (*nr == cap && !(*rounds = realloc(*rounds, (cap = cap * 2 + 64) * sizeof(**rounds))))
-				return scx_fail("out of memory");
-			(*rounds)[(*nr)++] = pd_offset_of(&g->src, h);
-			continue;
-		}
+		if (h->type == PD_RECORD_FINISHED_ROUND)
+			continue; /* the generator writes its own, a drain pass each */
+		if (g->nrecs == cap && !(g->recs = realloc(g->recs, (cap = cap * 2 + 1024) * sizeof(*g->recs))))
+			return scx_fail("out of memory");
+		r = &g->recs[g->nrecs++];
+		*r = (struct srcrec){.off = pd_offset_of(&g->src, h), .seq = UINT64_MAX};
 		if (pd_record_time(&g->src, h, &t) == 1 && t) {
 			g->t0 = t < g->t0 ? t : g->t0;
 			tmax = t > tmax ? t : tmax;
+			last_t = t;
 		}
+		r->slice = last_t; /* a time for now; untimed records go with the one before */
 		if (h->type == PERF_RECORD_SAMPLE) {
-			(*samples)++;
+			r->seq = (*samples)++;
 			if (pd_parse_sample(&g->src, h, &s) < 0)
 				return -1;
+			r->cpu = s.cpu;
 			if (s.cpu + 1 > g->src_cpus)
 				g->src_cpus = s.cpu + 1;
 		} else if (h->type < PERF_RECORD_MAX && pd_parse_sample_id(&g->src, h, &s) == 0 &&
-			   (s.present & PERF_SAMPLE_CPU) && s.cpu + 1 > g->src_cpus) {
-			g->src_cpus = s.cpu + 1;
+			   (s.present & PERF_SAMPLE_CPU) && s.cpu != UINT32_MAX) {
+			r->cpu = s.cpu;
+			if (s.cpu + 1 > g->src_cpus)
+				g->src_cpus = s.cpu + 1;
 		}
 		if (h->type == PERF_RECORD_SAMPLE || h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_MMAP2) {
 			const uint32_t *u = (const uint32_t *)(h + 1);
@@ -280,11 +313,16 @@ static int survey(struct gen *g, uint64_t **rounds, size_t *nr, uint64_t *sample
 	}
 	if (rc < 0)
 		return -1;
-	if (*nr == cap && !(*rounds = realloc(*rounds, (cap + 1) * sizeof(**rounds))))
-		return scx_fail("out of memory");
-	(*rounds)[(*nr)++] = g->src.data_sec.offset + g->src.data_sec.size;
 	if (g->t0 == UINT64_MAX || !*samples)
 		return scx_fail("%s: no timed samples", g->src.path);
+	for (size_t i = 0; i < g->nrecs; i++) {
+		uint64_t t = g->recs[i].slice;
+
+		g->recs[i].slice = t < g->t0 ? 0 : (t - g->t0) / SLICE_NS;
+		if (g->recs[i].cpu >= g->src_cpus)
+			g->recs[i].cpu = 0;
+	}
+	qsort(g->recs, g->nrecs, sizeof(*g->recs), srcrec_cmp);
 	g->stride = (pidmax / 1000 + 1) * 1000;
 	g->span = tmax - g->t0 + 1000000;
 	return 0;
@@ -292,13 +330,12 @@ static int survey(struct gen *g, uint64_t **rounds, size_t *nr, uint64_t *sample
 
 static int write_perf_data(struct gen *g, const char *in, const char *out, uint64_t want)
 {
-	uint64_t *rounds, src_samples, done = 0;
-	size_t nr;
+	uint64_t src_samples;
 	const void *d;
 	uint64_t dsz;
 	uint8_t finished[8] = {0};
 
-	if (pd_open(&g->src, in) < 0 || survey(g, &rounds, &nr, &src_samples) < 0)
+	if (pd_open(&g->src, in) < 0 || survey(g, &src_samples) < 0)
 		return -1;
 	if (g->src_cpus * (g->cpus / g->src_cpus) != g->cpus || g->src_cpus > g->cpus)
 		return scx_fail("%u cpus is not a multiple of the source's %u", g->cpus, g->src_cpus);
@@ -325,36 +362,36 @@ static int write_perf_data(struct gen *g, const char *in, const char *out, uint6
 		return -1;
 	((struct perf_event_header *)finished)->type = PD_RECORD_FINISHED_ROUND;
 	((struct perf_event_header *)finished)->size = 8;
-	/* stretch by stretch; within one, round by round, every replica of it */
-	for (unsigned stretch = 0; stretch * g->pairs < g->replicas; stretch++) {
-		unsigned first = stretch * g->pairs, last = first + g->pairs;
-		uint64_t from = g->src.data_sec.offset;
+	/*
+	 * As record writes a big host's recording: a drain pass every 5 ms
+	 * (SLICE_NS) of the source's time, each one every cpu's records of
+	 * that stretch of time, cpu after cpu (each cpu's in its order), then
+	 * a FINISHED_ROUND. Stretch by stretch; within a pass, the replicas of
+	 * the stretch in cpu order.
+	 */
+	for (unsigned first = 0; first < g->replicas; first += g->pairs) {
+		unsigned last = first + g->pairs < g->replicas ? first + g->pairs : g->replicas;
 
-		last = last < g->replicas ? last : g->replicas;
-		for (size_t r = 0; r < nr; r++) {
+		for (size_t i = 0; i < g->nrecs;) {
+			size_t j = i;
+
+			while (j < g->nrecs && g->recs[j].slice == g->recs[i].slice)
+				j++;
 			for (unsigned k = first; k < last; k++) {
-				struct pd_cursor c;
-				const struct perf_event_header *h;
-				int rc;
+				for (size_t x = i; x < j; x++) {
+					const struct srcrec *sr = &g->recs[x];
 
-				pd_cursor_init(&c, &g->src);
-				c.pos = from;
-				c.end = rounds[r];
-				g->sample_seq = done; /* the source's sample index: (index + k) % M picks */
-				while ((rc = pd_next(&c, &h)) > 0)
-					if (replay(g, h, k) < 0)
+					g->sample_seq = sr->seq; /* (index + k) % M picks the replica's samples */
+					if (replay(g, (const struct perf_event_header *)(g->src.map + sr->off), k) < 0)
 						return -1;
-				if (rc < 0)
-					return -1;
+				}
 			}
-			done = g->sample_seq;
-			from = rounds[r] + 8;
 			if (pd_writer_add_record(&g->out, finished, 8) < 0)
 				return -1;
+			i = j;
 		}
-		done = 0;
 	}
-	free(rounds);
+	free(g->recs);
 	return pd_writer_finish(&g->out);
 }
 
@@ -365,6 +402,40 @@ static size_t rec2_size(uint8_t flags)
 	       (flags & SCHED_F_COMM ? SCHED_COMM_LEN : 0) + (flags & SCHED_F_COMM2 ? SCHED_COMM_LEN : 0);
 }
 
+/* Replica k's copy of the source chunk at m + pos (ch.size bytes) into buf;
+ * counts its records. */
+static void replay_chunk(const struct gen *g, const uint8_t *m, size_t pos, const struct sched_chunk_header *ch,
+			 unsigned k, uint8_t *buf, uint64_t *records)
+{
+	size_t at = SCHED_CHUNK_HEADER_SIZE;
+
+	memcpy(buf, m + pos, ch->size);
+	((struct sched_chunk_header *)buf)->cpu = (uint16_t)move_cpu(g, ch->cpu, k);
+	for (unsigned i = 0; i < ch->nrec && at + SCHED_REC2_BASE <= ch->size; i++) {
+		struct sched_rec2 *r = (struct sched_rec2 *)(buf + at);
+
+		r->timestamp = move_time(g, r->timestamp, k);
+		r->cpu = (uint16_t)move_cpu(g, r->cpu, k);
+		r->pid = move_pid(g, r->pid, k);
+		r->tgid = move_pid(g, r->tgid, k);
+		if (r->type != IRQ_HANDLER_ENTRY && r->type != IRQ_HANDLER_EXIT) {
+			r->pid2 = move_pid(g, r->pid2, k);
+			r->tgid2 = move_pid(g, r->tgid2, k);
+		}
+		at += rec2_size(r->flags);
+		(*records)++;
+	}
+}
+
+/*
+ * sched.data in the order record would write it on the big host: record
+ * writes each per-cpu chunk when it is full (the partial ones at the stop),
+ * all cpus' chunks interleaved as they fill. So, stretch by stretch (as
+ * perf.mem.data), the source's chunks in their order, each one for every
+ * replica of the stretch (their cpus are the replicas' own, their times
+ * the same): a file about in time order, as a real recording's is, not one
+ * replica after another.
+ */
 static int write_sched_data(struct gen *g, const char *in, const char *out, uint64_t *records)
 {
 	int fd = open(in, O_RDONLY | O_CLOEXEC), ofd = -1;
@@ -372,6 +443,7 @@ static int write_sched_data(struct gen *g, const char *in, const char *out, uint
 	const uint8_t *m;
 	struct sched_data_header hdr;
 	uint8_t *buf = NULL;
+	size_t *chunks = NULL, nchunks = 0, pos;
 	FILE *f;
 
 	*records = 0;
@@ -384,43 +456,38 @@ static int write_sched_data(struct gen *g, const char *in, const char *out, uint
 	memcpy(&hdr, m, sizeof(hdr));
 	if ((size_t)st.st_size < sizeof(hdr) || memcmp(hdr.magic, SCHED_DATA_MAGIC, 8) || hdr.version != 2)
 		return scx_fail("%s: not a version 2 sched.data", in);
+	/* the source's whole chunks, in file order */
+	for (pos = hdr.header_size; pos + SCHED_CHUNK_HEADER_SIZE <= (size_t)st.st_size;) {
+		struct sched_chunk_header ch;
+
+		memcpy(&ch, m + pos, sizeof(ch));
+		if (ch.size < SCHED_CHUNK_HEADER_SIZE || ch.size > (1u << 16) || pos + ch.size > (size_t)st.st_size)
+			break;
+		if (!(nchunks & (nchunks + 1)) && !(chunks = realloc(chunks, (2 * nchunks + 2) * sizeof(*chunks))))
+			return scx_fail("out of memory");
+		chunks[nchunks++] = pos;
+		pos += ch.size;
+	}
 	if ((ofd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0 || !(f = fdopen(ofd, "w")))
 		return scx_fail_errno("%s", out);
 	hdr.nr_cpus = g->cpus;
 	fwrite(&hdr, sizeof(hdr), 1, f);
 	buf = malloc(1u << 16);
-	for (unsigned k = 0; buf && k < g->replicas; k++) {
-		size_t pos = hdr.header_size;
+	for (unsigned first = 0; buf && first < g->replicas; first += g->pairs) {
+		unsigned last = first + g->pairs < g->replicas ? first + g->pairs : g->replicas;
 
-		while (pos + SCHED_CHUNK_HEADER_SIZE <= (size_t)st.st_size) {
+		for (size_t c = 0; c < nchunks; c++) {
 			struct sched_chunk_header ch;
-			size_t at;
 
-			memcpy(&ch, m + pos, sizeof(ch));
-			if (ch.size < SCHED_CHUNK_HEADER_SIZE || ch.size > (1u << 16) || pos + ch.size > (size_t)st.st_size)
-				break;
-			memcpy(buf, m + pos, ch.size);
-			((struct sched_chunk_header *)buf)->cpu = (uint16_t)move_cpu(g, ch.cpu, k);
-			at = SCHED_CHUNK_HEADER_SIZE;
-			for (unsigned i = 0; i < ch.nrec && at + SCHED_REC2_BASE <= ch.size; i++) {
-				struct sched_rec2 *r = (struct sched_rec2 *)(buf + at);
-
-				r->timestamp = move_time(g, r->timestamp, k);
-				r->cpu = (uint16_t)move_cpu(g, r->cpu, k);
-				r->pid = move_pid(g, r->pid, k);
-				r->tgid = move_pid(g, r->tgid, k);
-				if (r->type != IRQ_HANDLER_ENTRY && r->type != IRQ_HANDLER_EXIT) {
-					r->pid2 = move_pid(g, r->pid2, k);
-					r->tgid2 = move_pid(g, r->tgid2, k);
-				}
-				at += rec2_size(r->flags);
-				(*records)++;
+			memcpy(&ch, m + chunks[c], sizeof(ch));
+			for (unsigned k = first; k < last; k++) {
+				replay_chunk(g, m, chunks[c], &ch, k, buf, records);
+				fwrite(buf, ch.size, 1, f);
 			}
-			fwrite(buf, ch.size, 1, f);
-			pos += ch.size;
 		}
 	}
 	munmap((void *)m, (size_t)st.st_size);
+	free(chunks);
 	if (!buf || ferror(f) | fclose(f)) {
 		free(buf);
 		return scx_fail_errno("%s: write failed", out);

@@ -1,10 +1,10 @@
 /*
  * sched_data.c - our recorder's sched.data (schemas/sched-data.md,
  * lib/sched_data_format.h; version 2's chunks of packed records and version 1's fixed
- * 88-byte records) into sched.jsonl. Records are sorted by timestamp (the file
+ * 88-byte records) into sched.jsonl. Records are put in timestamp order (the file
  * is ordered per CPU batch, not by time), then each becomes the line perf script would print
  * for the same tracepoint hit: event name, trace text in the tracefs print
- * format. The sample's task is what perf would report as current: prev for
+ * format (the order: see read_ordered below). The sample's task is what perf would report as current: prev for
  * sched_switch, the interrupted task for irq/softirq/nmi/timer events, the
  * task itself for exit/exec/fork, and for wakeup/waking/migrate the current
  * task the recorder stored (files from before it did: the task a previous
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/order_heap.h"
 #include "lib/sched_data_format.h"
 #include "process/sched_trace.h"
 
@@ -34,25 +35,8 @@ struct cur_task {
 	char comm[SCHED_COMM_LEN + 1];
 };
 
-/* A record to emit: its timestamp and where it is. Version 2 packs the
- * record's offset in its chunk into the top bits (chunks are < 64 KiB). */
-struct idx {
-	uint64_t ts;
-	uint64_t at; /* file offset | offset in the chunk << IDX_REL_SHIFT */
-};
-
-#define IDX_REL_SHIFT 48
-#define IDX_OFF_MASK ((1ull << IDX_REL_SHIFT) - 1)
+#define IDX_OFF_MASK ((1ull << 48) - 1) /* file offsets: 48 bits (KEY below) */
 #define CHUNK_MAX 65535 /* comm refs are 16 bits */
-
-static int idx_cmp(const void *a, const void *b)
-{
-	const struct idx *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->at & IDX_OFF_MASK) < (y->at & IDX_OFF_MASK) ? -1 : (x->at & IDX_OFF_MASK) > (y->at & IDX_OFF_MASK);
-}
 
 static const char *const type_event[] = {
 	[SCHED_SWITCH] = "sched:sched_switch",
@@ -252,79 +236,177 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 	return sched_sink_emit(s, comm, pid, tid, r->cpu, r->timestamp, type_event[r->type], trace, tlen, &d);
 }
 
-/* Index version 1's fixed-size records. */
 /*
- * Records are read in time order, which wanders over the file (each cpu's
- * chunks); the pages below every record still to be read are dropped from
- * memory as the read goes (they are the file's: nothing is lost), so the
- * resident part of a large sched.data stays small when the file is about
- * in time order, as the recorder writes it (all cpus drained together). low[k]: the lowest
- * offset of records k * RELEASE_STEP and after; NULL on OOM.
+ * Records are emitted in time order (ties: file order) through a reorder
+ * window rather than a sort of the whole file: the recorder writes each
+ * cpu's chunk when it fills, so the file is about in time order. A first
+ * pass frames the file (counting and warning) and notes, per segment of
+ * at least SEG_BYTES of it, the least timestamp in it; a second pass pushes
+ * the records into a min-heap and, at the end of each segment, emits every
+ * record no later record can precede (timestamp at most the least one of
+ * the segments still to come). The heap holds the records a later one may
+ * still go before: on a recorder's file a small part of it; on a file far
+ * from time order (say, one cpu's records after another's) up to every
+ * record, 16 bytes each, as a full sort's index would. Pages of the file
+ * below every record still to be emitted are dropped as the read goes
+ * (they are the file's: nothing is lost), so the resident part of the
+ * mapping stays small too.
  */
-#define RELEASE_STEP 65536
-#define RELEASE_BYTES ((uint64_t)8 << 20) /* indexing drops what it walked past in steps of 8 MiB */
+#define SEG_BYTES ((uint64_t)1 << 20)
+#define RELEASE_BYTES ((uint64_t)8 << 20) /* the first pass drops what it walked past in 8 MiB steps */
+#define KEY(off, rel) ((uint64_t)(off) << 16 | (rel))
 
-static uint64_t *release_marks(const struct idx *ix, uint64_t n)
-{
-	uint64_t *low = malloc((n / RELEASE_STEP + 1) * sizeof(*low)), m = UINT64_MAX;
+struct walk {
+	struct sched_sink *s;
+	const uint8_t *map;
+	uint64_t size;
+	const struct sched_data_header *hdr;
+	bool second;         /* the second pass: push and emit, no counting */
+	uint64_t *seg_off;   /* first byte of each segment */
+	uint64_t *seg_min;   /* first pass: least timestamp in it; then the least of it and after */
+	uint64_t *seg_left;  /* second pass: its records not yet emitted */
+	size_t nseg, segcap, cur, low; /* low: the first segment with records not yet emitted */
+	uint64_t released;   /* mapped bytes below this are dropped */
+	struct order_heap heap;
+	struct cur_task *tasks;
+	size_t ntasks;
+	uint64_t emitted;
+};
 
-	for (uint64_t i = n; low && i-- > 0;) {
-		uint64_t off = ix[i].at & IDX_OFF_MASK;
-
-		m = off < m ? off : m;
-		if (i % RELEASE_STEP == 0)
-			low[i / RELEASE_STEP] = m;
-	}
-	if (low && n == 0)
-		low[0] = 0;
-	return low;
-}
-
-/* Drop the mapped pages in [released, below) rounded down to pages; the new released. */
-static uint64_t release_below(const uint8_t *map, uint64_t released, uint64_t below)
+/* Drop the mapped pages in [released, below) rounded down to pages. */
+static void release_below(struct walk *w, uint64_t below)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t end = page > 0 ? below & ~((uint64_t)page - 1) : 0;
 
-	if (end <= released)
-		return released;
-	(void)madvise((void *)(map + released), end - released, MADV_DONTNEED);
-	return end;
+	if (end <= w->released)
+		return;
+	(void)madvise((void *)(w->map + w->released), end - w->released, MADV_DONTNEED);
+	w->released = end;
 }
 
-static uint64_t index_v1(struct sched_sink *s, const uint8_t *map, uint64_t size,
-			 const struct sched_data_header *hdr, struct idx *ix)
+/* Emit the least record in the window. */
+static int emit_top(struct walk *w)
 {
-	uint64_t nrec = (size - hdr->header_size) / hdr->record_size, n = 0, released = 0;
+	struct order_heap_ent e;
+	struct sched_record r;
+	uint64_t off;
+	size_t lo = 0, hi = w->nseg;
 
-	s->res->truncated_bytes = (size - hdr->header_size) % hdr->record_size;
+	order_heap_pop(&w->heap, &e);
+	off = e.key >> 16;
+	if ((w->emitted++ & 0xfff) == 0 && sched_sink_check_stop(w->s) < 0)
+		return -1;
+	if (w->hdr->version == 1)
+		memcpy(&r, w->map + off, sizeof(r));
+	else
+		rec2_decode(w->map + off, (size_t)(e.key & 0xffff), &r);
+	if (emit_record(w->s, &r, w->tasks, w->ntasks) < 0)
+		return -1;
+	while (hi - lo > 1) { /* the record's segment: the last starting at or before off */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->seg_off[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	w->seg_left[lo]--;
+	while (w->low < w->cur && !w->seg_left[w->low])
+		w->low++;
+	if (w->seg_off[w->low] - w->released >= SEG_BYTES)
+		release_below(w, w->seg_off[w->low]);
+	return 0;
+}
+
+/* A chunk (version 1: a record) starts at off: a new segment when the
+ * current one has SEG_BYTES; in the second pass, the records no later
+ * segment can precede are emitted first. */
+static int at_chunk(struct walk *w, uint64_t off)
+{
+	if (w->nseg && off - w->seg_off[w->cur] < SEG_BYTES)
+		return 0;
+	if (!w->second) {
+		if (w->nseg == w->segcap) {
+			size_t cap = w->segcap * 2 + 64;
+			uint64_t *o = realloc(w->seg_off, cap * sizeof(*o)), *m = o ? realloc(w->seg_min, cap * sizeof(*m)) : NULL;
+
+			if (o)
+				w->seg_off = o;
+			if (!m)
+				return scx_fail("out of memory");
+			w->seg_min = m, w->segcap = cap;
+		}
+		if (off - w->released >= RELEASE_BYTES) /* framed: not needed until the second pass */
+			release_below(w, off);
+		w->cur = w->nseg;
+		w->seg_off[w->nseg] = off;
+		w->seg_min[w->nseg++] = UINT64_MAX;
+		return 0;
+	}
+	if (w->seg_off[w->cur] == off) /* the first segment */
+		return 0;
+	w->cur++;
+	while (w->heap.n && order_heap_top(&w->heap)->ts <= w->seg_min[w->cur])
+		if (emit_top(w) < 0)
+			return -1;
+	return 0;
+}
+
+/* A record to emit, at off (version 2: rel into its chunk at off). */
+static int on_record(struct walk *w, uint64_t ts, uint64_t off, size_t rel)
+{
+	if (!w->second) {
+		if (ts < w->seg_min[w->cur])
+			w->seg_min[w->cur] = ts;
+		return 0;
+	}
+	w->seg_left[w->cur]++;
+	return order_heap_push(&w->heap, ts, KEY(off, rel));
+}
+
+/* Frame version 1's fixed-size records. */
+static int walk_v1(struct walk *w)
+{
+	const struct sched_data_header *hdr = w->hdr;
+	struct sched_sink *s = w->s;
+	uint64_t nrec = (w->size - hdr->header_size) / hdr->record_size;
+
+	if (!w->second)
+		s->res->truncated_bytes = (w->size - hdr->header_size) % hdr->record_size;
 	for (uint64_t i = 0; i < nrec; i++) {
-		uint64_t off = hdr->header_size + i * hdr->record_size;
+		uint64_t off = hdr->header_size + i * hdr->record_size, ts;
 		uint16_t type;
 
-		if (off - released >= RELEASE_BYTES) /* indexed: not needed until read in time order */
-			released = release_below(map, released, off);
-		memcpy(&type, map + off + 12, 2);
-		s->res->total++;
+		if (at_chunk(w, off) < 0)
+			return -1;
+		memcpy(&type, w->map + off + 12, 2);
+		if (!w->second)
+			s->res->total++;
 		if (type == 0 || type > SCHED_RECORD_TYPE_MAX) {
-			s->res->unknown_types++;
-			sched_sink_unparseable(s, "sched.data: record of unknown type");
+			if (!w->second) {
+				s->res->unknown_types++;
+				sched_sink_unparseable(s, "sched.data: record of unknown type");
+			}
 			continue;
 		}
-		memcpy(&ix[n].ts, map + off, 8);
-		ix[n++].at = off;
+		memcpy(&ts, w->map + off, 8);
+		if (on_record(w, ts, off, 0) < 0)
+			return -1;
 	}
-	return n;
+	return 0;
 }
 
-/* Index version 2's chunks. A chunk cut short by the end of the file gives
+/* Frame version 2's chunks. A chunk cut short by the end of the file gives
  * the records wholly in it; after a damaged chunk header nothing more can
  * be framed: the rest counts as truncated. A damaged record loses the rest
  * of its chunk (counted unparseable). */
-static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size,
-			 const struct sched_data_header *hdr, struct idx *ix)
+static int walk_v2(struct walk *w)
 {
-	uint64_t off = hdr->header_size, n = 0, released = 0;
+	const uint8_t *map = w->map;
+	struct sched_sink *s = w->s;
+	uint64_t off = w->hdr->header_size, size = w->size;
+	bool count = !w->second;
 
 	while (off < size) {
 		struct sched_chunk_header ch;
@@ -334,11 +416,11 @@ static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size
 
 		if (avail < SCHED_CHUNK_HEADER_SIZE)
 			break;
-		if (off - released >= RELEASE_BYTES) /* indexed: not needed until read in time order */
-			released = release_below(map, released, off);
 		memcpy(&ch, map + off, sizeof(ch));
 		if (ch.size < SCHED_CHUNK_HEADER_SIZE || ch.size % 8 || ch.size > CHUNK_MAX)
 			break;
+		if (at_chunk(w, off) < 0)
+			return -1;
 		csize = ch.size <= avail ? ch.size : avail;
 		for (k = 0; k < ch.nrec; k++) {
 			const char *why = NULL;
@@ -348,20 +430,25 @@ static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size
 			if (!len) {
 				if (ch.size > avail) /* the file ends inside this record */
 					break;
-				for (; k < ch.nrec; k++) {
+				for (; count && k < ch.nrec; k++) {
 					s->res->total++;
 					sched_sink_unparseable(s, why);
 				}
 				break;
 			}
-			s->res->total++;
+			s->res->total += count;
 			type = map[off + rel + 8];
 			if (type == 0 || type > SCHED_RECORD_TYPE_MAX) {
-				s->res->unknown_types++;
-				sched_sink_unparseable(s, "sched.data: record of unknown type");
+				if (count) {
+					s->res->unknown_types++;
+					sched_sink_unparseable(s, "sched.data: record of unknown type");
+				}
 			} else {
-				memcpy(&ix[n].ts, map + off + rel, 8);
-				ix[n++].at = off | (uint64_t)rel << IDX_REL_SHIFT;
+				uint64_t ts;
+
+				memcpy(&ts, map + off + rel, 8);
+				if (on_record(w, ts, off, rel) < 0)
+					return -1;
 			}
 			rel += len;
 		}
@@ -371,8 +458,35 @@ static uint64_t index_v2(struct sched_sink *s, const uint8_t *map, uint64_t size
 		}
 		off += ch.size;
 	}
-	s->res->truncated_bytes = size - off;
-	return n;
+	if (count)
+		s->res->truncated_bytes = size - off;
+	return 0;
+}
+
+/* Both passes over the mapped file: frame and count, then emit in time order. */
+static int read_ordered(struct walk *w)
+{
+	int (*walk)(struct walk *) = w->hdr->version == 1 ? walk_v1 : walk_v2;
+
+	if (walk(w) < 0)
+		return -1;
+	for (size_t j = w->nseg; j-- > 1;) /* the least timestamp of segment j and after */
+		if (w->seg_min[j] < w->seg_min[j - 1])
+			w->seg_min[j - 1] = w->seg_min[j];
+	if (!w->nseg)
+		return 0;
+	if (!(w->seg_left = calloc(w->nseg, sizeof(*w->seg_left))))
+		return scx_fail("out of memory");
+	w->second = true;
+	w->cur = w->low = 0;
+	w->released = 0;
+	if (walk(w) < 0)
+		return -1;
+	w->cur = w->nseg - 1;
+	while (w->heap.n)
+		if (emit_top(w) < 0)
+			return -1;
+	return 0;
 }
 
 int sched_data_read(struct sched_sink *s, const char *path)
@@ -380,10 +494,8 @@ int sched_data_read(struct sched_sink *s, const char *path)
 	struct sched_data_header hdr;
 	struct stat st;
 	const uint8_t *map = NULL;
-	struct idx *ix = NULL;
-	struct cur_task *cur = NULL;
-	uint64_t cap, size, i, n = 0, *low = NULL, released = 0;
-	size_t ncur;
+	struct walk w = {.s = s, .hdr = &hdr};
+	uint64_t size;
 	int fd, rc = -1;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -408,6 +520,7 @@ int sched_data_read(struct sched_sink *s, const char *path)
 		rc = scx_fail_errno("%s: mmap", path);
 		goto out;
 	}
+	(void)madvise((void *)map, (size_t)size, MADV_SEQUENTIAL);
 	memcpy(&hdr, map, sizeof(hdr));
 	if (memcmp(hdr.magic, SCHED_DATA_MAGIC, 8)) {
 		rc = scx_fail("%s: not a sched.data file (bad magic)", path);
@@ -426,42 +539,20 @@ int sched_data_read(struct sched_sink *s, const char *path)
 		rc = scx_fail("%s: bad record_size %u (at least %d)", path, hdr.record_size, SCHED_RECORD_SIZE);
 		goto out;
 	}
-	/* at most one record per SCHED_REC2_BASE bytes (version 1: record_size) */
-	cap = (size - hdr.header_size) / (hdr.version == 1 ? hdr.record_size : SCHED_REC2_BASE);
-	ix = malloc((cap ? cap : 1) * sizeof(*ix));
-	ncur = hdr.nr_cpus > 0 && hdr.nr_cpus <= MAX_CPUS ? hdr.nr_cpus : MAX_CPUS;
-	cur = calloc(ncur, sizeof(*cur));
-	if (!ix || !cur) {
+	w.map = map;
+	w.size = size;
+	w.ntasks = hdr.nr_cpus > 0 && hdr.nr_cpus <= MAX_CPUS ? hdr.nr_cpus : MAX_CPUS;
+	if (!(w.tasks = calloc(w.ntasks, sizeof(*w.tasks)))) {
 		rc = scx_fail("out of memory");
 		goto out;
 	}
-	n = hdr.version == 1 ? index_v1(s, map, size, &hdr, ix) : index_v2(s, map, size, &hdr, ix);
-	if (n)
-		qsort(ix, n, sizeof(*ix), idx_cmp);
-	if (!(low = release_marks(ix, n))) {
-		rc = scx_fail("out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		struct sched_record r;
-		uint64_t off = ix[i].at & IDX_OFF_MASK;
-
-		if ((i & 0xfff) == 0 && sched_sink_check_stop(s) < 0)
-			goto out;
-		if (i % RELEASE_STEP == 0)
-			released = release_below(map, released, low[i / RELEASE_STEP]);
-		if (hdr.version == 1)
-			memcpy(&r, map + off, sizeof(r));
-		else
-			rec2_decode(map + off, (size_t)(ix[i].at >> IDX_REL_SHIFT), &r);
-		if (emit_record(s, &r, cur, ncur) < 0)
-			goto out;
-	}
-	rc = 0;
+	rc = read_ordered(&w);
 out:
-	free(low);
-	free(ix);
-	free(cur);
+	order_heap_free(&w.heap);
+	free(w.seg_off);
+	free(w.seg_min);
+	free(w.seg_left);
+	free(w.tasks);
 	if (map)
 		munmap((void *)map, (size_t)size);
 	close(fd);
