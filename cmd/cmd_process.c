@@ -33,6 +33,7 @@ struct process_args {
 	bool zstd;
 	int zstd_level;
 	int verbose;
+	long jobs;
 };
 
 /* Outputs are plain files others may read. */
@@ -95,6 +96,7 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 	struct process_opts po = {
 		.in = in, .symfs = a->symfs, .no_filter = a->no_filter, .verbose = a->verbose,
 		.log = stderr, .stop = &cmd_interrupted,
+		.jobs = a->jobs > 0 ? (int)a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN),
 	};
 	FILE *summary = NULL;
 	int rc;
@@ -225,7 +227,7 @@ out:
 int cmd_process(int argc, char **argv)
 {
 	static const struct cmd_usage u = {
-		"process", "-f PATH [-v] [-z] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter] [--no-perfetto]",
+		"process", "-f PATH [-v] [-z] [-j N] [-o OUTDIR] [--symfs DIR] [--force] [--no-filter] [--no-perfetto]",
 		"Decode a recorded profile into JSONL. PATH is a profile directory or a .tar.gz\n"
 		"of one (extracted next to it, reused if already there). Reads perf.mem.data or\n"
 		"perf.data natively (or upstream's perf.mem.script / perf.script text), annotates\n"
@@ -241,7 +243,10 @@ int cmd_process(int argc, char **argv)
 		"scheduling tracks, wakeups, irqs, hints as counters, samples as instant events.\n"
 		"With -z, perf.jsonl.zst and sched.jsonl.zst instead (zstd, level 1 by default as\n"
 		"perf record -z): extract, report and the sched commands read them as they are, as\n"
-		"do zstd -dc and DuckDB (read_json('perf.jsonl.zst', compression='zstd')).",
+		"do zstd -dc and DuckDB (read_json('perf.jsonl.zst', compression='zstd')).\n"
+		"-j N: perf.data's samples are decoded on one thread and their perf.jsonl lines and\n"
+		"trace samples formatted on N-1 more (at most 8; default: online CPUs); the files\n"
+		"are the same bytes for every N.",
 		false,
 	};
 	struct process_args a = {.zstd_level = ZWRITE_LEVEL_DEFAULT};
@@ -254,6 +259,8 @@ int cmd_process(int argc, char **argv)
 		OPT_FLAG(0, "no-perfetto", &a.no_perfetto, "do not write trace.pftrace"),
 		OPT_FLAG('z', "zstd", &a.zstd, "write perf.jsonl.zst and sched.jsonl.zst (zstd-compressed)"),
 		OPT_INT(0, "zstd-level", &a.zstd_level, "N", "zstd level with -z, 1 (fastest, default) to 19", 1, 19),
+		OPT_INT('j', "jobs", &a.jobs, "N", "threads: 1, or N (decode | N-1 formatting, at most 8; default: online CPUs)",
+			1, 4096),
 		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
 		OPT_END(),
 	};

@@ -30,8 +30,18 @@ int emitter_init(struct emitter *e, const struct process_opts *opts, struct proc
 	return bgwriter_start(&e->writer, out->perf_jsonl, "perf.jsonl");
 }
 
+int emitter_start_pool(struct emitter *e)
+{
+	if (e->opts->sink || e->opts->jobs <= 1)
+		return 0;
+	e->pool = emit_pool_start((size_t)e->opts->jobs - 1, &e->writer, e->trace);
+	return e->pool ? 0 : -1;
+}
+
 void emitter_free(struct emitter *e)
 {
+	emit_pool_free(e->pool);
+	e->pool = NULL;
 	bgwriter_finish(&e->writer);
 	jsonw_free(&e->w);
 	mem_jsonl_ctx_free(e->fmt);
@@ -80,6 +90,8 @@ int emitter_flush(struct emitter *e)
 {
 	if (e->opts->sink)
 		return 0;
+	if (e->pool && emit_pool_finish(e->pool) < 0)
+		return -1;
 	if (bgwriter_submit(&e->writer, &e->w) < 0)
 		return -1;
 	return bgwriter_finish(&e->writer);
@@ -89,6 +101,8 @@ int emitter_write(struct emitter *e, struct mem_record *r)
 {
 	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
 	e->res->kept++;
+	if (e->pool)
+		return emit_pool_add(e->pool, r);
 	if (e->trace && pftrace_mem_sample(e->trace, r) < 0)
 		return -1;
 	if (e->opts->sink)

@@ -15,6 +15,7 @@
 #include "process/hints.h"
 #include "process/mem_jsonl.h"
 #include "lib/pftrace/perfetto_types.h"
+#include "process/emit_pool.h"
 #include "process/process.h"
 #include "process/record_self.h"
 
@@ -28,6 +29,7 @@ struct emitter {
 	struct mem_jsonl_ctx *fmt;
 	struct record_self self; /* the recorder's own pids (metadata.json), none if unknown */
 	struct pftrace *trace;  /* Perfetto trace, or NULL */
+	struct emit_pool *pool; /* -j N > 1: lines and trace samples formatted there, else NULL */
 };
 
 enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM, SKIP_RECORDER };
@@ -58,6 +60,10 @@ enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bo
 /* Annotate r->hint and append the line; hands 1 MiB batches to the writer
  * (with opts->sink: hands the record to it instead). */
 int emitter_write(struct emitter *e, struct mem_record *r);
+/* Before the first emitter_write, once e->trace is set: with opts->jobs > 1
+ * format on that many - 1 threads (emit_pool.h; the records' strings other
+ * than comm must then live until emitter_flush). */
+int emitter_start_pool(struct emitter *e);
 /* Write what is left and wait until everything is written. */
 int emitter_flush(struct emitter *e);
 

@@ -238,6 +238,12 @@ int mem_perfdata_read(struct emitter *e)
 	s.build_id_of = noted_build_id;
 	s.build_id_ctx = &f;
 	inspect_clock(&f, e->res);
+	if (emitter_start_pool(e) < 0) {
+		session_free(&s);
+		sym_cache_free(syms);
+		pd_close(&f);
+		return -1;
+	}
 	order_walk_init(&ow, &f, deliver, &wk);
 	ow.stop = e->opts->stop;
 	ow.log = e->opts->verbose ? e->opts->log : NULL;
@@ -247,6 +253,9 @@ int mem_perfdata_read(struct emitter *e)
 	rc = order_walk_run(&ow);
 	if (rc == 0)
 		rc = emitter_flush(e);
+	/* formatting threads stop before the names they read are freed */
+	emit_pool_free(e->pool);
+	e->pool = NULL;
 	e->res->rounds = ow.rounds;
 	e->res->unknown_id_records = ow.unknown_id_records;
 	e->res->peak_queued = order_walk_peak_queued(&ow);

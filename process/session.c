@@ -475,12 +475,29 @@ static int apply_cgroup(struct session *s, const uint8_t *b, size_t len)
 	if (!copy)
 		return scx_fail("out of memory (cgroup path)");
 	old = u64map_get(&s->cgroups, id);
+	if (old && !strcmp(old, copy)) { /* named again, the same */
+		free(copy);
+		return 0;
+	}
+	if (old && s->nr_retired_cgroups == s->cap_retired_cgroups) {
+		size_t cap = s->cap_retired_cgroups ? 2 * s->cap_retired_cgroups : 8;
+		char **v = realloc(s->retired_cgroups, cap * sizeof(*v));
+
+		if (!v) {
+			free(copy);
+			return scx_fail("out of memory (cgroup path)");
+		}
+		s->retired_cgroups = v;
+		s->cap_retired_cgroups = cap;
+	}
 	if (u64map_put(&s->cgroups, id, copy) < 0) {
 		free(copy);
 		return -1;
 	}
+	/* the old path may still be in a record being formatted (process -j):
+	 * kept until the end */
 	if (old)
-		free(old);
+		s->retired_cgroups[s->nr_retired_cgroups++] = old;
 	else
 		s->stats.cgroups++;
 	return 0;
@@ -645,6 +662,9 @@ void session_free(struct session *s)
 	}
 	for (pos = 0; u64map_next(&s->cgroups, &pos, &key, &val);)
 		free(val);
+	for (size_t i = 0; i < s->nr_retired_cgroups; i++)
+		free(s->retired_cgroups[i]);
+	free(s->retired_cgroups);
 	for (pos = 0; u64map_next(&s->dsos, &pos, &key, &val);) {
 		struct session_dso *d = val;
 

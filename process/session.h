@@ -63,6 +63,9 @@ struct session_stats {
 struct session {
 	struct u64map threads;   /* tid -> session_thread* */
 	struct u64map cgroups;   /* cgroup id -> char* path */
+	char **retired_cgroups;  /* paths a later CGROUP record replaced: freed at the end, as
+				  * records still queued for formatting may point to them */
+	size_t nr_retired_cgroups, cap_retired_cgroups;
 	struct u64map dsos;      /* name hash -> session_dso* (chained by name compare) */
 	struct session_maps kernel;
 	struct sym_cache *syms;

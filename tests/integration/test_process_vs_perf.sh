@@ -32,6 +32,53 @@ assert p["ordering"]["mode"]=="time" and p["ordering"]["rounds"]>0, p["ordering"
 n=$(wc -l <"$WORK/pf.out/perf.jsonl" 2>/dev/null || echo 0)
 if [ "$n" -gt 1000 ]; then pass "page faults: recorded a real workload ($n samples)"; else fail "page faults: sample count" "only $n samples"; fi
 
+# -j N: the same files for every N (lines and trace samples are formatted on
+# N-1 threads, written in order); -z goes through the compressing writer.
+# The profile gets a kallsyms snapshot: /proc/kallsyms itself changes while
+# other tests load BPF programs (process.json counts the kernel symbols).
+same_for_jobs() { # LABEL PROFILE_DIR [PROCESS OPTIONS...]
+	local label=$1 dir=$2.jobs j f bad=""
+	shift 2
+	mkdir -p "$dir"
+	ln -sf "$(cd "${dir%.jobs}" && pwd)/perf.data" "$dir/perf.data"
+	[ -f "$dir/kallsyms" ] || cp /proc/kallsyms "$dir/kallsyms"
+	for j in 1 2 4; do
+		rm -rf "$dir.j$j"
+		if ! "$SCXPROF" process -j $j -f "$dir" -o "$dir.j$j" "$@" >/dev/null 2>"$dir.j$j.err"; then
+			fail "$label: process -j $j ran" "$(tail -n 3 "$dir.j$j.err")"
+			return
+		fi
+	done
+	for f in $(cd "$dir.j1" && ls); do
+		for j in 2 4; do
+			cmp -s "$dir.j1/$f" "$dir.j$j/$f" || bad="$bad $f(-j $j)"
+		done
+	done
+	if [ -z "$bad" ] && [ -s "$dir.j1/trace.pftrace" ] && [ "$(cat "$dir.j1"/perf.jsonl* | wc -c)" -gt 100000 ]; then
+		pass "$label: -j 1, -j 2 and -j 4 write the same bytes ($(ls "$dir.j1" | tr '\n' ' '))"
+	else
+		fail "$label: -j 1, -j 2 and -j 4 write the same bytes" "differ:${bad:- (no trace, or perf.jsonl under 100 kB)}"
+	fi
+}
+# the workload alone (files of processes other tests start and delete would
+# resolve differently from run to run), in a cgroup of its own when there is
+# one (its samples' cgroup changes while it runs), comms changed by exec and
+# by its threads
+mkdir -p "$WORK/jobs"
+cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+if [ -n "$cg2" ] && [ -w "$cg2" ]; then
+	cgj=$cg2/scxprof-test-jobs-$$
+	mkdir -p "$cgj"
+	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size --all-cgroups -o "$WORK/jobs/perf.data" \
+		-- sh -c "echo \$\$ > $cgj/cgroup.procs && exec $WL -d 0.4 -p 32 'alpha worker:2:A' beta:2" >/dev/null 2>&1
+	rmdir "$cgj" 2>/dev/null
+else
+	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$WORK/jobs/perf.data" \
+		-- "$WL" -d 0.4 -p 32 "alpha worker:2:A" beta:2 >/dev/null 2>&1
+fi
+same_for_jobs "page faults" "$WORK/jobs" --no-filter
+same_for_jobs "page faults, -z" "$WORK/jobs" --no-filter -z
+
 # 2. several events in one file: samples find their attr by id
 mkdir -p "$WORK/multi"
 perf record -q -e page-faults/period=1/ -e cpu-clock/period=200000/ -d --phys-data --data-page-size -a \
