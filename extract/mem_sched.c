@@ -75,6 +75,26 @@ int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg
 	return 0;
 }
 
+int mem_sched_begin_early(struct mem_sched *m, const char *label)
+{
+	memset(m, 0, sizeof(*m));
+	m->path = label;
+	if (!(m->feed = sched_stats_feed_new(label, NULL, NULL)))
+		return -1;
+	return 0;
+}
+
+int mem_sched_filter(struct mem_sched *m, const struct mem_agg *a)
+{
+	if (m->sampled)
+		return 0; /* filtering since mem_sched_begin */
+	if (!(m->sampled = calloc(1, sizeof(*m->sampled))))
+		return scx_fail("out of memory");
+	if (sampled_init(m->sampled, a) < 0)
+		return -1;
+	return sched_stats_feed_set_keep(m->feed, sampled_thread, m->sampled);
+}
+
 int mem_sched_event(struct mem_sched *m, const struct sched_event *ev)
 {
 	return sched_stats_feed_event(m->feed, ev);

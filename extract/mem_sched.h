@@ -51,6 +51,14 @@ int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *
  */
 int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg *a);
 int mem_sched_event(struct mem_sched *m, const struct sched_event *ev);
+/*
+ * Or begin before the samples are all counted (one-pass extract with
+ * threads: the sched stream is aggregated beside the memory stream):
+ * begin_early keeps every thread, mem_sched_filter, once a is complete,
+ * drops those mem_sched_begin would have; the results are the same.
+ */
+int mem_sched_begin_early(struct mem_sched *m, const char *label);
+int mem_sched_filter(struct mem_sched *m, const struct mem_agg *a);
 int mem_sched_end(struct mem_sched *m);
 void mem_sched_free(struct mem_sched *m);
 

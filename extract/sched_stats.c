@@ -175,6 +175,11 @@ int sched_stats_feed_event(struct sched_stats_feed *f, const struct sched_event 
 	return sched_stats_collect_event(&f->s, ev);
 }
 
+int sched_stats_feed_set_keep(struct sched_stats_feed *f, sched_thread_keep_fn keep, void *ctx)
+{
+	return sched_stats_set_keep(&f->s, keep, ctx);
+}
+
 int sched_stats_feed_end(struct sched_stats_feed *f, struct sched_threads *out)
 {
 	int rc = -1;

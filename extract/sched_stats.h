@@ -117,6 +117,15 @@ struct sched_event;
 struct sched_stats_feed;
 struct sched_stats_feed *sched_stats_feed_new(const char *path, sched_thread_keep_fn keep, void *ctx);
 int sched_stats_feed_event(struct sched_stats_feed *f, const struct sched_event *ev);
+/*
+ * Install the filter late (a feed made with keep NULL): the threads whose
+ * own record came already are asked now, with the pid it showed, and the
+ * refused ones dropped. The results are those of a feed given keep from
+ * the start; only the memory in between is not bounded by it (one-pass
+ * extract feeds the sched stream before the samples that decide are all
+ * counted). -1 on OOM.
+ */
+int sched_stats_feed_set_keep(struct sched_stats_feed *f, sched_thread_keep_fn keep, void *ctx);
 int sched_stats_feed_end(struct sched_stats_feed *f, struct sched_threads *out);
 void sched_stats_feed_free(struct sched_stats_feed *f);
 /* Nearest-rank percentile of n sorted values (0 when n == 0). */

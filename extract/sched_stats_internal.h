@@ -32,7 +32,8 @@ struct thread {
 	bool pending;
 	uint64_t pending_t;
 	size_t idx;       /* in stats.threads */
-	bool asked;       /* keep() was asked (a record of its own showed its pid) */
+	bool asked;       /* a record of its own showed its pid (keep() was asked, or will be) */
+	int64_t asked_pid; /* the pid that first record showed: what keep() is asked with */
 	bool ignored;     /* stats.ignored: stands for every dropped thread */
 };
 
@@ -89,6 +90,8 @@ int sched_stats_collect(struct stats *s, FILE *in, const char *path, uint64_t *d
 void sched_stats_state_free(struct stats *s);
 /* Add from's counts and latencies to to. */
 int sched_stats_acc_merge(struct acc *to, const struct acc *from);
+/* Install keep now: the threads already asked about are asked now, with the pid their first record showed. */
+int sched_stats_set_keep(struct stats *s, sched_thread_keep_fn keep, void *ctx);
 
 /* ---- sched_stats_rows.c ---- */
 /* The keys of s->o->by, rolled up from the threads and CPUs of s. */

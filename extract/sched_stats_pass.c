@@ -334,9 +334,10 @@ static int process(struct stats *s, const struct sched_event *ev)
 		if (!(t = thread_get(s, ev->tid)) || set_comm(t, ev->comm) < 0)
 			return -1;
 		t->pid = ev->pid;
-		if (s->keep && !t->ignored && !t->asked) {
+		if (!t->ignored && !t->asked) {
 			t->asked = true;
-			if (!s->keep(t->tid, t->pid, s->keep_ctx) && thread_drop(s, t) < 0)
+			t->asked_pid = ev->pid;
+			if (s->keep && !s->keep(t->tid, t->pid, s->keep_ctx) && thread_drop(s, t) < 0)
 				return -1;
 		}
 	}
@@ -372,6 +373,32 @@ static int process(struct stats *s, const struct sched_event *ev)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * A thread's results never depend on another thread's being dropped (the
+ * stand-in only gathers the dropped ones' runtime), so asking late drops
+ * the same threads with the same runtime as asking at each first record.
+ */
+int sched_stats_set_keep(struct stats *s, sched_thread_keep_fn keep, void *ctx)
+{
+	struct thread **refused;
+	size_t i, n = 0;
+	int rc = 0;
+
+	s->keep = keep;
+	s->keep_ctx = ctx;
+	if (!keep || !s->live)
+		return 0;
+	if (!(refused = malloc(s->live * sizeof(*refused))))
+		return scx_fail("out of memory");
+	for (i = 0; i < s->nthreads; i++) /* first all, then drop: a drop may compact threads[] */
+		if (s->threads[i] && s->threads[i]->asked && !keep(s->threads[i]->tid, s->threads[i]->asked_pid, ctx))
+			refused[n++] = s->threads[i];
+	for (i = 0; i < n && rc == 0; i++)
+		rc = thread_drop(s, refused[i]);
+	free(refused);
+	return rc;
 }
 
 void sched_stats_state_free(struct stats *s)

@@ -6,14 +6,18 @@
  *
  * jobs 1: everything on the caller's thread, a batch aggregated when full.
  * jobs 2 and more: the memory stream is decoded on the caller's thread and
- * aggregated on a second; the sched stream is decoded on a third from the
- * start (its index and sort overlap the memory stream; it then waits, its
- * batches bounded, since its aggregation needs the memory stream's result)
- * and aggregated on the caller's thread after the memory stream.
+ * aggregated on a second; the sched stream is decoded and aggregated on a
+ * third from the start, beside the memory stream. Its aggregation keeps
+ * every thread until the memory stream's result says which ones it needs
+ * (mem_sched_begin_early, then mem_sched_filter between two batches once
+ * op_sched hands it the samples; the results are those of filtering from
+ * the start, whenever that happens), so it never waits for the memory
+ * stream.
  */
 #include "pipeline/onepass.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +61,15 @@ struct stream {
 	bool threaded;
 	struct batch_queue q;
 	bool queue_live, thread_live;
-	pthread_t thread;         /* mem: its consumer; sched: its producer */
-	int thread_rc;            /* sched producer's result */
+	pthread_t thread;         /* mem: its consumer; sched: its producer and consumer */
+	int thread_rc;            /* sched thread's result */
 	char thread_err[1024];
+	/* the sched thread's: its stop signal, and the samples its filter
+	 * waits for (handed over under filter_lock, applied between batches) */
+	atomic_int cancel;
+	pthread_mutex_t filter_lock;
+	const struct mem_agg *filter_agg;
+	struct mem_sched early;   /* its aggregation, moved to op_sched's at the end */
 	/* consumers */
 	struct mem_agg *agg;
 	struct mem_sched *sched;
@@ -131,11 +141,25 @@ static void stream_start(struct stream *st, bool threaded)
 	}
 }
 
+/* The sched thread: the filter, when op_sched has handed over the samples. */
+static int take_filter(struct stream *st)
+{
+	const struct mem_agg *a;
+
+	pthread_mutex_lock(&st->filter_lock);
+	a = st->filter_agg;
+	st->filter_agg = NULL;
+	pthread_mutex_unlock(&st->filter_lock);
+	return a ? mem_sched_filter(st->sched, a) : 0;
+}
+
 /* Aggregate one batch: its samples, or its sched events. */
 static int consume(struct stream *st, struct batch *b)
 {
 	size_t i;
 
+	if (st->thread_live && st->sched && take_filter(st) < 0)
+		return -1;
 	for (i = 0; i < b->n; i++) {
 		if (st->agg) {
 			if (mem_agg_add(st->agg, &b->v[i]) < 0)
@@ -237,6 +261,8 @@ static int on_sched_record(void *ctx, const struct sched_line *l)
 	struct batch *b;
 	size_t used, len;
 
+	if (atomic_load_explicit(&st->cancel, memory_order_relaxed))
+		return scx_fail("stopped");
 	if (make_room(st, sched_conv_max(l)) < 0)
 		return -1;
 	b = st->cur;
@@ -301,7 +327,7 @@ static int decode_sched(struct stream *st)
 	return finish_producing(st, process_sched(&po, NULL, NULL, st->res));
 }
 
-static void *sched_producer_main(void *arg)
+static void *sched_thread_main(void *arg)
 {
 	struct stream *st = arg;
 
@@ -310,24 +336,41 @@ static void *sched_producer_main(void *arg)
 	return NULL;
 }
 
-/* With threads: start decoding the sched stream now, beside the memory stream. */
-static int start_sched_producer(struct onepass *p)
+/* With threads: decode and aggregate the sched stream now, beside the memory stream. */
+static int start_sched_thread(struct onepass *p)
 {
-	stream_start(&p->sch, true);
-	if (pthread_create(&p->sch.thread, NULL, sched_producer_main, &p->sch) != 0)
-		return scx_fail("cannot start the sched decoding thread");
-	p->sch.thread_live = true;
+	struct stream *st = &p->sch;
+
+	if (mem_sched_begin_early(&st->early, p->in.sched_path) < 0 ||
+	    !(st->reader = sched_events_open(NULL, p->in.sched_path)))
+		return -1;
+	st->sched = &st->early;
+	stream_start(st, false);
+	pthread_mutex_init(&st->filter_lock, NULL);
+	st->thread_live = true; /* before it runs: consume() reads it */
+	if (pthread_create(&st->thread, NULL, sched_thread_main, st) != 0) {
+		st->thread_live = false;
+		pthread_mutex_destroy(&st->filter_lock);
+		return scx_fail("cannot start the sched thread");
+	}
 	return 0;
 }
 
-/* Stop (on an error elsewhere) and join the sched producer. */
-static void stop_sched_producer(struct onepass *p)
+/* Join the sched thread (stopping it first on an error elsewhere); its result. */
+static int join_sched_thread(struct onepass *p, bool stop)
 {
-	if (!p->sch.thread_live)
-		return;
-	bq_fail(&p->sch.q, "stopped");
-	pthread_join(p->sch.thread, NULL);
-	p->sch.thread_live = false;
+	struct stream *st = &p->sch;
+
+	if (!st->thread_live)
+		return 0;
+	if (stop)
+		atomic_store(&st->cancel, 1);
+	pthread_join(st->thread, NULL);
+	st->thread_live = false;
+	pthread_mutex_destroy(&st->filter_lock);
+	if (stop) /* the error elsewhere is the cause */
+		return -1;
+	return st->thread_rc < 0 ? scx_fail("%s", st->thread_err) : 0;
 }
 
 static void report_warnings(struct onepass *p)
@@ -343,7 +386,7 @@ static int op_samples(void *ctx, struct mem_agg *a)
 	bool threaded = p->o->jobs >= 2;
 	int rc;
 
-	if (threaded && p->decode_sched && start_sched_producer(p) < 0)
+	if (threaded && p->decode_sched && start_sched_thread(p) < 0)
 		return -1;
 	st->agg = a;
 	stream_start(st, threaded);
@@ -381,15 +424,19 @@ static int op_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
 
 	if (!p->decode_sched)
 		return mem_sched_load(m, p->o->mem.sched_path, a) < 0 ? -1 : 1;
-	if (mem_sched_begin(m, p->in.sched_path, a) < 0 || !(st->reader = sched_events_open(NULL, p->in.sched_path)))
-		return -1;
-	st->sched = m;
-	if (st->thread_live) { /* decoding since the start: aggregate here */
-		rc = consume_queue(st);
-		stop_sched_producer(p); /* joins; stops it first if we failed */
-		if (rc == 0 && st->thread_rc < 0)
-			rc = scx_fail("%s", st->thread_err);
+	if (st->thread_live) { /* decoded and aggregated since the start: its filter now */
+		pthread_mutex_lock(&st->filter_lock);
+		st->filter_agg = a;
+		pthread_mutex_unlock(&st->filter_lock);
+		rc = join_sched_thread(p, false);
+		*m = st->early; /* moved; filtered here when its last batch came first */
+		memset(&st->early, 0, sizeof(st->early));
+		if (rc == 0)
+			rc = mem_sched_filter(m, a);
 	} else {
+		if (mem_sched_begin(m, p->in.sched_path, a) < 0 || !(st->reader = sched_events_open(NULL, p->in.sched_path)))
+			return -1;
+		st->sched = m;
 		stream_start(st, false);
 		rc = decode_sched(st);
 	}
@@ -439,11 +486,11 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	p->data_syms = mo.verbose > 0; /* only -v names shared objects */
 	rc = extract_mem_run_source(&mo, &src, out, log);
 out:
-	stop_sched_producer(p); /* when the memory stream failed */
+	join_sched_thread(p, true); /* when the memory stream failed */
+	mem_sched_free(&p->sch.early);
+	sched_events_close(p->sch.reader);
 	if (p->mem.queue_live)
 		bq_destroy(&p->mem.q);
-	if (p->sch.queue_live)
-		bq_destroy(&p->sch.q);
 	batches_free(&p->mem);
 	batches_free(&p->sch);
 	jsonw_free(&p->sch.line);

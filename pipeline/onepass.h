@@ -9,9 +9,11 @@
  *
  * The config and the -v report are byte for byte those of `process` then
  * `extract mem` on the same profile (topology.json next to the inputs in
- * both), whatever the number of threads: with jobs >= 2 decoding runs on
- * the caller's thread and aggregation on a second one, batches handed over
- * in order (pipeline/batch_queue.h).
+ * both), whatever the number of threads: with jobs >= 2 the memory stream
+ * is decoded on the caller's thread and aggregated on a second one,
+ * batches handed over in order (pipeline/batch_queue.h), and the sched
+ * stream decoded and aggregated on a third (onepass.c says how its filter
+ * comes late).
  */
 #ifndef SCX_PIPELINE_ONEPASS_H
 #define SCX_PIPELINE_ONEPASS_H
