@@ -38,6 +38,10 @@ struct mem_sample {
 	bool peer;               /* data_src says HITM (local/remote) or a peer-cache snoop */
 	int64_t cpu;             /* the CPU the sample was taken on, when has_cpu */
 	bool has_cpu;
+	/* its evidence key computed ahead (mem_agg_sample_key_ahead, on another
+	 * thread than the aggregation's); key_ahead 0: not (the scanner's) */
+	uint8_t key_ahead, key_scale;
+	uint64_t key;
 };
 
 /*

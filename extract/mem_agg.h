@@ -256,6 +256,12 @@ uint64_t mem_agg_evidence_key(uint64_t phys_addr, uint64_t data_page_size, bool 
  * neither a data_id nor a physical address).
  */
 bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale);
+/*
+ * Compute s's key ahead, into s (a pure function of the sample: one pass's
+ * decoding thread does it so that the aggregation thread need not);
+ * mem_agg_sample_key then answers from it for the same line_granularity.
+ */
+void mem_agg_sample_key_ahead(struct mem_sample *s, bool line_granularity);
 
 /* The object ("data_map data_sym") of an EV_OBJECT: index + 1 into object_names, 0 when unknown. */
 size_t mem_agg_object(const struct mem_agg *a, uint64_t object);

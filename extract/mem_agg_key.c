@@ -60,7 +60,35 @@ static bool line_ident(const struct mem_sample *s, uint64_t *ident)
 	return true;
 }
 
+/* key_ahead: computed, for which granularity, and whether the sample is evidence */
+#define KEY_AHEAD_DONE 1u
+#define KEY_AHEAD_LINES 2u
+#define KEY_AHEAD_EVIDENCE 4u
+
+static bool sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale);
+
 bool mem_agg_sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
+{
+	if (s->key_ahead && !(s->key_ahead & KEY_AHEAD_LINES) == !line_granularity) {
+		*key = s->key;
+		*scale = s->key_scale;
+		return (s->key_ahead & KEY_AHEAD_EVIDENCE) != 0;
+	}
+	return sample_key(s, line_granularity, key, scale);
+}
+
+void mem_agg_sample_key_ahead(struct mem_sample *s, bool line_granularity)
+{
+	uint64_t key = 0;
+	unsigned scale = 0;
+	bool ev = sample_key(s, line_granularity, &key, &scale);
+
+	s->key = key;
+	s->key_scale = (uint8_t)scale; /* at most EV_SCALE_USER * EV_PEER_FACTOR */
+	s->key_ahead = KEY_AHEAD_DONE | (line_granularity ? KEY_AHEAD_LINES : 0) | (ev ? KEY_AHEAD_EVIDENCE : 0);
+}
+
+static bool sample_key(const struct mem_sample *s, bool line_granularity, uint64_t *key, unsigned *scale)
 {
 	uint64_t ident, epoch_ns = EV_EPOCH_NS;
 

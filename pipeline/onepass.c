@@ -7,12 +7,15 @@
  * jobs 1: everything on the caller's thread, a batch aggregated when full.
  * jobs 2 and more: the memory stream is decoded on the caller's thread and
  * aggregated on a second; the sched stream is decoded and aggregated on a
- * third from the start, beside the memory stream. Its aggregation keeps
+ * third from the start, beside the memory stream (jobs 3 and more: decoded
+ * on the third, aggregated on a fourth). Its aggregation keeps
  * every thread until the memory stream's result says which ones it needs
  * (mem_sched_begin_early, then mem_sched_filter between two batches once
  * op_sched hands it the samples; the results are those of filtering from
  * the start, whenever that happens), so it never waits for the memory
- * stream.
+ * stream. With evidence (--cluster sharing), the decoding thread also
+ * computes each sample's evidence key (a pure function of the sample,
+ * mem_agg_sample_key_ahead), which the aggregation thread would otherwise.
  */
 #include "pipeline/onepass.h"
 
@@ -61,7 +64,9 @@ struct stream {
 	bool threaded;
 	struct batch_queue q;
 	bool queue_live, thread_live;
-	pthread_t thread;         /* mem: its consumer; sched: its producer and consumer */
+	pthread_t thread;         /* mem: its consumer; sched: its producer (and consumer, -j 2) */
+	pthread_t agg_thread;     /* sched, -j 3 and more: its consumer */
+	bool agg_live;
 	int thread_rc;            /* sched thread's result */
 	char thread_err[1024];
 	/* the sched thread's: its stop signal, and the samples its filter
@@ -87,6 +92,7 @@ struct onepass {
 	struct process_result *res;
 	bool decode_sched;        /* the profile's sched stream (no --sched JSONL) */
 	bool data_syms;
+	bool keys_ahead;          /* the decoding thread computes each sample's evidence key */
 	struct stream mem, sch;
 };
 
@@ -251,7 +257,10 @@ static int on_sample(void *ctx, const struct mem_record *r)
 	if (make_room(st, sample_conv_max(r)) < 0)
 		return -1;
 	b = st->cur;
-	b->used += sample_conv(r, st->p->data_syms, &b->v[b->n++], b->arena + b->used);
+	b->used += sample_conv(r, st->p->data_syms, &b->v[b->n], b->arena + b->used);
+	if (st->p->keys_ahead) /* off the aggregation thread: the one that waits on the other */
+		mem_agg_sample_key_ahead(&b->v[b->n], st->p->o->mem.line_granularity);
+	b->n++;
 	return 0;
 }
 
@@ -345,15 +354,24 @@ static int start_sched_thread(struct onepass *p)
 	    !(st->reader = sched_events_open(NULL, p->in.sched_path)))
 		return -1;
 	st->sched = &st->early;
-	stream_start(st, false);
+	stream_start(st, p->o->jobs >= 3); /* -j 3+: aggregated on a thread of its own */
 	pthread_mutex_init(&st->filter_lock, NULL);
-	st->thread_live = true; /* before it runs: consume() reads it */
-	if (pthread_create(&st->thread, NULL, sched_thread_main, st) != 0) {
-		st->thread_live = false;
-		pthread_mutex_destroy(&st->filter_lock);
-		return scx_fail("cannot start the sched thread");
-	}
+	st->thread_live = true; /* before they run: consume() reads it */
+	if (st->threaded && pthread_create(&st->agg_thread, NULL, consumer_main, st) != 0)
+		goto fail;
+	st->agg_live = st->threaded;
+	if (pthread_create(&st->thread, NULL, sched_thread_main, st) != 0)
+		goto fail;
 	return 0;
+fail:
+	if (st->agg_live) {
+		bq_close(&st->q);
+		pthread_join(st->agg_thread, NULL);
+		st->agg_live = false;
+	}
+	st->thread_live = false;
+	pthread_mutex_destroy(&st->filter_lock);
+	return scx_fail("cannot start the sched threads");
 }
 
 /* Join the sched thread (stopping it first on an error elsewhere); its result. */
@@ -365,11 +383,15 @@ static int join_sched_thread(struct onepass *p, bool stop)
 		return 0;
 	if (stop)
 		atomic_store(&st->cancel, 1);
-	pthread_join(st->thread, NULL);
-	st->thread_live = false;
+	pthread_join(st->thread, NULL); /* it closed the queue */
+	if (st->agg_live)
+		pthread_join(st->agg_thread, NULL);
+	st->agg_live = st->thread_live = false;
 	pthread_mutex_destroy(&st->filter_lock);
 	if (stop) /* the error elsewhere is the cause */
 		return -1;
+	if (st->queue_live && st->q.failed) /* the aggregation's error is the cause */
+		return scx_fail("%s", st->q.err);
 	return st->thread_rc < 0 ? scx_fail("%s", st->thread_err) : 0;
 }
 
@@ -484,6 +506,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 		p->decode_sched = true;
 	}
 	p->data_syms = mo.verbose > 0; /* only -v names shared objects */
+	p->keys_ahead = o->jobs >= 2 && mo.cluster == CLUSTER_SHARING; /* the evidence, and -v's cross-LLC measure */
 	rc = extract_mem_run_source(&mo, &src, out, log);
 out:
 	join_sched_thread(p, true); /* when the memory stream failed */
@@ -491,6 +514,8 @@ out:
 	sched_events_close(p->sch.reader);
 	if (p->mem.queue_live)
 		bq_destroy(&p->mem.q);
+	if (p->sch.queue_live)
+		bq_destroy(&p->sch.q);
 	batches_free(&p->mem);
 	batches_free(&p->sch);
 	jsonw_free(&p->sch.line);

@@ -320,6 +320,41 @@ Test(mem_agg, sample_keys_by_identity_time_and_class)
 	cr_assert(!mem_agg_sample_key(&n, false, &kn, &sa));
 }
 
+/* One pass's decoding thread computes keys ahead: the same answers, and only for the granularity asked. */
+Test(mem_agg, sample_keys_ahead_equal_computed_ones)
+{
+	struct mem_sample v[] = {
+		{.data_id = "A:10:7f00", .data_id_len = 9, .phys_addr = 0x5040, .time_ns = 1500000000},
+		{.data_id = "F:8:1:2a:0:3", .data_id_len = 12, .addr = 0x3080, .time_ns = 7, .peer = true},
+		{.data_id = "R:8:1:2a:0:3", .data_id_len = 12, .phys_addr = 0x1000},
+		{.data_id = "K:5", .data_id_len = 3, .phys_addr = 0x2000, .time_ns = 250000000, .peer = true},
+		{.phys_addr = 0x7000, .data_page_size = 2 << 20, .time_ns = 1},
+		{.time_ns = 3},
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (int lines = 0; lines < 2; lines++) {
+			struct mem_sample s = v[i];
+			uint64_t want = 0, got = 0, other = 0, again = 0;
+			unsigned wscale = 0, gscale = 0, oscale = 0, ascale = 0;
+			bool wev = mem_agg_sample_key(&s, lines, &want, &wscale), gev, oev;
+
+			mem_agg_sample_key_ahead(&s, lines);
+			cr_assert(s.key_ahead);
+			gev = mem_agg_sample_key(&s, lines, &got, &gscale);
+			cr_assert_eq(gev, wev, "sample %zu lines %d", i, lines);
+			if (wev) {
+				cr_assert_eq(got, want, "sample %zu lines %d", i, lines);
+				cr_assert_eq(gscale, wscale);
+			}
+			/* asked for the other granularity: computed, not the cached answer */
+			oev = mem_agg_sample_key(&v[i], !lines, &other, &oscale);
+			cr_assert_eq(mem_agg_sample_key(&s, !lines, &again, &ascale), oev);
+			if (oev)
+				cr_assert_eq(again, other, "sample %zu lines %d: the other granularity's key", i, !lines);
+		}
+}
+
 Test(cell_config, prints_like_serde_pretty)
 {
 	struct cell_config c = {0};
