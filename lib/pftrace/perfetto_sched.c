@@ -12,6 +12,16 @@
  * it was recorded with is that task (else a full sched_waking naming its
  * waker). sched_wakeup_new becomes a sched_waking too (the kernel emits no
  * waking for a new task; trace_processor then shows its first Runnable span).
+ * Events of one CPU with equal timestamps: trace_processor sorts by
+ * timestamp, then by the order it tokenized them, and it tokenizes a bundle's
+ * compact switches first, then its compact wakings, then its full events
+ * (ftrace_tokenizer.cc, TraceSorter's (ts, alloc id) order). So a compact
+ * switch at the time of a compact waking or full event already in the
+ * bundle, or a compact waking at the time of a full event, starts a new
+ * bundle: else trace_processor would take it before them, and a compact
+ * switch's prev (or a compact waking's waker) from the wrong switch. (perf
+ * record writes such ties: perf 6.1's perf_mmap__push can write the records
+ * that arrive while it reads a ring twice, byte for byte.)
  * Forks with both processes known are task_newtask; irq, softirq and
  * local-timer entry/exit are full events. Other kinds are not in the trace.
  * The bundle packets are written zlib-compressed in batches
@@ -45,7 +55,7 @@ struct pft_cpu {
 	int64_t cur_tid;
 	/* the bundle being built */
 	uint32_t nsw, nwk, nfull;
-	uint64_t last_sw_ts, last_wk_ts;
+	uint64_t last_sw_ts, last_wk_ts, last_full_ts;
 	struct pb_buf arr[NR_ARRAYS];
 	struct pb_buf full;     /* FtraceEvent messages, each as field 2 of the bundle */
 	uint32_t ncomm;
@@ -194,6 +204,16 @@ static int make_room(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, uint64_
 	return 0;
 }
 
+/* The bundle holds an event that trace_processor takes after a compact
+ * switch (kind SK_SWITCH) or waking (SK_WAKING) at ts, though it came
+ * first: a full event at ts, or for a switch a compact waking at ts. */
+static bool tie_before(const struct pft_cpu *c, enum sched_kind kind, uint64_t ts)
+{
+	if (c->nfull && c->last_full_ts == ts)
+		return true;
+	return kind == SK_SWITCH && c->nwk && c->last_wk_ts == ts;
+}
+
 /* prev_state in the kernel's >= 4.14 report form from the letters
  * sched_state_from_*() give ("R", "R+", "S", "D|K"...). */
 static int64_t report_state(const char *s)
@@ -224,6 +244,8 @@ static int compact_switch(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, co
 	const struct sched_vals *v = r->v;
 	int idx;
 
+	if (tie_before(c, SK_SWITCH, r->time_ns) && flush_cpu(t, cpu, c) < 0)
+		return -1;
 	if (make_room(t, cpu, c, r->time_ns, &c->last_sw_ts, c->nsw) < 0)
 		return -1;
 	idx = comm_index(c, v->comm2);
@@ -246,6 +268,8 @@ static int compact_waking(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, co
 	const struct sched_vals *v = r->v;
 	int idx;
 
+	if (tie_before(c, SK_WAKING, r->time_ns) && flush_cpu(t, cpu, c) < 0)
+		return -1;
 	if (make_room(t, cpu, c, r->time_ns, &c->last_wk_ts, c->nwk) < 0)
 		return -1;
 	idx = comm_index(c, v->comm);
@@ -270,6 +294,7 @@ static int full_begin(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, const 
 {
 	if (make_room(t, cpu, c, r->time_ns, NULL, 0) < 0)
 		return -1;
+	c->last_full_ts = r->time_ns;
 	*ev = pb_open(&c->full, 2);                     /* FtraceEventBundle.event */
 	pb_varint(&c->full, 1, r->time_ns);             /* timestamp */
 	if (pid > 0 && pid <= INT32_MAX)

@@ -23,7 +23,12 @@ Checks (each failure is one line on stderr, exit 1):
   taken from the switch before it, as trace_processor does) are exactly the
   sched_switch lines of sched.jsonl: cpu, time, prev pid/prio/state, next
   pid/comm/prio; the wakings are the sched_waking and sched_wakeup_new lines
-  (time, pid, target cpu, waker); irq/softirq/local-timer events match;
+  (time, pid, target cpu, waker: a compact waking's is the task the switch
+  before it put on the cpu); irq/softirq/local-timer events match.
+  "Before" is trace_processor's order: by timestamp, and at equal timestamps
+  in the order it tokenized the events (TraceSorter sorts by (ts, alloc
+  id)): bundle by bundle in file order, in each its compact switches, then
+  its compact wakings, then its full events (ftrace_tokenizer.cc);
 - the memory samples are the perf.jsonl lines (tid, time, addr, phys_addr,
   sym and dso (the SourceLocation), cgroup, weight, data_map, data_id,
   data_sym), on the "mem samples" track of their thread's track;
@@ -32,7 +37,6 @@ Checks (each failure is one line on stderr, exit 1):
 - ProcessTree gives every sample's tid its pid.
 Prints a one-line summary with sizes on success.
 """
-import bisect
 import collections
 import json
 import os
@@ -178,7 +182,6 @@ def main():
     interned = collections.defaultdict(set)  # (seq, kind) -> iids
     strings = {}  # (seq, kind, iid) -> str
     switches = collections.defaultdict(list)  # cpu -> [(ts, order, kind, data)]
-    wakings = []
     irqs = collections.Counter()
     samples = collections.Counter()
     counters = collections.Counter()
@@ -290,23 +293,8 @@ def main():
         if 1 in p:  # FtraceEventBundle
             bundle = msg(one(p, 1))
             cpu = one(bundle, 1)
-            for ev in bundle.get(2, []):
-                ev = msg(ev)
-                ets, pid = one(ev, 1), one(ev, 2, 0)
-                order += 1
-                if 4 in ev:
-                    s = msg(one(ev, 4))
-                    switches[cpu].append((ets, order, "full", (
-                        s32(one(s, 2)), s32(one(s, 3)), s32(one(s, 4)), one(s, 5, b"").decode(),
-                        s32(one(s, 6)), s32(one(s, 7)))))
-                elif 20 in ev:
-                    s = msg(one(ev, 20))
-                    wakings.append((cpu, ets, order, s32(one(s, 2)), s32(one(s, 5)), pid))
-                else:
-                    for fld, name in ((36, "irq_handler_entry"), (37, "irq_handler_exit"), (24, "softirq_entry"),
-                                      (25, "softirq_exit"), (559, "local_timer_entry"), (560, "local_timer_exit")):
-                        if fld in ev:
-                            irqs[(name, cpu, ets)] += 1
+            # trace_processor's order: compact switches, compact wakings,
+            # then the full events (see the header)
             if 4 in bundle:
                 cs = msg(one(bundle, 4))
                 table = [x.decode() for x in cs.get(5, [])]
@@ -331,7 +319,24 @@ def main():
                 for i, d in enumerate(arr[7]):
                     t = d if i == 0 else t + d
                     order += 1
-                    wakings.append((cpu, t, order, s32(arr[8][i]), s32(arr[9][i]), None))
+                    switches[cpu].append((t, order, "compact waking", (s32(arr[8][i]), s32(arr[9][i]))))
+            for ev in bundle.get(2, []):
+                ev = msg(ev)
+                ets, pid = one(ev, 1), one(ev, 2, 0)
+                order += 1
+                if 4 in ev:
+                    s = msg(one(ev, 4))
+                    switches[cpu].append((ets, order, "full", (
+                        s32(one(s, 2)), s32(one(s, 3)), s32(one(s, 4)), one(s, 5, b"").decode(),
+                        s32(one(s, 6)), s32(one(s, 7)))))
+                elif 20 in ev:
+                    s = msg(one(ev, 20))
+                    switches[cpu].append((ets, order, "full waking", (s32(one(s, 2)), s32(one(s, 5)), pid)))
+                else:
+                    for fld, name in ((36, "irq_handler_entry"), (37, "irq_handler_exit"), (24, "softirq_entry"),
+                                      (25, "softirq_exit"), (559, "local_timer_entry"), (560, "local_timer_exit")):
+                        if fld in ev:
+                            irqs[(name, cpu, ets)] += 1
     for n, u in used_uuids:
         if u not in uuids:
             err("packet %d: track uuid %r used but never declared" % (n, u))
@@ -351,13 +356,27 @@ def main():
             elif ev.split(":")[1] in ("irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit",
                                       "local_timer_entry", "local_timer_exit"):
                 want_irq[(ev.split(":")[1], r["cpu"], r["time_ns"])] += 1
+    # per CPU, switches and wakings in trace_processor's order: by time, then
+    # in the order it tokenized them (the order given above); a compact
+    # switch's prev and a compact waking's waker come from the switch before
+    # it in that order, as trace_processor takes them
     got_sw = collections.Counter()
-    current = {}  # cpu -> [(ts, order, tid)] for wakers
-    nfull = 0
+    got_wk, got_wakers = collections.Counter(), collections.defaultdict(list)
+    nfull = nwakings = 0
     for cpu, evs in switches.items():
         evs.sort()
         last = None
         for ts, o, kind, d in evs:
+            if kind.endswith("waking"):
+                nwakings += 1
+                pid, target = d[0], d[1]
+                if kind == "full waking":
+                    waker = d[2]
+                else:
+                    waker = last[0] if last is not None else -1
+                got_wk[(cpu, ts, pid, target)] += 1
+                got_wakers[(cpu, ts, pid, target)].append(waker)
+                continue
             if kind == "full":
                 prev_pid, prev_prio, state, next_comm, next_pid, next_prio = d
                 nfull += 1
@@ -370,29 +389,14 @@ def main():
                     last = (-1, -1)
                 prev_pid, prev_prio = last
             got_sw[(cpu, ts, prev_pid, prev_prio, state, next_pid, next_comm, next_prio)] += 1
-            current.setdefault(cpu, []).append((ts, o, next_pid))
             last = (next_pid, next_prio)
     if have_sched and got_sw != want_sw:
         miss, extra = want_sw - got_sw, got_sw - want_sw
         err("switches differ from sched.jsonl: %d missing (e.g. %s), %d extra (e.g. %s)" % (
             sum(miss.values()), list(miss)[:2], sum(extra.values()), list(extra)[:2]))
     # wakings: (cpu, time, pid, target cpu) as multisets, then the wakers of
-    # each: a compact waking's waker is the task the last switch put on the
-    # cpu (unknown when a switch has the same time: either order is right);
-    # sched.jsonl's tid -1 (the input did not know the current task) matches
-    # whatever the trace says
-    got_wk, got_wakers = collections.Counter(), collections.defaultdict(list)
-    ties = 0
-    for cpu, ts, o, pid, target, waker in wakings:
-        if waker is None:
-            cur = current.get(cpu, [])
-            i = bisect.bisect_left(cur, (ts, o))
-            waker = cur[i - 1][2] if i else -1
-            if (i and cur[i - 1][0] == ts) or (i < len(cur) and cur[i][0] == ts):
-                ties += 1
-                waker = None
-        got_wk[(cpu, ts, pid, target)] += 1
-        got_wakers[(cpu, ts, pid, target)].append(waker)
+    # each; sched.jsonl's tid -1 (the input did not know the current task)
+    # matches whatever the trace says
     if have_sched:
         want_keys = collections.Counter()
         for (cpu, ts, pid, target, waker), c in want_wk.items():
@@ -408,9 +412,8 @@ def main():
         for key, w in want_wakers.items():
             g = got_wakers.get(key, [])
             known_w = collections.Counter(x for x in w if x >= 0)
-            known_g = collections.Counter(x for x in g if x is not None)
-            if sum((known_w - known_g).values()) > g.count(None) or \
-                    sum((known_g - known_w).values()) > sum(1 for x in w if x < 0):
+            known_g = collections.Counter(g)
+            if known_w - known_g or sum((known_g - known_w).values()) > sum(1 for x in w if x < 0):
                 bad += 1
                 if bad <= 2:
                     err("waking %s: wakers %s in sched.jsonl, %s in the trace" % (key, w, g))
@@ -467,10 +470,10 @@ def main():
             print("pftrace_check: " + e, file=sys.stderr)
         sys.exit(1)
     nsw = sum(got_sw.values())
-    print("ok: %d packets (%d compressed batches), %d bytes; %d switches (%d full; compact arrays %.1f B/switch), %d wakings "
-          "(%d tied with a switch), %d irq events, %d samples, %d hint values, %d threads in ProcessTree" % (
+    print("ok: %d packets (%d compressed batches), %d bytes; %d switches (%d full; compact arrays %.1f B/switch), %d wakings, "
+          "%d irq events, %d samples, %d hint values, %d threads in ProcessTree" % (
               len(packets), ncompressed, len(data), nsw, nfull, compact_bytes / compact_switches if compact_switches else 0,
-              len(wakings), ties, sum(irqs.values()), sum(samples.values()), sum(counters.values()), len(tree)))
+              nwakings, sum(irqs.values()), sum(samples.values()), sum(counters.values()), len(tree)))
 
 
 if __name__ == "__main__":
