@@ -33,14 +33,31 @@ static const char *spaces(const char *p, const char *end)
 	return p;
 }
 
+/* A pid or tid as perf script prints it: the sample's u32 as a signed int
+ * (%d), so -1 where the kernel had no id for the task (perf_event_pid_type:
+ * a task past its unhashing in exit, switched out for the last time, is
+ * tid -1; perf then names it ":-1"). The binary reader casts the same u32
+ * to int32. */
+static bool id32(const char *s, const char *end, const char **after, int64_t *v)
+{
+	bool neg = s < end && *s == '-';
+	uint64_t x;
+
+	if (!digits(s + neg, end, after, &x) || x > (neg ? (uint64_t)INT32_MAX + 1 : (uint64_t)INT32_MAX))
+		return false;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return true;
+}
+
 /* Try "PID/TID [CPU] SECS.FRAC: " at pid_start; returns the end of it. */
 static const char *try_head(const char *s, const char *end, struct sched_script_line *o)
 {
 	const char *p = s, *q, *f;
-	uint64_t pid, tid, cpu, secs, frac;
+	uint64_t cpu, secs, frac;
+	int64_t pid, tid;
 	int nd;
 
-	if (!digits(p, end, &p, &pid) || p >= end || *p != '/' || !digits(p + 1, end, &p, &tid))
+	if (!id32(p, end, &p, &pid) || p >= end || *p != '/' || !id32(p + 1, end, &p, &tid))
 		return NULL;
 	q = spaces(p, end);
 	if (q == p)
@@ -66,10 +83,10 @@ static const char *try_head(const char *s, const char *end, struct sched_script_
 		return NULL;
 	while (nd++ < 9)
 		frac *= 10;
-	if (pid > INT32_MAX || tid > INT32_MAX || secs > UINT64_MAX / 1000000000ULL - 1)
+	if (secs > UINT64_MAX / 1000000000ULL - 1)
 		return NULL;
-	o->pid = (int64_t)pid;
-	o->tid = (int64_t)tid;
+	o->pid = pid;
+	o->tid = tid;
 	o->time_ns = secs * 1000000000ULL + frac;
 	return p + 1;
 }
@@ -87,7 +104,7 @@ int sched_script_parse_line(const char *line, size_t len, struct sched_script_li
 		return scx_fail("NUL byte in the line");
 	/* leftmost "PID/TID ..." head preceded by a space, after a non-empty comm */
 	for (c = s + 1; c < end; c++) {
-		if (c[-1] == ' ' && *c >= '0' && *c <= '9' && (c == line || c[-1] == ' ') &&
+		if (c[-1] == ' ' && ((*c >= '0' && *c <= '9') || *c == '-') &&
 		    (p = try_head(c, end, o)))
 			break;
 	}

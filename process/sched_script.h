@@ -5,7 +5,9 @@
  *   COMM PID/TID [CPU] SECONDS.FRACTION: SYSTEM:EVENT: TRACE
  * The comm may contain spaces; the first "PID/TID [CPU] TIME:" that follows
  * a space is where it ends. [CPU] is optional (cpu -1 then). The fraction has
- * 6 (perf's default) or 9 (--ns) digits; time_ns pads it.
+ * 6 (perf's default) or 9 (--ns) digits; time_ns pads it. PID and TID are
+ * int32, perf prints -1 for a task the kernel had no id for (a thread's last
+ * switch-out after it exited: comm ":-1", tid -1).
  */
 #ifndef SCX_SCHED_SCRIPT_H
 #define SCX_SCHED_SCRIPT_H
