@@ -161,17 +161,10 @@ char *jsonw_put_str(char *p, const char *str, size_t n)
 			p = put_escape_char(p, c);
 			i++;
 		} else {
-			size_t l = utf8_seq_len(s + i, n - i);
+			size_t l;
 
-			if (l) {
-				memcpy(p, s + i, l);
-				p += l;
-				i += l;
-			} else {
-				memcpy(p, "\xef\xbf\xbd", 3);
-				p += 3;
-				i++;
-			}
+			p = utf8_copy_or_replace(p, s + i, n - i, &l);
+			i += l;
 		}
 	}
 	*p++ = '"';

@@ -24,16 +24,8 @@ static char *put_text(char *p, const char *s, size_t n)
 			*p++ = (char)u[i++];
 			continue;
 		}
-		l = utf8_seq_len(u + i, n - i);
-		if (l) {
-			memcpy(p, u + i, l);
-			p += l;
-			i += l;
-		} else {
-			memcpy(p, "\xef\xbf\xbd", 3);
-			p += 3;
-			i++;
-		}
+		p = utf8_copy_or_replace(p, u + i, n - i, &l);
+		i += l;
 	}
 	return p;
 }

@@ -24,21 +24,6 @@ static bool plain_str(const char *s)
 	return plain(s, strlen(s));
 }
 
-/* process/sched_jsonl.c's test: the token is an integer (then written as one) */
-static bool parse_i64(const char *s, size_t n, int64_t *v)
-{
-	char tmp[32], *e;
-
-	if (n == 0 || n >= sizeof(tmp))
-		return false;
-	memcpy(tmp, s, n);
-	tmp[n] = '\0';
-	if (!((tmp[0] >= '0' && tmp[0] <= '9') || (tmp[0] == '-' && n > 1 && tmp[1] >= '0' && tmp[1] <= '9')))
-		return false;
-	*v = strtoll(tmp, &e, 10);
-	return *e == '\0';
-}
-
 static char *put(char **p, const char *s, size_t n)
 {
 	char *r = *p;
@@ -87,7 +72,7 @@ static void kv_fields(struct sched_event *ev, char *tok, size_t len)
 		if (kl >= 128) /* sched_jsonl drops such keys */
 			continue;
 		vl = (size_t)(e - eq - 1);
-		num = parse_i64(eq + 1, vl, &n);
+		num = sched_jsonl_parse_i64(eq + 1, vl, &n);
 		*e = '\0'; /* the value as a string */
 		if (p == e && p < end) /* it was the space before the next token */
 			p++;

@@ -13,7 +13,7 @@ static bool is_swapper(const char *comm, int64_t pid)
 	return pid == 0 || !strncmp(comm, "swapper", 7);
 }
 
-static bool parse_i64(const char *s, size_t n, int64_t *v)
+bool sched_jsonl_parse_i64(const char *s, size_t n, int64_t *v)
 {
 	char tmp[32], *e;
 
@@ -59,7 +59,7 @@ static bool int_after(const char *from, const char *limit, const char *key, int6
 	for (e = s; e < limit && *e != ' '; e++)
 		;
 	*after = e;
-	return parse_i64(s, (size_t)(e - s), v);
+	return sched_jsonl_parse_i64(s, (size_t)(e - s), v);
 }
 
 bool sched_jsonl_parse_switch(const char *t, size_t len, struct sched_switch_info *si)
@@ -101,7 +101,7 @@ static void kv_text(struct jsonw *w, const char *k, size_t kl, const char *v, si
 	memcpy(key, k, kl);
 	key[kl] = '\0';
 	jsonw_key(w, key);
-	if (parse_i64(v, vl, &n))
+	if (sched_jsonl_parse_i64(v, vl, &n))
 		jsonw_i64(w, n);
 	else
 		jsonw_strn(w, v, vl);
@@ -120,11 +120,11 @@ static bool nmi_fields(struct jsonw *w, const char *t, size_t len)
 	h = par + 13;
 	for (e = h; e < end && *e != ' '; e++)
 		;
-	if (!parse_i64(h, (size_t)(e - h), &v))
+	if (!sched_jsonl_parse_i64(h, (size_t)(e - h), &v))
 		return false;
 	jsonw_kv_i64(w, "delta_ns", v);
 	h = find(e, end, " handled: ");
-	if (h && parse_i64(h + 10, (size_t)(end - h - 10), &v))
+	if (h && sched_jsonl_parse_i64(h + 10, (size_t)(end - h - 10), &v))
 		jsonw_kv_i64(w, "handled", v);
 	return true;
 }

@@ -23,6 +23,10 @@ struct sched_switch_info {
 	int64_t prev_pid, prev_prio, next_pid, next_prio;
 };
 
+/* Is s[0..n) a whole decimal integer ("-" and a digit, or a digit first; it
+ * fits 31 bytes)? Then *v is it: a `fields` value written as a number. */
+bool sched_jsonl_parse_i64(const char *s, size_t n, int64_t *v);
+
 /* Parse sched_switch trace text (comms may contain spaces). */
 bool sched_jsonl_parse_switch(const char *trace, size_t len, struct sched_switch_info *si);
 
