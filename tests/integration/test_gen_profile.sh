@@ -59,4 +59,34 @@ pids = list(cg_pids.values())
 assert all(not (a & b) for i, a in enumerate(pids) for b in pids[i + 1:]), "a pid in two cgroups"
 assert summ["sched"]["parsed"] == g["sched_records"] > 0, (summ["sched"], g)
 PY
+# written as record would on the big host: perf.mem.data a drain pass
+# (FINISHED_ROUND) per 5 ms of time (records in file order, from perf's
+# dump), sched.data's chunks interleaved across the cgroups, not one
+# cgroup's records after another's (the first 4 chunks: the 4 cpu pairs)
+check "generated: perf.mem.data rounds of at most 5 ms, sched.data chunks interleaved" python3 - prof <<'PY'
+import re, struct, subprocess, sys
+prof = sys.argv[1]
+dump = subprocess.run(["perf", "report", "-D", "-i", f"{prof}/perf.mem.data"], capture_output=True, text=True).stdout
+recs = []
+for m in re.finditer(r"^\S+ (\d+) (0x[0-9a-f]+) \[0x[0-9a-f]+\]: PERF_RECORD_(SAMPLE|FINISHED_ROUND)", dump, re.M):
+    recs.append((int(m.group(2), 16), m.group(3), int(m.group(1))))
+recs.sort()
+rounds, cur = [], []
+for _, kind, t in recs:
+    if kind == "FINISHED_ROUND":
+        rounds.append(cur); cur = []
+    else:
+        cur.append(t)
+rounds = [r for r in rounds + [cur] if r]
+assert len(rounds) > 1 and sum(map(len, rounds)) >= 50000, (len(rounds), sum(map(len, rounds)))
+wide = [max(r) - min(r) for r in rounds if max(r) - min(r) >= 5000000]
+assert not wide, f"{len(wide)} of {len(rounds)} rounds span 5 ms or more: {wide[:3]}"
+d = open(f"{prof}/sched.data", "rb").read()
+off, pairs = struct.unpack_from("<I", d, 12)[0], []
+while off + 8 <= len(d) and len(pairs) < 4:
+    size, cpu, _ = struct.unpack_from("<IHH", d, off)
+    pairs.append(cpu // 2)
+    off += size
+assert sorted(pairs) == [0, 1, 2, 3], pairs
+PY
 exit 0
