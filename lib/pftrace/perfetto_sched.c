@@ -6,8 +6,9 @@
  * per-bundle comm table): a compact switch stores only the next task, and
  * trace_processor takes its prev task from the previous switch on that CPU;
  * a compact waking's waker is the task that switch put there. So a switch is
- * compact only when its prev task is what the previous switch on the CPU put
- * there (else, the CPU's first switch or after a lost record, it is a full
+ * compact only when its prev task (tid, prio, comm) is what the previous
+ * switch on the CPU put there (else, the CPU's first switch, after a lost
+ * record, or a task reniced or exec'd while it ran, it is a full
  * sched_switch event carrying prev), and a waking only when the current task
  * it was recorded with is that task (else a full sched_waking naming its
  * waker). sched_wakeup_new becomes a sched_waking too (the kernel emits no
@@ -31,6 +32,7 @@
 #include "lib/pftrace/perfetto_writer.h"
 #include "lib/pftrace/perfetto_sched.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +54,8 @@ static const uint32_t array_field[NR_ARRAYS] = {1, 2, 3, 4, 6, 7, 8, 9, 10, 11};
 
 struct pft_cpu {
 	bool have_cur;          /* a switch was seen: cur_tid is on the CPU */
-	int64_t cur_tid;
+	int64_t cur_tid, cur_prio;   /* as that switch put it there */
+	char cur_comm[PFT_COMM_LEN];
 	/* the bundle being built */
 	uint32_t nsw, nwk, nfull;
 	uint64_t last_sw_ts, last_wk_ts, last_full_ts;
@@ -349,7 +352,11 @@ static int on_switch(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, const s
 	const struct sched_vals *v = r->v;
 	int rc;
 
-	if (c->have_cur && c->cur_tid == v->pid) {
+	/* compact only when trace_processor's inferred prev (tid, prio and comm
+	 * of the last switch's next) is the switch's own: a task reniced or
+	 * exec'd while it ran leaves with another prio or comm */
+	if (c->have_cur && c->cur_tid == v->pid && c->cur_prio == v->prio &&
+	    !strncmp(c->cur_comm, v->comm, PFT_COMM_LEN - 1)) {
 		rc = compact_switch(t, cpu, c, r);
 	} else {
 		rc = full_switch(t, cpu, c, r);
@@ -359,6 +366,8 @@ static int on_switch(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, const s
 	}
 	c->have_cur = true;
 	c->cur_tid = v->pid2;
+	c->cur_prio = v->prio2;
+	snprintf(c->cur_comm, sizeof(c->cur_comm), "%.*s", PFT_COMM_LEN - 1, v->comm2);
 	t->st.switches++;
 	if (rc == 0)
 		rc = pft_note_thread(t, v->pid2, r->tgid2, v->comm2);

@@ -21,8 +21,8 @@ Checks (each failure is one line on stderr, exit 1):
 - compact_sched arrays of a bundle have equal lengths;
 - per CPU, the switches (full and compact, the prev task of a compact one
   taken from the switch before it, as trace_processor does) are exactly the
-  sched_switch lines of sched.jsonl: cpu, time, prev pid/prio/state, next
-  pid/comm/prio; the wakings are the sched_waking and sched_wakeup_new lines
+  sched_switch lines of sched.jsonl: cpu, time, prev pid/prio/comm/state,
+  next pid/comm/prio; the wakings are the sched_waking and sched_wakeup_new lines
   (time, pid, target cpu, waker: a compact waking's is the task the switch
   before it put on the cpu); irq/softirq/local-timer events match.
   "Before" is trace_processor's order: by timestamp, and at equal timestamps
@@ -328,7 +328,7 @@ def main():
                     s = msg(one(ev, 4))
                     switches[cpu].append((ets, order, "full", (
                         s32(one(s, 2)), s32(one(s, 3)), s32(one(s, 4)), one(s, 5, b"").decode(),
-                        s32(one(s, 6)), s32(one(s, 7)))))
+                        s32(one(s, 6)), s32(one(s, 7)), one(s, 1, b"").decode())))
                 elif 20 in ev:
                     s = msg(one(ev, 20))
                     switches[cpu].append((ets, order, "full waking", (s32(one(s, 2)), s32(one(s, 5)), pid)))
@@ -349,7 +349,7 @@ def main():
             r = json.loads(line)
             ev, f = r["event"], r["fields"]
             if ev == "sched:sched_switch":
-                want_sw[(r["cpu"], r["time_ns"], f["prev_pid"], f["prev_prio"], state_bits(f["prev_state"]),
+                want_sw[(r["cpu"], r["time_ns"], f["prev_pid"], f["prev_prio"], f["prev_comm"][:15], state_bits(f["prev_state"]),
                          f["next_pid"], f["next_comm"][:15], f["next_prio"])] += 1
             elif ev in ("sched:sched_waking", "sched:sched_wakeup_new"):
                 want_wk[(r["cpu"], r["time_ns"], f["pid"], f["target_cpu"], r["tid"])] += 1
@@ -378,18 +378,18 @@ def main():
                 got_wakers[(cpu, ts, pid, target)].append(waker)
                 continue
             if kind == "full":
-                prev_pid, prev_prio, state, next_comm, next_pid, next_prio = d
+                prev_pid, prev_prio, state, next_comm, next_pid, next_prio, prev_comm = d
                 nfull += 1
-                if last is not None and last[0] == prev_pid:
+                if last is not None and last == (prev_pid, prev_prio, prev_comm):
                     err("cpu %d ts %d: full switch where a compact one would do" % (cpu, ts))
             else:
                 state, next_comm, next_pid, next_prio = d
                 if last is None:
                     err("cpu %d ts %d: compact switch first on its cpu (its prev is unknown)" % (cpu, ts))
-                    last = (-1, -1)
-                prev_pid, prev_prio = last
-            got_sw[(cpu, ts, prev_pid, prev_prio, state, next_pid, next_comm, next_prio)] += 1
-            last = (next_pid, next_prio)
+                    last = (-1, -1, "")
+                prev_pid, prev_prio, prev_comm = last
+            got_sw[(cpu, ts, prev_pid, prev_prio, prev_comm, state, next_pid, next_comm, next_prio)] += 1
+            last = (next_pid, next_prio, next_comm)
     if have_sched and got_sw != want_sw:
         miss, extra = want_sw - got_sw, got_sw - want_sw
         err("switches differ from sched.jsonl: %d missing (e.g. %s), %d extra (e.g. %s)" % (

@@ -36,20 +36,23 @@ trace_ok() {
 	fi
 }
 
-# 0. equal timestamps on one CPU (a hand-made sched.data, version 1 records):
+# 0. equal timestamps on one CPU, and prev tasks that changed while they
+# ran (a hand-made sched.data, version 1 records):
 # trace_processor orders events of equal time as it tokenized them, a
 # bundle's compact switches, then its compact wakings, then its full events;
 # the writer must start a new bundle where that order would differ from the
 # input's, else a compact switch's prev (or a compact waking's waker) is
-# taken from the wrong switch. The last pair is what perf record writes when
-# it copies records twice (perf_mmap__push's race): the same switch twice.
+# taken from the wrong switch. The pair at 6000 is what perf record writes
+# when it copies records twice (perf_mmap__push's race): the same switch
+# twice. Then two tasks that leave with another prio or comm than they came
+# with: their switch-out must carry its prev task (a full event).
 mkdir -p "$WORK/tie"
 python3 - "$WORK/tie" <<'PY'
 import struct, sys
-def rec(ts, typ, pid=0, pid2=0, a0=0, comm=b"", comm2=b""):
-    return struct.pack("<QIHHIIIIiiQQ16s16s", ts, 0, typ, 0, pid, pid, pid2, pid2, 120, 120, a0, 0, comm, comm2)
-def sw(ts, prev, nxt):
-    return rec(ts, 1, prev, nxt, 1, b"t%d" % prev, b"t%d" % nxt)
+def rec(ts, typ, pid=0, pid2=0, a0=0, comm=b"", comm2=b"", prio=120):
+    return struct.pack("<QIHHIIIIiiQQ16s16s", ts, 0, typ, 0, pid, pid, pid2, pid2, prio, 120, a0, 0, comm, comm2)
+def sw(ts, prev, nxt, prio=120, comm=None):
+    return rec(ts, 1, prev, nxt, 1, comm or b"t%d" % prev, b"t%d" % nxt, prio)
 hdr = b"SCXSCHED" + struct.pack("<IIIIQII", 1, 64, 1, 88, 500, 1, 15) + bytes(24)
 recs = [
     sw(1000, 0, 100),                              # first on the cpu: full
@@ -63,13 +66,17 @@ recs = [
     sw(6000, 600, 700),                            # compact
     sw(6000, 600, 700),                            # the same switch again: full
     sw(7000, 700, 0),                              # compact
+    sw(8000, 0, 900),                              # compact
+    sw(9000, 900, 0, prio=139),                    # 900 reniced while it ran: full
+    sw(10000, 0, 901),                             # compact
+    sw(11000, 901, 0, comm=b"cc1"),                # 901 exec'd cc1 while it ran: full
 ]
 open(sys.argv[1] + "/sched.data", "wb").write(hdr + b"".join(recs))
 PY
 if "$SCXPROF" process -f "$WORK/tie" -o "$WORK/tie.out" >"$WORK/tie.log" 2>&1; then
 	trace_ok "equal timestamps on one cpu" "$WORK/tie.out" --expect-sched
-	check "equal timestamps: sched.jsonl keeps all 8 switches and 2 wakings" test \
-		"$(grep -c -e sched_switch -e sched_waking "$WORK/tie.out/sched.jsonl")" = 10
+	check "equal timestamps: sched.jsonl keeps all 12 switches and 2 wakings" test \
+		"$(grep -c -e sched_switch -e sched_waking "$WORK/tie.out/sched.jsonl")" = 14
 else
 	fail "equal timestamps on one cpu: process" "$(tail -n 3 "$WORK/tie.log" | tr '\n' ' ')"
 fi
