@@ -72,16 +72,6 @@ enum data_id_kind data_id_map_kind(const struct data_id_map *m, uint32_t *maj, u
 	return file_identity(m, maj, min, ino, ino_gen) ? DATA_ID_RO : DATA_ID_NONE;
 }
 
-static char *put_hex(char *p, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-
-	for (int i = n - 1; i >= 0; i--, v >>= 4)
-		p[i] = digits[v & 15];
-	return p + n;
-}
-
 char *data_id_put(char *p, const struct data_id *d)
 {
 	switch (d->kind) {
@@ -92,13 +82,13 @@ char *data_id_put(char *p, const struct data_id *d)
 	case DATA_ID_FILE:
 	case DATA_ID_RO:
 		memcpy(p, d->kind == DATA_ID_FILE ? "\"F:" : "\"R:", 3), p += 3;
-		p = put_hex(p, d->maj);
+		p = jsonw_put_hex(p, d->maj);
 		*p++ = ':';
-		p = put_hex(p, d->min);
+		p = jsonw_put_hex(p, d->min);
 		*p++ = ':';
-		p = put_hex(p, d->ino);
+		p = jsonw_put_hex(p, d->ino);
 		*p++ = ':';
-		p = put_hex(p, d->ino_gen);
+		p = jsonw_put_hex(p, d->ino_gen);
 		break;
 	case DATA_ID_KERNEL:
 		memcpy(p, "\"K", 2), p += 2;
@@ -108,7 +98,7 @@ char *data_id_put(char *p, const struct data_id *d)
 		return p + 4;
 	}
 	*p++ = ':';
-	p = put_hex(p, d->page);
+	p = jsonw_put_hex(p, d->page);
 	*p++ = '"';
 	return p;
 }

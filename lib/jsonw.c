@@ -255,21 +255,17 @@ char *jsonw_put_i64(char *p, int64_t v)
 	return jsonw_put_u64(p, u);
 }
 
+#define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
+const char jsonw_hex_pairs[513] = HEX_ROW("0") HEX_ROW("1") HEX_ROW("2") HEX_ROW("3") HEX_ROW("4") HEX_ROW("5")
+	HEX_ROW("6") HEX_ROW("7") HEX_ROW("8") HEX_ROW("9") HEX_ROW("a") HEX_ROW("b") HEX_ROW("c") HEX_ROW("d")
+	HEX_ROW("e") HEX_ROW("f");
+
 char *jsonw_put_hex_str(char *p, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
-
-	*p = '"';
-	/* two digits a step, from the last */
-	for (i = n; i >= 2; i -= 2, v >>= 8) {
-		p[i] = hex[v & 15];
-		p[i - 1] = hex[(v >> 4) & 15];
-	}
-	if (i == 1)
-		p[1] = hex[v & 15];
-	p[n + 1] = '"';
-	return p + n + 2;
+	*p++ = '"';
+	p = jsonw_put_hex(p, v);
+	*p++ = '"';
+	return p;
 }
 
 char *jsonw_put_time_str(char *p, uint64_t ns)

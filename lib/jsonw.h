@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 struct jsonw {
 	char *buf;
@@ -68,6 +69,22 @@ char *jsonw_put_str(char *p, const char *s, size_t n);
 char *jsonw_put_u64(char *p, uint64_t v);
 char *jsonw_put_i64(char *p, int64_t v);
 char *jsonw_put_hex_str(char *p, uint64_t v);
+
+/* "000102...ff": two hex digits per byte value */
+extern const char jsonw_hex_pairs[513];
+
+/* v in lower-case hex, no quotes, no 0x, no padding: two digits a step from
+ * the last (inline: data ids write five of these a line). */
+static inline char *jsonw_put_hex(char *p, uint64_t v)
+{
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
+
+	for (i = n; i >= 2; i -= 2, v >>= 8)
+		memcpy(p + i - 2, jsonw_hex_pairs + (v & 0xff) * 2, 2);
+	if (i == 1)
+		p[0] = jsonw_hex_pairs[(v & 15) * 2 + 1];
+	return p + n;
+}
 char *jsonw_put_time_str(char *p, uint64_t ns);
 
 /* Raw bytes (already valid JSON or a newline). */
