@@ -15,7 +15,8 @@
 # less work than we do. Other processes' samples also made both sides load
 # whatever big binaries ran at the time.
 # Targets (issues): >= 5x faster than perf script at 500k and 5M samples,
-# default outputs; < 100 MB RSS at 1M samples.
+# default outputs; < 100 MB RSS at 1M samples. Then process's default -j
+# (online CPUs) against -j 1.
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +45,7 @@ if ! perf record -q -e page-faults -c 1 -o "$w/probe.data" -- true >/dev/null 2>
 	exit 0
 fi
 echo "== process: scxprof process vs perf script (median of $runs)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 record "$w/p500k" 500000 >/dev/null || { echo "bench_process: recording failed"; exit 1; }
 samples=$(perf script -i "$w/p500k/perf.data" -F tid 2>/dev/null | wc -l)
 echo "perf.data: $samples samples, $(du -m "$w/p500k/perf.data" | cut -f1) MB"
@@ -53,6 +55,10 @@ python3 "$top/bench/compare.py" "$runs" "scxprof process" "perf script" -- \
 	tee "$w/cmp.txt"
 orss=$(awk '/^scxprof process/ {for (i = 1; i <= NF; i++) if ($i == "RSS") print $(i + 1)}' "$w/cmp.txt")
 echo "target: scxprof process at least 5x faster than perf script (wall); peak RSS $orss MB at $samples samples"
+# what the formatting threads give (-j: online CPUs by default)
+python3 "$top/bench/compare.py" 3 "process (default -j, $(nproc) CPUs)" "process -j 1" -- \
+	sh -c "rm -rf '$w/out'; exec '$bin' process -f '$w/p500k' -o '$w/out' --no-filter" ---- \
+	sh -c "rm -rf '$w/out'; exec '$bin' process -j 1 -f '$w/p500k' -o '$w/out' --no-filter"
 
 record "$w/p5m" 5000000 16 >/dev/null || { echo "bench_process: recording failed"; exit 1; }
 samples2=$(perf script -i "$w/p5m/perf.data" -F tid 2>/dev/null | wc -l)
@@ -63,3 +69,4 @@ python3 "$top/bench/compare.py" 3 "scxprof process" "perf script" -- \
 	tee "$w/cmp2.txt"
 brss=$(awk '/^scxprof process/ {for (i = 1; i <= NF; i++) if ($i == "RSS") print $(i + 1)}' "$w/cmp2.txt")
 echo "target: at least 5x at 5M samples too; memory: peak RSS $brss MB at $samples2 samples vs $orss MB at $samples (target < 100 MB; must not grow with samples)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

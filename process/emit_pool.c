@@ -25,7 +25,7 @@
 #include "lib/pftrace/perfetto_track.h"
 #include "process/mem_jsonl.h"
 
-#define BATCH 1024
+#define BATCH 2048
 #define COMM_LEN 32 /* session_thread's comm, NUL included */
 
 struct batch {
@@ -195,11 +195,12 @@ struct emit_pool *emit_pool_start(size_t workers, struct bgwriter *writer, struc
 	p->writer = writer;
 	p->trace = trace;
 	p->nw = workers < 1 ? 1 : workers > EMIT_POOL_MAX_WORKERS ? EMIT_POOL_MAX_WORKERS : workers;
-	p->nb = p->nw + 3; /* one per worker, one filling, two waiting to be written */
+	p->nb = p->nw + 7; /* one per worker, one filling, six more: slack for a loaded host, where a
+			     * thread waits milliseconds for a CPU after it is woken */
 	if (!(p->b = calloc(p->nb, sizeof(*p->b)))) {
 		p->nw = 0;
 		emit_pool_free(p);
-		scx_fail("out of memory (%zu batches of samples)", workers + 3);
+		scx_fail("out of memory (%zu batches of samples)", workers + 7);
 		return NULL;
 	}
 	for (size_t i = 0; i < p->nb; i++)
