@@ -42,8 +42,10 @@ static void check_line(const struct sched_script_line *l, const char *line, size
 		   "an unterminated string");
 	FUZZ_CHECK(strchr(l->event, ':'), "event \"%s\" without a system", l->event);
 	FUZZ_CHECK(l->trace >= line && l->trace + l->trace_len <= line + len, "trace outside the line");
-	FUZZ_CHECK(l->pid >= 0 && l->tid >= 0 && l->cpu >= -1, "pid %lld tid %lld cpu %lld", (long long)l->pid,
-		   (long long)l->tid, (long long)l->cpu);
+	/* pid and tid are int32 as perf prints them (-1 for a task without an id). */
+	FUZZ_CHECK(l->pid >= INT32_MIN && l->pid <= INT32_MAX && l->tid >= INT32_MIN && l->tid <= INT32_MAX &&
+			   l->cpu >= -1,
+		   "pid %lld tid %lld cpu %lld", (long long)l->pid, (long long)l->tid, (long long)l->cpu);
 }
 
 /* Non-blank lines, and how many of them parse alone (each checked). */
