@@ -67,9 +67,16 @@ has_units() {
 	for u in "$@"; do tr '+' '\n' <"$WORK/$name/sub" | grep -qx "$u" || return 1; done
 }
 
+# allotment_log FILE: -v's lines about this test's cell only (another suite
+# recording the same workloads at the same time has units of the same names
+# in other cells of the system-wide recording)
+allotment_log() {
+	sed -n '/^Sharing clusters of allotment:/,/^Sharing clusters of /p' "$1"
+}
+
 # undecided NAME A B: -v says the samples cannot tell A from B
 undecided() {
-	grep -A1 -E "^    $2 ~ $3: " "$WORK/$1/err" | grep -q ': cannot tell'
+	allotment_log "$WORK/$1/err" | grep -A1 -E "^    $2 ~ $3: " | grep -q ': cannot tell'
 }
 
 # conclusive NAME UNITS [PAIR_A PAIR_B] -- RATEARGS -- CMD... (CMD's -d SECONDS doubled on each retry):
@@ -97,7 +104,7 @@ for r in "${rates[@]}" "--backend page-fault"; do
 		check "planted ${r:-default rate}: alpha-+beta- merged, gamma- apart ($(tr '\n' ' ' <"$WORK/$n/sub"))" \
 			sh -c "grep -qx 'alpha-+beta-' '$WORK/$n/sub' && grep -qx 'gamma-' '$WORK/$n/sub'"
 	else
-		fail "planted ${r:-default rate}" "inconclusive after 3, 6 and 12 s: $(tr '\n' ' ' <"$WORK/$n/sub" 2>/dev/null) $(grep -A1 -E '^    alpha- ~ beta-: ' "$WORK/$n/err" 2>/dev/null | tr -s ' \n' ' ')"
+		fail "planted ${r:-default rate}" "inconclusive after 3, 6 and 12 s: $(tr '\n' ' ' <"$WORK/$n/sub" 2>/dev/null) $(allotment_log "$WORK/$n/err" 2>/dev/null | grep -A1 -E '^    alpha- ~ beta-: ' | tr -s ' \n' ' ')"
 	fi
 done
 for m in heap mmap; do
@@ -137,10 +144,10 @@ fi
 # it cannot tell), never apart. The rounds double (900, 1800, 3600) until
 # n_eff passes the bound or the pair is decided.
 SHARED_32_NEFF=3450
-neff() { # neff DIR: n_eff of alpha-0 and beta-0 on the region of DIR/map
-	python3 - "$1" <<'PY'
+neff() { # neff DIR: n_eff of this test's alpha-0 and beta-0 (its cgroup's) on the region of DIR/map
+	python3 - "$1" "$cg" <<'PY'
 import bisect, json, sys
-d = sys.argv[1]
+d, cg = sys.argv[1], sys.argv[2]
 lo = hi = None
 for l in open(d + "/map"):
     p = l.split()
@@ -150,7 +157,7 @@ t = {"alpha-0": [], "beta-0": []}
 for l in open(d + "/prof.out/perf.jsonl"):
     if '"alpha-0"' in l or '"beta-0"' in l:
         o = json.loads(l)
-        if o["comm"] in t and lo <= int(o["addr"], 16) < hi:
+        if o["comm"] in t and o["cgroup"].endswith(cg) and lo <= int(o["addr"], 16) < hi:
             t[o["comm"]].append(o["time_ns"])
 b = sorted(t["beta-0"])
 w = 15 * 10**9
@@ -174,7 +181,7 @@ for rounds in 900 1800 3600; do
 	rm -f "$d/prof.tar.gz"
 	subcells "$d/cfg.json" >"$d/sub"
 	read -r n na nb < <(neff "$d")
-	line=$(grep -A1 -m1 -E '^    alpha- ~ beta-: ' "$d/err" | tail -n 1)
+	line=$(allotment_log "$d/err" | grep -A1 -m1 -E '^    alpha- ~ beta-: ' | tail -n 1)
 	verdict32=$(sed -n 's/.* in common blocks: \(shared\|apart\|cannot tell\).*/\1/p' <<<"$line")
 	what="-i $rounds: n_eff $n (alpha $na, beta $nb samples in the region), $verdict32, subcells $(tr '\n' ' ' <"$d/sub")"
 	echo "info: warm-share 32 MiB default rate $what"
