@@ -269,7 +269,7 @@ int mem_perfdata_read(struct emitter *e)
 		process_warn(e->res, "%s", kernel_note);
 	if (rc == 0 && e->res->unknown_id_records)
 		process_warn(e->res, "%s: %llu records carry a sample id of no event in the file; skipped "
-			     "(perf script skips them too)", f.path, (unsigned long long)e->res->unknown_id_records);
+			     "(perf 6.1's perf script stops at the first instead)", f.path, (unsigned long long)e->res->unknown_id_records);
 	if (rc == 0 && e->res->has_hints && (!e->res->clock_known || e->res->clockid != CLOCK_MONOTONIC))
 		process_warn(e->res, "%s was recorded on %s, hints on CLOCK_MONOTONIC: hint times may be skewed",
 			     f.path, e->res->clock_known ? clock_name(e->res->clockid) : "perf's default clock");

@@ -3,7 +3,9 @@
 
 usage: corrupt_perf.py KIND IN OUT
 KIND: truncated-header, bad-magic, data-past-eof, attrs-past-eof, record-size-zero,
-      record-past-end, short-sample, absurd-callchain, truncated-data
+      record-past-end, short-sample, absurd-callchain, truncated-data,
+      foreign-id (the first sample under an id no event of the file has, as a
+      concurrent system-wide recording of the same event leaves them)
 """
 import struct
 import sys
@@ -70,6 +72,14 @@ def main():
             if st & (1 << 4):
                 sys.exit("READ not handled")
             struct.pack_into("<Q", b, off, 1 << 60)
+    elif kind == "foreign-id":
+        st = first_attr(b)
+        if st & (1 << 16) or not st & (1 << 6):
+            sys.exit("foreign-id needs a sample id after IP TID TIME ADDR")
+        at = 8 + 8 * sum(1 for bit in (0, 1, 2, 3) if st & (1 << bit))
+        pos = next(p for p, t, s in records(b) if t == 9)
+        old = struct.unpack_from("<Q", b, pos + at)[0]
+        struct.pack_into("<Q", b, pos + at, old + (1 << 40))
     else:
         sys.exit("unknown kind " + kind)
     open(dst, "wb").write(b)

@@ -15,8 +15,8 @@ fi
 # 1. page-fault samples with data addresses, system-wide, a workload whose
 #    thread names contain spaces
 mkdir -p "$WORK/pf"
-perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -a -o "$WORK/pf/perf.data" \
-	-- "$WL" -d 0.4 -p 32 "alpha worker:2:A" beta:1:A gamma:1 >/dev/null 2>&1
+perf_record_clean "$WORK/pf/perf.data" -q -e page-faults -c 1 -d --phys-data --data-page-size -a \
+	-- "$WL" -d 0.4 -p 32 "alpha worker:2:A" beta:1:A gamma:1
 if "$SCXPROF" process -f "$WORK/pf" --no-filter >"$WORK/pf.log" 2>&1; then
 	check "page faults: every sample equals perf script" \
 		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/pf/perf.data" "$WORK/pf.out/perf.jsonl"
@@ -79,10 +79,27 @@ fi
 same_for_jobs "page faults" "$WORK/jobs" --no-filter
 same_for_jobs "page faults, -z" "$WORK/jobs" --no-filter -z
 
+# 1b. a sample under an id of no event in the file (what a concurrent
+#     system-wide recording of the same event leaves, seen with two suites on
+#     one machine): process skips it with a warning and keeps the rest;
+#     perf_foreign_ids.py, which tests use to record such a file again, counts it
+mkdir -p "$WORK/foreign"
+python3 "$TOP/tests/integration/corrupt_perf.py" foreign-id "$WORK/pf/perf.data" "$WORK/foreign/perf.data"
+check "foreign sample id: perf_foreign_ids.py counts 1 (0 in the recording)" sh -c \
+	'[ "$(python3 "$1" "$2")" = 1 ] && [ "$(python3 "$1" "$3")" = 0 ]' _ "$TOP/tests/tools/perf_foreign_ids.py" \
+	"$WORK/foreign/perf.data" "$WORK/pf/perf.data"
+if "$SCXPROF" process -f "$WORK/foreign" --no-filter --no-perfetto >"$WORK/foreign.log" 2>&1; then
+	check "foreign sample id: process warns, and keeps every other sample" sh -c \
+		'grep -q "1 records carry a sample id of no event in the file" "$1" && [ $(($(wc -l <"$2") + 1)) -eq $(wc -l <"$3") ]' \
+		_ "$WORK/foreign.log" "$WORK/foreign.out/perf.jsonl" "$WORK/pf.out/perf.jsonl"
+else
+	fail "foreign sample id: process ran" "$(tail -n 3 "$WORK/foreign.log")"
+fi
+
 # 2. several events in one file: samples find their attr by id
 mkdir -p "$WORK/multi"
-perf record -q -e page-faults/period=1/ -e cpu-clock/period=200000/ -d --phys-data --data-page-size -a \
-	-o "$WORK/multi/perf.data" -- "$WL" -d 0.3 -p 16 multi:2 >/dev/null 2>&1
+perf_record_clean "$WORK/multi/perf.data" -q -e page-faults/period=1/ -e cpu-clock/period=200000/ -d \
+	--phys-data --data-page-size -a -- "$WL" -d 0.3 -p 16 multi:2
 if "$SCXPROF" process -f "$WORK/multi" --no-filter >"$WORK/multi.log" 2>&1; then
 	check "two events: every sample equals perf script" \
 		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/multi/perf.data" "$WORK/multi.out/perf.jsonl"
@@ -98,8 +115,8 @@ cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$cg2" ] && [ -w "$cg2" ]; then
 	cg=$cg2/scxprof-test-$$
 	mkdir -p "$cg" && mkdir -p "$WORK/cg"
-	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size --all-cgroups -a -o "$WORK/cg/perf.data" \
-		-- sh -c "echo \$\$ > $cg/cgroup.procs && exec $WL -d 0.3 -p 16 cgw:1" >/dev/null 2>&1
+	perf_record_clean "$WORK/cg/perf.data" -q -e page-faults -c 1 -d --phys-data --data-page-size --all-cgroups -a \
+		-- sh -c "echo \$\$ > $cg/cgroup.procs && exec $WL -d 0.3 -p 16 cgw:1"
 	rmdir "$cg" 2>/dev/null
 	if "$SCXPROF" process -f "$WORK/cg" --no-filter >"$WORK/cg.log" 2>&1; then
 		# perf report's per-cgroup sample counts must equal ours

@@ -362,30 +362,65 @@ static size_t compare_files(const char *full_path, const char *plain_path, uint6
 	return lines;
 }
 
-Test(script_text, real_perf_recording, .timeout = 120)
+/*
+ * Samples under ids of no event in the file (another system-wide recording
+ * of the same event running at once: two suites on one machine) stop perf
+ * 6.1's perf script ("failed to process type: 9 [Bad address]"). Counted by
+ * tests/tools/perf_foreign_ids.py; -1 when it cannot tell.
+ */
+static long foreign_samples(const char *dir)
+{
+	const char *top = getenv("TOP");
+	char cmd[1024];
+	long n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "python3 %s%stests/tools/perf_foreign_ids.py %s/p.data 2>/dev/null",
+		 top ? top : "", top ? "/" : "", dir);
+	if ((p = popen(cmd, "r"))) {
+		if (fscanf(p, "%ld", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+Test(script_text, real_perf_recording, .timeout = 300)
 {
 	char dir[] = "/tmp/test_script_text_XXXXXX", cmd[1024], full[256], plain[256];
 	size_t n;
+	int attempt, rc = -1;
+	long foreign = 0;
 
 	if (run("perf --version >/dev/null 2>&1") != 0)
 		cr_skip_test("SKIP: perf not available");
 	cr_assert_not_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd),
-		 "perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -a "
-		 "-o %s/p.data -- sleep 0.3 >/dev/null 2>&1", dir);
-	if (run(cmd) != 0) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		run(cmd);
-		cr_skip_test("SKIP: perf record not permitted here");
+	/* recorded again only when perf script's failure is explained by
+	 * another session's samples in the file; any other failure fails */
+	for (attempt = 0; attempt < 3; attempt++) {
+		snprintf(cmd, sizeof(cmd),
+			 "rm -f %1$s/p.data && perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -a "
+			 "-o %1$s/p.data -- sleep 0.3 >/dev/null 2>&1", dir);
+		if (run(cmd) != 0) {
+			snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+			run(cmd);
+			cr_skip_test("SKIP: perf record not permitted here");
+		}
+		snprintf(cmd, sizeof(cmd),
+			 "perf script -i %1$s/p.data --ns -F comm,tid,pid,time,ip,addr,phys_addr,"
+			 "data_page_size,dso,sym > %1$s/full 2>%1$s/err && "
+			 "perf script -i %1$s/p.data --ns -F tid,pid,time,addr,ip,phys_addr "
+			 "> %1$s/plain 2>>%1$s/err && "
+			 "perf script -i %1$s/p.data -F comm,tid,pid,time,ip,addr,phys_addr,"
+			 "data_page_size,dso,sym > %1$s/full6 2>>%1$s/err", dir);
+		if ((rc = run(cmd)) == 0)
+			break;
+		foreign = foreign_samples(dir);
+		if (foreign <= 0)
+			break;
+		cr_log_info("perf.data holds %ld samples of another session's events; recording again", foreign);
 	}
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %1$s/p.data --ns -F comm,tid,pid,time,ip,addr,phys_addr,"
-		 "data_page_size,dso,sym > %1$s/full 2>/dev/null && "
-		 "perf script -i %1$s/p.data --ns -F tid,pid,time,addr,ip,phys_addr "
-		 "> %1$s/plain 2>/dev/null && "
-		 "perf script -i %1$s/p.data -F comm,tid,pid,time,ip,addr,phys_addr,"
-		 "data_page_size,dso,sym > %1$s/full6 2>/dev/null", dir);
-	cr_assert_eq(run(cmd), 0, "perf script failed");
+	cr_assert_eq(rc, 0, "perf script failed (exit %d; samples of other sessions' ids: %ld)", rc, foreign);
 	snprintf(full, sizeof(full), "%s/full", dir);
 	snprintf(plain, sizeof(plain), "%s/plain", dir);
 	n = compare_files(full, plain, 1);
