@@ -143,7 +143,7 @@ for e in sched:sched_switch sched:sched_waking sched:sched_wakeup_new irq:irq_ha
 	perf list "$e" 2>/dev/null | grep -q "${e#*:}" && evs="$evs -e $e"
 done
 # shellcheck disable=SC2086
-perf record -q -a -k CLOCK_MONOTONIC $evs -o ps/perf.sched.data -- perf bench sched pipe -l 2000 >/dev/null 2>&1
+perf_record_clean ps/perf.sched.data -q -a -k CLOCK_MONOTONIC $evs -- perf bench sched pipe -l 2000
 if "$SCXPROF" process -f ps -o ps.out >/dev/null 2>ps.err; then
 	trace_ok "perf.sched.data" ps.out --expect-sched
 else

@@ -58,8 +58,8 @@ if perf record -q -a -k CLOCK_MONOTONIC -e sched:sched_switch -o "$WORK/probe.da
 	# exited, has tid -1 (checked in 2.). Their process is reaped before
 	# that switch may have happened: /bin/true after it keeps perf
 	# recording a while longer.
-	perf record -q -a -k CLOCK_MONOTONIC -e sched:sched_switch -e sched:sched_wakeup \
-		-o "$WORK/ps/perf.sched.data" -- sh -c 'perf bench sched pipe -T -l 2000; /bin/true' >/dev/null 2>&1
+	perf_record_clean "$WORK/ps/perf.sched.data" -q -a -k CLOCK_MONOTONIC -e sched:sched_switch -e sched:sched_wakeup \
+		-- sh -c 'perf bench sched pipe -T -l 2000; /bin/true'
 	if "$SCXPROF" process -f "$WORK/ps" >"$WORK/ps.log" 2>&1; then
 		check "perf.sched.data: every record equals perf script" \
 			python3 "$WORK/compare.py" "$WORK/ps/perf.sched.data" "$WORK/ps.out/sched.jsonl"
@@ -76,8 +76,8 @@ if perf record -q -a -k CLOCK_MONOTONIC -e sched:sched_switch -o "$WORK/probe.da
 	# every tracepoint upstream records, with forks/execs/exits in the window
 	mkdir -p "$WORK/all"
 	# shellcheck disable=SC2086
-	perf record -q -a -k CLOCK_MONOTONIC $evs -o "$WORK/all/perf.sched.data" -- \
-		sh -c 'perf bench sched pipe -l 300 >/dev/null; for i in 1 2 3; do /bin/true; done' >/dev/null 2>&1
+	perf_record_clean "$WORK/all/perf.sched.data" -q -a -k CLOCK_MONOTONIC $evs -- \
+		sh -c 'perf bench sched pipe -l 300 >/dev/null; for i in 1 2 3; do /bin/true; done'
 	if "$SCXPROF" process -f "$WORK/all" >"$WORK/all.log" 2>&1; then
 		check "all sched/irq tracepoints: every record equals perf script" \
 			python3 "$WORK/compare.py" "$WORK/all/perf.sched.data" "$WORK/all.out/sched.jsonl"
