@@ -11,7 +11,8 @@
  *  - perf.jsonl holds one line per kept sample, each a JSON object;
  *  - each line parsed alone agrees: script_text_parse_mem_line() succeeds on as
  *    many lines as were not unparseable, and what it fills is in range
- *    (strings terminated, time_ns equal to the printed time, exactly).
+ *    (strings terminated, time_ns equal to the printed time, exactly,
+ *    pid/tid int32 as perf prints them).
  * Seeds: fuzz/corpus/mem_script/.
  */
 #include "fuzz/fuzz_util.h"
@@ -60,6 +61,8 @@ static void check_sample(const struct script_mem_sample *s)
 	FUZZ_CHECK(time_of(s->time, &ns) && ns == s->time_ns, "time \"%s\" vs %llu ns", s->time,
 		   (unsigned long long)s->time_ns);
 	FUZZ_CHECK(s->has_phys_addr || s->phys_addr == 0, "phys_addr without has_phys_addr");
+	FUZZ_CHECK(s->pid >= INT32_MIN && s->pid <= INT32_MAX && s->tid >= INT32_MIN && s->tid <= INT32_MAX,
+		   "pid/tid %lld/%lld beyond what perf prints (int32)", (long long)s->pid, (long long)s->tid);
 }
 
 /* Lines script_text_parse_mem_line() accepts, each checked. */

@@ -38,6 +38,8 @@ static int one_line(struct emitter *e, const char *line, size_t len,
 		return 0;
 	}
 	v.comm = smp->comm;
+	v.pid = smp->pid; /* the recorder's own samples are told by pid */
+	v.tid = smp->tid;
 	if (emitter_filter(e, &v, smp->has_phys_addr, smp->phys_addr) != KEEP)
 		return 0;
 	r.comm = smp->comm;

@@ -8,8 +8,10 @@
  *   COMM PID/TID [CPU] SECS.FRAC: ADDR [ASYM (ADSO)] [CGROUP] IP SYM (DSO)
  *       PHYS PAGESIZE [CGROUP]
  *
- *  - COMM is everything before the first token "digits/digits" (trimmed; it
- *    may contain spaces). That token is pid/tid, in that order.
+ *  - COMM is everything before the first token "PID/TID" (trimmed; it
+ *    may contain spaces). That token is pid/tid, in that order, each an
+ *    int32 as perf prints it with %d: -1 for a task the kernel had no id
+ *    for (comm ":-1"), as the sched text parser accepts.
  *  - The time token ends in ':'; its fraction has 1..9 digits (6 without
  *    --ns, 9 with it); time_ns is computed exactly, in integers.
  *  - ASYM (ADSO): perf resolves the data address to a symbol only for
@@ -166,19 +168,35 @@ static bool tok_is_hex(const struct line_ctx *c, size_t i)
 	return parse_hex(tok_str(c, i), tok_len(c, i), &v);
 }
 
-/* "PID/TID", both fitting in 32 bits (upstream's rule). */
+/* A pid or tid as perf script prints it: the sample's u32 with %d, so an
+ * int32, -1 where the kernel had no id for the task (perf_event_pid_type:
+ * a thread sampled past its unhashing in exit). The same rule as the sched
+ * text parser (sched_script.c) and the perf.data reader's int32 cast; a
+ * value perf cannot print (above INT32_MAX, below INT32_MIN) is refused. */
+static bool parse_id32(const char *s, size_t len, int64_t *out)
+{
+	bool neg = len > 0 && s[0] == '-';
+	uint64_t v;
+
+	if (!parse_dec(s + neg, len - neg, neg ? (uint64_t)INT32_MAX + 1 : INT32_MAX, &v))
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/* "PID/TID", each an int32 as perf prints it. */
 static bool parse_pid_tid(const char *s, size_t len, int64_t *pid, int64_t *tid)
 {
 	const char *slash = memchr(s, '/', len);
-	uint64_t p, t;
+	int64_t p, t;
 
 	if (!slash)
 		return false;
-	if (!parse_dec(s, (size_t)(slash - s), UINT32_MAX, &p) ||
-	    !parse_dec(slash + 1, len - (size_t)(slash - s) - 1, UINT32_MAX, &t))
+	if (!parse_id32(s, (size_t)(slash - s), &p) ||
+	    !parse_id32(slash + 1, len - (size_t)(slash - s) - 1, &t))
 		return false;
-	*pid = (int64_t)p;
-	*tid = (int64_t)t;
+	*pid = p;
+	*tid = t;
 	return true;
 }
 

@@ -94,6 +94,23 @@ else
 	fail "pipe-mode perf.data refused" "rc=$rc $(cat "$WORK/pipe.err")"
 fi
 
+# --- pid/tid -1 in perf script text ----------------------------------------------------
+# perf prints a sample's u32 tid with %d: -1 for a task the kernel had no id for
+# (comm ":-1"). The text reader keeps such a sample as the perf.data reader does
+# (int32 -1), and the Perfetto trace gives it no thread track (tid <= 0).
+mkdir -p "$WORK/neg"
+head -2 "$TOP/tests/fixtures/profile_basic/perf.mem.script" >"$WORK/neg/perf.mem.script"
+printf '             :-1 24659/-1       0.000000300:     7f2519e64408 [unknown] ([heap])     55bc4761452d main (/usr/bin/app)            1a2b000 4K\n' >>"$WORK/neg/perf.mem.script"
+if "$SCXPROF" process -f "$WORK/neg" -o "$WORK/neg.out" >"$WORK/neg.txt" 2>&1; then
+	check "pid/tid -1: a record, not unparseable" grep -q "Parsed 3 of 3 records (0 skipped, 0 unparseable)" "$WORK/neg.txt"
+	check "pid/tid -1: in perf.jsonl as tid -1 of pid 24659" grep -q '"comm":":-1","tid":-1,"pid":24659,' "$WORK/neg.out/perf.jsonl"
+	check "pid/tid -1: no thread track for it in trace.pftrace, the other 2 samples there" \
+		grep -q "2 memory samples" "$WORK/neg.txt"
+	check "pid/tid -1: trace.pftrace agrees with perf.jsonl" python3 "$TOP/tests/integration/pftrace_check.py" "$WORK/neg.out" --expect-mem
+else
+	fail "pid/tid -1: process ran" "$(cat "$WORK/neg.txt")"
+fi
+
 # --- --symfs --------------------------------------------------------------------------
 # record a copy of the workload (no build-ids, no perf build-id cache), then
 # move the binary away: only --symfs finds it

@@ -279,6 +279,37 @@ Test(script_text, long_fields_are_truncated)
 	cr_expect_eq(s.phys_addr, 5);
 }
 
+/*
+ * perf script prints a sample's u32 pid/tid with %d: -1 where the kernel had
+ * no id for the task (perf_event_pid_type; comm ":-1"), any int32 in
+ * general. The sched text parser accepts the same (2630c29); this one took
+ * 0..UINT32_MAX, so "-1" made the line unparseable while the perf.data
+ * reader kept the sample as -1, and 4294967295 (which perf prints as -1)
+ * was taken as a pid.
+ */
+Test(script_text, negative_pid_tid_as_perf_prints_them)
+{
+	parse_ok("             :-1 24659/-1       11444.060723:     7f2519e64408 [unknown] ([heap])"
+		 "     55bc4761452d main (/usr/bin/app)            1a2b000 4K");
+	cr_expect_str_eq(s.comm, ":-1");
+	cr_expect_eq(s.pid, 24659);
+	cr_expect_eq(s.tid, -1);
+	cr_expect_eq(s.phys_addr, 0x1a2b000);
+	parse_ok("x -1/-1 1.0: 1 2 f (d) 3 4K");
+	cr_expect_eq(s.pid, -1);
+	cr_expect_eq(s.tid, -1);
+	parse_ok("x -2147483648/2147483647 1.0: 1 2 f (d) 3 4K");
+	cr_expect_eq(s.pid, INT32_MIN);
+	cr_expect_eq(s.tid, INT32_MAX);
+	parse_bad("x 2147483648/1 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+	parse_bad("x 4294967295/1 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+	parse_bad("x 1/-2147483649 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+	parse_bad("x -/1 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+	parse_bad("x 1/- 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+	parse_bad("x +1/1 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+	parse_bad("x --1/1 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
+}
+
 Test(script_text, blank_or_comment)
 {
 	cr_expect(script_text_is_blank_or_comment("", 0));
