@@ -500,12 +500,15 @@ static const struct hint_update *slot_find(struct hints_index *h, struct tid_slo
 	if (s->count == 0)
 		return NULL;
 	if (u[s->cursor].timestamp > t) {
+		h->st.lookup_searches++;
 		i = search_upto(u, s->count, t);
 		s->cursor = i == s->count ? 0 : i;
 		return i == s->count ? NULL : &u[i];
 	}
-	while (s->cursor + 1 < s->count && u[s->cursor + 1].timestamp <= t)
+	while (s->cursor + 1 < s->count && u[s->cursor + 1].timestamp <= t) {
 		s->cursor++;
+		h->st.lookup_steps++;
+	}
 	return &u[s->cursor];
 }
 

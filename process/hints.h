@@ -43,6 +43,8 @@ struct hints_stats {
 	uint64_t hinted;             /* lookups that found an update (value may be 0) */
 	uint64_t nonzero;            /* lookups that returned a non-zero value */
 	uint64_t unordered_lookups;  /* lookups that went back in time for their tid */
+	uint64_t lookup_searches;    /* lookups that binary-searched their tid's updates */
+	uint64_t lookup_steps;       /* updates a lookup's cursor moved forward over */
 	uint64_t unordered_lookup_tids_total; /* distinct tids with such lookups */
 	uint32_t unordered_lookup_tids[HINTS_MAX_EXAMPLES];
 	size_t nr_unordered_lookup_tids;
