@@ -236,6 +236,20 @@ static void decide(struct line_estimate *o, double floor, double z)
 	o->f = o->rb && o->ra ? sqrt(fa * fb) : 0;
 	o->low = sqrt(lo_a * lo_b);
 	o->high = sqrt((hi_a < bhi_a ? hi_a : bhi_a) * (hi_b < bhi_b ? hi_b : bhi_b));
+	if (o->low > o->high) {
+		/*
+		 * The recaptures contradict the block bound: the samples are no
+		 * random subset of the accesses (page faults: one sample per
+		 * line's first touch, so hardly a line is recaptured and the
+		 * coverage looks near 0). Without the coverage (at most 1),
+		 * hits_a / n_a is still a lower estimate of f_a.
+		 */
+		double free_low = sqrt(cap1(sharing_poisson_low((double)o->ha, z) / (double)o->n_a) *
+				       cap1(sharing_poisson_low((double)o->hb, z) / (double)o->n_b));
+
+		o->low = free_low < o->high ? free_low : o->high;
+		o->f = sqrt(cap1((double)o->ha / (double)o->n_a) * cap1((double)o->hb / (double)o->n_b));
+	}
 	if (o->f > o->high) /* the caps at 1 and the block bound can cross the point estimate */
 		o->f = o->high;
 	if (o->f < o->low)
