@@ -5,7 +5,7 @@
 # Dask distributed (optional: examples/dask_evidence.py's test SKIPs without it),
 # Debian's chromium with playwright-core (npm) for the report's browser test,
 # and the programs the sharing tests record (stress-ng, memcached, memcslap,
-# redis-server, redis-benchmark).
+# redis-server, redis-benchmark, sqlite3).
 set -u
 mode=${1:-check}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +40,8 @@ command -v memcslap >/dev/null || missing+=(libmemcached-tools)
 # test_sharing_redis.sh: a service whose sharing is one hot structure
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v redis-benchmark >/dev/null || missing+=(redis-tools)
+# test_sharing_bench.sh: four sqlite3 readers on two databases (perf bench numa comes with linux-perf)
+command -v sqlite3 >/dev/null || missing+=(sqlite3)
 # optional: without it the report's browser test SKIPs (it says why)
 optional=()
 [ -x /usr/bin/chromium ] || optional+=(chromium)
