@@ -9,6 +9,9 @@
  *  - a sched record sched_conv accepts gives, field by field, what
  *    sched_jsonl_line + sched_events_parse_line give; one it refuses still
  *    parses that way (the path one pass then takes);
+ *  - decoded values of any kind (strings from the input) that
+ *    sched_trace_plain passes give the line of their text without it, and
+ *    sched_conv gives of them what extract parses of that line;
  *  - a memory sample gives, field by field, what mem_jsonl_line +
  *    jsonl_scan_mem give, within sample_conv_max bytes.
  * Input: NUL-separated strings: event, trace, comm, cgroup, data_map,
@@ -22,6 +25,7 @@
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
 #include "process/mem_jsonl.h"
+#include "process/sched_trace.h"
 
 static struct sched_reader *reader;
 static struct sched_conv_cache cache;
@@ -55,7 +59,10 @@ static void check_sched(const struct sched_line *l)
 		FUZZ_CHECK(used <= sched_conv_max(l), "arena overrun");
 		same("comm", a.comm, b.comm);
 		same("event", a.event, b.event);
-		same("trace", a.trace, b.trace);
+		if (l->trace)
+			same("trace", a.trace, b.trace);
+		else
+			FUZZ_CHECK(!b.trace, "a record of values got a trace");
 		same("prev_comm", a.prev_comm, b.prev_comm);
 		same("prev_state", a.prev_state, b.prev_state);
 		same("next_comm", a.next_comm, b.next_comm);
@@ -70,6 +77,43 @@ static void check_sched(const struct sched_line *l)
 	}
 	jsonw_free(&w);
 	free(arena);
+}
+
+/* Decoded values of kind k whose text sched_trace_plain says parses back:
+ * the line of the values (no text) is the line of their text byte for byte,
+ * and sched_conv of the values gives what extract parses of it. */
+static void check_vals(const struct sched_line *base, enum sched_kind k, const struct sched_vals *v)
+{
+	struct sched_switch_info sw_text, sw_vals;
+	struct sched_line lt = *base, lv;
+	struct jsonw wt, wv;
+	char text[1024];
+
+	if (!sched_trace_plain(k, v))
+		return;
+	lt.trace_len = sched_trace_format(k, v, text, sizeof(text));
+	lt.trace = text;
+	lt.sw = NULL;
+	lv = lt;
+	lv.trace = NULL;
+	lv.trace_len = 0;
+	lv.kind = k;
+	lv.v = v;
+	if (k == SK_SWITCH) {
+		lt.event = lv.event = "sched:sched_switch";
+		FUZZ_CHECK(sched_jsonl_parse_switch(text, lt.trace_len, &sw_text), "plain switch text unparsed: %s", text);
+		sched_jsonl_switch_of(v, &sw_vals);
+		lt.sw = &sw_text;
+		lv.sw = &sw_vals;
+	}
+	jsonw_init(&wt);
+	jsonw_init(&wv);
+	sched_jsonl_line(&wt, &lt);
+	sched_jsonl_line(&wv, &lv);
+	FUZZ_CHECK(wt.len == wv.len && !memcmp(wt.buf, wv.buf, wt.len), "values' line differs: %s", wt.buf);
+	jsonw_free(&wt);
+	jsonw_free(&wv);
+	check_sched(&lv);
 }
 
 static void check_sample(const struct mem_record *r)
@@ -133,6 +177,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		l.next_hint = num[15];
 	}
 	check_sched(&l);
+
+	struct sched_vals sv = {.pid = (int32_t)v, .pid2 = (int16_t)(v >> 32), .prio = num[13], .prio2 = num[14],
+				.a0 = (int64_t)(num[15] % 12) - 1, .a1 = v, .has_a0 = num[12] & 1, .has_a1 = num[12] & 2};
+
+	snprintf(sv.comm, sizeof(sv.comm), "%s", s[2]);
+	snprintf(sv.comm2, sizeof(sv.comm2), "%s", s[3]);
+	snprintf(sv.str, sizeof(sv.str), "%s", s[4]);
+	snprintf(sv.state, sizeof(sv.state), "%s", s[5]);
+	check_vals(&l, (enum sched_kind)(num[12] % (SK_RESCHED_EXIT + 1)), &sv);
 
 	struct mem_record r = {
 		.comm = s[2], .tid = (int32_t)v, .pid = (int32_t)(v >> 32), .time_ns = (uint64_t)v, .addr = (uint64_t)v * 3,

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "process/sched_trace.h"
+
 static bool plain(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -99,6 +101,38 @@ static void kv_fields(struct sched_event *ev, char *tok, size_t len)
 	}
 }
 
+/*
+ * The fields of plain values (l->v, no text): what kv_fields finds in
+ * their text (process/sched_trace.c's formats): every kind with a task
+ * prints its pid as "pid" (fork: the parent's), wakeups "target_cpu",
+ * migrate "dest_cpu", softirqs "[action=NAME]" (a number, so "", for a
+ * vector without a name). Their strings hide no key (sched_trace_plain).
+ */
+static void vals_fields(struct sched_event *ev, enum sched_kind k, const struct sched_vals *v)
+{
+	const char *name;
+
+	switch (k) {
+	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING:
+		ev->target_cpu = v->a0;
+		ev->f_pid = v->pid;
+		break;
+	case SK_MIGRATE:
+		ev->dest_cpu = v->a1;
+		ev->f_pid = v->pid;
+		break;
+	case SK_EXIT: case SK_EXEC: case SK_FORK: case SK_STAT_RUNTIME:
+		ev->f_pid = v->pid;
+		break;
+	case SK_SOFTIRQ_ENTRY: case SK_SOFTIRQ_EXIT: case SK_SOFTIRQ_RAISE:
+		name = sched_trace_softirq_name((uint64_t)v->a0);
+		ev->action = name ? name : "";
+		break;
+	default:
+		break;
+	}
+}
+
 /* The event name's kind and flags, from the cache when it is the last one's. */
 static void learn_event(struct sched_conv_cache *c, const char *event)
 {
@@ -128,7 +162,7 @@ bool sched_conv(const struct sched_line *l, struct sched_conv_cache *c, struct s
 	learn_event(c, l->event);
 	if (c->is_nmi || (c->is_switch && !sw) || !c->plain)
 		return false;
-	if (!plain_str(l->comm) || !plain(l->trace, l->trace_len))
+	if (!plain_str(l->comm) || (l->trace && !plain(l->trace, l->trace_len)))
 		return false;
 	if (sw && (!plain_str(sw->prev_comm) || !plain_str(sw->prev_state) || !plain_str(sw->next_comm) ||
 		   l->prev_hint > INT64_MAX || l->next_hint > INT64_MAX))
@@ -136,7 +170,7 @@ bool sched_conv(const struct sched_line *l, struct sched_conv_cache *c, struct s
 	memset(ev, 0, sizeof(*ev));
 	ev->comm = put(&p, l->comm, strlen(l->comm));
 	ev->event = put(&p, l->event, strlen(l->event));
-	ev->trace = put(&p, l->trace, l->trace_len);
+	ev->trace = l->trace ? put(&p, l->trace, l->trace_len) : NULL;
 	ev->pid = l->pid;
 	ev->tid = l->tid;
 	ev->cpu = (uint32_t)l->cpu;
@@ -156,6 +190,8 @@ bool sched_conv(const struct sched_line *l, struct sched_conv_cache *c, struct s
 		ev->prev_pid = sw->prev_pid;
 		ev->next_pid = sw->next_pid;
 		ev->next_hint = l->next_hint;
+	} else if (!l->trace) {
+		vals_fields(ev, l->kind, l->v);
 	} else {
 		char *tok = put(&p, l->trace, l->trace_len);
 

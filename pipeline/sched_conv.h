@@ -4,6 +4,12 @@
  * extract's sched reader (extract/sched_events.h) makes of that line,
  * without the line and without json-c.
  *
+ * A record of decoded values (l->trace NULL: the process stage made no
+ * text, its values are plain, process/sched_trace.h sched_trace_plain)
+ * becomes the event straight from them; its trace is then NULL (the
+ * aggregation of extract mem reads no trace text), every other field what
+ * the line gives.
+ *
  * Only for records whose round trip is plain: every string ASCII (so no
  * U+FFFD replacement) without NUL, pid and tid within int32, times and
  * hints within int64, and not an nmi_handler nor a sched_switch whose text

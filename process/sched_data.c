@@ -196,13 +196,11 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 	enum sched_kind k = type_kind[r->type];
 	struct sched_vals v;
 	struct sched_decoded d;
-	char trace[512], comm[SCHED_COMM_LEN + 1];
-	size_t tlen;
+	char comm[SCHED_COMM_LEN + 1];
 	int64_t pid, tid;
 	struct cur_task *c = r->cpu < ncur ? &cur[r->cpu] : NULL;
 
 	values(r, k, &v);
-	tlen = sched_trace_format(k, &v, trace, sizeof(trace));
 	if (k == SK_WAKEUP || k == SK_WAKEUP_NEW || k == SK_WAKING || k == SK_MIGRATE) {
 		if (r->comm2[0]) { /* the recorder's current task */
 			tid = (int32_t)r->pid2;
@@ -233,7 +231,7 @@ static int emit_record(struct sched_sink *s, const struct sched_record *r, struc
 	d.v = &v;
 	d.tgid = (int32_t)r->tgid;
 	d.tgid2 = k == SK_EXEC ? -1 : (int32_t)r->tgid2; /* exec's pid2 is old_pid */
-	return sched_sink_emit(s, comm, pid, tid, r->cpu, r->timestamp, type_event[r->type], trace, tlen, &d);
+	return sched_sink_emit(s, comm, pid, tid, r->cpu, r->timestamp, type_event[r->type], NULL, 0, &d);
 }
 
 /*

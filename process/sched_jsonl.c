@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "process/sched_trace.h"
+
 static bool is_swapper(const char *comm, int64_t pid)
 {
 	return pid == 0 || !strncmp(comm, "swapper", 7);
@@ -91,6 +93,18 @@ bool sched_jsonl_parse_switch(const char *t, size_t len, struct sched_switch_inf
 	return true;
 }
 
+void sched_jsonl_switch_of(const struct sched_vals *v, struct sched_switch_info *si)
+{
+	memset(si, 0, sizeof(*si));
+	memcpy(si->prev_comm, v->comm, strnlen(v->comm, sizeof(si->prev_comm) - 1));
+	memcpy(si->next_comm, v->comm2, strnlen(v->comm2, sizeof(si->next_comm) - 1));
+	memcpy(si->prev_state, v->state, strnlen(v->state, sizeof(si->prev_state) - 1));
+	si->prev_pid = v->pid;
+	si->prev_prio = v->prio;
+	si->next_pid = v->pid2;
+	si->next_prio = v->prio2;
+}
+
 static void kv_text(struct jsonw *w, const char *k, size_t kl, const char *v, size_t vl)
 {
 	char key[128];
@@ -155,9 +169,16 @@ static void kv_fields(struct jsonw *w, const char *t, size_t len)
 
 void sched_jsonl_line(struct jsonw *w, const struct sched_line *l)
 {
-	char tbuf[48];
+	char tbuf[48], text[1024];
 	const struct sched_switch_info *sw = l->sw;
+	const char *trace = l->trace;
+	size_t trace_len = l->trace_len;
 	int n;
+
+	if (!trace) {
+		trace_len = sched_trace_format(l->kind, l->v, text, sizeof(text));
+		trace = text;
+	}
 
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "comm", l->comm);
@@ -171,7 +192,7 @@ void sched_jsonl_line(struct jsonw *w, const struct sched_line *l)
 	w->need_comma = true;
 	jsonw_kv_str(w, "event", l->event);
 	jsonw_key(w, "trace");
-	jsonw_strn(w, l->trace, l->trace_len);
+	jsonw_strn(w, trace, trace_len);
 	jsonw_key(w, "fields");
 	jsonw_obj_open(w);
 	if (sw) {
@@ -186,10 +207,10 @@ void sched_jsonl_line(struct jsonw *w, const struct sched_line *l)
 		jsonw_kv_bool(w, "prev_idle", is_swapper(sw->prev_comm, sw->prev_pid));
 		jsonw_kv_u64(w, "prev_hint", l->prev_hint);
 		jsonw_kv_u64(w, "next_hint", l->next_hint);
-	} else if (!strcmp(l->event, "nmi:nmi_handler") && nmi_fields(w, l->trace, l->trace_len)) {
+	} else if (!strcmp(l->event, "nmi:nmi_handler") && nmi_fields(w, trace, trace_len)) {
 		/* done */
 	} else {
-		kv_fields(w, l->trace, l->trace_len);
+		kv_fields(w, trace, trace_len);
 	}
 	jsonw_obj_close(w);
 	jsonw_kv_u64(w, "hint", l->hint);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "lib/jsonw.h"
+#include "lib/sched_vals.h"
 
 struct sched_switch_info {
 	char prev_comm[64], next_comm[64], prev_state[32];
@@ -30,16 +31,24 @@ bool sched_jsonl_parse_i64(const char *s, size_t n, int64_t *v);
 /* Parse sched_switch trace text (comms may contain spaces). */
 bool sched_jsonl_parse_switch(const char *trace, size_t len, struct sched_switch_info *si);
 
+/* The fields of a sched_switch's values (kind SK_SWITCH): what
+ * sched_jsonl_parse_switch makes of their text when sched_trace_plain. */
+void sched_jsonl_switch_of(const struct sched_vals *v, struct sched_switch_info *si);
+
 struct sched_line {
 	const char *comm;
 	int64_t pid, tid, cpu;
 	uint64_t time_ns;
 	const char *event;     /* "SYSTEM:NAME" */
-	const char *trace;
+	const char *trace;     /* NULL: the text of kind and v, made when written */
 	size_t trace_len;
 	uint64_t hint;
 	const struct sched_switch_info *sw; /* set for a parsed sched_switch */
 	uint64_t prev_hint, next_hint;      /* with sw */
+	/* With trace NULL: decoded values whose text is plain (sched_trace_plain),
+	 * so a reader of the record needs no text (pipeline/sched_conv.h). */
+	enum sched_kind kind;
+	const struct sched_vals *v;
 };
 
 void sched_jsonl_line(struct jsonw *w, const struct sched_line *l);

@@ -163,8 +163,8 @@ static int deliver_sample(struct swalk *wk, const struct perf_event_header *h)
 	}
 	dec.kind = k;
 	if (k != SK_UNKNOWN && decode_known(&wk->tf, ev, k, smp.raw, smp.raw_size, &v)) {
-		tlen = sched_trace_format(k, &v, trace, sizeof(trace));
-		d = &dec;
+		d = &dec; /* the sink makes the text of v when it needs it */
+		tlen = 0;
 	} else {
 		tlen = generic_text(ev, smp.raw, smp.raw_size, trace, sizeof(trace));
 	}
@@ -174,7 +174,7 @@ static int deliver_sample(struct swalk *wk, const struct perf_event_header *h)
 		return -1;
 	return sched_sink_emit(wk->sink, t->comm, (int32_t)smp.pid, (int32_t)smp.tid,
 			       (smp.present & PERF_SAMPLE_CPU) ? (int64_t)smp.cpu : -1,
-			       smp.time, event, trace, tlen, d);
+			       smp.time, event, d ? NULL : trace, tlen, d);
 }
 
 static int deliver(void *ctx, const struct perf_event_header *h)

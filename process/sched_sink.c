@@ -8,6 +8,7 @@
 #include "lib/error.h"
 #include "lib/pftrace/perfetto_sched.h"
 #include "process/sched_jsonl.h"
+#include "process/sched_trace.h"
 
 static void count_event(struct process_sched_result *r, const char *event)
 {
@@ -35,10 +36,26 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 		.comm = comm, .pid = pid, .tid = tid, .cpu = cpu, .time_ns = time_ns,
 		.event = event, .trace = trace, .trace_len = trace_len,
 	};
+	char text[1024];
+	bool is_switch = !strcmp(event, "sched:sched_switch"), parsed;
 
+	if (!trace && sched_trace_plain(d->kind, d->v)) { /* the text only if a line is written */
+		l.kind = d->kind;
+		l.v = d->v;
+		l.trace_len = 0;
+		parsed = is_switch;
+		if (parsed)
+			sched_jsonl_switch_of(d->v, &sw);
+	} else {
+		if (!trace) {
+			l.trace_len = sched_trace_format(d->kind, d->v, text, sizeof(text));
+			l.trace = text;
+		}
+		parsed = is_switch && sched_jsonl_parse_switch(l.trace, l.trace_len, &sw);
+	}
 	if (tid >= 0 && tid <= UINT32_MAX)
 		l.hint = hints_lookup(s->hints, (uint32_t)tid, time_ns);
-	if (!strcmp(event, "sched:sched_switch") && sched_jsonl_parse_switch(trace, trace_len, &sw)) {
+	if (parsed) {
 		l.sw = &sw;
 		if (sw.prev_pid >= 0 && sw.prev_pid <= UINT32_MAX)
 			l.prev_hint = hints_lookup(s->hints, (uint32_t)sw.prev_pid, time_ns);

@@ -33,8 +33,10 @@ struct sched_decoded {
 	int64_t tgid, tgid2; /* processes of v's tasks; -1 unknown */
 };
 
-/* One record: trace text is the perf script text of the event; d is its
- * decoded values (NULL: not decoded, the record is not in the trace). */
+/* One record: trace text is the perf script text of the event, or NULL
+ * for the text of d (made only when needed: a one-pass sink takes plain
+ * values as they are); d is its decoded values (NULL: not decoded, the
+ * record is not in the trace; then trace is required). */
 int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t tid, int64_t cpu,
 		    uint64_t time_ns, const char *event, const char *trace, size_t trace_len,
 		    const struct sched_decoded *d);

@@ -50,6 +50,34 @@ const char *sched_trace_softirq_name(uint64_t vec)
 	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : NULL;
 }
 
+/* ASCII, no '=', and no ' ' unless spaces are allowed */
+static bool plain_str(const char *s, bool spaces)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80 || *s == '=' || (*s == ' ' && !spaces))
+			return false;
+	return true;
+}
+
+bool sched_trace_plain(enum sched_kind k, const struct sched_vals *v)
+{
+	switch (k) {
+	case SK_SWITCH:
+		return plain_str(v->comm, true) && plain_str(v->comm2, true) && plain_str(v->state, true);
+	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING: case SK_MIGRATE: case SK_EXIT: case SK_STAT_RUNTIME:
+		return plain_str(v->comm, false);
+	case SK_FORK:
+		return plain_str(v->comm, false) && plain_str(v->comm2, false);
+	case SK_EXEC: case SK_IRQ_ENTRY:
+		return plain_str(v->str, false);
+	case SK_IRQ_EXIT: case SK_SOFTIRQ_ENTRY: case SK_SOFTIRQ_EXIT: case SK_SOFTIRQ_RAISE:
+	case SK_TIMER_ENTRY: case SK_TIMER_EXIT: case SK_RESCHED_ENTRY: case SK_RESCHED_EXIT:
+		return true;
+	default: /* nmi_handler (fields of its own), unknown events (generic text) */
+		return false;
+	}
+}
+
 void sched_trace_state_from_report(uint64_t report, char *buf, size_t size)
 {
 	static const char flags[] = "SDTtXZPI";

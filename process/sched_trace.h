@@ -19,6 +19,17 @@
 enum sched_kind sched_trace_kind_of(const char *system, const char *name);
 /* Write the trace text; returns its length (truncated to size - 1). */
 size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size);
+/*
+ * Does the text of v (kind k) parse back to v, field for field, by
+ * sched.jsonl's rules (process/sched_jsonl.h: sched_switch's fields, the
+ * key=value tokens of the others)? True for the kinds sched_trace_format
+ * prints as key=value pairs (not nmi_handler nor an unknown event) when
+ * every string it prints is ASCII without '=' (no key can hide in it) and,
+ * but in a sched_switch (whose comms end at the next key), without ' '.
+ * Then the text need not be made to know its fields (sched_jsonl_fields_of,
+ * sched_jsonl_switch_of).
+ */
+bool sched_trace_plain(enum sched_kind k, const struct sched_vals *v);
 /* "HI", "TIMER", ... "RCU"; NULL for other vectors. */
 const char *sched_trace_softirq_name(uint64_t vec);
 /* The values of trace text of kind k (the kinds of a Perfetto trace:

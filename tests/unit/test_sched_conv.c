@@ -12,6 +12,7 @@
 #include "extract/sched_events.h"
 #include "lib/jsonw.h"
 #include "pipeline/sched_conv.h"
+#include "process/sched_trace.h"
 
 static void same(const char *what, const char *a, const char *b)
 {
@@ -41,7 +42,10 @@ static bool check_line(const struct sched_line *l)
 		cr_assert_leq(used, sched_conv_max(l));
 		same("comm", a.comm, b.comm);
 		same("event", a.event, b.event);
-		same("trace", a.trace, b.trace);
+		if (l->trace) /* a record of values gets no text (sched_conv.h) */
+			same("trace", a.trace, b.trace);
+		else
+			cr_assert_null(b.trace);
 		same("prev_comm", a.prev_comm, b.prev_comm);
 		same("prev_state", a.prev_state, b.prev_state);
 		same("next_comm", a.next_comm, b.next_comm);
@@ -141,4 +145,147 @@ Test(sched_conv, refused_records_go_the_json_way)
 	cr_assert_not(sched_conv(&l, &cache, &(struct sched_event){0}, (char[256]){0}, &(size_t){0}), "time beyond int64");
 	l = line("sched:sched_switch", "garbage");
 	cr_assert_not(check_line(&l), "switch text that did not parse");
+}
+
+/*
+ * A record of decoded values with no text (what sched_sink hands one pass
+ * when sched_trace_plain): the line process writes from them is the line
+ * of their text (sw parsed from it), byte for byte; sched_conv gives of
+ * them what it gives of that text and what extract parses of the line.
+ */
+static const char *const vals_events[] = {
+	[SK_SWITCH] = "sched:sched_switch", [SK_WAKEUP] = "sched:sched_wakeup",
+	[SK_WAKEUP_NEW] = "sched:sched_wakeup_new", [SK_WAKING] = "sched:sched_waking",
+	[SK_MIGRATE] = "sched:sched_migrate_task", [SK_EXIT] = "sched:sched_process_exit",
+	[SK_EXEC] = "sched:sched_process_exec", [SK_FORK] = "sched:sched_process_fork",
+	[SK_STAT_RUNTIME] = "sched:sched_stat_runtime", [SK_IRQ_ENTRY] = "irq:irq_handler_entry",
+	[SK_IRQ_EXIT] = "irq:irq_handler_exit", [SK_SOFTIRQ_ENTRY] = "irq:softirq_entry",
+	[SK_SOFTIRQ_EXIT] = "irq:softirq_exit", [SK_SOFTIRQ_RAISE] = "irq:softirq_raise",
+	[SK_NMI] = "nmi:nmi_handler", [SK_TIMER_ENTRY] = "irq_vectors:local_timer_entry",
+	[SK_TIMER_EXIT] = "irq_vectors:local_timer_exit", [SK_RESCHED_ENTRY] = "irq_vectors:reschedule_entry",
+	[SK_RESCHED_EXIT] = "irq_vectors:reschedule_exit",
+};
+
+/* Both ways for v of kind k; returns sched_trace_plain (both ways agree only then). */
+static bool check_vals(enum sched_kind k, const struct sched_vals *v)
+{
+	struct sched_switch_info sw_text, sw_vals;
+	struct sched_line lt = line(vals_events[k], ""), lv;
+	struct sched_event et, ev;
+	struct jsonw wt, wv;
+	char text[1024], at[2048], av[2048];
+	size_t used;
+	bool plain = sched_trace_plain(k, v);
+
+	lt.trace_len = sched_trace_format(k, v, text, sizeof(text));
+	lt.trace = text;
+	lv = lt;
+	lv.trace = NULL;
+	lv.trace_len = 0;
+	lv.kind = k;
+	lv.v = v;
+	if (k == SK_SWITCH) {
+		bool parsed = sched_jsonl_parse_switch(lt.trace, lt.trace_len, &sw_text);
+
+		sched_jsonl_switch_of(v, &sw_vals);
+		if (plain) {
+			cr_assert(parsed, "%s", text);
+			cr_assert_str_eq(sw_text.prev_comm, sw_vals.prev_comm, "%s", text);
+			cr_assert_str_eq(sw_text.next_comm, sw_vals.next_comm, "%s", text);
+			cr_assert_str_eq(sw_text.prev_state, sw_vals.prev_state, "%s", text);
+			cr_assert(sw_text.prev_pid == sw_vals.prev_pid && sw_text.prev_prio == sw_vals.prev_prio &&
+				  sw_text.next_pid == sw_vals.next_pid && sw_text.next_prio == sw_vals.next_prio, "%s", text);
+		}
+		lt.sw = parsed ? &sw_text : NULL;
+		lv.sw = &sw_vals;
+		lt.prev_hint = lv.prev_hint = 4;
+		lt.next_hint = lv.next_hint = 6;
+	}
+	if (!plain)
+		return false;
+	jsonw_init(&wt);
+	jsonw_init(&wv);
+	sched_jsonl_line(&wt, &lt);
+	sched_jsonl_line(&wv, &lv);
+	cr_assert_eq(wt.len, wv.len, "%.*s vs %.*s", (int)wt.len, wt.buf, (int)wv.len, wv.buf);
+	cr_assert_eq(memcmp(wt.buf, wv.buf, wt.len), 0, "%.*s vs %.*s", (int)wt.len, wt.buf, (int)wv.len, wv.buf);
+	cr_assert(check_line(&lv), "%s", text);
+	cr_assert(sched_conv(&lt, &cache, &et, at, &used) && sched_conv(&lv, &cache, &ev, av, &used));
+	cr_assert_eq(et.f_pid, ev.f_pid, "%s", text);
+	cr_assert_eq(et.target_cpu, ev.target_cpu, "%s", text);
+	cr_assert_eq(et.dest_cpu, ev.dest_cpu, "%s", text);
+	cr_assert_str_eq(et.action, ev.action, "%s", text);
+	jsonw_free(&wt);
+	jsonw_free(&wv);
+	return true;
+}
+
+static void vals_fill(struct sched_vals *v, unsigned seed)
+{
+	static const char *const comms[] = {"", "a", "kworker/0:1", "swapper/3", "Web Content", "x\ty", "q\"b\\s",
+					    "123", "-4", "[bracket]", "0123456789abcdef"};
+	static const char *const states[] = {"R", "R+", "S", "D", "I", "S|D", "X"};
+	static const int64_t nums[] = {0, 1, -1, 7, 120, 139, 4242, 2147483647, -2147483648LL, INT64_MAX, INT64_MIN};
+	unsigned r = seed * 2654435761u;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->comm, sizeof(v->comm), "%s", comms[r % 11]);
+	snprintf(v->comm2, sizeof(v->comm2), "%s", comms[(r >> 4) % 11]);
+	snprintf(v->str, sizeof(v->str), "%s", (r >> 8) % 2 ? "/usr/bin/true" : comms[(r >> 9) % 11]);
+	snprintf(v->state, sizeof(v->state), "%s", states[(r >> 12) % 7]);
+	v->pid = nums[(r >> 15) % 11];
+	v->pid2 = nums[(r >> 18) % 11];
+	v->prio = nums[(r >> 21) % 11];
+	v->prio2 = nums[(r >> 24) % 11];
+	v->a0 = (r >> 27) % 2 ? nums[(r >> 28) % 11] : (int64_t)((r >> 28) % 12); /* softirq vectors with and without names */
+	v->a1 = nums[(seed * 7) % 11];
+	v->has_a0 = seed % 2;
+	v->has_a1 = seed % 3 == 0;
+}
+
+Test(sched_conv, plain_values_without_text)
+{
+	size_t plain = 0, total = 0;
+
+	for (int k = SK_SWITCH; k <= SK_RESCHED_EXIT; k++)
+		for (unsigned seed = 0; seed < 300; seed++) {
+			struct sched_vals v;
+
+			vals_fill(&v, seed + (unsigned)k * 1000);
+			plain += check_vals((enum sched_kind)k, &v);
+			total++;
+		}
+	/* most are plain: every kind but nmi_handler, strings without ' ' or '=' */
+	cr_assert_gt(plain, total / 2, "%zu of %zu", plain, total);
+}
+
+/* Values whose text does not give them back: sched_trace_plain says so. */
+Test(sched_conv, values_whose_text_hides_keys_are_not_plain)
+{
+	struct sched_switch_info sw;
+	struct sched_vals v;
+	char text[1024];
+	size_t n;
+
+	vals_fill(&v, 1);
+	snprintf(v.comm, sizeof(v.comm), "x prev_pid=7"); /* the parse takes prev_comm "x", prev_pid 7 */
+	v.pid = 42;
+	n = sched_trace_format(SK_SWITCH, &v, text, sizeof(text));
+	cr_assert(sched_jsonl_parse_switch(text, n, &sw));
+	cr_assert_eq(sw.prev_pid, 7);
+	cr_assert_not(sched_trace_plain(SK_SWITCH, &v));
+	snprintf(v.comm, sizeof(v.comm), "my task"); /* a switch's comm may hold spaces */
+	cr_assert(sched_trace_plain(SK_SWITCH, &v));
+	cr_assert(check_vals(SK_SWITCH, &v));
+	snprintf(v.comm, sizeof(v.comm), "a target_cpu=9"); /* kv: a key in the comm */
+	cr_assert_not(sched_trace_plain(SK_WAKEUP, &v));
+	snprintf(v.comm, sizeof(v.comm), "a b"); /* kv: "comm":"a", a value other than the comm */
+	cr_assert_not(sched_trace_plain(SK_WAKEUP, &v));
+	snprintf(v.comm, sizeof(v.comm), "caf\xc3\xa9");
+	cr_assert_not(sched_trace_plain(SK_EXIT, &v));
+	snprintf(v.comm, sizeof(v.comm), "ok");
+	snprintf(v.str, sizeof(v.str), "/bin/a=b");
+	cr_assert_not(sched_trace_plain(SK_EXEC, &v));
+	cr_assert_not(sched_trace_plain(SK_NMI, &v));
+	cr_assert_not(sched_trace_plain(SK_UNKNOWN, &v));
 }
