@@ -162,6 +162,7 @@ static void compute_id_positions(struct pd_attr *a)
 	if (st & PERF_SAMPLE_TIME)
 		a->time_index_sample = popcount64(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 							PERF_SAMPLE_TID));
+	a->fixed_sample_size = pd_fixed_sample_size(st);
 	a->trailer_size = 0;
 	a->id_index_trailer = 0;
 	a->time_index_trailer = 0;

@@ -112,6 +112,9 @@ struct pd_attr {
 	size_t trailer_size;         /* bytes of the sample_id trailer (0 unless sample_id_all) */
 	size_t time_index_sample;    /* like id_index_sample, for PERF_SAMPLE_TIME */
 	size_t time_index_trailer;   /* like id_index_trailer, for PERF_SAMPLE_TIME */
+	size_t fixed_sample_size;    /* bytes of a sample body when every field of sample_type has a
+				      * fixed size (no read, callchain, raw, branch stack, regs,
+				      * user stack or aux): pd_parse_sample's fast path; else 0 */
 };
 
 /* An open, validated perf.data file. */

@@ -60,6 +60,27 @@ static inline unsigned long long pd_rec_off(const struct pd_file *f, const struc
 	return (unsigned long long)pd_offset_of(f, h);
 }
 
+/* PERF_SAMPLE_* fields of a variable size (or none of a sample's own). */
+#define PD_SAMPLE_VARIABLE_BITS                                                          \
+	(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
+/* The u64 fields pd_parse_sample takes, one each (WEIGHT_TYPE is one u64). */
+#define PD_SAMPLE_FIXED_BITS                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |                     \
+	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |                 \
+	 PERF_SAMPLE_CODE_PAGE_SIZE)
+
+/* Body size of a sample of this sample_type when all its fields have a fixed
+ * size, else 0 (struct pd_attr.fixed_sample_size). */
+static inline size_t pd_fixed_sample_size(uint64_t st)
+{
+	if (st & PD_SAMPLE_VARIABLE_BITS)
+		return 0;
+	return 8 * (popcount64(st & PD_SAMPLE_FIXED_BITS) + !!(st & PERF_SAMPLE_WEIGHT_TYPE));
+}
+
 /* ---- perfdata.c ---- */
 /* The attr owning id, or NULL (no message). */
 struct pd_attr *pd_id_lookup(const struct pd_file *f, uint64_t id);

@@ -109,12 +109,19 @@ static size_t maps_lower(const struct session_maps *m, uint64_t addr)
 	return lo;
 }
 
-static const struct session_map *maps_find(const struct session_maps *m, uint64_t addr)
+/* The map holding addr, or NULL; *hint: where the last lookup of its kind
+ * was found, tried first and updated. */
+static const struct session_map *maps_find(const struct session_maps *m, size_t *hint, uint64_t addr)
 {
-	size_t i = maps_lower(m, addr);
+	size_t i = *hint;
 
-	if (i < m->n && m->v[i].start <= addr)
+	if (i < m->n && m->v[i].start <= addr && addr < m->v[i].end)
 		return &m->v[i];
+	i = maps_lower(m, addr);
+	if (i < m->n && m->v[i].start <= addr) {
+		*hint = i;
+		return &m->v[i];
+	}
 	return NULL;
 }
 
@@ -228,11 +235,14 @@ static int thread_init_maps(struct session *s, struct session_thread *t)
 
 struct session_thread *session_thread(struct session *s, int32_t pid, int32_t tid)
 {
-	struct session_thread *t = u64map_get(&s->threads, (uint32_t)tid);
+	struct session_thread *t = s->last_thread;
 
+	if (!t || t->tid != tid)
+		t = u64map_get(&s->threads, (uint32_t)tid);
 	if (t) {
 		if (t->pid < 0 && pid >= 0)
 			t->pid = pid;
+		s->last_thread = t;
 		return t;
 	}
 	t = thread_new(s, pid, tid);
@@ -305,6 +315,8 @@ static int apply_fork(struct session *s, const uint8_t *b, size_t len)
 	old = u64map_get(&s->threads, f.tid);
 	if (old && old != parent) {
 		/* tid reuse: the new thread replaces the old one */
+		if (s->last_thread == old)
+			s->last_thread = NULL;
 		maps_put(old->maps);
 		free(old);
 		if (u64map_put(&s->threads, f.tid, NULL) < 0)
@@ -562,12 +574,12 @@ void session_resolve_ip(struct session *s, struct session_thread *t, uint16_t cp
 	out->dso = UNKNOWN;
 	out->sym = UNKNOWN;
 	if (cpumode == PERF_RECORD_MISC_KERNEL)
-		m = maps_find(&s->kernel, ip);
+		m = maps_find(&s->kernel, &s->kernel.hint_ip, ip);
 	else if (cpumode == PERF_RECORD_MISC_USER) {
 		if (t && t->maps)
-			m = maps_find(t->maps, ip);
+			m = maps_find(t->maps, &t->maps->hint_ip, ip);
 		if (!m && (int64_t)ip < 0)
-			m = maps_find(&s->kernel, ip);
+			m = maps_find(&s->kernel, &s->kernel.hint_ip, ip);
 	}
 	if (!m)
 		return;
@@ -591,7 +603,7 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 		}
 		return;
 	}
-	m = t && t->maps ? maps_find(t->maps, addr) : NULL;
+	m = t && t->maps ? maps_find(t->maps, &t->maps->hint_data, addr) : NULL;
 	if (!m)
 		return;
 	out->map = m->dso->name;

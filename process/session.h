@@ -46,6 +46,10 @@ struct session_maps {
 	struct session_map *v;
 	size_t n, cap;
 	int refs;
+	/* where the last instruction / data lookup was found: samples in a row
+	 * mostly hit the same map, checked before the binary search (any index
+	 * below n is a valid guess: maps are sorted and do not overlap) */
+	size_t hint_ip, hint_data;
 };
 
 struct session_thread {
@@ -75,6 +79,8 @@ struct session {
 	int (*build_id_of)(void *ctx, const char *name, uint8_t bid[20], size_t *size);
 	void *build_id_ctx;
 	bool no_data_syms;       /* session_resolve_data leaves sym NULL (no symbol tables loaded) */
+	struct session_thread *last_thread; /* the last one session_thread() returned (samples in
+					     * a row are mostly of one thread); cleared when freed */
 };
 
 /* Where an address resolved to. dso/sym are "[unknown]" when not found. */
