@@ -311,6 +311,53 @@ Test(session, threads_named_like_perf_and_forks_share_or_copy_maps)
 	sym_cache_free(c);
 }
 
+/* Lookups start at the map the last one found (session_maps.hint_*) and
+ * session_thread at the last thread: both must follow changes. */
+Test(session, remembered_map_and_thread_follow_changes)
+{
+	struct sym_cache_opts so = {0};
+	struct sym_cache *c = sym_cache_new(&so);
+	struct session s;
+	struct rec_buf r;
+	struct session_resolved where;
+	struct session_data data;
+	struct session_thread *t;
+	size_t n;
+
+	session_init(&s, c);
+	n = put_mmap2(&r, 7, 7, 0x10000, 0x10000, 0, "[a]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 7, 7, 0x15000, &where);
+	cr_assert_str_eq(where.dso, "[a]");
+	t = session_thread(&s, 7, 7);
+	session_resolve_data(&s, t, 7, 0x15000, 0, &data);
+	cr_assert_str_eq(data.map, "[a]");
+	/* a map below shifts [a] to the next index; the remembered index now holds [z] */
+	n = put_mmap2(&r, 7, 7, 0x1000, 0x1000, 0, "[z]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 7, 7, 0x15000, &where);
+	cr_assert_str_eq(where.dso, "[a]");
+	session_resolve_data(&s, t, 7, 0x15000, 0, &data);
+	cr_assert_str_eq(data.map, "[a]");
+	resolve(&s, 7, 7, 0x1800, &where);
+	cr_assert_str_eq(where.dso, "[z]");
+	resolve(&s, 7, 7, 0x3000, &where);
+	cr_assert_str_eq(where.dso, "[unknown]", "between maps");
+	/* [a] replaced by two: the remembered one's index now holds the first */
+	n = put_mmap2(&r, 7, 7, 0x10000, 0x8000, 0, "[b]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	n = put_mmap2(&r, 7, 7, 0x18000, 0x8000, 0, "[c]", PERF_RECORD_MISC_USER), session_apply(&s, &r.h, n);
+	resolve(&s, 7, 7, 0x1a000, &where);
+	cr_assert_str_eq(where.dso, "[c]");
+	resolve(&s, 7, 7, 0x11000, &where);
+	cr_assert_str_eq(where.dso, "[b]");
+	/* tid 51 remembered, then reused by a fork of another process */
+	t = session_thread(&s, 50, 51);
+	cr_assert_eq(session_thread(&s, 50, 51), t);
+	n = put_fork(&r, 60, 40, 51, 40), session_apply(&s, &r.h, n);
+	t = session_thread(&s, 60, 51);
+	cr_assert_eq(t->pid, 60, "the new thread of tid 51, not the freed one");
+	session_free(&s);
+	sym_cache_free(c);
+}
+
 Test(session, new_mapping_clips_the_ones_it_overlaps)
 {
 	struct sym_cache_opts so = {0};

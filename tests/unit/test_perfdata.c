@@ -474,6 +474,74 @@ Test(perfdata, sample_plain_read_and_full_weight)
 	pd_close(&f);
 }
 
+/* A page-fault recording's layout: every field of a fixed size, decoded by
+ * pd_parse_sample's fast path; the same record cut short takes the checked
+ * reader and fails naming the first missing field. */
+Test(perfdata, fixed_layout_sample_and_short_one)
+{
+	const char *path = tmp_path("fixed.data");
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		      PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT_STRUCT |
+		      PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+		      PERF_SAMPLE_DATA_PAGE_SIZE;
+	struct perf_event_attr a = basic_attr(st);
+	uint64_t ids[] = { 7 };
+	struct buf b = { .n = 0 };
+	struct pd_file f;
+	struct pd_cursor c;
+	const struct perf_event_header *h;
+	struct pd_sample s;
+
+	for (int cut = 0; cut < 2; cut++) {
+		rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+		put64(&b, 7);          /* identifier */
+		put64(&b, 0x401000);   /* ip */
+		put32(&b, 100);        /* pid */
+		put32(&b, 101);        /* tid */
+		put64(&b, 5000);       /* time */
+		put64(&b, 0x7f0000001000); /* addr */
+		put32(&b, 3);          /* cpu */
+		put32(&b, 0);          /* res */
+		put64(&b, 1);          /* period */
+		put64(&b, 300 | 20ULL << 32 | 3ULL << 48); /* weight struct */
+		put64(&b, 0x1234);     /* data_src */
+		put64(&b, 0xabc000);   /* phys_addr */
+		if (!cut) {
+			put64(&b, 0x99);       /* cgroup */
+			put64(&b, 4096);       /* data_page_size */
+		}
+		rec_end(&b);
+	}
+	write_file(path, &a, ids, 1, &b);
+	cr_assert_eq(pd_open(&f, path), 0, "%s", scx_errmsg());
+	cr_assert_eq(f.attrs[0].fixed_sample_size, 12 * 8);
+	pd_cursor_init(&c, &f);
+	cr_assert_eq(pd_next(&c, &h), 1);
+	cr_assert_eq(pd_parse_sample(&f, h, &s), 0, "%s", scx_errmsg());
+	cr_assert_eq(s.present, st);
+	cr_assert_eq(s.id, 7);
+	cr_assert_eq(s.ip, 0x401000);
+	cr_assert_eq(s.pid, 100);
+	cr_assert_eq(s.tid, 101);
+	cr_assert_eq(s.time, 5000);
+	cr_assert_eq(s.addr, 0x7f0000001000);
+	cr_assert_eq(s.cpu, 3);
+	cr_assert_eq(s.period, 1);
+	cr_assert_eq(s.weight, 300);
+	cr_assert_eq(s.weight_var2, 20);
+	cr_assert_eq(s.weight_var3, 3);
+	cr_assert_eq(s.data_src, 0x1234);
+	cr_assert_eq(s.phys_addr, 0xabc000);
+	cr_assert_eq(s.cgroup, 0x99);
+	cr_assert_eq(s.data_page_size, 4096);
+	cr_assert_eq(s.stream_id, 0, "fields the type lacks stay 0");
+	cr_assert_eq(s.code_page_size, 0);
+	cr_assert_eq(pd_next(&c, &h), 1);
+	cr_assert_eq(pd_parse_sample(&f, h, &s), -1, "a sample 16 bytes short must fail");
+	cr_assert(strstr(scx_errmsg(), "record ends before the cgroup field"), "%s", scx_errmsg());
+	pd_close(&f);
+}
+
 /* ---- several attrs ---------------------------------------------------------------- */
 
 static void write_two_attr_file(const char *path, uint64_t sample_type, const struct buf *b)
