@@ -134,12 +134,45 @@ static inline bool word_is_plain(uint64_t x)
 	return !((ctl | quote | bslash | x) & highs);
 }
 
+/*
+ * Most strings need no escaping: check them a word at a time and store each
+ * word as it passes (the last word overlaps the one before it, so a string
+ * of 4 bytes or more takes no byte loop). At the first word that needs care,
+ * the byte loop goes on from that word.
+ */
 char *jsonw_put_str(char *p, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 
 	*p++ = '"';
+	if (n >= 8) {
+		uint64_t word;
+
+		for (; i + 8 <= n; i += 8) {
+			memcpy(&word, s + i, 8);
+			if (!word_is_plain(word))
+				goto slow;
+			memcpy(p + i, &word, 8);
+		}
+		memcpy(&word, s + n - 8, 8);
+		if (i < n && word_is_plain(word)) {
+			memcpy(p + n - 8, &word, 8);
+			i = n;
+		}
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		if (word_is_plain(a | (uint64_t)b << 32)) {
+			memcpy(p, &a, 4);
+			memcpy(p + n - 4, &b, 4);
+			i = n;
+		}
+	}
+slow:
+	p += i;
 	while (i < n) {
 		uint64_t word;
 
@@ -171,14 +204,9 @@ char *jsonw_put_str(char *p, const char *str, size_t n)
 	return p;
 }
 
-char *jsonw_reserve(struct jsonw *w, size_t n)
+char *jsonw_reserve_grow(struct jsonw *w, size_t n)
 {
 	return reserve(w, n) ? w->buf + w->len : NULL;
-}
-
-void jsonw_commit(struct jsonw *w, char *end)
-{
-	w->len = (size_t)(end - w->buf);
 }
 
 static void put_escaped(struct jsonw *w, const char *str, size_t n)
@@ -255,10 +283,12 @@ char *jsonw_put_i64(char *p, int64_t v)
 	return jsonw_put_u64(p, u);
 }
 
+#if !defined(__SSE2__)
 #define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
 const char jsonw_hex_pairs[513] = HEX_ROW("0") HEX_ROW("1") HEX_ROW("2") HEX_ROW("3") HEX_ROW("4") HEX_ROW("5")
 	HEX_ROW("6") HEX_ROW("7") HEX_ROW("8") HEX_ROW("9") HEX_ROW("a") HEX_ROW("b") HEX_ROW("c") HEX_ROW("d")
 	HEX_ROW("e") HEX_ROW("f");
+#endif
 
 char *jsonw_put_hex_str(char *p, uint64_t v)
 {

@@ -42,6 +42,68 @@ Test(jsonw, escapes_and_replaces_invalid_utf8)
 	jsonw_free(&w);
 }
 
+/* What jsonw_put_str must make of an ASCII byte (escapes per RFC 8259). */
+static char *ref_escape_ascii(char *p, unsigned char c)
+{
+	switch (c) {
+	case '"': return p + sprintf(p, "\\\"");
+	case '\\': return p + sprintf(p, "\\\\");
+	case '\n': return p + sprintf(p, "\\n");
+	case '\t': return p + sprintf(p, "\\t");
+	case '\r': return p + sprintf(p, "\\r");
+	default:
+		if (c < 0x20)
+			return p + sprintf(p, "\\u%04x", c);
+		*p++ = (char)c;
+		return p;
+	}
+}
+
+/*
+ * The string writer checks whole words and stores them as it goes (the last
+ * one overlapping): on every length up to 40, a byte that needs care at every
+ * position (or none), and valid UTF-8 at every position, it writes what a
+ * byte-by-byte escaper writes, and nothing past its end.
+ */
+Test(jsonw, put_str_word_path_matches_byte_escaper)
+{
+	static const unsigned char specials[] = {'"', '\\', '\n', '\t', '\r', 0x01, 0x1f, 0x7f, 'a'};
+	char in[64], got[512], want[512];
+
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t at = 0; at <= n; at++) {
+			for (size_t k = 0; k < sizeof(specials); k++) {
+				char *w = want, *e;
+
+				for (size_t i = 0; i < n; i++)
+					in[i] = (char)('A' + (i * 7 + k) % 26);
+				if (at < n)
+					in[at] = (char)specials[k];
+				*w++ = '"';
+				for (size_t i = 0; i < n; i++)
+					w = ref_escape_ascii(w, (unsigned char)in[i]);
+				*w++ = '"';
+				memset(got, '#', sizeof(got));
+				e = jsonw_put_str(got, in, n);
+				cr_assert_eq(e - got, w - want, "length %zu, special %zu at %zu", n, k, at);
+				cr_assert(!memcmp(got, want, (size_t)(w - want)), "length %zu, special %zu at %zu: %.*s", n, k,
+					  at, (int)(e - got), got);
+				cr_assert_eq(*e, '#', "wrote past the end (length %zu)", n);
+			}
+			if (at + 2 <= n) { /* é (valid UTF-8) is copied as it is */
+				char *e;
+
+				for (size_t i = 0; i < n; i++)
+					in[i] = (char)('a' + i % 26);
+				in[at] = (char)0xc3, in[at + 1] = (char)0xa9;
+				e = jsonw_put_str(got, in, n);
+				cr_assert_eq(e - got, (long)n + 2);
+				cr_assert(!memcmp(got + 1, in, n) && got[0] == '"' && got[n + 1] == '"');
+			}
+		}
+	}
+}
+
 Test(jsonw, numbers_hex_and_times)
 {
 	struct jsonw w;
