@@ -72,7 +72,7 @@ enum data_id_kind data_id_map_kind(const struct data_id_map *m, uint32_t *maj, u
 	return file_identity(m, maj, min, ino, ino_gen) ? DATA_ID_RO : DATA_ID_NONE;
 }
 
-char *data_id_put(char *p, const struct data_id *d)
+char *data_id_put_head(char *p, const struct data_id *d)
 {
 	switch (d->kind) {
 	case DATA_ID_ANON:
@@ -94,11 +94,21 @@ char *data_id_put(char *p, const struct data_id *d)
 		memcpy(p, "\"K", 2), p += 2;
 		break;
 	default:
+		return p;
+	}
+	*p++ = ':';
+	return p;
+}
+
+char *data_id_put(char *p, const struct data_id *d)
+{
+	char *head_end = data_id_put_head(p, d);
+
+	if (head_end == p) { /* DATA_ID_NONE */
 		memcpy(p, "null", 4);
 		return p + 4;
 	}
-	*p++ = ':';
-	p = jsonw_put_hex(p, d->page);
+	p = jsonw_put_hex(head_end, d->page);
 	*p++ = '"';
 	return p;
 }

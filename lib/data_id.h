@@ -54,7 +54,15 @@ bool data_id_name_is_anon(const char *name);
 /* Most bytes data_id_put() writes. */
 #define DATA_ID_JSON_MAX 128
 
-/* Write the JSON value: the quoted identity, or null for DATA_ID_NONE. */
+/* Write the JSON value: the quoted identity, or null for DATA_ID_NONE.
+ * It may store scratch bytes past the end, never past DATA_ID_JSON_MAX. */
 char *data_id_put(char *p, const struct data_id *d);
+
+/* What data_id_put() writes before the page: the opening quote, the kind
+ * and the fields the page's number follows ("F:1a:3:9c1:0:"); nothing for
+ * DATA_ID_NONE. The same for every page of one mapping, so a writer may keep
+ * it. Stores at most DATA_ID_HEAD_MAX bytes. */
+#define DATA_ID_HEAD_MAX 64
+char *data_id_put_head(char *p, const struct data_id *d);
 
 #endif

@@ -236,52 +236,16 @@ void jsonw_str(struct jsonw *w, const char *s)
 	jsonw_strn(w, s, strlen(s));
 }
 
-static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				     "8081828384858687888990919293949596979899";
+const char jsonw_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 
-/* v's decimal digits ending at end (written backwards, two at a time). */
-static void put_digits_back(char *end, uint64_t v)
-{
-	while (v >= 100) {
-		end -= 2;
-		memcpy(end, digit_pairs + (v % 100) * 2, 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		end -= 2;
-		memcpy(end, digit_pairs + v * 2, 2);
-	} else {
-		end[-1] = (char)('0' + v);
-	}
-}
-
-char *jsonw_put_u64(char *p, uint64_t v)
-{
-	static const uint64_t pow10[20] = {
-		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
-		1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
-		1000000000000000000ULL, 10000000000000000000ULL,
-	};
-	/* digits: floor(log10 v) + 1, from the bit length (1233/4096 ~ log10 2) */
-	int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-	int n = t - (v < pow10[t]) + 1 + (v == 0);
-
-	put_digits_back(p + n, v);
-	return p + n;
-}
-
-char *jsonw_put_i64(char *p, int64_t v)
-{
-	uint64_t u = (uint64_t)v;
-
-	if (v < 0) {
-		*p++ = '-';
-		u = 0 - u;
-	}
-	return jsonw_put_u64(p, u);
-}
+const uint64_t jsonw_pow10[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL, 10000000000000000000ULL,
+};
 
 #if !defined(__SSE2__)
 #define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
@@ -300,15 +264,10 @@ char *jsonw_put_hex_str(char *p, uint64_t v)
 
 char *jsonw_put_time_str(char *p, uint64_t ns)
 {
-	uint64_t frac = ns % 1000000000ULL;
-
 	*p++ = '"';
 	p = jsonw_put_u64(p, ns / 1000000000ULL);
 	*p++ = '.';
-	/* always 9 digits: 1000000000 + frac has 10, the first a '1' */
-	put_digits_back(p + 9, frac + 1000000000ULL);
-	p[-1] = '.';
-	p += 9;
+	p = jsonw_put_9digits(p, (uint32_t)(ns % 1000000000ULL));
 	*p++ = '"';
 	return p;
 }

@@ -78,8 +78,59 @@ static inline void jsonw_commit(struct jsonw *w, char *end)
 }
 static inline size_t jsonw_escaped_max(size_t n) { return 6 * n + 2; }
 char *jsonw_put_str(char *p, const char *str, size_t n);
-char *jsonw_put_u64(char *p, uint64_t v);
-char *jsonw_put_i64(char *p, int64_t v);
+
+/* Decimal digits: "00".."99", and 10^0..10^19 */
+extern const char jsonw_digit_pairs[201];
+extern const uint64_t jsonw_pow10[20];
+
+/* v's decimal digits ending at end (written backwards, two at a time). */
+static inline void jsonw_digits_back(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, jsonw_digit_pairs + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(end - 2, jsonw_digit_pairs + v * 2, 2);
+	else
+		end[-1] = (char)('0' + v);
+}
+
+static inline char *jsonw_put_u64(char *p, uint64_t v)
+{
+	/* digits: floor(log10 v) + 1, from the bit length (1233/4096 ~ log10 2) */
+	int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+	int n = t - (v < jsonw_pow10[t]) + 1 + (v == 0);
+
+	jsonw_digits_back(p + n, v);
+	return p + n;
+}
+
+static inline char *jsonw_put_i64(char *p, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+
+	if (v < 0) {
+		*p++ = '-';
+		u = 0 - u;
+	}
+	return jsonw_put_u64(p, u);
+}
+
+/* v < 10^9 as exactly 9 digits, leading zeros kept (the ns of a time). */
+static inline char *jsonw_put_9digits(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000; /* 5 + 4 digits */
+
+	p[0] = (char)('0' + hi / 10000);
+	hi %= 10000;
+	memcpy(p + 1, jsonw_digit_pairs + (hi / 100) * 2, 2);
+	memcpy(p + 3, jsonw_digit_pairs + (hi % 100) * 2, 2);
+	memcpy(p + 5, jsonw_digit_pairs + (lo / 100) * 2, 2);
+	memcpy(p + 7, jsonw_digit_pairs + (lo % 100) * 2, 2);
+	return p + 9;
+}
 /* Writes up to 17 bytes at p whatever the value (see jsonw_put_hex). */
 char *jsonw_put_hex_str(char *p, uint64_t v);
 

@@ -1,7 +1,9 @@
 /*
  * mem_jsonl.c - formats one perf.jsonl line (see mem_jsonl.h). This is the
  * hot path of the process stage: the whole line is written into one
- * reservation of the output buffer, keys as literals.
+ * reservation of the output buffer, keys as literals, stable names copied
+ * from their cached escaped form, the seconds of the time reused while they
+ * do not change.
  */
 #include "mem_jsonl.h"
 
@@ -10,173 +12,220 @@
 
 #define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
+#define ARENA_MAX (64u << 20) /* the cache starts over past this */
+#define CHUNK_MIN (64u << 10)
+#define COPY_SLACK 16         /* copies run in 16-byte steps: room past the end */
+
+struct mem_jsonl_chunk {
+	struct mem_jsonl_chunk *next;
+	char text[];
+};
+
 struct mem_jsonl_ctx *mem_jsonl_ctx_new(void)
 {
 	return calloc(1, sizeof(struct mem_jsonl_ctx));
 }
 
+static void free_chunks(struct mem_jsonl_chunk *k)
+{
+	while (k) {
+		struct mem_jsonl_chunk *next = k->next;
+
+		free(k);
+		k = next;
+	}
+}
+
 void mem_jsonl_ctx_free(struct mem_jsonl_ctx *c)
 {
 	if (c) {
-		free(c->arena);
+		free_chunks(c->chunks);
+		free_chunks(c->retired);
 		free(c);
 	}
 }
 
-/* Escaped form of a stable string, from the cache or made now; NULL when
- * memory is short (the caller escapes directly then). */
-static const char *escaped(struct mem_jsonl_ctx *c, const char *s, size_t *len)
+/* Drop every cached form; their chunks stay readable until the next line. */
+static void start_over(struct mem_jsonl_ctx *c)
 {
-	size_t slot = ((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ULL >> 52, n, need;
-	char *end;
+	struct mem_jsonl_chunk **tail = &c->retired;
 
-	slot &= ESCAPE_CACHE - 1;
-	if (c->esc[slot].key == s) {
-		*len = c->esc[slot].len;
-		return c->arena + c->esc[slot].off;
-	}
-	n = strlen(s);
-	need = jsonw_escaped_max(n);
-	if (c->arena_len + need > c->arena_cap) {
-		size_t cap = c->arena_cap ? c->arena_cap * 2 : 1 << 16;
-		char *a;
-
-		if (cap > (64u << 20)) { /* start over rather than grow without bound */
-			memset(c->esc, 0, sizeof(c->esc));
-			c->arena_len = 0;
-			c->starts++;
-			cap = c->arena_cap;
-		}
-		while (cap < c->arena_len + need)
-			cap *= 2;
-		if (cap != c->arena_cap) {
-			if (!(a = realloc(c->arena, cap)))
-				return NULL;
-			c->arena = a;
-			c->arena_cap = cap;
-		}
-	}
-	end = jsonw_put_str(c->arena + c->arena_len, s, n);
-	c->esc[slot].key = s;
-	c->esc[slot].off = (uint32_t)c->arena_len;
-	c->esc[slot].len = (uint32_t)(end - (c->arena + c->arena_len));
-	c->arena_len += c->esc[slot].len;
-	*len = c->esc[slot].len;
-	return c->arena + c->esc[slot].off;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = c->chunks;
+	c->chunks = NULL;
+	c->free_at = NULL;
+	c->free_len = 0;
+	c->arena_len = 0;
+	c->starts++;
+	memset(c->esc, 0, sizeof(c->esc));
 }
 
-/* A name of the line: escaped in the cache (e->p, when the line is stable
- * and memory allowed) or escaped here (its length n). */
-struct esc {
-	const char *p;
+/* Escape s into the cache; NULL when memory is short (the caller escapes
+ * directly then). */
+static const char *cache_escaped(struct mem_jsonl_ctx *c, size_t slot, const char *s, size_t *len)
+{
+	size_t n = strlen(s), need = jsonw_escaped_max(n) + COPY_SLACK;
+	char *end;
+
+	if (c->arena_len + need > ARENA_MAX)
+		start_over(c);
+	if (c->free_len < need) {
+		size_t size = need > CHUNK_MIN ? need : CHUNK_MIN;
+		struct mem_jsonl_chunk *k = malloc(sizeof(*k) + size);
+
+		if (!k)
+			return NULL;
+		k->next = c->chunks;
+		c->chunks = k;
+		c->free_at = k->text;
+		c->free_len = size;
+	}
+	end = jsonw_put_str(c->free_at, s, n);
+	c->esc[slot].key = s;
+	c->esc[slot].text = c->free_at;
+	c->esc[slot].len = (size_t)(end - c->free_at);
+	/* the next form starts here: COPY_SLACK readable bytes stay past this one */
+	c->free_len -= c->esc[slot].len;
+	c->free_at = end;
+	c->arena_len += c->esc[slot].len;
+	*len = c->esc[slot].len;
+	return c->esc[slot].text;
+}
+
+/* Escaped form of a stable string, from the cache or made now. */
+static inline const char *escaped(struct mem_jsonl_ctx *c, const char *s, size_t *len)
+{
+	size_t slot = (((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ULL >> 52) & (ESCAPE_CACHE - 1);
+
+	if (c->esc[slot].key == s) {
+		*len = c->esc[slot].len;
+		return c->esc[slot].text;
+	}
+	return cache_escaped(c, slot, s, len);
+}
+
+/* A name of the line: its escaped form (p, n bytes) when cached, else the
+ * string (s, n bytes) to escape here. */
+struct name {
+	const char *p, *s;
 	size_t n;
 };
 
-static char *put_name(char *p, const struct esc *e, const char *s, size_t n)
+/* Copy a cached form in 16-byte steps: it has COPY_SLACK readable bytes
+ * past it, and the line's bound has room past the copy. */
+static inline char *copy_cached(char *p, const char *q, size_t n)
 {
-	if (!e->p)
-		return jsonw_put_str(p, s, n);
-	memcpy(p, e->p, e->n);
-	return p + e->n;
+	for (size_t i = 0; i < n; i += 16)
+		memcpy(p + i, q + i, 16);
+	return p + n;
 }
 
-/* Most bytes the line can take, so one reservation fits it. */
-static size_t line_max(const struct mem_record *r, size_t *lens)
+static inline char *put_name(char *p, const struct name *e)
 {
-	lens[0] = strlen(r->comm);
-	lens[1] = strlen(r->cgroup);
-	lens[2] = strlen(r->sym);
-	lens[3] = strlen(r->dso);
-	lens[4] = r->event ? strlen(r->event) : 0;
-	lens[5] = r->data_map ? strlen(r->data_map) : 0;
-	lens[6] = r->data_sym ? strlen(r->data_sym) : 0;
-	return 512 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX +
-	       jsonw_escaped_max(lens[0] + lens[1] + lens[2] + lens[3] + lens[4] + lens[5] + lens[6]);
+	if (e->p)
+		return copy_cached(p, e->p, e->n);
+	return jsonw_put_str(p, e->s, e->n);
 }
 
-/* The same bound when sym, dso, event, data_map and data_sym come from the
- * escape cache (e[0..4], in that order; all p NULL when one is not). */
-static size_t line_max_stable(const struct mem_record *r, struct mem_jsonl_ctx *c, size_t *lens, struct esc *e)
+/*
+ * The line's names (sym, dso, event, data_map, data_sym, in that order;
+ * NULL ones skipped) and the most bytes they take: cached when the record
+ * says they are stable, else measured. A start-over while later names are
+ * cached leaves the earlier ones readable (their chunks are only retired).
+ */
+static size_t names_of(const struct mem_record *r, struct mem_jsonl_ctx *c, struct name *e)
 {
 	const char *names[5] = {r->sym, r->dso, r->event, r->data_map, r->data_sym};
-	size_t sum = 0, off[5] = {0};
-	unsigned long starts;
-	int tries = 0;
+	size_t sum = 0;
 
-	/*
-	 * escaped() may move the arena (realloc) or start it over while later
-	 * names are cached: keep offsets and make the pointers at the end, and
-	 * redo the line's names once after a start-over (it overwrote them).
-	 */
-again:
-	sum = 0;
 	for (int i = 0; i < 5; i++) {
-		const char *q = NULL;
-
-		e[i].p = NULL, e[i].n = 0;
-		starts = c->starts;
-		if (names[i] && !(q = escaped(c, names[i], &e[i].n))) {
-			for (int j = 0; j < 5; j++)
-				e[j].p = NULL;
-			return line_max(r, lens);
+		e[i].s = names[i];
+		e[i].p = NULL;
+		e[i].n = 0;
+		if (!names[i])
+			continue;
+		if (r->stable_names && (e[i].p = escaped(c, names[i], &e[i].n))) {
+			sum += e[i].n;
+			continue;
 		}
-		/* started over: the earlier names' bytes are gone (counted, as a long
-		 * name can leave the arena longer than before) */
-		if (c->starts != starts && i > 0) {
-			if (++tries > 1) {
-				for (int j = 0; j < 5; j++)
-					e[j].p = NULL;
-				return line_max(r, lens);
-			}
-			goto again;
-		}
-		if (names[i])
-			off[i] = (size_t)(q - c->arena);
-		sum += e[i].n;
+		e[i].n = strlen(names[i]);
+		sum += jsonw_escaped_max(e[i].n);
 	}
-	for (int i = 0; i < 5; i++)
-		e[i].p = names[i] ? c->arena + off[i] : NULL;
-	lens[0] = strlen(r->comm);
-	lens[1] = strlen(r->cgroup);
-	lens[2] = lens[3] = lens[4] = lens[5] = lens[6] = 0; /* unused: cached */
-	return 512 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX + jsonw_escaped_max(lens[0] + lens[1]) + sum;
+	return sum;
 }
 
-static char *identity(char *p, const struct mem_record *r, const size_t *lens, const struct esc *e)
+/* Seconds with 9 decimals, the seconds' digits reused while they repeat;
+ * *frac: where the 9 decimals went. */
+static char *put_time(char *p, struct mem_jsonl_ctx *c, uint64_t ns, const char **frac)
+{
+	uint64_t secs = ns / 1000000000ULL;
+
+	if (secs != c->secs || !c->secs_len) {
+		c->secs = secs;
+		c->secs_len = (size_t)(jsonw_put_u64(c->secs_text, secs) - c->secs_text);
+	}
+	*p++ = '"';
+	memcpy(p, c->secs_text, sizeof(c->secs_text));
+	p += c->secs_len;
+	*p++ = '.';
+	*frac = p;
+	p = jsonw_put_9digits(p, (uint32_t)(ns - secs * 1000000000ULL));
+	*p++ = '"';
+	return p;
+}
+
+/* time_ns: with at least a second, the time's digits without the dot. */
+static char *put_time_ns(char *p, uint64_t ns, const struct mem_jsonl_ctx *c, const char *frac)
+{
+	if (ns < 1000000000ULL)
+		return jsonw_put_u64(p, ns);
+	memcpy(p, c->secs_text, sizeof(c->secs_text));
+	p += c->secs_len;
+	memcpy(p, frac, 9);
+	return p + 9;
+}
+
+/* The data id: its head (kind and mapping fields) reused while the
+ * mapping repeats, then the page. */
+static char *put_data_id(char *p, const struct data_id *d, struct mem_jsonl_ctx *c)
+{
+	if (d->kind == DATA_ID_NONE)
+		return data_id_put(p, d);
+	if (!c->id_head_len || d->kind != c->id.kind || d->pid != c->id.pid || d->maj != c->id.maj ||
+	    d->min != c->id.min || d->ino != c->id.ino || d->ino_gen != c->id.ino_gen) {
+		c->id_head_len = (size_t)(data_id_put_head(c->id_head, d) - c->id_head);
+		if (!c->id_head_len) /* a kind without a head */
+			return data_id_put(p, d);
+		c->id = *d;
+	}
+	memcpy(p, c->id_head, sizeof(c->id_head));
+	p = jsonw_put_hex(p + c->id_head_len, d->page);
+	*p++ = '"';
+	return p;
+}
+
+static char *identity(char *p, const struct mem_record *r, const struct name *e, struct mem_jsonl_ctx *c)
 {
 	if (r->data_map) {
 		p = LIT(p, ",\"data_map\":");
-		p = put_name(p, &e[3], r->data_map, lens[5]);
+		p = put_name(p, &e[3]);
 	}
 	p = LIT(p, ",\"data_id\":");
-	p = data_id_put(p, &r->data_id);
+	p = put_data_id(p, &r->data_id, c);
 	if (r->data_sym) {
 		p = LIT(p, ",\"data_sym\":");
-		p = put_name(p, &e[4], r->data_sym, lens[6]);
+		p = put_name(p, &e[4]);
 	}
 	return p;
 }
 
-/* time_ns from the "time" string already written ("SECS.NNNNNNNNN" at t):
- * with at least a second, its digits are the same without the dot. */
-static char *put_time_ns(char *p, uint64_t ns, const char *t)
-{
-	size_t secs;
-
-	if (ns < 1000000000ULL)
-		return jsonw_put_u64(p, ns);
-	secs = strchr(t, '.') - t;
-	memcpy(p, t, secs);
-	memcpy(p + secs, t + secs + 1, 9);
-	return p + secs + 9;
-}
-
-static char *extras(char *p, const struct mem_record *r, size_t event_len, const struct esc *e,
-		    struct mem_jsonl_ctx *c, const char *time)
+static char *extras(char *p, const struct mem_record *r, const struct name *e, struct mem_jsonl_ctx *c,
+		    const char *frac)
 {
 	if (r->event) {
 		p = LIT(p, ",\"event\":");
-		p = put_name(p, &e[2], r->event, event_len);
+		p = put_name(p, &e[2]);
 	}
 	if (r->has_cpu) {
 		p = LIT(p, ",\"cpu\":");
@@ -184,7 +233,7 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, const
 	}
 	if (r->has_time_ns) {
 		p = LIT(p, ",\"time_ns\":");
-		p = put_time_ns(p, r->time_ns, time);
+		p = put_time_ns(p, r->time_ns, c, frac);
 	}
 	if (r->has_period) {
 		p = LIT(p, ",\"period\":");
@@ -214,44 +263,54 @@ static char *extras(char *p, const struct mem_record *r, size_t event_len, const
 	return p;
 }
 
+/*
+ * Most bytes of a line besides its strings: every key (about 230 bytes),
+ * the numbers at their longest (20 digits, a sign, quotes: about 330), the
+ * data_src object and the data id (its cached head copied whole), and room for the 16-byte stores (hex
+ * digits, cached names) past the end.
+ */
+#define LINE_FIXED_MAX (640 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX)
+
 void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_jsonl_ctx *c)
 {
-	size_t lens[7];
-	struct esc e[5] = {{0}};
-	const char *time;
+	size_t comm_len = strlen(r->comm), cgroup_len = strlen(r->cgroup);
+	struct name e[5];
+	const char *frac;
 	char *p;
 
-	p = jsonw_reserve(w, r->stable_names ? line_max_stable(r, c, lens, e) : line_max(r, lens));
-
+	if (c->retired) { /* the last line is written: what a start-over dropped can go */
+		free_chunks(c->retired);
+		c->retired = NULL;
+	}
+	p = jsonw_reserve(w, LINE_FIXED_MAX + names_of(r, c, e) + jsonw_escaped_max(comm_len + cgroup_len));
 	if (!p)
 		return;
 	p = LIT(p, "{\"comm\":");
-	p = jsonw_put_str(p, r->comm, lens[0]);
+	p = jsonw_put_str(p, r->comm, comm_len);
 	p = LIT(p, ",\"tid\":");
 	p = jsonw_put_i64(p, r->tid);
 	p = LIT(p, ",\"pid\":");
 	p = jsonw_put_i64(p, r->pid);
 	p = LIT(p, ",\"time\":");
-	time = p + 1;
-	p = jsonw_put_time_str(p, r->time_ns);
+	p = put_time(p, c, r->time_ns, &frac);
 	p = LIT(p, ",\"addr\":");
 	p = jsonw_put_hex_str(p, r->addr);
 	p = LIT(p, ",\"cgroup\":");
-	p = jsonw_put_str(p, r->cgroup, lens[1]);
+	p = jsonw_put_str(p, r->cgroup, cgroup_len);
 	p = LIT(p, ",\"ip\":");
 	p = jsonw_put_hex_str(p, r->ip);
 	p = LIT(p, ",\"sym\":");
-	p = put_name(p, &e[0], r->sym, lens[2]);
+	p = put_name(p, &e[0]);
 	p = LIT(p, ",\"dso\":");
-	p = put_name(p, &e[1], r->dso, lens[3]);
+	p = put_name(p, &e[1]);
 	p = LIT(p, ",\"phys_addr\":");
 	p = jsonw_put_hex_str(p, r->phys_addr);
 	p = LIT(p, ",\"data_page_size\":");
 	p = jsonw_put_u64(p, r->data_page_size);
 	p = LIT(p, ",\"hint\":");
 	p = jsonw_put_u64(p, r->hint);
-	p = extras(p, r, lens[4], e, c, time);
-	p = identity(p, r, lens, e);
+	p = extras(p, r, e, c, frac);
+	p = identity(p, r, e, c);
 	p = LIT(p, "}\n");
 	jsonw_commit(w, p);
 }

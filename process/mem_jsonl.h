@@ -23,20 +23,33 @@
 #include "lib/mem_record.h"
 
 /*
- * Formatting state kept across lines: formatted data_src objects, and the
- * escaped JSON form of strings whose pointers stay valid and unchanged for
- * the whole run (interned dso, symbol and event names), keyed by pointer.
+ * Formatting state kept across lines: formatted data_src objects, the
+ * seconds of the last time written, the last data id's head, and the escaped JSON form of strings
+ * whose pointers stay valid and unchanged for the whole run (interned dso,
+ * symbol and event names), keyed by pointer. Escaped forms live in chunks
+ * that never move; past 64 MiB the cache starts over, and the chunks it
+ * drops are freed at the next line (the current line may still copy them).
  */
 #define ESCAPE_CACHE 4096
+struct mem_jsonl_chunk;
 struct mem_jsonl_ctx {
 	struct data_src_cache data_src;
 	struct {
 		const char *key;
-		uint32_t off, len;
+		const char *text; /* the escaped form, quotes included */
+		size_t len;
 	} esc[ESCAPE_CACHE];
-	char *arena;
-	size_t arena_len, arena_cap;
-	unsigned long starts; /* times the arena started over */
+	struct mem_jsonl_chunk *chunks, *retired;
+	char *free_at;        /* unused room in the newest chunk */
+	size_t free_len;
+	size_t arena_len;     /* escaped bytes cached since the last start-over */
+	unsigned long starts; /* times the cache started over */
+	uint64_t secs;        /* the last time's seconds, and their digits */
+	size_t secs_len;
+	char secs_text[24];
+	struct data_id id;    /* the last data id's head (all but the page) */
+	size_t id_head_len;
+	char id_head[DATA_ID_HEAD_MAX];
 };
 
 struct mem_jsonl_ctx *mem_jsonl_ctx_new(void);

@@ -173,3 +173,55 @@ Test(mem_jsonl_cache, long_names_through_reallocs_and_start_overs, .timeout = 12
 		free(names[i]);
 	free(names);
 }
+
+/*
+ * The line reuses the last data id's head (kind and mapping fields) and the
+ * last time's seconds while they repeat: over records whose ids change one
+ * field at a time (kind, pid, maj, min, ino, gen, page, or none) and whose
+ * times cross seconds both ways, every line holds what the stateless writers
+ * (data_id_put, printf) make of that record.
+ */
+Test(mem_jsonl_cache, data_id_head_and_seconds_reused_only_while_they_repeat)
+{
+	struct mem_jsonl_ctx *ctx = mem_jsonl_ctx_new();
+	struct mem_record r = {.comm = "w", .tid = 1, .pid = 1, .cgroup = "", .sym = "s", .dso = "d",
+			       .has_time_ns = true, .stable_names = true};
+	struct data_id id = {.kind = DATA_ID_FILE, .pid = 7, .maj = 8, .min = 1, .ino = 0x1234, .ino_gen = 3,
+			     .page = 0x10};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	struct jsonw w;
+
+	cr_assert(ctx);
+	jsonw_init(&w);
+	for (int i = 0; i < 20000; i++) {
+		char want[256], *e;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		switch (x % 9) {
+		case 0: id.kind = (enum data_id_kind)(x >> 8) % 5; break;
+		case 1: id.pid = (int32_t)(x >> 16) % 5 - 1; break;
+		case 2: id.maj = (uint32_t)(x >> 20) % 3; break;
+		case 3: id.min = (uint32_t)(x >> 20) % 3; break;
+		case 4: id.ino = (x >> 20) % 3 ? 0x1234 : x; break;
+		case 5: id.ino_gen = (x >> 20) % 3; break;
+		default: id.page = x >> (x % 64); break;
+		}
+		r.data_id = id;
+		/* times around a few seconds, below one second too, forwards and back */
+		r.time_ns = (x >> 40) % 4 * 1000000000ULL + (x >> 8) % 2000000000ULL;
+		jsonw_reset(&w);
+		mem_jsonl_line(&w, &r, ctx);
+		cr_assert(!w.oom && w.len > 0 && w.buf[w.len - 1] == '\n');
+		e = want + sprintf(want, ",\"data_id\":");
+		e = data_id_put(e, &id);
+		*e = '\0';
+		cr_assert(memmem(w.buf, w.len, want, strlen(want)), "line %d: no %s in %.*s", i, want, (int)w.len, w.buf);
+		snprintf(want, sizeof(want), ",\"time\":\"%llu.%09llu\",", (unsigned long long)(r.time_ns / 1000000000ULL),
+			 (unsigned long long)(r.time_ns % 1000000000ULL));
+		cr_assert(memmem(w.buf, w.len, want, strlen(want)), "line %d: no %s in %.*s", i, want, (int)w.len, w.buf);
+		snprintf(want, sizeof(want), ",\"time_ns\":%llu,", (unsigned long long)r.time_ns);
+		cr_assert(memmem(w.buf, w.len, want, strlen(want)), "line %d: no %s in %.*s", i, want, (int)w.len, w.buf);
+	}
+	jsonw_free(&w);
+	mem_jsonl_ctx_free(ctx);
+}
