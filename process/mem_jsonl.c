@@ -155,6 +155,36 @@ static size_t names_of(const struct mem_record *r, struct mem_jsonl_ctx *c, stru
 	return sum;
 }
 
+/* {"comm":...,"tid":...,"pid":... */
+static char *put_thread(char *p, const struct mem_record *r, size_t comm_len)
+{
+	p = LIT(p, "{\"comm\":");
+	p = jsonw_put_str(p, r->comm, comm_len);
+	p = LIT(p, ",\"tid\":");
+	p = jsonw_put_i64(p, r->tid);
+	p = LIT(p, ",\"pid\":");
+	return jsonw_put_i64(p, r->pid);
+}
+
+/* The line's start, kept per thread while its comm, tid and pid repeat. */
+static char *put_thread_cached(char *p, const struct mem_record *r, size_t comm_len, struct mem_jsonl_ctx *c)
+{
+	size_t slot = ((uint64_t)r->tid * 0x9e3779b97f4a7c15ULL) >> 32;
+	__typeof__(c->thread[0]) *t = &c->thread[slot & (THREAD_CACHE - 1)];
+
+	if (comm_len >= THREAD_COMM_MAX)
+		return put_thread(p, r, comm_len);
+	if (!t->len || t->tid != r->tid || t->pid != r->pid || t->comm_len != comm_len ||
+	    memcmp(t->comm, r->comm, comm_len)) {
+		t->tid = r->tid;
+		t->pid = r->pid;
+		t->comm_len = comm_len;
+		memcpy(t->comm, r->comm, comm_len);
+		t->len = (size_t)(put_thread(t->text, r, comm_len) - t->text);
+	}
+	return copy_cached(p, t->text, t->len);
+}
+
 /* Seconds with 9 decimals, the seconds' digits reused while they repeat;
  * *frac: where the 9 decimals went. */
 static char *put_time(char *p, struct mem_jsonl_ctx *c, uint64_t ns, const char **frac)
@@ -285,12 +315,7 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	p = jsonw_reserve(w, LINE_FIXED_MAX + names_of(r, c, e) + jsonw_escaped_max(comm_len + cgroup_len));
 	if (!p)
 		return;
-	p = LIT(p, "{\"comm\":");
-	p = jsonw_put_str(p, r->comm, comm_len);
-	p = LIT(p, ",\"tid\":");
-	p = jsonw_put_i64(p, r->tid);
-	p = LIT(p, ",\"pid\":");
-	p = jsonw_put_i64(p, r->pid);
+	p = put_thread_cached(p, r, comm_len, c);
 	p = LIT(p, ",\"time\":");
 	p = put_time(p, c, r->time_ns, &frac);
 	p = LIT(p, ",\"addr\":");

@@ -24,13 +24,18 @@
 
 /*
  * Formatting state kept across lines: formatted data_src objects, the
- * seconds of the last time written, the last data id's head, and the escaped JSON form of strings
+ * seconds of the last time written, the last data id's head, each recent
+ * thread's start of line (comm, tid, pid), and the escaped JSON form of strings
  * whose pointers stay valid and unchanged for the whole run (interned dso,
  * symbol and event names), keyed by pointer. Escaped forms live in chunks
  * that never move; past 64 MiB the cache starts over, and the chunks it
  * drops are freed at the next line (the current line may still copy them).
  */
 #define ESCAPE_CACHE 4096
+#define THREAD_CACHE 256
+#define THREAD_COMM_MAX 32 /* longer comms are escaped every time */
+/* {"comm":<escaped comm>,"tid":<i64>,"pid":<i64>, and 16 bytes for the copy's steps */
+#define THREAD_TEXT_MAX (8 + 6 * (THREAD_COMM_MAX - 1) + 2 + 7 + 20 + 7 + 20 + 16)
 struct mem_jsonl_chunk;
 struct mem_jsonl_ctx {
 	struct data_src_cache data_src;
@@ -47,6 +52,12 @@ struct mem_jsonl_ctx {
 	uint64_t secs;        /* the last time's seconds, and their digits */
 	size_t secs_len;
 	char secs_text[24];
+	struct {              /* a thread's start of line, by tid (len 0: empty) */
+		int64_t tid, pid;
+		size_t comm_len, len;
+		char comm[THREAD_COMM_MAX];
+		char text[THREAD_TEXT_MAX];
+	} thread[THREAD_CACHE];
 	struct data_id id;    /* the last data id's head (all but the page) */
 	size_t id_head_len;
 	char id_head[DATA_ID_HEAD_MAX];

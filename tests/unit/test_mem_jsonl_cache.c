@@ -225,3 +225,42 @@ Test(mem_jsonl_cache, data_id_head_and_seconds_reused_only_while_they_repeat)
 	jsonw_free(&w);
 	mem_jsonl_ctx_free(ctx);
 }
+
+/*
+ * Each thread's start of line ({"comm":..,"tid":..,"pid":..) is kept by tid:
+ * over records whose comm (renamed, escaped, 31 to 40 bytes), pid or tid
+ * change, with more tids than slots, every line starts as the stateless
+ * writers make it.
+ */
+Test(mem_jsonl_cache, thread_start_reused_only_while_comm_tid_pid_repeat)
+{
+	static const char *comms[] = {"w", "worker-1", "worker-2", "q\"x\\y\n", "\xc3\xa9t\xc3\xa9", "",
+				      "abcdefghijklmnopqrstuvwxyz01234",           /* 31: cached */
+				      "abcdefghijklmnopqrstuvwxyz012345",          /* 32: not */
+				      "abcdefghijklmnopqrstuvwxyz0123456789abcd"}; /* 40 */
+	struct mem_jsonl_ctx *ctx = mem_jsonl_ctx_new();
+	struct mem_record r = {.cgroup = "", .sym = "s", .dso = "d", .stable_names = true};
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	struct jsonw w;
+
+	cr_assert(ctx);
+	jsonw_init(&w);
+	for (int i = 0; i < 50000; i++) {
+		char want[512], *e = want;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r.tid = (int64_t)(x % 700) - 1; /* -1 .. 698: more tids than slots */
+		r.pid = (x >> 12) % 4 ? r.tid : (int64_t)((x >> 20) % 3);
+		r.comm = comms[(x >> 30) % 4 ? (size_t)(r.tid + 1) % 3 : (x >> 40) % (sizeof(comms) / sizeof(*comms))];
+		jsonw_reset(&w);
+		mem_jsonl_line(&w, &r, ctx);
+		cr_assert(!w.oom);
+		memcpy(e, "{\"comm\":", 8), e += 8;
+		e = jsonw_put_str(e, r.comm, strlen(r.comm));
+		e += sprintf(e, ",\"tid\":%lld,\"pid\":%lld,\"time\":", (long long)r.tid, (long long)r.pid);
+		cr_assert(w.len > (size_t)(e - want) && !memcmp(w.buf, want, (size_t)(e - want)), "line %d: %.*s, not %.*s",
+			  i, (int)(e - want), w.buf, (int)(e - want), want);
+	}
+	jsonw_free(&w);
+	mem_jsonl_ctx_free(ctx);
+}
