@@ -54,7 +54,7 @@ python3 "$top/bench/compare.py" "$runs" "scxprof process" "perf script" -- \
 	sh -c "exec perf script -i '$w/p500k/perf.data' -F comm,tid,pid,time,ip,addr,phys_addr,data_page_size,dso,sym > '$w/perf.script'" |
 	tee "$w/cmp.txt"
 orss=$(awk '/^scxprof process/ {for (i = 1; i <= NF; i++) if ($i == "RSS") print $(i + 1)}' "$w/cmp.txt")
-echo "target: scxprof process at least 5x faster than perf script (wall); peak RSS $orss MB at $samples samples"
+echo "target: scxprof process at least 5x faster than perf script, wall and CPU (user+sys; the 'ratio' line above says both); peak RSS $orss MB at $samples samples"
 # what the formatting threads give (-j: online CPUs by default)
 python3 "$top/bench/compare.py" 3 "process (default -j, $(nproc) CPUs)" "process -j 1" -- \
 	sh -c "rm -rf '$w/out'; exec '$bin' process -f '$w/p500k' -o '$w/out' --no-filter" ---- \
@@ -68,5 +68,5 @@ python3 "$top/bench/compare.py" 3 "scxprof process" "perf script" -- \
 	sh -c "exec perf script -i '$w/p5m/perf.data' -F comm,tid,pid,time,ip,addr,phys_addr,data_page_size,dso,sym > '$w/perf.script'" |
 	tee "$w/cmp2.txt"
 brss=$(awk '/^scxprof process/ {for (i = 1; i <= NF; i++) if ($i == "RSS") print $(i + 1)}' "$w/cmp2.txt")
-echo "target: at least 5x at 5M samples too; memory: peak RSS $brss MB at $samples2 samples vs $orss MB at $samples (target < 100 MB; must not grow with samples)"
+echo "target: at least 5x at 5M samples too, wall and CPU; memory: peak RSS $brss MB at $samples2 samples vs $orss MB at $samples (target < 100 MB; must not grow with samples)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
