@@ -57,7 +57,8 @@ static const char summary[] =
 	"no JSONL written; the same config and -v report as process then extract on\n"
 	"PROFILE.out/perf.jsonl (process's warnings first). -j N threads (default: the\n"
 	"online CPUs; 2: decode | aggregate, sched decoded and aggregated beside; 3 and\n"
-	"more: sched decode | aggregate too; the output does not depend on N).\n"
+	"more: sched decode | aggregate too; 4 and more: the evidence maps on N-3 threads\n"
+	"more, at most 16; the output does not depend on N).\n"
 	"-f PROFILE.out/ reads its perf.jsonl.\n"
 	"Cross-LLC sharing (-v, or --llc-json FILE): the share of accesses to shared data\n"
 	"that crossed LLCs (and NUMA nodes) as the host scheduled them (sample CPUs on the\n"
@@ -216,7 +217,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 			 "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
 			 ".tar.gz: one pass, no JSONL written); repeat it for one config from several recordings"),
 		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
-		OPT_INT('j', "jobs", &jobs, "N", "threads for a profile: 1, or 2 and more (decode | aggregate, sched beside, 3+: its own aggregation; default: online CPUs)",
+		OPT_INT('j', "jobs", &jobs, "N", "threads for a profile: 1, or 2 and more (decode | aggregate, sched beside, 3+: its own aggregation, 4+: evidence on N-3 more; default: online CPUs)",
 			1, 4096),
 		OPT_STRING(0, "llc-json", &llc_json, "FILE",
 			   "also write the cross-LLC sharing figures, measured and predicted under the config, as JSON "

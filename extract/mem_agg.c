@@ -62,6 +62,7 @@ void mem_agg_free(struct mem_agg *a)
 {
 	size_t g, c;
 
+	mem_agg_shards_stop(a);
 	for (g = 0; g < a->nr_groups; g++) {
 		for (c = 0; c < a->groups[g].nr_comms; c++)
 			mem_agg_comm_rec_free(&a->groups[g].comms[c]);

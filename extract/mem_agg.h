@@ -64,6 +64,7 @@ struct hint_rec {
 	struct u64map pages; /* evidence key -> EV_PACK(samples, summed weight) */
 	uint64_t since;      /* the comm's hint decrements when it was admitted */
 	bool other;          /* the folded hints of the comm together (hint is 0) */
+	uint32_t ev_id;      /* its number (never reused): its part of each evidence shard */
 };
 
 /*
@@ -228,6 +229,8 @@ struct mem_agg {
 	 * MEM_AGG_TG_KEY, and tid -> hint of its first sample
 	 */
 	struct u64map tid_groups, pid_groups, tid_hint;
+	uint32_t next_ev_id;        /* the next hint_rec's ev_id */
+	struct mem_agg_shards *shards; /* the evidence maps' threads (mem_agg_shards_start), NULL: none */
 };
 
 /*
@@ -237,6 +240,18 @@ struct mem_agg {
  */
 int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o);
 void mem_agg_free(struct mem_agg *a);
+
+/*
+ * Keep the evidence maps on n threads of their own (extract/mem_agg_shard.c:
+ * split by key hash, the key budget decided from per-level key counts), the
+ * same result as without them for any n. Before the first sample (else,
+ * or without evidence, nothing happens); mem_agg_shards_finish after the
+ * last one moves the evidence into the hint_recs (mem_agg_free stops
+ * them on an error path). -1 + scx_fail.
+ */
+int mem_agg_shards_start(struct mem_agg *a, size_t n);
+int mem_agg_shards_finish(struct mem_agg *a);
+#define MEM_AGG_SHARDS_MAX 16
 
 /* Count one sample. -1 on OOM. */
 int mem_agg_add(struct mem_agg *a, const struct mem_sample *s);

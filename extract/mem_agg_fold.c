@@ -129,6 +129,11 @@ static int fold_names(struct mem_agg *a, struct group_rec *g)
 		if (remap[c->name] == SIZE_MAX) {
 			g->folded_samples += c->count;
 			a->nr_keys -= comm_rec_keys(c);
+			for (size_t h = 0; a->shards && h < c->nr_hints; h++)
+				if (mem_agg_shard_drop(a, c->hints[h].ev_id) < 0) {
+					free(remap);
+					return -1;
+				}
 			mem_agg_comm_rec_free(c);
 			continue;
 		}
@@ -230,12 +235,16 @@ struct comm_rec *mem_agg_comm_of(struct mem_agg *a, struct group_rec *g, const c
 	return c;
 }
 
-/* Add src's evidence to dst's; a->nr_keys follows. -1 on OOM. */
-static int merge_pages(struct mem_agg *a, struct u64map *dst, const struct u64map *src)
+/* Add src's evidence to dst's (in the shards when they hold it); a->nr_keys follows. -1 on OOM. */
+static int merge_pages(struct mem_agg *a, struct hint_rec *dh, const struct hint_rec *sh)
 {
+	struct u64map *dst = &dh->pages;
+	const struct u64map *src = &sh->pages;
 	size_t pos = 0, before = dst->len;
 	uint64_t k, v, *slot;
 
+	if (a->shards)
+		return mem_agg_shard_merge(a, sh->ev_id, dh->ev_id);
 	while (u64map_next_u64(src, &pos, &k, &v)) {
 		if (!(slot = u64map_slot(dst, k)))
 			return -1;
@@ -246,13 +255,14 @@ static int merge_pages(struct mem_agg *a, struct u64map *dst, const struct u64ma
 }
 
 /* The comm's "other" hint_rec, created when it has none: its index, -1 on OOM. */
-static long other_hint(struct comm_rec *c)
+static long other_hint(struct mem_agg *a, struct comm_rec *c)
 {
 	if (!c->other_hint) {
 		if (mem_agg_grow((void **)&c->hints, &c->cap_hints, c->nr_hints + 1, sizeof(*c->hints)) < 0)
 			return -1;
 		memset(&c->hints[c->nr_hints], 0, sizeof(*c->hints));
 		c->hints[c->nr_hints].other = true;
+		c->hints[c->nr_hints].ev_id = a->next_ev_id++;
 		u64map_init_cap(&c->hints[c->nr_hints].pages, U64MAP_SMALL);
 		c->other_hint = ++c->nr_hints;
 	}
@@ -278,7 +288,7 @@ static int fold_hints(struct mem_agg *a, struct comm_rec *c)
 			v[n++] = c->hints[i].count + c->hints[i].since - c->hint_decrements;
 	delta = mg_select_desc(v, n, MEM_AGG_HINTS_K);
 	free(v);
-	if (other_hint(c) < 0)
+	if (other_hint(a, c) < 0)
 		return -1;
 	other = c->other_hint - 1;
 	for (i = 0; i < c->nr_hints; i++) {
@@ -287,7 +297,7 @@ static int fold_hints(struct mem_agg *a, struct comm_rec *c)
 		if (!h->other && h->count + h->since - c->hint_decrements <= delta) {
 			c->hints[other].count += h->count;
 			if (!rc)
-				rc = merge_pages(a, &c->hints[other].pages, &h->pages);
+				rc = merge_pages(a, &c->hints[other], h);
 			u64map_free(&h->pages);
 			c->hints_folded++;
 			continue;
@@ -338,6 +348,7 @@ struct hint_rec *mem_agg_hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t
 	memset(h, 0, sizeof(*h));
 	h->hint = hint;
 	h->since = c->hint_decrements;
+	h->ev_id = a->next_ev_id++;
 	u64map_init_cap(&h->pages, U64MAP_SMALL);
 	c->last_hint = c->nr_hints++;
 	return h;
@@ -360,14 +371,14 @@ static int merge_comm(struct mem_agg *a, struct group_rec *dst, const struct com
 		long o;
 
 		if (sh->other) {
-			if ((o = other_hint(d)) < 0)
+			if ((o = other_hint(a, d)) < 0)
 				return -1;
 			dh = &d->hints[o];
 		} else if (!(dh = mem_agg_hint_of(a, d, sh->hint))) {
 			return -1;
 		}
 		dh->count += sh->count;
-		if (merge_pages(a, &dh->pages, &sh->pages) < 0)
+		if (merge_pages(a, dh, sh) < 0)
 			return -1;
 	}
 	return 0;

@@ -1,6 +1,6 @@
 /*
  * mem_agg_internal.h - what the files of the mem_agg module (mem_agg.c,
- * mem_agg_fold.c, mem_agg_key.c) call in each other. Not for other modules.
+ * mem_agg_fold.c, mem_agg_key.c, mem_agg_shard.c) call in each other. Not for other modules.
  */
 #ifndef SCX_EXTRACT_MEM_AGG_INTERNAL_H
 #define SCX_EXTRACT_MEM_AGG_INTERNAL_H
@@ -29,5 +29,16 @@ struct comm_rec *mem_agg_comm_of(struct mem_agg *a, struct group_rec *g, const c
 struct hint_rec *mem_agg_hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t hint);
 /* Add the sample's evidence key to h (under the key budget). -1 on OOM. */
 int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_sample *s);
+
+/* mem_agg_shard.c (a->shards set): a key's depth (it survives levels up to it), evidence ops to the shards */
+unsigned mem_agg_key_depth(uint64_t key);
+int mem_agg_shard_add(struct mem_agg *a, uint32_t id, uint64_t key, uint64_t val, unsigned depth);
+int mem_agg_shard_drop(struct mem_agg *a, uint32_t id);
+int mem_agg_shard_merge(struct mem_agg *a, uint32_t src, uint32_t dst);
+/* The level published by the shards' checkpoints (never above one thread's). */
+unsigned mem_agg_shard_level(const struct mem_agg *a);
+void mem_agg_shards_stop(struct mem_agg *a);
+/* mem_agg_key.c: drop the identity -> object entries under a->level. -1 on OOM. */
+int mem_agg_trim_objects(struct mem_agg *a);
 
 #endif

@@ -156,39 +156,56 @@ static int shrink_evidence(struct mem_agg *a)
 						return -1;
 					a->nr_keys -= dropped;
 				}
-		if (u64map_filter(&a->ident_object, keep_object_at_level, &a->level, &dropped) < 0)
+		if (mem_agg_trim_objects(a) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Remember the object name of an identity (bounded: MEM_AGG_MAX_OBJECTS names). */
-static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sample *s)
+int mem_agg_trim_objects(struct mem_agg *a)
+{
+	size_t dropped;
+
+	return u64map_filter(&a->ident_object, keep_object_at_level, &a->level, &dropped);
+}
+
+/*
+ * Remember the object name of an identity (bounded: MEM_AGG_MAX_OBJECTS
+ * names). Names are numbered in the order of all evidence samples, sampled
+ * or not (sampled: the identity is kept at the current level), so that the
+ * numbers and the bound do not depend on when the level rose (which, with
+ * evidence shards, the caller's thread learns late).
+ */
+static int note_object(struct mem_agg *a, uint64_t ident, const struct mem_sample *s, bool sampled)
 {
 	char name[512];
-	int n, inserted;
+	size_t n = 0, part;
+	int inserted;
 	uint64_t *slot;
 	struct strmap_slot *o;
 
-	if (u64map_find(&a->ident_object, ident))
-		return 0;
-	n = snprintf(name, sizeof(name), "%.*s%s%.*s", (int)s->data_map_len, s->data_map, s->data_sym ? " " : "",
-		     s->data_sym ? (int)s->data_sym_len : 0, s->data_sym ? s->data_sym : "");
-	if (n < 0)
-		return 0;
-	if ((size_t)n >= sizeof(name))
-		n = sizeof(name) - 1;
-	o = strmap_find(&a->objects, name, (size_t)n);
+	part = s->data_map_len < sizeof(name) - 1 ? s->data_map_len : sizeof(name) - 1;
+	memcpy(name, s->data_map, part);
+	n = part;
+	if (s->data_sym && n < sizeof(name) - 1) {
+		name[n++] = ' ';
+		part = s->data_sym_len < sizeof(name) - 1 - n ? s->data_sym_len : sizeof(name) - 1 - n;
+		memcpy(name + n, s->data_sym, part);
+		n += part;
+	}
+	o = strmap_find(&a->objects, name, n);
 	if (!o) {
 		if (a->nr_objects >= MEM_AGG_MAX_OBJECTS)
 			return 0;
 		if (!a->object_names &&
 		    !(a->object_names = calloc(MEM_AGG_MAX_OBJECTS, sizeof(*a->object_names))))
 			return scx_fail("out of memory");
-		if (!(o = strmap_get_or_add(&a->objects, name, (size_t)n, a->nr_objects, &inserted)))
+		if (!(o = strmap_get_or_add(&a->objects, name, n, a->nr_objects, &inserted)))
 			return -1;
 		a->object_names[a->nr_objects++] = o->key;
 	}
+	if (!sampled || u64map_find(&a->ident_object, ident))
+		return 0;
 	if (!(slot = u64map_slot(&a->ident_object, ident)))
 		return -1;
 	*slot = o->index + 1;
@@ -207,6 +224,7 @@ int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem
 	uint64_t key, w = s->has_weight && s->weight ? s->weight : 1;
 	unsigned scale;
 	size_t before = h->pages.len;
+	bool sampled;
 	uint64_t *v;
 
 	if (!mem_agg_sample_key(s, a->o.line_granularity, &key, &scale)) {
@@ -222,13 +240,21 @@ int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem
 		a->ev.by_phys++;
 	a->ev.kernel += s->data_id && s->data_id[0] == 'K';
 	a->ev.peer += s->peer;
-	if (!key_sampled(key, a->level))
+	if (a->shards && mem_agg_shard_level(a) > a->level) { /* the shards' checkpoints raised it */
+		a->level = mem_agg_shard_level(a);
+		if (mem_agg_trim_objects(a) < 0)
+			return -1;
+	}
+	sampled = key_sampled(key, a->level);
+	if (a->o.objects && s->data_map && note_object(a, EV_OBJECT(key), s, sampled) < 0)
+		return -1;
+	if (!sampled)
 		return 0;
+	if (a->shards)
+		return mem_agg_shard_add(a, h->ev_id, key, EV_PACK(1, w * scale), mem_agg_key_depth(key));
 	if (!(v = u64map_slot(&h->pages, key)))
 		return -1;
 	*v += EV_PACK(1, w * scale);
-	if (a->o.objects && s->data_map && note_object(a, EV_OBJECT(key), s) < 0)
-		return -1;
 	if (h->pages.len != before && ++a->nr_keys > a->o.max_keys)
 		return shrink_evidence(a);
 	return 0;

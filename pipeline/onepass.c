@@ -16,6 +16,12 @@
  * stream. With evidence (--cluster sharing), the decoding thread also
  * computes each sample's evidence key (a pure function of the sample,
  * mem_agg_sample_key_ahead), which the aggregation thread would otherwise.
+ * jobs 4 and more: the memory aggregation keeps its evidence maps on
+ * jobs - 3 threads more (at most MEM_AGG_SHARDS_MAX), split by key hash
+ * (extract/mem_agg_shard.c); what depends on sample order (groups, names,
+ * hints, their folds) stays on the aggregation thread, and the key budget's
+ * level is decided from per-level key counts at the folds and at the end,
+ * so the evidence is what one thread would hold, for any number of shards.
  */
 #include "pipeline/onepass.h"
 
@@ -30,7 +36,7 @@
 #include "extract/sched_events.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
-#include "pipeline/batch_queue.h"
+#include "lib/batch_queue.h"
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
 #include "process/process_sched.h"
@@ -401,6 +407,14 @@ static void report_warnings(struct onepass *p)
 		p->o->on_warnings(p->o->warnings_ctx, &p->res->warnings);
 }
 
+/* -j 4 and more: the evidence maps on jobs - 3 threads of their own (at most MEM_AGG_SHARDS_MAX) */
+static size_t evidence_shards(int jobs)
+{
+	if (jobs < 4)
+		return 0;
+	return (size_t)jobs - 3 < MEM_AGG_SHARDS_MAX ? (size_t)jobs - 3 : MEM_AGG_SHARDS_MAX;
+}
+
 static int op_samples(void *ctx, struct mem_agg *a)
 {
 	struct onepass *p = ctx;
@@ -411,6 +425,8 @@ static int op_samples(void *ctx, struct mem_agg *a)
 	if (threaded && p->decode_sched && start_sched_thread(p) < 0)
 		return -1;
 	st->agg = a;
+	if (evidence_shards(p->o->jobs) && mem_agg_shards_start(a, evidence_shards(p->o->jobs)) < 0)
+		return -1; /* mem_agg_free stops those started */
 	stream_start(st, threaded);
 	if (threaded && pthread_create(&st->thread, NULL, consumer_main, st) != 0)
 		return scx_fail("cannot start the aggregation thread");
@@ -421,7 +437,7 @@ static int op_samples(void *ctx, struct mem_agg *a)
 			rc = scx_fail("%s", st->q.err);
 	}
 	st->agg = NULL;
-	if (rc < 0)
+	if (rc < 0 || mem_agg_shards_finish(a) < 0)
 		return -1;
 	if (!p->decode_sched)
 		report_warnings(p);

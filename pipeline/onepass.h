@@ -11,7 +11,7 @@
  * `extract mem` on the same profile (topology.json next to the inputs in
  * both), whatever the number of threads: with jobs >= 2 the memory stream
  * is decoded on the caller's thread and aggregated on a second one,
- * batches handed over in order (pipeline/batch_queue.h), and the sched
+ * batches handed over in order (lib/batch_queue.h), and the sched
  * stream decoded and aggregated on a third (onepass.c says how its filter
  * comes late).
  */

@@ -17,6 +17,36 @@ check() {
 validate() {
 	node "$TOP/tests/validate.js" "$@"
 }
+# assert_jobs NAME PROFILE [EXTRACT OPTIONS...]: one pass with -j 1, 2, 3, 4
+# and 8 writes the same config, -v report, --llc-json and --evidence-out
+# files byte for byte (the threads split the streams and, from -j 4, the
+# evidence maps, never the result).
+assert_jobs() {
+	local name=$1 prof=$2 d j why=""
+	shift 2
+	d=$(mktemp -d "$WORK/jobs.XXXXXX")
+	for j in 1 2 3 4 8; do
+		if ! "$SCXPROF" extract -v -j $j -f "$prof" --llc-json "$d/llc.$j.json" "$@" >"$d/cfg.$j.json" 2>"$d/log.$j"; then
+			why="-j $j failed: $(tail -n 2 "$d/log.$j")"; break
+		fi
+		"$SCXPROF" extract -j $j -f "$prof" --evidence-out "$d/ev.$j.json" "$@" >"$d/plain.$j.json" 2>/dev/null ||
+			{ why="-j $j --evidence-out failed"; break; }
+		for f in cfg log llc ev plain; do
+			ls "$d/$f".1* >/dev/null 2>&1 || continue
+			if ! cmp -s "$d/$f.1"* "$d/$f.$j"*; then
+				why="$f differs between -j 1 and -j $j: $(diff "$d/$f.1"* "$d/$f.$j"* | head -n 4 | tr '\n' ' ')"; break 2
+			fi
+		done
+	done
+	if [ -z "$why" ] && [ ! -s "$d/cfg.1.json" ]; then why="no config"; fi
+	if [ -z "$why" ]; then
+		pass "$name: -j 1, 2, 3, 4, 8 give the same config, -v, --llc-json and --evidence-out"
+	else
+		fail "$name: the same outputs for every -j" "$why"
+	fi
+	rm -rf "$d"
+}
+
 # assert_onepass NAME PROFILE [EXTRACT OPTIONS...]: one-pass `extract -f PROFILE`
 # (directory or .tar.gz) prints byte for byte what `process` then `extract -f
 # OUT/perf.jsonl` print: the config on stdout, and on stderr the same report

@@ -2,7 +2,8 @@
 # test_gen_profile.sh - bench/gen_profile.c (the production-size profile of
 # `make bench`) on a small scale: from a real page-fault recording, a
 # profile with the asked cpus, cgroups and at least the asked samples, that
-# process reads without an unparseable record, with each cgroup's samples
+# process reads without an unparseable record, whose one pass gives the
+# same outputs for every -j (over the key budget too), with each cgroup's samples
 # on its own cpus and pids, and a sched.data replayed for every cgroup.
 . "$(dirname "$0")/lib.sh"
 gen="$TOP/$BUILD/bench/gen_profile"
@@ -33,6 +34,12 @@ if ! "$SCXPROF" process -f prof -o out >p.out 2>p.err; then
 fi
 pass "process reads the generated profile"
 assert_onepass "generated profile" "$WORK/prof"
+# over the key budget (sampling level raised):
+# the evidence shards of -j 4 and 8 decide the level as one thread does
+"$SCXPROF" extract -v -j 1 -f prof --evidence-keys 200 >/dev/null 2>budget.log
+check "generated, --evidence-keys 200: the budget is exceeded (keys sampled)" grep -q 'sampled: 1 in [0-9]' budget.log
+assert_jobs "generated, --evidence-keys 200" "$WORK/prof" --evidence-keys 200
+assert_jobs "generated, --evidence-keys 500, lines, hints" "$WORK/prof" --evidence-keys 500 --granularity line --use-hints
 check "generated: samples, cpus, cgroups, pids and sched as asked" python3 - out gen.out <<'PY'
 import json, sys
 out, genout = sys.argv[1], open(sys.argv[2]).read().split()

@@ -4,39 +4,10 @@
 # what `process` then `extract` print (assert_onepass in lib.sh), on the
 # fixture profiles, an archive of one, a perf.data with a perf.sched.data
 # recorded by the system perf (upstream's inputs), and with -j 1 and -j 2;
-# -j 1, 2, 3 and 8 give the same outputs (assert_jobs, below);
+# -j 1, 2, 3, 4 and 8 give the same outputs (assert_jobs in lib.sh);
 # PROFILE.out/ as -f reads its perf.jsonl; bad inputs fail cleanly.
 . "$(dirname "$0")/lib.sh"
 FIX="$TOP/tests/fixtures"
-
-# assert_jobs NAME PROFILE [EXTRACT OPTIONS...]: one pass with -j 1, 2, 3 and
-# 8 writes the same config, -v report, --llc-json and --evidence-out files
-# byte for byte (the threads split the streams, never the result).
-assert_jobs() {
-	local name=$1 prof=$2 d j why=""
-	shift 2
-	d=$(mktemp -d "$WORK/jobs.XXXXXX")
-	for j in 1 2 3 8; do
-		if ! "$SCXPROF" extract -v -j $j -f "$prof" --llc-json "$d/llc.$j.json" "$@" >"$d/cfg.$j.json" 2>"$d/log.$j"; then
-			why="-j $j failed: $(tail -n 2 "$d/log.$j")"; break
-		fi
-		"$SCXPROF" extract -j $j -f "$prof" --evidence-out "$d/ev.$j.json" "$@" >"$d/plain.$j.json" 2>/dev/null ||
-			{ why="-j $j --evidence-out failed"; break; }
-		for f in cfg log llc ev plain; do
-			ls "$d/$f".1* >/dev/null 2>&1 || continue
-			if ! cmp -s "$d/$f.1"* "$d/$f.$j"*; then
-				why="$f differs between -j 1 and -j $j: $(diff "$d/$f.1"* "$d/$f.$j"* | head -n 4 | tr '\n' ' ')"; break 2
-			fi
-		done
-	done
-	if [ -z "$why" ] && [ ! -s "$d/cfg.1.json" ]; then why="no config"; fi
-	if [ -z "$why" ]; then
-		pass "$name: -j 1, 2, 3, 8 give the same config, -v, --llc-json and --evidence-out"
-	else
-		fail "$name: the same outputs for every -j" "$why"
-	fi
-	rm -rf "$d"
-}
 
 # --- fixtures (perf script text, hints) --------------------------------------
 for p in profile_basic profile_unordered; do

@@ -1,6 +1,6 @@
 /*
  * test_batch_queue.c - the hand-over between one pass's decoding and
- * aggregation threads (pipeline/batch_queue.h): batches arrive in push
+ * aggregation threads (lib/batch_queue.h): batches arrive in push
  * order whatever the timing, never more than the fixed set is in flight,
  * and a consumer's failure stops the producer with its message.
  */
@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "pipeline/batch_queue.h"
+#include "lib/batch_queue.h"
 
 struct item {
 	int seq;

@@ -11,8 +11,8 @@
  * A consumer that fails calls bq_fail(q, message): the producer's next
  * bq_take_free returns NULL, and the message is in q->err.
  */
-#ifndef SCX_PIPELINE_BATCH_QUEUE_H
-#define SCX_PIPELINE_BATCH_QUEUE_H
+#ifndef SCX_LIB_BATCH_QUEUE_H
+#define SCX_LIB_BATCH_QUEUE_H
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * batch_queue.c - an ordered, bounded hand-over of batches between two
  * threads (see batch_queue.h).
  */
-#include "pipeline/batch_queue.h"
+#include "lib/batch_queue.h"
 
 #include <stdio.h>
 
