@@ -9,7 +9,6 @@
  */
 #include "process/sym/sym_internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,9 +17,10 @@
 
 #include "lib/error.h"
 
+/* Types are ASCII letters: compared without the locale's tables. */
 static bool kallsyms_type_kept(char type)
 {
-	type = (char)toupper((unsigned char)type);
+	type = (char)(type & ~0x20); /* upper case (non-letters never match) */
 	return type == 'T' || type == 'W' || type == 'D' || type == 'B';
 }
 
@@ -28,14 +28,41 @@ static uint8_t kallsyms_bind(char type)
 {
 	if (type == 'W')
 		return STB_WEAK;
-	return isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* Hex digit values + 1; 0 for other bytes. */
+static const uint8_t hex_value1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* Up to 16 hex digits at *pp (more is not an address: !ok). */
 static uint64_t parse_hex(const char **pp, const char *end, bool *ok)
 {
 	const char *p = *pp;
 	uint64_t v = 0;
 	int digits = 0;
+
+	/* a 64-bit kernel's addresses: exactly 16 digits and a non-digit, one table
+	 * lookup each and one test at the end */
+	if (end - p > 16 && !hex_value1[(unsigned char)p[16]]) {
+		int bad = 0;
+
+		for (int i = 0; i < 16; i++) {
+			int d = hex_value1[(unsigned char)p[i]] - 1;
+
+			bad |= d;
+			v = v << 4 | (uint64_t)(d & 0xf);
+		}
+		if (bad >= 0) {
+			*ok = true;
+			*pp = p + 16;
+			return v;
+		}
+		v = 0;
+	}
 
 	for (; p < end && digits < 17; p++, digits++) {
 		unsigned c = (unsigned char)*p, d;

@@ -350,6 +350,31 @@ Test(symbols, kallsyms)
 	sym_cache_free(c);
 }
 
+/* Address forms the parser meets: 16 digits in either case (the fast path),
+ * fewer digits, 17 digits or a bad digit (not an address: the line is
+ * skipped), and type letters in either case. */
+Test(symbols, kallsyms_address_forms)
+{
+	struct sym_cache *c = kallsyms_cache("FFFFFFFF81000000 T upper_text\n"
+					     "ffffffff81000100 t lower_local\n"
+					     "1ffffffff81000200 T seventeen_digits\n"
+					     "ffffffff8100g300 T bad_digit\n"
+					     "ffffffff81000400 b bss_local\n"
+					     "ffffffff81000500 w weak_lower\n"
+					     "81000600 T short_addr\n"
+					     "ffffffff81000700 ? odd_type\n");
+
+	expect_k(c, 0xffffffff81000000, "upper_text", NULL);
+	expect_k(c, 0xffffffff81000100, "lower_local", NULL);
+	expect_k(c, 0xffffffff81000200, "lower_local", NULL); /* 17 digits: skipped */
+	expect_k(c, 0xffffffff81000300, "lower_local", NULL); /* bad digit: skipped */
+	expect_k(c, 0xffffffff81000400, "bss_local", NULL);
+	expect_k(c, 0xffffffff81000500, "weak_lower", NULL);
+	expect_k(c, 0xffffffff81000700, "weak_lower", NULL); /* '?' not kept */
+	expect_k(c, 0x81000600, "short_addr", NULL);
+	sym_cache_free(c);
+}
+
 Test(symbols, kallsyms_restricted)
 {
 	struct sym_cache *c = kallsyms_cache("0000000000000000 T _text\n"
