@@ -4,6 +4,7 @@
  */
 #include "sched_jsonl.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,33 @@ static bool is_swapper(const char *comm, int64_t pid)
 
 bool sched_jsonl_parse_i64(const char *s, size_t n, int64_t *v)
 {
-	char tmp[32], *e;
+	/* strtoll's value of the text up to n bytes or a NUL, whole (clamped
+	 * on overflow, as strtoll), without copying it and calling strtoll */
+	bool neg, over = false;
+	uint64_t u = 0;
+	size_t i;
 
-	if (n == 0 || n >= sizeof(tmp))
+	if (n == 0 || n >= 32)
 		return false;
-	memcpy(tmp, s, n);
-	tmp[n] = '\0';
-	if (!((tmp[0] >= '0' && tmp[0] <= '9') || (tmp[0] == '-' && n > 1 && tmp[1] >= '0' && tmp[1] <= '9')))
+	neg = s[0] == '-';
+	i = neg;
+	if (i >= n || s[i] < '0' || s[i] > '9')
 		return false;
-	*v = strtoll(tmp, &e, 10);
-	return *e == '\0';
+	for (; i < n && s[i]; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return false;
+		if (u > (UINT64_MAX - d) / 10)
+			over = true;
+		else
+			u = u * 10 + d;
+	}
+	if (neg)
+		*v = over || u > (uint64_t)INT64_MAX + 1 ? INT64_MIN : (int64_t)(0 - u);
+	else
+		*v = over || u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+	return true;
 }
 
 static const char *find(const char *s, const char *end, const char *needle)
@@ -167,54 +185,149 @@ static void kv_fields(struct jsonw *w, const char *t, size_t len)
 	}
 }
 
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/* kv_fields, into p (room for kv_fields_max(len)); the end */
+static size_t kv_fields_max(size_t len)
+{
+	return 20 * len + 64; /* a token: key 6 kl + 3, value at most 6 vl + 2 or 20 digits, a comma */
+}
+
+static char *kv_fields_put(char *p, const char *t, size_t len)
+{
+	const char *end = t + len, *q = t;
+	bool first = true;
+
+	while (q < end) {
+		const char *s, *e, *eq;
+		size_t kl, vl;
+		int64_t n;
+
+		while (q < end && *q == ' ')
+			q++;
+		s = q;
+		while (q < end && *q != ' ')
+			q++;
+		e = q;
+		if (s < e && *s == '[' && e[-1] == ']') {
+			s++;
+			e--;
+		}
+		eq = memchr(s, '=', (size_t)(e - s));
+		if (!eq || eq == s)
+			continue;
+		kl = (size_t)(eq - s);
+		if (kl >= 128) /* as kv_text */
+			continue;
+		vl = (size_t)(e - eq - 1);
+		if (!first)
+			*p++ = ',';
+		first = false;
+		p = jsonw_put_str(p, s, strnlen(s, kl)); /* kv_text's key is a C string */
+		*p++ = ':';
+		if (sched_jsonl_parse_i64(eq + 1, vl, &n))
+			p = jsonw_put_i64(p, n);
+		else
+			p = jsonw_put_str(p, eq + 1, vl);
+	}
+	return p;
+}
+
+/* The switch's fields, into p (room for 2048 bytes: 3 strings of at most 63 bytes, 6 numbers); the end */
+static char *switch_fields_put(char *p, const struct sched_line *l)
+{
+	const struct sched_switch_info *sw = l->sw;
+
+	p = PUT_LIT(p, "\"prev_comm\":");
+	p = jsonw_put_str(p, sw->prev_comm, strlen(sw->prev_comm));
+	p = PUT_LIT(p, ",\"prev_pid\":");
+	p = jsonw_put_i64(p, sw->prev_pid);
+	p = PUT_LIT(p, ",\"prev_prio\":");
+	p = jsonw_put_i64(p, sw->prev_prio);
+	p = PUT_LIT(p, ",\"prev_state\":");
+	p = jsonw_put_str(p, sw->prev_state, strlen(sw->prev_state));
+	p = PUT_LIT(p, ",\"next_comm\":");
+	p = jsonw_put_str(p, sw->next_comm, strlen(sw->next_comm));
+	p = PUT_LIT(p, ",\"next_pid\":");
+	p = jsonw_put_i64(p, sw->next_pid);
+	p = PUT_LIT(p, ",\"next_prio\":");
+	p = jsonw_put_i64(p, sw->next_prio);
+	if (is_swapper(sw->next_comm, sw->next_pid))
+		p = PUT_LIT(p, ",\"cpu_idle\":true");
+	else
+		p = PUT_LIT(p, ",\"cpu_idle\":false");
+	if (is_swapper(sw->prev_comm, sw->prev_pid))
+		p = PUT_LIT(p, ",\"prev_idle\":true");
+	else
+		p = PUT_LIT(p, ",\"prev_idle\":false");
+	p = PUT_LIT(p, ",\"prev_hint\":");
+	p = jsonw_put_u64(p, l->prev_hint);
+	p = PUT_LIT(p, ",\"next_hint\":");
+	return jsonw_put_u64(p, l->next_hint);
+}
+
+/*
+ * The line is written straight into the buffer (one reservation for the
+ * most it can take) rather than key by key through jsonw's calls; the bytes
+ * are those of the calls (tests/unit/test_sched_process.c keeps them as the
+ * reference). nmi_handler's fields still go through the calls.
+ */
 void sched_jsonl_line(struct jsonw *w, const struct sched_line *l)
 {
-	char tbuf[48], text[1024];
-	const struct sched_switch_info *sw = l->sw;
+	char text[1024], *p;
 	const char *trace = l->trace;
-	size_t trace_len = l->trace_len;
-	int n;
+	size_t trace_len = l->trace_len, comm_len = strlen(l->comm), event_len = strlen(l->event), max;
+	bool nmi;
 
 	if (!trace) {
 		trace_len = sched_trace_format(l->kind, l->v, text, sizeof(text));
 		trace = text;
 	}
+	nmi = !l->sw && !strcmp(l->event, "nmi:nmi_handler");
+	max = 320 + jsonw_escaped_max(comm_len) + jsonw_escaped_max(event_len) + jsonw_escaped_max(trace_len) +
+	      (l->sw ? 2048 : kv_fields_max(trace_len));
+	if (!(p = jsonw_reserve(w, max)))
+		return;
+	if (w->need_comma)
+		*p++ = ',';
+	p = PUT_LIT(p, "{\"comm\":");
+	p = jsonw_put_str(p, l->comm, comm_len);
+	p = PUT_LIT(p, ",\"pid\":");
+	p = jsonw_put_i64(p, l->pid);
+	p = PUT_LIT(p, ",\"tid\":");
+	p = jsonw_put_i64(p, l->tid);
+	p = PUT_LIT(p, ",\"cpu\":");
+	p = jsonw_put_i64(p, l->cpu);
+	p = PUT_LIT(p, ",\"time\":");
+	p = jsonw_put_u64(p, l->time_ns / 1000000000ULL);
+	{ /* ".%09llu": 1000000000 + the fraction has 10 digits, the first a '1' */
+		char *dot = p;
 
-	jsonw_obj_open(w);
-	jsonw_kv_str(w, "comm", l->comm);
-	jsonw_kv_i64(w, "pid", l->pid);
-	jsonw_kv_i64(w, "tid", l->tid);
-	jsonw_kv_i64(w, "cpu", l->cpu);
-	jsonw_key(w, "time");
-	n = snprintf(tbuf, sizeof(tbuf), "%llu.%09llu", (unsigned long long)(l->time_ns / 1000000000ULL),
-		     (unsigned long long)(l->time_ns % 1000000000ULL));
-	jsonw_raw(w, tbuf, (size_t)n);
-	w->need_comma = true;
-	jsonw_kv_str(w, "event", l->event);
-	jsonw_key(w, "trace");
-	jsonw_strn(w, trace, trace_len);
-	jsonw_key(w, "fields");
-	jsonw_obj_open(w);
-	if (sw) {
-		jsonw_kv_str(w, "prev_comm", sw->prev_comm);
-		jsonw_kv_i64(w, "prev_pid", sw->prev_pid);
-		jsonw_kv_i64(w, "prev_prio", sw->prev_prio);
-		jsonw_kv_str(w, "prev_state", sw->prev_state);
-		jsonw_kv_str(w, "next_comm", sw->next_comm);
-		jsonw_kv_i64(w, "next_pid", sw->next_pid);
-		jsonw_kv_i64(w, "next_prio", sw->next_prio);
-		jsonw_kv_bool(w, "cpu_idle", is_swapper(sw->next_comm, sw->next_pid));
-		jsonw_kv_bool(w, "prev_idle", is_swapper(sw->prev_comm, sw->prev_pid));
-		jsonw_kv_u64(w, "prev_hint", l->prev_hint);
-		jsonw_kv_u64(w, "next_hint", l->next_hint);
-	} else if (!strcmp(l->event, "nmi:nmi_handler") && nmi_fields(w, trace, trace_len)) {
-		/* done */
-	} else {
-		kv_fields(w, trace, trace_len);
+		p = jsonw_put_u64(p, l->time_ns % 1000000000ULL + 1000000000ULL);
+		*dot = '.';
 	}
-	jsonw_obj_close(w);
-	jsonw_kv_u64(w, "hint", l->hint);
-	jsonw_kv_u64(w, "time_ns", l->time_ns);
-	jsonw_obj_close(w);
-	jsonw_newline(w);
+	p = PUT_LIT(p, ",\"event\":");
+	p = jsonw_put_str(p, l->event, event_len);
+	p = PUT_LIT(p, ",\"trace\":");
+	p = jsonw_put_str(p, trace, trace_len);
+	p = PUT_LIT(p, ",\"fields\":{");
+	if (l->sw)
+		p = switch_fields_put(p, l);
+	else if (!nmi)
+		p = kv_fields_put(p, trace, trace_len);
+	jsonw_commit(w, p);
+	if (nmi) {
+		w->need_comma = false;
+		if (!nmi_fields(w, trace, trace_len))
+			kv_fields(w, trace, trace_len);
+		if (!(p = jsonw_reserve(w, 96)))
+			return;
+	}
+	p = PUT_LIT(p, "},\"hint\":");
+	p = jsonw_put_u64(p, l->hint);
+	p = PUT_LIT(p, ",\"time_ns\":");
+	p = jsonw_put_u64(p, l->time_ns);
+	p = PUT_LIT(p, "}\n");
+	jsonw_commit(w, p);
+	w->need_comma = false;
 }

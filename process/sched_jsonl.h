@@ -25,7 +25,8 @@ struct sched_switch_info {
 };
 
 /* Is s[0..n) a whole decimal integer ("-" and a digit, or a digit first; it
- * fits 31 bytes)? Then *v is it: a `fields` value written as a number. */
+ * fits 31 bytes; a NUL ends it)? Then *v is it (strtoll's value: clamped to
+ * int64 on overflow): a `fields` value written as a number. */
 bool sched_jsonl_parse_i64(const char *s, size_t n, int64_t *v);
 
 /* Parse sched_switch trace text (comms may contain spaces). */

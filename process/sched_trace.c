@@ -4,6 +4,7 @@
  */
 #include "sched_trace.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,74 +124,178 @@ void sched_trace_state_from_raw(uint64_t raw, bool preempt, char *buf, size_t si
 	snprintf(buf, size, "%c", idx[i]);
 }
 
+/* A bounded text builder with snprintf's result: n counts every byte asked
+ * for, out holds the first size - 1 of them and a NUL. */
+struct tb {
+	char *out;
+	size_t size, n;
+};
+
+static void tb_put(struct tb *b, const char *s, size_t len)
+{
+	if (b->n + 1 < b->size) {
+		size_t room = b->size - 1 - b->n;
+
+		memcpy(b->out + b->n, s, len < room ? len : room);
+	}
+	b->n += len;
+}
+
+static void tb_str(struct tb *b, const char *s)
+{
+	tb_put(b, s, strlen(s));
+}
+
+#define TB_LIT(b, s) tb_put((b), (s), sizeof(s) - 1)
+
+/* %llu, or %0<width>lld-style zero padding of the digits (the sign counts in the width, as printf) */
+static void tb_num(struct tb *b, uint64_t u, bool neg, int width)
+{
+	char d[24], *e = d + sizeof(d), *p = e;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while ((int)(e - p) + neg < width)
+		*--p = '0';
+	if (neg)
+		*--p = '-';
+	tb_put(b, p, (size_t)(e - p));
+}
+
+static void tb_i64(struct tb *b, int64_t v, int width)
+{
+	tb_num(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0, width);
+}
+
 size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size)
 {
+	struct tb b = {out, size, 0};
 	const char *sirq;
-	int n;
 
+	if (!size)
+		return 0;
 	switch (k) {
 	case SK_SWITCH:
-		n = snprintf(out, size, "prev_comm=%s prev_pid=%lld prev_prio=%lld prev_state=%s ==> "
-			     "next_comm=%s next_pid=%lld next_prio=%lld", v->comm, (long long)v->pid,
-			     (long long)v->prio, v->state, v->comm2, (long long)v->pid2, (long long)v->prio2);
+		TB_LIT(&b, "prev_comm=");
+		tb_str(&b, v->comm);
+		TB_LIT(&b, " prev_pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " prev_prio=");
+		tb_i64(&b, v->prio, 0);
+		TB_LIT(&b, " prev_state=");
+		tb_str(&b, v->state);
+		TB_LIT(&b, " ==> next_comm=");
+		tb_str(&b, v->comm2);
+		TB_LIT(&b, " next_pid=");
+		tb_i64(&b, v->pid2, 0);
+		TB_LIT(&b, " next_prio=");
+		tb_i64(&b, v->prio2, 0);
 		break;
 	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING:
-		n = snprintf(out, size, "comm=%s pid=%lld prio=%lld target_cpu=%03lld", v->comm,
-			     (long long)v->pid, (long long)v->prio, (long long)v->a0);
+		TB_LIT(&b, "comm=");
+		tb_str(&b, v->comm);
+		TB_LIT(&b, " pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " prio=");
+		tb_i64(&b, v->prio, 0);
+		TB_LIT(&b, " target_cpu=");
+		tb_i64(&b, v->a0, 3);
 		break;
 	case SK_MIGRATE:
-		n = snprintf(out, size, "comm=%s pid=%lld prio=%lld orig_cpu=%lld dest_cpu=%lld", v->comm,
-			     (long long)v->pid, (long long)v->prio, (long long)v->a0, (long long)v->a1);
+		TB_LIT(&b, "comm=");
+		tb_str(&b, v->comm);
+		TB_LIT(&b, " pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " prio=");
+		tb_i64(&b, v->prio, 0);
+		TB_LIT(&b, " orig_cpu=");
+		tb_i64(&b, v->a0, 0);
+		TB_LIT(&b, " dest_cpu=");
+		tb_i64(&b, v->a1, 0);
 		break;
 	case SK_EXIT:
-		n = snprintf(out, size, "comm=%s pid=%lld prio=%lld%s%s", v->comm, (long long)v->pid,
-			     (long long)v->prio, v->has_a0 ? " group_dead=" : "",
-			     v->has_a0 ? (v->a0 ? "true" : "false") : "");
+		TB_LIT(&b, "comm=");
+		tb_str(&b, v->comm);
+		TB_LIT(&b, " pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " prio=");
+		tb_i64(&b, v->prio, 0);
+		if (v->has_a0)
+			tb_str(&b, v->a0 ? " group_dead=true" : " group_dead=false");
 		break;
 	case SK_EXEC:
-		n = snprintf(out, size, "filename=%s pid=%lld old_pid=%lld", v->str, (long long)v->pid,
-			     (long long)v->pid2);
+		TB_LIT(&b, "filename=");
+		tb_str(&b, v->str);
+		TB_LIT(&b, " pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " old_pid=");
+		tb_i64(&b, v->pid2, 0);
 		break;
 	case SK_FORK:
-		n = snprintf(out, size, "comm=%s pid=%lld child_comm=%s child_pid=%lld", v->comm,
-			     (long long)v->pid, v->comm2, (long long)v->pid2);
+		TB_LIT(&b, "comm=");
+		tb_str(&b, v->comm);
+		TB_LIT(&b, " pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " child_comm=");
+		tb_str(&b, v->comm2);
+		TB_LIT(&b, " child_pid=");
+		tb_i64(&b, v->pid2, 0);
 		break;
 	case SK_STAT_RUNTIME:
-		if (v->has_a1)
-			n = snprintf(out, size, "comm=%s pid=%lld runtime=%llu [ns] vruntime=%llu [ns]", v->comm,
-				     (long long)v->pid, (unsigned long long)v->a0, (unsigned long long)v->a1);
-		else
-			n = snprintf(out, size, "comm=%s pid=%lld runtime=%llu [ns]", v->comm, (long long)v->pid,
-				     (unsigned long long)v->a0);
+		TB_LIT(&b, "comm=");
+		tb_str(&b, v->comm);
+		TB_LIT(&b, " pid=");
+		tb_i64(&b, v->pid, 0);
+		TB_LIT(&b, " runtime=");
+		tb_num(&b, (uint64_t)v->a0, false, 0);
+		TB_LIT(&b, " [ns]");
+		if (v->has_a1) {
+			TB_LIT(&b, " vruntime=");
+			tb_num(&b, (uint64_t)v->a1, false, 0);
+			TB_LIT(&b, " [ns]");
+		}
 		break;
 	case SK_IRQ_ENTRY:
-		n = snprintf(out, size, "irq=%lld name=%s", (long long)v->a0, v->str);
+		TB_LIT(&b, "irq=");
+		tb_i64(&b, v->a0, 0);
+		TB_LIT(&b, " name=");
+		tb_str(&b, v->str);
 		break;
 	case SK_IRQ_EXIT:
-		n = snprintf(out, size, "irq=%lld ret=%s", (long long)v->a0, v->a1 ? "handled" : "unhandled");
+		TB_LIT(&b, "irq=");
+		tb_i64(&b, v->a0, 0);
+		tb_str(&b, v->a1 ? " ret=handled" : " ret=unhandled");
 		break;
 	case SK_SOFTIRQ_ENTRY: case SK_SOFTIRQ_EXIT: case SK_SOFTIRQ_RAISE:
 		sirq = sched_trace_softirq_name((uint64_t)v->a0);
+		TB_LIT(&b, "vec=");
+		tb_num(&b, (unsigned)v->a0, false, 0);
+		TB_LIT(&b, " [action=");
 		if (sirq)
-			n = snprintf(out, size, "vec=%u [action=%s]", (unsigned)v->a0, sirq);
+			tb_str(&b, sirq);
 		else
-			n = snprintf(out, size, "vec=%u [action=%lld]", (unsigned)v->a0, (long long)v->a0);
+			tb_i64(&b, v->a0, 0);
+		TB_LIT(&b, "]");
 		break;
 	case SK_NMI:
-		if (v->has_a1)
-			n = snprintf(out, size, "%s() delta_ns: %lld handled: %lld", v->str, (long long)v->a0,
-				     (long long)v->a1);
-		else
-			n = snprintf(out, size, "%s() delta_ns: %lld", v->str, (long long)v->a0);
+		tb_str(&b, v->str);
+		TB_LIT(&b, "() delta_ns: ");
+		tb_i64(&b, v->a0, 0);
+		if (v->has_a1) {
+			TB_LIT(&b, " handled: ");
+			tb_i64(&b, v->a1, 0);
+		}
 		break;
 	case SK_TIMER_ENTRY: case SK_TIMER_EXIT: case SK_RESCHED_ENTRY: case SK_RESCHED_EXIT:
-		n = snprintf(out, size, "vector=%lld", (long long)v->a0);
+		TB_LIT(&b, "vector=");
+		tb_i64(&b, v->a0, 0);
 		break;
 	default:
-		n = snprintf(out, size, "%s", v->str);
+		tb_str(&b, v->str);
 		break;
 	}
-	if (n < 0)
-		n = 0;
-	return (size_t)n < size ? (size_t)n : size - 1;
+	out[b.n < size ? b.n : size - 1] = '\0';
+	return b.n < size ? b.n : size - 1;
 }
