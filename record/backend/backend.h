@@ -58,6 +58,8 @@ struct mem_event {
 	int leader;                  /* index of the group leader in the set, or -1 (the aux leader itself: -1) */
 	char cpus[256];              /* cpu list the PMU covers ("0-7"), "" = all online cpus (hybrid: per PMU) */
 	bool is_aux_leader;          /* mem-loads-aux: opened but its samples are not memory samples */
+	bool own_ring;               /* a ring buffer of its own on each cpu: a second software event
+	                              * (see mem_stream.c, restore_sample_id) */
 };
 
 struct mem_backend {

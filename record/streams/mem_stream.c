@@ -22,9 +22,10 @@
 #include "record/backend/backend.h"
 #include "record/decode/decode.h"
 
-/* How often the recorder drains the rings. Physical addresses come from
- * pagemap at drain time, so the page-fault backend drains every 5 ms (its
- * pages may be freed right after the fault). The decode backend samples
+/* How often the recorder drains the rings. The page-fault backend drains
+ * every 5 ms: the kernel gives its samples' physical addresses, but those it
+ * left at 0 come from pagemap at drain time (pages may be freed right after
+ * the fault). The decode backend samples
  * steady-state memory, and each drain costs a wakeup (on a busy host it
  * preempts the workload) and rereads the pagemap blocks of the pass: at
  * 20 ms a pass holds about 10 samples per busy CPU at 500 Hz; at 1000 Hz
@@ -37,7 +38,8 @@
 
 struct cpu_ring {
 	int cpu;
-	int owner_fd;          /* the side-band event; every other event outputs into its buffer */
+	int own_event;         /* -1: the side-band ring; else the one event (own_ring) whose buffer it is */
+	int owner_fd;          /* the side-band event; every other event outputs into its buffer (-1 in an own ring) */
 	int fds[MEM_BACKEND_MAX_EVENTS];
 	size_t nr_fds;
 	uint64_t sample_id;    /* id of the only sampling event on this cpu; 0 with several */
@@ -185,13 +187,27 @@ static bool cpu_in_list(const char *list, int cpu)
 static int open_ring(struct mem_stream *ms, struct cpu_ring *r, size_t pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	int fd;
 
-	r->owner_fd = sys_perf_event_open(&ms->sideband, r->cpu, -1);
-	if (r->owner_fd < 0)
-		return scx_fail_errno("side-band event on cpu %d: perf_event_open", r->cpu);
+	if (r->own_event >= 0) { /* the event itself owns the buffer */
+		struct mem_event *ev = &ms->be->ev[r->own_event];
+
+		if (!cpu_in_list(ev->cpus, r->cpu))
+			return 0;
+		if ((fd = mem_event_open(ev, r->cpu, -1)) < 0)
+			return -1;
+		r->fds[r->own_event] = fd;
+		r->nr_fds = (size_t)r->own_event + 1;
+		pages = pages >= 16 ? pages / 4 : pages; /* its events are the rare kind */
+	} else {
+		r->owner_fd = sys_perf_event_open(&ms->sideband, r->cpu, -1);
+		if (r->owner_fd < 0)
+			return scx_fail_errno("side-band event on cpu %d: perf_event_open", r->cpu);
+		fd = r->owner_fd;
+	}
 	r->data_size = pages * (size_t)page;
 	r->map_size = r->data_size + (size_t)page;
-	r->base = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->owner_fd, 0);
+	r->base = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
 		return scx_fail_errno("cpu %d: mmap of a %zu KiB ring buffer (try --mmap-pages smaller, "
@@ -205,12 +221,14 @@ static int open_events(struct mem_stream *ms, struct cpu_ring *r)
 	struct mem_backend *be = ms->be;
 	size_t i;
 
+	if (r->own_event >= 0) /* open_ring opened its one event */
+		return 0;
 	for (i = 0; i < be->nr_events; i++) {
 		struct mem_event *ev = &be->ev[i];
 		int leader = ev->leader >= 0 ? r->fds[ev->leader] : -1;
 		int fd;
 
-		if (!cpu_in_list(ev->cpus, r->cpu)) {
+		if (!cpu_in_list(ev->cpus, r->cpu) || ev->own_ring) {
 			r->fds[i] = -1;
 			continue;
 		}
@@ -286,7 +304,8 @@ static int add_attrs(struct mem_stream *ms)
 						ids, n, ms->be->ev[e].name);
 	}
 	for (c = 0, n = 0; c < ms->nr_rings && rc == 0; c++)
-		rc = event_id(ms->rings[c].owner_fd, &ids[n++]);
+		if (ms->rings[c].owner_fd >= 0)
+			rc = event_id(ms->rings[c].owner_fd, &ids[n++]);
 	if (rc == 0)
 		rc = pd_writer_add_attr(ms->w, &ms->sideband, ids, n, "dummy:u");
 	free(ids);
@@ -297,7 +316,7 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 		    const struct mem_stream_opts *o)
 {
 	int *cpus = NULL;
-	size_t n = 0, i, pages = o->mmap_pages ? o->mmap_pages : 1024;
+	size_t n = 0, i, own = 0, pages = o->mmap_pages ? o->mmap_pages : 1024;
 	int rc;
 
 	memset(ms, 0, sizeof(*ms));
@@ -308,26 +327,36 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 		return scx_fail("--mmap-pages %zu: must be a power of two", pages);
 	if (!be->nr_events)
 		return scx_fail("the %s backend has no events", mem_backend_name(be->kind));
+	for (i = 0; i < be->nr_events; i++)
+		own += be->ev[i].own_ring;
 	if (online_cpu_list(&cpus, &n) < 0)
 		return -1;
-	ms->rings = calloc(n, sizeof(*ms->rings));
+	/* per cpu: the side-band ring, then one ring per own_ring event */
+	ms->rings = calloc(n * (1 + own), sizeof(*ms->rings));
 	if (!ms->rings) {
 		free(cpus);
 		return scx_fail("out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		ms->rings[i].cpu = cpus[i];
-		ms->rings[i].owner_fd = -1;
-		memset(ms->rings[i].fds, -1, sizeof(ms->rings[i].fds));
+	for (i = 0; i < n * (1 + own); i++) {
+		struct cpu_ring *r = &ms->rings[i];
+		size_t k = i % (1 + own), e;
+
+		r->cpu = cpus[i / (1 + own)];
+		r->owner_fd = -1;
+		r->own_event = -1;
+		for (e = 0; k && e < be->nr_events; e++)
+			if (be->ev[e].own_ring && --k == 0)
+				r->own_event = (int)e;
+		memset(r->fds, -1, sizeof(r->fds));
 	}
-	ms->nr_rings = n;
+	ms->nr_rings = n * (1 + own);
 	free(cpus);
 	/* opening settles precise_ip and WEIGHT_STRUCT/WEIGHT in the attrs:
 	 * probe on the first cpu, so the side-band can share the sample_type */
 	rc = probe_events(ms, ms->rings[0].cpu);
 	ms->sample_type = be->rewrites_samples ? be->out_attr.sample_type : be->ev[0].attr.sample_type;
 	sideband_attr(ms);
-	for (i = 0; i < n && rc == 0; i++) {
+	for (i = 0; i < ms->nr_rings && rc == 0; i++) {
 		rc = open_ring(ms, &ms->rings[i], pages);
 		if (rc == 0)
 			rc = open_events(ms, &ms->rings[i]);
@@ -466,6 +495,8 @@ static void count_record(struct mem_stream *ms, uint8_t *rec)
  * program samples page faults on a cpu, our samples there may carry that
  * program's event id (perf script then fails on them: "Bad address").
  * Everything in this ring is ours: give the sample back our event's id.
+ * That needs one sampling event per ring: a second software event
+ * (own_ring: major-faults beside minor-faults) has a ring of its own.
  */
 static void restore_sample_id(struct mem_stream *ms, const struct cpu_ring *r, uint8_t *rec, size_t size)
 {

@@ -529,15 +529,24 @@ Test(backend, page_fault_backend_by_name_and_old_alias)
 	cr_assert_not(b.ldlat_applied);
 	cr_assert_not(b.needs_aux_decoder);
 	cr_assert_eq(b.warnings.nr, 0, "a deliberate choice is not warned about");
-	cr_assert_eq(b.nr_events, 1);
-	cr_assert_str_eq(b.ev[0].name, "page-faults");
-	cr_assert_eq(b.ev[0].attr.type, PERF_TYPE_SOFTWARE);
-	cr_assert_eq(b.ev[0].attr.config, PERF_COUNT_SW_PAGE_FAULTS);
-	cr_assert_eq(b.ev[0].attr.freq, 0);
-	cr_assert_eq(b.ev[0].attr.sample_period, 1, "every fault by default");
-	cr_assert_eq(b.ev[0].attr.sample_type, COMMON_SAMPLE, "no data_src/weight to report");
-	cr_assert_eq(b.ev[0].attr.precise_ip, 0);
-	assert_common_flags(&b.ev[0].attr);
+	/* counted after the fault is handled: the kernel gives phys_addr */
+	cr_assert_eq(b.nr_events, 2);
+	cr_assert_str_eq(b.ev[0].name, "minor-faults");
+	cr_assert_eq(b.ev[0].attr.config, PERF_COUNT_SW_PAGE_FAULTS_MIN);
+	cr_assert_not(b.ev[0].own_ring);
+	cr_assert_str_eq(b.ev[1].name, "major-faults");
+	cr_assert_eq(b.ev[1].attr.config, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+	cr_assert(b.ev[1].own_ring, "one sampling event per ring, so foreign ids can be restored");
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(b.ev[i].attr.type, PERF_TYPE_SOFTWARE);
+		cr_assert_eq(b.ev[i].leader, -1);
+		cr_assert_eq(b.ev[i].attr.freq, 0);
+		cr_assert_eq(b.ev[i].attr.sample_period, 1, "every fault by default");
+		cr_assert_eq(b.ev[i].attr.sample_type, COMMON_SAMPLE, "no data_src/weight to report");
+		cr_assert(b.ev[i].attr.sample_type & PERF_SAMPLE_PHYS_ADDR);
+		cr_assert_eq(b.ev[i].attr.precise_ip, 0);
+		assert_common_flags(&b.ev[i].attr);
+	}
 }
 
 Test(backend, decode_honours_freq_and_period)
@@ -935,9 +944,10 @@ static uint64_t now_ns(void)
 }
 
 /* Count our samples whose data address lies in [lo, hi) and time in
- * [t0, t1]. Layout: ip, pid+tid, time, addr, ... */
+ * [t0, t1], and in *with_phys those the kernel gave a physical address.
+ * Layout (COMMON_SAMPLE): ip, pid+tid, time, addr, id, cpu, period, phys_addr, ... */
 static int count_samples_in(const struct ring *r, uintptr_t lo, uintptr_t hi, uint64_t t0,
-			    uint64_t t1)
+			    uint64_t t1, int *with_phys)
 {
 	struct perf_event_mmap_page *meta = r->base;
 	const char *data = (const char *)r->base + meta->data_offset;
@@ -947,15 +957,17 @@ static int count_samples_in(const struct ring *r, uintptr_t lo, uintptr_t hi, ui
 
 	while (off + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
-		uint64_t rec[5];
+		uint64_t rec[8];
 
 		memcpy(&h, data + off % size, sizeof(h));
 		if (h.type == PERF_RECORD_SAMPLE && off % size + h.size <= size) {
 			memcpy(rec, data + off % size + sizeof(h), sizeof(rec));
 			uint32_t pid = (uint32_t)rec[1];
 			if (pid == (uint32_t)getpid() && rec[3] >= lo && rec[3] < hi &&
-			    rec[2] >= t0 && rec[2] <= t1)
+			    rec[2] >= t0 && rec[2] <= t1) {
 				n++;
+				*with_phys += rec[7] != 0;
+			}
 		}
 		cr_assert_gt(h.size, 0);
 		off += h.size;
@@ -971,10 +983,11 @@ Test(backend_open, real_page_fault_event_samples_on_cpu0)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t t0, t1;
 	char *buf;
-	int fd;
+	int fd, n, with_phys = 0;
 
 	o.want = MEM_BACKEND_SOFTWARE;
 	choose_ok(&o, &b);
+	cr_assert_eq(b.ev[0].attr.sample_type, COMMON_SAMPLE, "the layout count_samples_in reads");
 	fd = mem_event_open(&b.ev[0], 0, -1);
 	if (fd < 0 && (errno == EACCES || errno == EPERM))
 		cr_skip_test("SKIP: perf_event_open denied: %s", scx_errmsg());
@@ -990,9 +1003,11 @@ Test(backend_open, real_page_fault_event_samples_on_cpu0)
 		((volatile char *)buf)[(long)i * page] = 1;
 	cr_assert_eq(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	t1 = now_ns();
-	cr_assert_geq(count_samples_in(&r, (uintptr_t)buf, (uintptr_t)buf + 16 * (uintptr_t)page,
-				       t0, t1),
-		      16, "one sample per first touch, with addr and CLOCK_MONOTONIC time");
+	n = count_samples_in(&r, (uintptr_t)buf, (uintptr_t)buf + 16 * (uintptr_t)page, t0, t1, &with_phys);
+	cr_assert_geq(n, 16, "one sample per first touch, with addr and CLOCK_MONOTONIC time");
+	/* minor-faults is counted once the page is mapped: the kernel fills in
+	 * phys_addr (page-faults, counted on entry, had 0 here) */
+	cr_assert_eq(with_phys, n, "%d of %d samples with a physical address", with_phys, n);
 	munmap(buf, (size_t)page * 16);
 	munmap(r.base, r.len);
 	close(fd);
