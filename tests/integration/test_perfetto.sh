@@ -88,7 +88,14 @@ fi
 
 cd "$WORK" || exit 1
 # 1. sched + mem + hints, recorded now (-c 8: the memory stream samples the
-# whole machine; every 8th page fault keeps the check short on a busy host)
+# whole machine; every 8th page fault keeps the check short on a busy host).
+# Without fentry record snapshots the hints map from its drain loop, every
+# 10 ms when it gets a CPU: starved on a loaded host (two busy loops, this
+# suite under nice 10) its snapshots were hundreds of ms apart and the
+# setter's whole life (40 ms holds, ~0.4 s) fell between two of them, no
+# hint value recorded (2 of 5 runs; reproduced 1 of 6). So the setter holds
+# each value until record's hints.jsonl shows it (its seen: mode, as in
+# test_record_hints_cli); -t is only a bound, record ends with the setter.
 cleanup() { bpffs_private_umount; rm -rf "$WORK"; }
 trap cleanup EXIT
 BPFFS=$(bpffs_private 2>/dev/null)
@@ -97,8 +104,8 @@ if [ -z "$BPFFS" ] || ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
 	skip "perfetto: recording with hints" "no bpffs or task-storage map: $(cat "$WORK/create.err" 2>/dev/null)"
 	exit 0
 fi
-if ! "$SCXPROF" record -t 20 --backend page-fault -c 8 -o prof --disable-archive --hints-map "$PIN" -- \
-	sh -c "exec '$SETTER' '$PIN' 3 4 40 >set.jsonl" >rec.out 2>rec.err; then
+if ! "$SCXPROF" record -t 600 --backend page-fault -c 8 -o prof --disable-archive --hints-map "$PIN" -- \
+	sh -c "exec '$SETTER' '$PIN' 3 4 40 'seen:$WORK/prof.tmp.*/hints.jsonl' >set.jsonl" >rec.out 2>rec.err; then
 	fail "perfetto: record sched + mem + hints" "$(tail -n 3 rec.err | tr '\n' ' ')"
 	exit 0
 fi
