@@ -193,6 +193,8 @@ static void hints_json(struct jsonw *w, const struct record_opts *o, const struc
 	jsonw_kv_str(w, "why_not_fentry", r->hints_why_not_fentry);
 	jsonw_kv_u64(w, "updates", r->hints_updates);
 	jsonw_kv_u64(w, "drops", r->hints_drops);
+	if (!strcmp(r->hints_mode, "iter-snapshot"))
+		jsonw_kv_u64(w, "max_snapshot_gap_ns", r->hints_max_gap_ns);
 	jsonw_kv_u64(w, "ring_mb", o->hints_ring_mb);
 	jsonw_obj_close(w);
 }

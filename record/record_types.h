@@ -44,6 +44,7 @@ struct record_result {
 	char hints_mode[32];
 	char hints_why_not_fentry[256];
 	uint64_t hints_updates, hints_drops;
+	uint64_t hints_max_gap_ns;     /* snapshot mode: longest time between two snapshots */
 	uint64_t start_mono_ns, end_mono_ns, start_wall_ns, end_wall_ns;
 	bool interrupted;
 	bool drain_yielded;            /* the drain loop ran at YIELD_NICE while keeping up */

@@ -54,6 +54,7 @@ struct hints_tracer {
 	bool snapshot;
 	uint64_t period_ns;
 	uint64_t next_snap_ns;
+	uint64_t last_snap_ns; /* start of the last snapshot, 0 before the first */
 	uint64_t gen;
 	struct u64map seen; /* tid -> struct tid_state (snapshot mode) */
 	char *buf;          /* iterator read buffer */
@@ -475,6 +476,13 @@ static int take_snapshot(struct hints_tracer *t)
 	if (fd < 0)
 		return scx_fail_errno("hints tracer: creating the task iterator");
 	t->gen++;
+	if (t->snapshot) { /* how late a loaded host let us be */
+		uint64_t now = monotime_ns();
+
+		if (t->last_snap_ns && now - t->last_snap_ns > t->st.max_snapshot_gap_ns)
+			t->st.max_snapshot_gap_ns = now - t->last_snap_ns;
+		t->last_snap_ns = now;
+	}
 	for (;;) {
 		n = read(fd, t->buf + have, t->buf_cap - have);
 		if (n < 0 && errno == EINTR)

@@ -129,6 +129,8 @@ struct hints_tracer_stats {
 	uint64_t updates_written; /* hints.jsonl lines */
 	uint64_t drops;           /* fentry: events lost to a full ring buffer */
 	uint64_t snapshots;       /* snapshots taken (fentry mode: the initial one) */
+	uint64_t max_snapshot_gap_ns; /* snapshot mode: the longest time between two snapshots'
+	                               * starts; a value held for less may be missing */
 	uint64_t unresolved;      /* fentry: updates of the map whose key named no task */
 	char mode[32];            /* "fentry" or "iter-snapshot" */
 	char why_not_fentry[256]; /* "" in fentry mode */

@@ -34,6 +34,22 @@ pass "record --hints-map -- hint-setter exits 0"
 assert_onepass "hints recording" "$WORK/prof" --use-hints
 check "hints.jsonl valid" validate "$TOP/schemas/hints.schema.json" prof/hints.jsonl --jsonl
 check "metadata names the hints mode" grep -qE '"mode":"(fentry|iter-snapshot)"' prof/metadata.json
+# snapshot mode: the longest gap between snapshots is in metadata.json, and
+# record warned (only) when it reached 5 periods of --hints-poll-ms (10 ms)
+check "metadata: max_snapshot_gap_ns in snapshot mode, the warning when >= 50 ms" python3 - prof/metadata.json rec.err <<'PY'
+import json, re, sys
+md = json.load(open(sys.argv[1]))
+h, err = md["hints"], open(sys.argv[2]).read()
+warned = re.search(r"WARNING: hint snapshots were up to (\d+) ms apart \(every 10 ms asked", err)
+if h["mode"] != "iter-snapshot":
+    assert "max_snapshot_gap_ns" not in h and not warned, (h, err)
+    sys.exit(0)
+gap = h["max_snapshot_gap_ns"]
+assert 0 < gap <= md["end_ns"] - md["start_ns"], (gap, md["start_ns"], md["end_ns"])
+assert bool(warned) == (gap >= 50000000), (gap, err)
+assert not warned or int(warned.group(1)) == gap // 1000000, (gap, warned.group(0))
+print("max gap %.1f ms" % (gap / 1e6))
+PY
 check "every update the setter made is in hints.jsonl, per thread in order" python3 - "$WORK/set.jsonl" prof/hints.jsonl <<'PY'
 import json, sys, collections
 want = collections.defaultdict(list)
