@@ -245,8 +245,8 @@ int cmd_process(int argc, char **argv)
 		"perf record -z): extract, report and the sched commands read them as they are, as\n"
 		"do zstd -dc and DuckDB (read_json('perf.jsonl.zst', compression='zstd')).\n"
 		"-j N: perf.data's samples are decoded on one thread and their perf.jsonl lines and\n"
-		"trace samples formatted on N-1 more (at most 8; default: online CPUs), as are the\n"
-		"scheduling stream's sched.jsonl lines; the files are the same bytes for every N.",
+		"trace samples formatted on N-1 more (at most 8; default: online CPUs); the files\n"
+		"are the same bytes for every N.",
 		false,
 	};
 	struct process_args a = {.zstd_level = ZWRITE_LEVEL_DEFAULT};

@@ -68,9 +68,9 @@ struct process_opts {
 	int verbose;                  /* -v: skipped samples to log */
 	FILE *log;                    /* -v lines and notes; warnings are returned, not printed */
 	volatile sig_atomic_t *stop;  /* set asynchronously to abort ("interrupted") */
-	int jobs;                     /* threads for perf.data's memory stream and for sched.jsonl: 0 or 1
-				       * formats on the decoding thread; N > 1 adds N-1 formatting threads
-				       * (at most 8). The outputs are the same bytes for every N. */
+	int jobs;                     /* threads for perf.data's memory stream: 0 or 1 formats on the
+				       * decoding thread; N > 1 adds N-1 formatting threads (at most 8).
+				       * The outputs are the same bytes for every N. */
 };
 
 struct process_outputs {

@@ -12,7 +12,6 @@
 #include "process/record_losses.h"
 #include "process/sched_data.h"
 #include "process/sched_perfdata.h"
-#include "process/sched_pool.h"
 #include "process/sched_script.h"
 #include "process/sched_sink.h"
 
@@ -53,11 +52,6 @@ int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *tr
 		return scx_fail("out of memory");
 	}
 	jsonw_init(&s.w);
-	if (!opts->sink && out && opts->jobs > 1 && !(s.pool = sched_pool_start((size_t)opts->jobs - 1, out))) {
-		jsonw_free(&s.w);
-		hints_free(s.hints);
-		return -1;
-	}
 	switch (in->sched_kind) {
 	case SCHED_IN_DATA: rc = sched_data_read(&s, in->sched_path); break;
 	case SCHED_IN_PERF_DATA: rc = sched_perfdata_read(&s, in->sched_path); break;
@@ -75,7 +69,6 @@ int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *tr
 			     (unsigned long long)res->sched.unknown_types);
 	if (rc == 0 && in->sched_kind == SCHED_IN_DATA)
 		warn_record_losses(in, res);
-	sched_pool_free(s.pool);
 	jsonw_free(&s.w);
 	hints_free(s.hints);
 	return rc;

@@ -73,9 +73,6 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 	if (s->opts->sink) { /* one-pass extract: the record, not the line */
 		if (s->opts->sink->sched_record(s->opts->sink->ctx, &l))
 			return -1;
-	} else if (s->pool) { /* process -j: formatted on the pool's threads */
-		if (sched_pool_add(s->pool, &l) < 0)
-			return -1;
 	} else {
 		sched_jsonl_line(&s->w, &l);
 	}
@@ -104,8 +101,6 @@ int sched_sink_flush(struct sched_sink *s)
 {
 	if (s->opts->sink)
 		return 0;
-	if (s->pool)
-		return sched_pool_finish(s->pool);
 	return jsonw_flush_to(&s->w, s->out, "sched.jsonl");
 }
 

@@ -15,7 +15,6 @@
 #include "process/hints.h"
 #include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
-#include "process/sched_pool.h"
 #include "process/sched_trace.h"
 
 struct sched_sink {
@@ -25,7 +24,6 @@ struct sched_sink {
 	struct process_sched_result *res;
 	struct jsonw w;
 	struct pftrace *trace; /* NULL: no Perfetto trace */
-	struct sched_pool *pool; /* NULL: lines formatted here, into w */
 };
 
 /* What an input path decoded of a record, for the Perfetto trace. */

@@ -96,31 +96,6 @@ assert_onepass() {
 	fi
 	rm -rf "$d"
 }
-# assert_process_jobs NAME PROFILE: `process -j 1`, `-j 2` and `-j 3` write the
-# same bytes (every output file; the sched stream is formatted in batches of
-# 512 records on -j N's threads, the memory stream in batches of 2048).
-assert_process_jobs() {
-	local name=$1 dir=$2 j f bad="" n
-	for j in 1 2 3; do
-		rm -rf "$WORK/jobs.$j"
-		if ! "$SCXPROF" process -j "$j" -f "$dir" -o "$WORK/jobs.$j" >"$WORK/jobs.$j.log" 2>&1; then
-			fail "$name: process -j $j ran" "$(tail -n 3 "$WORK/jobs.$j.log")"
-			return
-		fi
-	done
-	for f in "$WORK/jobs.1"/*; do
-		for j in 2 3; do
-			cmp -s "$f" "$WORK/jobs.$j/${f##*/}" || bad="$bad ${f##*/}(-j $j)"
-		done
-	done
-	n=$(cat "$WORK/jobs.1"/sched.jsonl 2>/dev/null | wc -l)
-	if [ -z "$bad" ]; then
-		pass "$name: process -j 1, -j 2 and -j 3 write the same bytes ($(ls "$WORK/jobs.1" | tr '\n' ' '); $n sched records)"
-	else
-		fail "$name: process -j 1, -j 2 and -j 3 write the same bytes" "differ:$bad"
-	fi
-	rm -rf "$WORK"/jobs.*
-}
 # bpffs_private: mount a bpffs instance of this test's own at $WORK/bpffs and
 # print its path (fails if it cannot). Each bpf mount is a separate instance:
 # tests running at the same time never see each other's pins, and none

@@ -70,7 +70,6 @@ if perf record -q -a -k CLOCK_MONOTONIC -e sched:sched_switch -o "$WORK/probe.da
 		check "perf.sched.data: no memory stream, no perf.jsonl" test ! -e "$WORK/ps.out/perf.jsonl"
 		n=$(wc -l <"$WORK/ps.out/sched.jsonl")
 		if [ "$n" -gt 4000 ]; then pass "perf.sched.data: recorded a real workload ($n records)"; else fail "perf.sched.data: record count" "only $n"; fi
-		assert_process_jobs "perf.sched.data" "$WORK/ps"
 	else
 		fail "perf.sched.data: process ran" "$(tail -n 3 "$WORK/ps.log")"
 	fi

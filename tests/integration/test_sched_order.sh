@@ -63,11 +63,6 @@ bad = [(a, b) for a, b in zip(keys, keys[1:]) if a >= b]
 assert not bad, f"{len(bad)} out of order, first {bad[:3]}"
 PY
 done
-# process -j N formats sched.jsonl on N-1 threads in batches (process/sched_pool.c):
-# the same bytes for every N, on files of 234 batches
-for layout in recorder shuffled; do
-	assert_process_jobs "sched order ($layout)" "$layout"
-done
 # 66 MiB about in time order: peak RSS under a third of it (it was the
 # file plus 16 bytes a record before the window)
 if ldd "$SCXPROF" 2>/dev/null | grep -q libasan; then
