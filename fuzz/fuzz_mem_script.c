@@ -5,7 +5,9 @@
  *
  * The input is a profile's perf.mem.script, run through process_run() with
  * perf.jsonl going to a memfd. Invariants, besides no crash:
- *  - text never fails the run (a bad line is counted, not fatal);
+ *  - text never fails the run (a bad line is counted, not fatal); input
+ *    starting with zstd's magic is decompressed by the line reader and may
+ *    fail, naming the file (fuzz_zstd_input_checked), nothing more is checked;
  *  - every non-blank line is counted once: total = non-blank lines =
  *    kept + skipped (no phys_addr, filtered comm) + unparseable;
  *  - perf.jsonl holds one line per kept sample, each a JSON object;
@@ -123,6 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	scx_clear_error();
 	rc = process_run(&opts, &out, &res);
 	fclose(out.perf_jsonl);
+	if (fuzz_zstd_input_checked(data, size, rc, scx_errmsg()))
+		return 0;
 	FUZZ_CHECK(rc == 0, "text failed the run: %s", scx_errmsg());
 	fuzz_count_lines(data, size, " \t\r", &lines, &nonblank);
 	FUZZ_CHECK(res.total == nonblank, "total %llu, non-blank lines %zu", (unsigned long long)res.total, nonblank);

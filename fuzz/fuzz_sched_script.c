@@ -4,7 +4,9 @@
  *
  * The input is a profile's perf.sched.script, run through process_sched()
  * with sched.jsonl going to a memfd. Invariants, besides no crash:
- *  - text never fails the run (a bad line is counted, not fatal);
+ *  - text never fails the run (a bad line is counted, not fatal); input
+ *    starting with zstd's magic is decompressed by the line reader and may
+ *    fail, naming the file (fuzz_zstd_input_checked), nothing more is checked;
  *  - every non-blank line is counted once: total = non-blank lines =
  *    parsed + unparseable, and the per-event counts add up to parsed;
  *  - first_ns <= last_ns; sched.jsonl holds one JSON object per parsed line;
@@ -120,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && pftrace_finish(trace) < 0)
 		abort(); /* /dev/null takes every write */
 	pftrace_free(trace);
+	if (fuzz_zstd_input_checked(data, size, rc, scx_errmsg()))
+		return 0;
 	FUZZ_CHECK(rc == 0, "text failed the run: %s", scx_errmsg());
 	parse_each(data, size, &nonblank, &ok);
 	FUZZ_CHECK(r->total == nonblank, "total %llu, non-blank lines %zu", (unsigned long long)r->total, nonblank);

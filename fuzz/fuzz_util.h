@@ -49,6 +49,22 @@ static inline void fuzz_file_set(struct fuzz_file *f, const uint8_t *data, size_
 		}                                                                 \
 	} while (0)
 
+/*
+ * Input the line reader decompresses (lib/linereader.c: it starts with
+ * zstd's magic). Its lines are those of the decompressed text, not of data,
+ * and corrupt or cut zstd data fails the run with one error naming the file
+ * ("zstd" in it): text targets check only that (fuzz_zstd_lines fuzzes the
+ * decompression itself). Returns true when it was such an input.
+ */
+static inline bool fuzz_zstd_input_checked(const uint8_t *data, size_t size, int rc, const char *err)
+{
+	if (size < 4 || memcmp(data, "\x28\xb5\x2f\xfd", 4) != 0)
+		return false;
+	FUZZ_CHECK(rc == 0 || (strstr(err, "zstd") && strstr(err, "/proc/self/fd/")),
+		   "zstd input failed without naming the file and zstd: %s", err);
+	return true;
+}
+
 /* Lines of data as a line reader hands them out ('\n'-separated, a last
  * line without newline counted), and of those the ones not made only of
  * bytes in `blank` (the reader's own notion of a blank line). */
