@@ -56,9 +56,14 @@ static inline void fuzz_file_set(struct fuzz_file *f, const uint8_t *data, size_
  * ("zstd" in it): text targets check only that (fuzz_zstd_lines fuzzes the
  * decompression itself). Returns true when it was such an input.
  */
+static inline bool fuzz_is_zstd(const uint8_t *data, size_t size)
+{
+	return size >= 4 && memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0;
+}
+
 static inline bool fuzz_zstd_input_checked(const uint8_t *data, size_t size, int rc, const char *err)
 {
-	if (size < 4 || memcmp(data, "\x28\xb5\x2f\xfd", 4) != 0)
+	if (!fuzz_is_zstd(data, size))
 		return false;
 	FUZZ_CHECK(rc == 0 || (strstr(err, "zstd") && strstr(err, "/proc/self/fd/")),
 		   "zstd input failed without naming the file and zstd: %s", err);
