@@ -30,8 +30,9 @@ void sharing_log_line_detail(FILE *log, const char *indent, const struct pair_ev
 			/* coincidences grow with the square of the samples within a window, linearly with more windows */
 			double more_s = duration_s <= (double)window ? duration_s * (rate - 1) : duration_s * (l->more - 1);
 
-			fprintf(log, ": about %.1fx the samples per second, or %.0f s more recording at this rate, would decide",
-				rate, more_s);
+			/* a short recording needs a fraction of a second more: not "0 s" */
+			fprintf(log, ": about %.1fx the samples per second, or %.*f s more recording at this rate, would decide",
+				rate, more_s < 9.95 ? 1 : 0, more_s);
 		} else {
 			fprintf(log, ": more than 1000x the samples would be needed");
 		}

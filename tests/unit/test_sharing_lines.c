@@ -219,3 +219,30 @@ Test(sharing_lines, first_touch_samples_keep_the_interval_ordered)
 	cr_assert(fabs(o.f - 0.39) < 0.02, "f %.3f", o.f);
 	cr_assert_eq(o.verdict, SHARING_SHARED, "%s", sharing_verdict_name(o.verdict));
 }
+
+Test(sharing_lines, a_short_recording_says_a_fraction_of_a_second_more)
+{
+	/*
+	 * perf bench numa mem -l 1000 at -F 4000: two processes on one 4 MiB
+	 * buffer for about half a second, 1 + 1 line hits. -v said "or 0 s
+	 * more recording at this rate, would decide".
+	 */
+	struct pair_evidence pe = {
+		.line = {.n_a = 220, .n_b = 210, .na_r = 220, .nb_r = 210, .ja = 220, .jb = 210, .ha = 1, .hb = 1,
+			 .ra = 0, .rb = 0, .ra_blk = 220, .rb_blk = 210, .lines = 1},
+	};
+	struct sharing_params p = {.threshold = SHARE_THRESHOLD_DEFAULT};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	double s;
+
+	sharing_line_decide(&pe.line, SHARE_THRESHOLD_DEFAULT, SHARE_Z_DEFAULT);
+	cr_assert_eq(pe.line.verdict, SHARING_CANNOT_TELL, "%s", sharing_verdict_name(pe.line.verdict));
+	sharing_log_line_detail(f, "", &pe, &p, 0.5);
+	fclose(f);
+	cr_assert(strstr(buf, " s more recording at this rate, would decide"), "%s", buf);
+	cr_assert_eq(sscanf(strstr(buf, ", or ") + 5, "%lf", &s), 1, "%s", buf);
+	cr_assert(s > 0 && s < 0.5 * (sqrt(pe.line.more) - 1) + 0.051, "%s", buf);
+	free(buf);
+}
