@@ -14,7 +14,7 @@
 # page dropping and reorder windows work as on a real recording.
 #
 # Cases: process + extract (two steps), process -z, one-pass extract -f
-# PROFILE with the default -j and -j 1.
+# PROFILE with the default -j, -j 1 and -j 4 (evidence shards).
 #
 # Knobs: BENCH_PROD_SCALE (default 1: production size; 0.1 is 2M samples
 # from 20 cgroups, for a quick look), BENCH_PROD_DIR (where the profile and
@@ -107,9 +107,12 @@ ratio "process" "process -z"
 # default -j (online CPUs: decode | aggregate on two threads) and -j 1
 measure "one pass" "$bin" extract -f "$w/prof" || exit 1
 measure "one pass -j 1" "$bin" extract -j 1 -f "$w/prof" || exit 1
+# -j 4: the evidence maps on a thread of their own (extract/mem_agg_shard.c), the same config
+measure "one pass -j 4" "$bin" extract -j 4 -f "$w/prof" || exit 1
 ratio "one pass" "two-steps"
 ratio "one pass -j 1" "two-steps"
 ratio "one pass" "one pass -j 1"
+ratio "one pass -j 4" "one pass"
 
 # the goals
 goal() { # TEXT OK: one line, met or not

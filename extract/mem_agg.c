@@ -84,6 +84,7 @@ void mem_agg_free(struct mem_agg *a)
 	u64map_free(&a->ident_object);
 	strmap_free(&a->objects);
 	free(a->object_names);
+	free(a->free_ev_ids);
 	if (a->match)
 		pcre2_match_data_free((pcre2_match_data *)a->match);
 	if (a->re)

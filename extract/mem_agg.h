@@ -229,7 +229,9 @@ struct mem_agg {
 	 * MEM_AGG_TG_KEY, and tid -> hint of its first sample
 	 */
 	struct u64map tid_groups, pid_groups, tid_hint;
-	uint32_t next_ev_id;        /* the next hint_rec's ev_id */
+	uint32_t next_ev_id;        /* the next new hint_rec's ev_id */
+	uint32_t *free_ev_ids;      /* the ev_ids of hint_recs folded away, for reuse (shards: their maps emptied first) */
+	size_t nr_free_ev_ids, cap_free_ev_ids;
 	struct mem_agg_shards *shards; /* the evidence maps' threads (mem_agg_shards_start), NULL: none */
 };
 

@@ -22,6 +22,29 @@ void mem_agg_comm_rec_free(struct comm_rec *c)
 	free(c->comm);
 }
 
+/*
+ * A hint_rec's ev_id: one of a folded hint_rec's, else a new one. Reuse is
+ * safe with shards: the fold's DROP or MERGE of the old one's map reaches
+ * every shard before any ADD under the same id.
+ */
+static uint32_t new_ev_id(struct mem_agg *a)
+{
+	return a->nr_free_ev_ids ? a->free_ev_ids[--a->nr_free_ev_ids] : a->next_ev_id++;
+}
+
+/* The ev_id of a hint_rec folded away (best effort: without memory it is not reused). */
+static void release_ev_id(struct mem_agg *a, uint32_t id)
+{
+	if (mem_agg_grow((void **)&a->free_ev_ids, &a->cap_free_ev_ids, a->nr_free_ev_ids + 1,
+			 sizeof(*a->free_ev_ids)) == 0)
+		a->free_ev_ids[a->nr_free_ev_ids++] = id;
+}
+
+static void release_comm_ev_ids(struct mem_agg *a, const struct comm_rec *c)
+{
+	for (size_t h = 0; h < c->nr_hints; h++)
+		release_ev_id(a, c->hints[h].ev_id);
+}
 
 int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -134,6 +157,7 @@ static int fold_names(struct mem_agg *a, struct group_rec *g)
 					free(remap);
 					return -1;
 				}
+			release_comm_ev_ids(a, c);
 			mem_agg_comm_rec_free(c);
 			continue;
 		}
@@ -262,7 +286,7 @@ static long other_hint(struct mem_agg *a, struct comm_rec *c)
 			return -1;
 		memset(&c->hints[c->nr_hints], 0, sizeof(*c->hints));
 		c->hints[c->nr_hints].other = true;
-		c->hints[c->nr_hints].ev_id = a->next_ev_id++;
+		c->hints[c->nr_hints].ev_id = new_ev_id(a);
 		u64map_init_cap(&c->hints[c->nr_hints].pages, U64MAP_SMALL);
 		c->other_hint = ++c->nr_hints;
 	}
@@ -299,6 +323,7 @@ static int fold_hints(struct mem_agg *a, struct comm_rec *c)
 			if (!rc)
 				rc = merge_pages(a, &c->hints[other], h);
 			u64map_free(&h->pages);
+			release_ev_id(a, h->ev_id);
 			c->hints_folded++;
 			continue;
 		}
@@ -348,7 +373,7 @@ struct hint_rec *mem_agg_hint_of(struct mem_agg *a, struct comm_rec *c, uint64_t
 	memset(h, 0, sizeof(*h));
 	h->hint = hint;
 	h->since = c->hint_decrements;
-	h->ev_id = a->next_ev_id++;
+	h->ev_id = new_ev_id(a);
 	u64map_init_cap(&h->pages, U64MAP_SMALL);
 	c->last_hint = c->nr_hints++;
 	return h;
@@ -399,8 +424,10 @@ static int merge_group(struct mem_agg *a, size_t f, size_t g)
 	a->group_fold.samples += src->count;
 	a->group_fold.names += src->mg.evicted;
 	a->group_fold.name_samples += src->folded_samples;
-	for (c = 0; c < src->nr_comms; c++) /* merge_pages took their keys off nr_keys */
+	for (c = 0; c < src->nr_comms; c++) { /* merge_pages took their keys off nr_keys */
+		release_comm_ev_ids(a, &src->comms[c]);
 		mem_agg_comm_rec_free(&src->comms[c]);
+	}
 	free(src->comms);
 	free(src->key);
 	strmap_free(&src->comm_index);
