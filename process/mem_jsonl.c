@@ -14,7 +14,7 @@
 
 #define ARENA_MAX (64u << 20) /* the cache starts over past this */
 #define CHUNK_MIN (64u << 10)
-#define COPY_SLACK 16         /* copies run in 16-byte steps: room past the end */
+#define COPY_SLACK 32         /* copies run in 32-byte steps: room past the end */
 
 struct mem_jsonl_chunk {
 	struct mem_jsonl_chunk *next;
@@ -112,12 +112,12 @@ struct name {
 	size_t n;
 };
 
-/* Copy a cached form in 16-byte steps: it has COPY_SLACK readable bytes
+/* Copy a cached form in 32-byte steps: it has COPY_SLACK readable bytes
  * past it, and the line's bound has room past the copy. */
 static inline char *copy_cached(char *p, const char *q, size_t n)
 {
-	for (size_t i = 0; i < n; i += 16)
-		memcpy(p + i, q + i, 16);
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(p + i, q + i, 32);
 	return p + n;
 }
 
@@ -128,31 +128,65 @@ static inline char *put_name(char *p, const struct name *e)
 	return jsonw_put_str(p, e->s, e->n);
 }
 
-/*
- * The line's names (sym, dso, event, data_map, data_sym, in that order;
- * NULL ones skipped) and the most bytes they take: cached when the record
- * says they are stable, else measured. A start-over while later names are
- * cached leaves the earlier ones readable (their chunks are only retired).
- */
-static size_t names_of(const struct mem_record *r, struct mem_jsonl_ctx *c, struct name *e)
+/* One of the line's names: cached when the record says it is stable, else
+ * measured; the most bytes it takes. */
+static inline size_t name_of(const char *s, bool stable, struct mem_jsonl_ctx *c, struct name *e)
 {
-	const char *names[5] = {r->sym, r->dso, r->event, r->data_map, r->data_sym};
-	size_t sum = 0;
+	e->s = s;
+	e->n = 0;
+	e->p = NULL;
+	if (!s)
+		return 0;
+	if (stable && (e->p = escaped(c, s, &e->n)))
+		return e->n;
+	e->n = strlen(s);
+	return jsonw_escaped_max(e->n);
+}
 
-	for (int i = 0; i < 5; i++) {
-		e[i].s = names[i];
-		e[i].p = NULL;
-		e[i].n = 0;
-		if (!names[i])
-			continue;
-		if (r->stable_names && (e[i].p = escaped(c, names[i], &e[i].n))) {
-			sum += e[i].n;
-			continue;
+/*
+ * The line's names (sym, dso, event, data_map, data_sym, in that order) and
+ * the most bytes they take. A start-over while later names are cached
+ * leaves the earlier ones readable (their chunks are only retired).
+ */
+static inline size_t names_of(const struct mem_record *r, struct mem_jsonl_ctx *c, struct name *e)
+{
+	bool st = r->stable_names;
+
+	return name_of(r->sym, st, c, &e[0]) + name_of(r->dso, st, c, &e[1]) + name_of(r->event, st, c, &e[2]) +
+	       name_of(r->data_map, st, c, &e[3]) + name_of(r->data_sym, st, c, &e[4]);
+}
+
+/* The same n bytes (n < THREAD_COMM_MAX), without a call: words, the last
+ * one overlapping. */
+static inline bool same_comm(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y, diff = 0;
+
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 <= n; i += 8) {
+			memcpy(&x, a + i, 8), memcpy(&y, b + i, 8);
+			diff |= x ^ y;
 		}
-		e[i].n = strlen(names[i]);
-		sum += jsonw_escaped_max(e[i].n);
+		memcpy(&x, a + n - 8, 8), memcpy(&y, b + n - 8, 8);
+		return !(diff | (x ^ y));
 	}
-	return sum;
+	if (n >= 4) {
+		uint32_t u, v, w, z;
+
+		memcpy(&u, a, 4), memcpy(&v, b, 4), memcpy(&w, a + n - 4, 4), memcpy(&z, b + n - 4, 4);
+		return !((u ^ v) | (w ^ z));
+	}
+	for (size_t i = 0; i < n; i++)
+		diff |= (uint64_t)(a[i] ^ b[i]);
+	return !diff;
+}
+
+static inline char *put_hex_str(char *p, uint64_t v)
+{
+	*p++ = '"';
+	p = jsonw_put_hex(p, v);
+	*p++ = '"';
+	return p;
 }
 
 /* {"comm":...,"tid":...,"pid":... */
@@ -175,7 +209,7 @@ static char *put_thread_cached(char *p, const struct mem_record *r, size_t comm_
 	if (comm_len >= THREAD_COMM_MAX)
 		return put_thread(p, r, comm_len);
 	if (!t->len || t->tid != r->tid || t->pid != r->pid || t->comm_len != comm_len ||
-	    memcmp(t->comm, r->comm, comm_len)) {
+	    !same_comm(t->comm, r->comm, comm_len)) {
 		t->tid = r->tid;
 		t->pid = r->pid;
 		t->comm_len = comm_len;
@@ -216,21 +250,25 @@ static char *put_time_ns(char *p, uint64_t ns, const struct mem_jsonl_ctx *c, co
 	return p + 9;
 }
 
-/* The data id: its head (kind and mapping fields) reused while the
- * mapping repeats, then the page. */
+/* The data id: its head (kind and mapping fields) kept per mapping, then
+ * the page. */
 static char *put_data_id(char *p, const struct data_id *d, struct mem_jsonl_ctx *c)
 {
+	uint64_t key = d->ino ^ d->ino_gen * 0x100000001b3ULL ^ (uint64_t)(uint32_t)d->pid << 24 ^
+		       (uint64_t)d->maj << 44 ^ (uint64_t)d->min << 52 ^ (uint64_t)d->kind;
+	__typeof__(c->id[0]) *e = &c->id[((key * 0x9e3779b97f4a7c15ULL) >> 32) & (ID_CACHE - 1)];
+
 	if (d->kind == DATA_ID_NONE)
 		return data_id_put(p, d);
-	if (!c->id_head_len || d->kind != c->id.kind || d->pid != c->id.pid || d->maj != c->id.maj ||
-	    d->min != c->id.min || d->ino != c->id.ino || d->ino_gen != c->id.ino_gen) {
-		c->id_head_len = (size_t)(data_id_put_head(c->id_head, d) - c->id_head);
-		if (!c->id_head_len) /* a kind without a head */
+	if (!e->len || d->kind != e->id.kind || d->pid != e->id.pid || d->maj != e->id.maj || d->min != e->id.min ||
+	    d->ino != e->id.ino || d->ino_gen != e->id.ino_gen) {
+		e->len = (size_t)(data_id_put_head(e->head, d) - e->head);
+		if (!e->len) /* a kind without a head */
 			return data_id_put(p, d);
-		c->id = *d;
+		e->id = *d;
 	}
-	memcpy(p, c->id_head, sizeof(c->id_head));
-	p = jsonw_put_hex(p + c->id_head_len, d->page);
+	memcpy(p, e->head, sizeof(e->head));
+	p = jsonw_put_hex(p + e->len, d->page);
 	*p++ = '"';
 	return p;
 }
@@ -282,10 +320,15 @@ static char *extras(char *p, const struct mem_record *r, const struct name *e, s
 		p = jsonw_put_u64(p, r->var3);
 		*p++ = '}';
 	}
-	if (r->has_data_src && !data_src_is_unknown(r->data_src)) {
+	if (r->has_data_src && r->data_src != c->unknown_src) {
 		size_t n;
-		const char *t = data_src_text(&c->data_src, r->data_src, &n);
+		const char *t;
 
+		if (data_src_is_unknown(r->data_src)) {
+			c->unknown_src = r->data_src; /* left out, as long as it repeats */
+			return p;
+		}
+		t = data_src_text(&c->data_src, r->data_src, &n);
 		p = LIT(p, ",\"data_src\":");
 		memcpy(p, t, n);
 		p += n;
@@ -294,10 +337,11 @@ static char *extras(char *p, const struct mem_record *r, const struct name *e, s
 }
 
 /*
- * Most bytes of a line besides its strings: every key (about 230 bytes),
- * the numbers at their longest (20 digits, a sign, quotes: about 330), the
- * data_src object and the data id (its cached head copied whole), and room for the 16-byte stores (hex
- * digits, cached names) past the end.
+ * Most bytes of a line besides its strings: every key (245 bytes), the
+ * numbers at their longest (265: 20 digits, a sign, quotes), the data_src
+ * object and the data id (its cached head copied whole), and room for the
+ * 16- and 32-byte stores (hex digits, cached names and thread starts) past
+ * the end.
  */
 #define LINE_FIXED_MAX (640 + DATA_SRC_TEXT_MAX + DATA_ID_JSON_MAX)
 
@@ -319,17 +363,17 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	p = LIT(p, ",\"time\":");
 	p = put_time(p, c, r->time_ns, &frac);
 	p = LIT(p, ",\"addr\":");
-	p = jsonw_put_hex_str(p, r->addr);
+	p = put_hex_str(p, r->addr);
 	p = LIT(p, ",\"cgroup\":");
 	p = jsonw_put_str(p, r->cgroup, cgroup_len);
 	p = LIT(p, ",\"ip\":");
-	p = jsonw_put_hex_str(p, r->ip);
+	p = put_hex_str(p, r->ip);
 	p = LIT(p, ",\"sym\":");
 	p = put_name(p, &e[0]);
 	p = LIT(p, ",\"dso\":");
 	p = put_name(p, &e[1]);
 	p = LIT(p, ",\"phys_addr\":");
-	p = jsonw_put_hex_str(p, r->phys_addr);
+	p = put_hex_str(p, r->phys_addr);
 	p = LIT(p, ",\"data_page_size\":");
 	p = jsonw_put_u64(p, r->data_page_size);
 	p = LIT(p, ",\"hint\":");

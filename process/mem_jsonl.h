@@ -24,7 +24,7 @@
 
 /*
  * Formatting state kept across lines: formatted data_src objects, the
- * seconds of the last time written, the last data id's head, each recent
+ * seconds of the last time written, recent data ids' heads, each recent
  * thread's start of line (comm, tid, pid), and the escaped JSON form of strings
  * whose pointers stay valid and unchanged for the whole run (interned dso,
  * symbol and event names), keyed by pointer. Escaped forms live in chunks
@@ -33,9 +33,10 @@
  */
 #define ESCAPE_CACHE 4096
 #define THREAD_CACHE 256
+#define ID_CACHE 64
 #define THREAD_COMM_MAX 32 /* longer comms are escaped every time */
-/* {"comm":<escaped comm>,"tid":<i64>,"pid":<i64>, and 16 bytes for the copy's steps */
-#define THREAD_TEXT_MAX (8 + 6 * (THREAD_COMM_MAX - 1) + 2 + 7 + 20 + 7 + 20 + 16)
+/* {"comm":<escaped comm>,"tid":<i64>,"pid":<i64>, and 32 bytes for the copy's steps */
+#define THREAD_TEXT_MAX (8 + 6 * (THREAD_COMM_MAX - 1) + 2 + 7 + 20 + 7 + 20 + 32)
 struct mem_jsonl_chunk;
 struct mem_jsonl_ctx {
 	struct data_src_cache data_src;
@@ -49,6 +50,7 @@ struct mem_jsonl_ctx {
 	size_t free_len;
 	size_t arena_len;     /* escaped bytes cached since the last start-over */
 	unsigned long starts; /* times the cache started over */
+	uint64_t unknown_src; /* a data_src value known to say nothing (0 at first) */
 	uint64_t secs;        /* the last time's seconds, and their digits */
 	size_t secs_len;
 	char secs_text[24];
@@ -58,9 +60,11 @@ struct mem_jsonl_ctx {
 		char comm[THREAD_COMM_MAX];
 		char text[THREAD_TEXT_MAX];
 	} thread[THREAD_CACHE];
-	struct data_id id;    /* the last data id's head (all but the page) */
-	size_t id_head_len;
-	char id_head[DATA_ID_HEAD_MAX];
+	struct {              /* data id heads (all but the page), by mapping (len 0: empty) */
+		struct data_id id;
+		size_t len;
+		char head[DATA_ID_HEAD_MAX];
+	} id[ID_CACHE];
 };
 
 struct mem_jsonl_ctx *mem_jsonl_ctx_new(void);

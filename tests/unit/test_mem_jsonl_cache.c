@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
+#include <stdbool.h>
+
+#include "lib/data_src.h"
 #include "lib/jsonw.h"
 #include "process/mem_jsonl.h"
 
@@ -175,7 +179,7 @@ Test(mem_jsonl_cache, long_names_through_reallocs_and_start_overs, .timeout = 12
 }
 
 /*
- * The line reuses the last data id's head (kind and mapping fields) and the
+ * The line reuses data id heads (kind and mapping fields, kept by mapping) and the
  * last time's seconds while they repeat: over records whose ids change one
  * field at a time (kind, pid, maj, min, ino, gen, page, or none) and whose
  * times cross seconds both ways, every line holds what the stateless writers
@@ -260,6 +264,40 @@ Test(mem_jsonl_cache, thread_start_reused_only_while_comm_tid_pid_repeat)
 		e += sprintf(e, ",\"tid\":%lld,\"pid\":%lld,\"time\":", (long long)r.tid, (long long)r.pid);
 		cr_assert(w.len > (size_t)(e - want) && !memcmp(w.buf, want, (size_t)(e - want)), "line %d: %.*s, not %.*s",
 			  i, (int)(e - want), w.buf, (int)(e - want), want);
+	}
+	jsonw_free(&w);
+	mem_jsonl_ctx_free(ctx);
+}
+
+/* A data_src value that says nothing is remembered so the next line skips
+ * the check: over lines alternating unknown values (0, every part "not
+ * available", with and without the level number) and known ones, data_src
+ * is in a line exactly when the value says something. */
+Test(mem_jsonl_cache, data_src_left_out_exactly_when_unknown)
+{
+	const uint64_t na = (uint64_t)PERF_MEM_OP_NA << PERF_MEM_OP_SHIFT | (uint64_t)PERF_MEM_LVL_NA << PERF_MEM_LVL_SHIFT |
+			    (uint64_t)PERF_MEM_SNOOP_NA << PERF_MEM_SNOOP_SHIFT |
+			    (uint64_t)PERF_MEM_LOCK_NA << PERF_MEM_LOCK_SHIFT | (uint64_t)PERF_MEM_TLB_NA << PERF_MEM_TLB_SHIFT;
+	const uint64_t values[] = {0, na, na | (uint64_t)PERF_MEM_LVLNUM_NA << PERF_MEM_LVLNUM_SHIFT,
+				   (uint64_t)PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT | (uint64_t)PERF_MEM_LVL_HIT << PERF_MEM_LVL_SHIFT,
+				   na ^ ((uint64_t)PERF_MEM_OP_NA << PERF_MEM_OP_SHIFT) ^ ((uint64_t)PERF_MEM_OP_STORE << PERF_MEM_OP_SHIFT)};
+	struct mem_jsonl_ctx *ctx = mem_jsonl_ctx_new();
+	struct mem_record r = {.comm = "w", .cgroup = "", .sym = "s", .dso = "d", .has_data_src = true,
+			       .stable_names = true};
+	struct jsonw w;
+	uint64_t x = 88172645463325252ULL;
+
+	cr_assert(ctx);
+	jsonw_init(&w);
+	for (int i = 0; i < 2000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r.data_src = values[x % 5];
+		r.has_data_src = (x >> 8) % 7 != 0;
+		jsonw_reset(&w);
+		mem_jsonl_line(&w, &r, ctx);
+		bool has = memmem(w.buf, w.len, ",\"data_src\":", 12) != NULL;
+		cr_assert_eq(has, r.has_data_src && !data_src_is_unknown(r.data_src), "line %d (value %llx): %.*s", i,
+			     (unsigned long long)r.data_src, (int)w.len, w.buf);
 	}
 	jsonw_free(&w);
 	mem_jsonl_ctx_free(ctx);
