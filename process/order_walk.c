@@ -101,6 +101,11 @@ static int on_record(struct order_walk *w, const struct perf_event_header *h, ui
 		w->unknown_id_records++; /* as perf: skipped, counted */
 		return 0;
 	}
+	if (w->first_kernel_sample && h->type == PERF_RECORD_SAMPLE &&
+	    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+		w->first_kernel_sample(w->ctx);
+		w->first_kernel_sample = NULL;
+	}
 	if (!w->ordered)
 		return deliver(w, h);
 	r = pd_record_time(w->f, h, &time);

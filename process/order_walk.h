@@ -37,6 +37,8 @@ struct order_walk {
 	FILE *log;                   /* notes on how the file is ordered (-v), or NULL */
 	uint64_t *type_counts;       /* records per type, types below nr_type_counts */
 	size_t nr_type_counts;
+	void (*first_kernel_sample)(void *ctx); /* called (with deliver's ctx) when the first sample
+						  * in kernel mode is read, before it is queued */
 	/* results */
 	bool ordered;                /* timestamp order by rounds; else file order */
 	uint64_t rounds;             /* FINISHED_ROUND records */

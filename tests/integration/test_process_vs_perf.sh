@@ -246,3 +246,42 @@ assert w and sum(s["sym"] != "[unknown]" for s in w) * 2 > len(w), len(w)' "$WOR
 else
 	fail "replaced binary: process ran" "see log"
 fi
+
+# 6. kernel symbols are read only once a sample is in kernel mode: a
+#    recording attached to a running workload (no exec in it) has none here,
+#    so process.json counts no kernel symbol; the exec'ing recording of 5
+#    has some (the kernel writes the new stack), so it counts them
+"$WL" -d 30 -p 32 attached:1 >/dev/null 2>&1 &
+wpid=$!
+for _ in $(seq 300); do # until the worker thread runs (the exec is over)
+	grep -q "^attached-" /proc/$wpid/task/*/comm 2>/dev/null && break
+	sleep 0.1
+done
+mkdir -p "$WORK/attach"
+# --buildid-all: the kernel's build-id is noted without a kernel sample, so
+# the kernel symbols would be usable (kallsyms_source /proc/kallsyms)
+perf record -q --buildid-all -e page-faults -c 1 -d --phys-data --data-page-size -o "$WORK/attach/perf.data" -p "$wpid" -- sleep 0.5 >/dev/null 2>&1
+kill "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+kn=$(perf script -i "$WORK/attach/perf.data" -F ip,dso 2>/dev/null | grep -c 'kernel.kallsyms')
+if "$SCXPROF" process -f "$WORK/attach" --no-filter >/dev/null 2>&1; then
+	check "attached recording: every sample equals perf script" \
+		python3 "$TOP/tests/integration/compare_perf_script.py" "$WORK/attach/perf.data" "$WORK/attach.out/perf.jsonl"
+	if ! grep -q '"kallsyms_source":"/proc/kallsyms"' "$WORK/attach.out/process.json"; then
+		skip "no kernel-mode sample: no kernel symbol read" "the attached recording's kernel does not match: no kernel symbols either way"
+	elif [ "$kn" -eq 0 ]; then
+		check "no kernel-mode sample: no kernel symbol read" grep -q '"kernel_symbols":0,' "$WORK/attach.out/process.json"
+	else
+		check "attached recording with $kn kernel-mode samples: kernel symbols read" \
+			grep -q '"kernel_symbols":[1-9]' "$WORK/attach.out/process.json"
+	fi
+else
+	fail "attached recording: process ran" "see log"
+fi
+kn=$(perf script -i "$WORK/rebuilt/perf.data" -F ip,dso 2>/dev/null | grep -c 'kernel.kallsyms')
+if [ "$kn" -gt 0 ] && grep -q '"kallsyms_source":"/proc/kallsyms"' "$WORK/rebuilt.out/process.json"; then
+	check "exec'ing recording, $kn kernel-mode samples: kernel symbols read" \
+		grep -q '"kernel_symbols":[1-9]' "$WORK/rebuilt.out/process.json"
+else
+	skip "kernel symbols read for kernel-mode samples" "no kernel-mode sample or no kallsyms in the exec'ing recording"
+fi
