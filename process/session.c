@@ -473,6 +473,54 @@ static int apply_mmap2(struct session *s, const struct perf_event_header *h, con
 		       m.pgoff, &dm, bid, bid_size);
 }
 
+/*
+ * KSYMBOL: kernel code that appears and goes while the kernel runs (a BPF
+ * program's JIT image, a BPF trampoline or dispatcher, out-of-line code).
+ * As perf 6.1 (machine__process_ksymbol_*): a new symbol where no kernel
+ * map is gets its own map and dso, both named by the symbol; unregistering
+ * removes the map holding the address unless it is the kernel image's. A
+ * symbol inside an existing map (perf adds it to that map's symbols) is
+ * left to the map's own symbols here.
+ */
+static int apply_ksymbol(struct session *s, const uint8_t *b, size_t len)
+{
+	struct {
+		uint64_t addr;
+		uint32_t len;
+		uint16_t ksym_type, flags;
+	} k;
+	char name[512];
+	size_t hint = SIZE_MAX, i;
+	const struct session_map *found;
+	struct session_map m = {0};
+
+	if (len < sizeof(k) + 1)
+		return scx_fail("KSYMBOL record too short (%zu bytes)", len);
+	memcpy(&k, b, sizeof(k));
+	if (rec_string((const char *)b + sizeof(k), len - sizeof(k), name, sizeof(name), "KSYMBOL") < 0)
+		return -1;
+	found = maps_find(&s->kernel, &hint, k.addr);
+	if (k.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+		if (!found || (found->dso->is_kernel && !strcmp(found->dso->name, "[kernel.kallsyms]")))
+			return 0;
+		i = (size_t)(found - s->kernel.v);
+		memmove(&s->kernel.v[i], &s->kernel.v[i + 1], (s->kernel.n - i - 1) * sizeof(*s->kernel.v));
+		s->kernel.n--;
+		return 0;
+	}
+	if (found || !k.len || k.addr + k.len < k.addr)
+		return 0;
+	m.start = k.addr;
+	m.end = k.addr + k.len;
+	m.dso = intern_dso(s, name, NULL, 0);
+	if (!m.dso)
+		return -1;
+	m.dso->is_ksymbol = true;
+	m.dso->no_file = true;
+	s->stats.maps++;
+	return maps_insert(&s->kernel, &m);
+}
+
 static int apply_cgroup(struct session *s, const uint8_t *b, size_t len)
 {
 	uint64_t id;
@@ -532,6 +580,8 @@ int session_apply(struct session *s, const struct perf_event_header *h, size_t b
 		return apply_mmap2(s, h, b, body_size);
 	case PERF_RECORD_CGROUP:
 		return apply_cgroup(s, b, body_size);
+	case PERF_RECORD_KSYMBOL:
+		return apply_ksymbol(s, b, body_size);
 	default:
 		return 0;
 	}
@@ -559,6 +609,8 @@ static const char *dso_symbol(struct session *s, struct session_dso *d, uint64_t
 	const char *module = NULL;
 	struct sym_dso *syms;
 
+	if (d->is_ksymbol)
+		return d->name;
 	if (d->is_kernel)
 		return sym_kernel_lookup(s->syms, addr, &module);
 	syms = dso_syms(s, d);

@@ -29,6 +29,8 @@ struct session_dso {
 	bool looked_up;
 	bool is_kernel;       /* kernel image: symbols from kallsyms */
 	bool no_file;         /* a name perf never opens as a file ([stack], //anon, ...) */
+	bool is_ksymbol;      /* a KSYMBOL record's code (BPF program, trampoline, out-of-line
+			       * code): one symbol, named as the dso, over the whole map */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 };

@@ -110,6 +110,33 @@ else
 	fail "two events: process ran" "$(tail -n 3 "$WORK/multi.log")"
 fi
 
+# 2b. code that comes and goes in the kernel (a BPF program: a sched_ext
+#     scheduler, a tracer): PERF_RECORD_KSYMBOL names it. perf names a sample
+#     inside it after the program (sym and dso), and [unknown] once it is
+#     unregistered. tests/tools/perf_ksymbol.py gives a real cpu-clock
+#     recording such a program, with kernel-mode samples moved into it.
+mkdir -p "$WORK/ksym"
+perf_record_clean "$WORK/ksym/real.data" -q -e cpu-clock -c 200000 -a -- "$WL" -d 0.5 -p 16 ksym:2
+if python3 "$TOP/tests/tools/perf_ksymbol.py" "$WORK/ksym/real.data" "$WORK/ksym/perf.data" >"$WORK/ksym.made" 2>&1 &&
+	"$SCXPROF" process -f "$WORK/ksym" --no-filter --no-perfetto >"$WORK/ksym.log" 2>&1; then
+	perf script -i "$WORK/ksym/perf.data" -F comm,tid,time,ip,sym,dso --ns 2>/dev/null |
+		awk '{$1 = $1; sub(/: /, " "); print}' >"$WORK/ksym.perf"
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    print(j["comm"], j["tid"], j["time"], j["ip"], j["sym"], "(" + j["dso"] + ")")' "$WORK/ksym.out/perf.jsonl" >"$WORK/ksym.ours"
+	read -r kname kin kafter <"$WORK/ksym.made"
+	check "KSYMBOL: every sample's comm, tid, time, ip, sym and dso equal perf script's" \
+		diff -q "$WORK/ksym.perf" "$WORK/ksym.ours"
+	check "KSYMBOL: the $kin samples inside the BPF program are named after it, sym and dso" \
+		sh -c '[ "$(grep -c " $1 ($1)\$" "$2")" = "$3" ]' _ "$kname" "$WORK/ksym.ours" "$kin"
+	check "KSYMBOL: a sample in its range after it was unregistered is [unknown]" \
+		grep -q "ffffffffc1f00008 \[unknown\] (\[unknown\])" "$WORK/ksym.ours"
+else
+	fail "KSYMBOL: the file made and processed" "$(tail -n 3 "$WORK/ksym.made" "$WORK/ksym.log")"
+fi
+
 # 3. cgroups: samples of a workload in its own cgroup carry its path
 cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$cg2" ] && [ -w "$cg2" ]; then
