@@ -152,6 +152,7 @@ static int start_sched(struct recorder *rc)
 static int synthesize(struct recorder *rc)
 {
 	struct synth_stats st = {0};
+	bool bpf_denied = false;
 	char ksyms[4096], vdso[4096];
 	size_t trailer = rc->ms.trailer_size;
 
@@ -163,10 +164,18 @@ static int synthesize(struct recorder *rc)
 		warnings_add(&rc->res->warnings, "no kernel map record: %s", scx_errmsg());
 	if (synth_tasks(&rc->w, "/proc", trailer, &st) < 0 || synth_cgroups(&rc->w, trailer, &st) < 0)
 		return -1;
+	if (synth_bpf_progs(&rc->w, trailer, &st, &bpf_denied) < 0)
+		return -1;
+	if (bpf_denied)
+		warnings_add(&rc->res->warnings, "BPF programs loaded before recording are not named "
+				 "(listing them needs CAP_SYS_ADMIN): samples in their code are [unknown]");
 	if (rc->o->verbose && rc->o->status)
-		fprintf(rc->o->status, "synthesized %llu processes, %llu threads, %llu maps, %llu cgroups\n",
+		fprintf(rc->o->status,
+			"synthesized %llu processes, %llu threads, %llu maps, %llu cgroups, "
+			"%llu BPF functions of %llu programs\n",
 			(unsigned long long)st.tasks, (unsigned long long)st.threads,
-			(unsigned long long)st.mmaps, (unsigned long long)st.cgroups);
+			(unsigned long long)st.mmaps, (unsigned long long)st.cgroups,
+			(unsigned long long)st.bpf_ksymbols, (unsigned long long)st.bpf_progs);
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 
 struct synth_stats {
 	uint64_t tasks, threads, mmaps, cgroups;
+	uint64_t bpf_progs, bpf_ksymbols; /* BPF programs and their functions (KSYMBOL) */
 	uint64_t vanished; /* tasks that exited while being scanned */
 };
 
@@ -42,6 +43,14 @@ int synth_tasks(struct pd_writer *w, const char *proc_root, size_t trailer_size,
 int synth_kernel_map(struct pd_writer *w, const char *kallsyms_path, size_t trailer_size);
 /* One CGROUP record per directory under the cgroup2 mount (none: 0 records). */
 int synth_cgroups(struct pd_writer *w, size_t trailer_size, struct synth_stats *st);
+
+/* KSYMBOL records for the JIT-compiled BPF programs loaded now (a sched_ext
+ * scheduler, tracers), named as perf record names them
+ * (bpf_prog_<tag>_<function>), so that samples in their code resolve. A
+ * program that vanishes while being read is skipped; -1 only when the
+ * writer fails. Needs CAP_SYS_ADMIN (else nothing is written and
+ * *denied is set). */
+int synth_bpf_progs(struct pd_writer *w, size_t trailer_size, struct synth_stats *st, bool *denied);
 
 /* Where cgroup2 is mounted ("" when it is not). */
 void synth_cgroup2_mount(char *out, size_t size);

@@ -116,6 +116,7 @@ static void sideband_attr(struct mem_stream *ms)
 	a->mmap = a->mmap2 = a->mmap_data = 1;
 	a->comm = a->comm_exec = a->task = 1;
 	a->cgroup = 1;
+	a->ksymbol = 1; /* BPF programs loaded or unloaded while recording */
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -201,6 +202,12 @@ static int open_ring(struct mem_stream *ms, struct cpu_ring *r, size_t pages)
 		pages = pages >= 16 ? pages / 4 : pages; /* its events are the rare kind */
 	} else {
 		r->owner_fd = sys_perf_event_open(&ms->sideband, r->cpu, -1);
+		if (r->owner_fd < 0 && errno == EINVAL && ms->sideband.ksymbol) {
+			/* a kernel before 5.1 has no KSYMBOL records: without them
+			 * samples in BPF code loaded while recording are [unknown] */
+			ms->sideband.ksymbol = 0;
+			r->owner_fd = sys_perf_event_open(&ms->sideband, r->cpu, -1);
+		}
 		if (r->owner_fd < 0)
 			return scx_fail_errno("side-band event on cpu %d: perf_event_open", r->cpu);
 		fd = r->owner_fd;

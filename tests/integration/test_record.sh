@@ -147,6 +147,26 @@ assert not rest, "perf script said %r (record: %s)" % (err, lost.group(0) if los
 check "concurrent perf: process skips no sample for an unknown id" bash -c \
 	'! grep -q "sample id of no event" "$1" && test -s "$2"' _ shared.proc.err shared.out/perf.jsonl
 
+# --- BPF programs: named as perf names them (KSYMBOL) ---------------------------
+# record's own sched programs (and any other loaded BPF program: a sched_ext
+# scheduler) are synthesized as KSYMBOL records at the start; perf record,
+# run as record's command, synthesizes the same programs: every one it lists
+# (addr, len, name) must be in record's file
+"$SCXPROF" record -t 20 -o bpfk --disable-archive -- perf record -q -a -e dummy -o bpfk-perf.data -- true >/dev/null 2>bpfk.err
+ksym_lines() { perf report -D -i "$1" 2>/dev/null | sed -n 's/.*PERF_RECORD_KSYMBOL //p' | LC_ALL=C sort -u; }
+ksym_lines bpfk/perf.mem.data >bpfk.ours
+ksym_lines bpfk-perf.data >bpfk.perf
+if [ -s bpfk.perf ]; then
+	check "BPF programs: record's KSYMBOL records hold each of the $(wc -l <bpfk.perf) perf record synthesized meanwhile" \
+		sh -c '[ -z "$(LC_ALL=C comm -23 "$1" "$2")" ]' _ bpfk.perf bpfk.ours
+	if grep -q "sched_switch\$" bpfk.perf; then
+		check "BPF programs: record's own sched_switch program among them, named bpf_prog_<tag>_sched_switch" \
+			grep -q "name bpf_prog_[0-9a-f]\{16\}_sched_switch\$" bpfk.ours
+	fi
+else
+	skip "BPF programs: KSYMBOL records as perf's" "no BPF program was loaded (record's sched stream is off here: $(head -c 200 bpfk.err))"
+fi
+
 # --- refusals ------------------------------------------------------------------------
 "$SCXPROF" record -t 1 -o prof2 --disable-archive -- true >/dev/null 2>&1
 check "--disable-archive keeps the directory" test -f prof2/perf.mem.data
