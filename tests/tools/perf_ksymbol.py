@@ -83,25 +83,41 @@ def main(src, dst):
         d[pos:pos + total] = rec
         return i
 
-    def place(start, unregister):
+    def time_of(pos):
+        return struct.unpack_from("<Q", d, pos + 8 + at[TIME])[0]
+
+    def place(start, t_min, unregister):
+        """the first run of samples from file index start whose first
+        sample's time is at least t_min becomes a KSYMBOL: its index, the
+        index after it, its time (its first sample's)"""
         for k in range(start, len(recs)):
-            if recs[k][1] == SAMPLE:
+            if recs[k][1] == SAMPLE and time_of(recs[k][0]) >= t_min:
+                t = time_of(recs[k][0])
                 after = replace_run(k, unregister)
                 if after is not None:
-                    return k, after
+                    return k, after, t
         fail(src + ": no run of samples to replace")
 
-    _, after_reg = place(samples[len(samples) // 10], False)
-    unreg_at, after_unreg = place(samples[len(samples) * 6 // 10], True)
+    # perf and process order records by time, not by file position (each
+    # cpu's ring is written in chunks: a short recording may hold all of
+    # cpu 0's samples before cpu 1's): the program is registered at the
+    # samples' 10th time percentile and unregistered at the 60th, and a
+    # sample is moved into it only when it comes after the KSYMBOL both in
+    # the file and in time
+    times = sorted(time_of(recs[i][0]) for i in samples)
+    reg_at, after_reg, t_reg = place(0, times[len(times) // 10], False)
+    unreg_at, after_unreg, t_unreg = place(after_reg, max(times[len(times) * 6 // 10], t_reg + 1), True)
     moved = moved_after = 0
-    for idx in range(after_reg, unreg_at):
+    for idx in range(after_reg, len(recs)):
         pos, typ, misc, size = recs[idx]
-        if typ == SAMPLE and (misc & 7) == 1 and moved < 40:  # kernel-mode samples only
+        if idx in range(unreg_at, after_unreg):
+            continue
+        if typ == SAMPLE and (misc & 7) == 1 and moved < 40 and t_reg < time_of(pos) < t_unreg:
             struct.pack_into("<Q", d, pos + 8 + at[IP], ADDR_START + 16 * (moved % 64))
             moved += 1
     for idx in range(after_unreg, len(recs)):
         pos, typ, misc, size = recs[idx]
-        if typ == SAMPLE and (misc & 7) == 1:
+        if typ == SAMPLE and (misc & 7) == 1 and time_of(pos) > t_unreg:
             struct.pack_into("<Q", d, pos + 8 + at[IP], ADDR_START + 8)
             moved_after = 1
             break
