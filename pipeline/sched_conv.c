@@ -49,43 +49,25 @@ static bool key_is(const char *k, size_t kl, const char *name)
 /* The fields of key=value tokens; values are cut out of tok (a copy of the text). */
 static void kv_fields(struct sched_event *ev, char *tok, size_t len)
 {
-	char *end = tok + len, *p = tok;
+	const char *p = tok, *end = tok + len;
+	struct sched_kv kv;
 
-	while (p < end) {
-		char *s, *e, *eq;
-		size_t kl, vl;
+	while (sched_jsonl_kv_next(&p, end, &kv)) {
+		const char *s = kv.key;
+		size_t kl = kv.kl;
+		char *val = tok + (kv.val - tok);
 		int64_t n = 0;
-		bool num;
+		bool num = sched_jsonl_parse_i64(val, kv.vl, &n);
 
-		while (p < end && *p == ' ')
-			p++;
-		s = p;
-		while (p < end && *p != ' ')
-			p++;
-		e = p;
-		if (s < e && *s == '[' && e[-1] == ']') {
-			s++;
-			e--;
-		}
-		eq = memchr(s, '=', (size_t)(e - s));
-		if (!eq || eq == s)
-			continue;
-		kl = (size_t)(eq - s);
-		if (kl >= 128) /* sched_jsonl drops such keys */
-			continue;
-		vl = (size_t)(e - eq - 1);
-		num = sched_jsonl_parse_i64(eq + 1, vl, &n);
-		*e = '\0'; /* the value as a string */
-		if (p == e && p < end) /* it was the space before the next token */
-			p++;
+		val[kv.vl] = '\0'; /* the value as a string: p is past its end */
 		if (key_is(s, kl, "prev_comm"))
-			ev->prev_comm = num ? NULL : eq + 1;
+			ev->prev_comm = num ? NULL : val;
 		else if (key_is(s, kl, "prev_state"))
-			ev->prev_state = num ? NULL : eq + 1;
+			ev->prev_state = num ? NULL : val;
 		else if (key_is(s, kl, "next_comm"))
-			ev->next_comm = num ? NULL : eq + 1;
+			ev->next_comm = num ? NULL : val;
 		else if (key_is(s, kl, "action"))
-			ev->action = num ? "" : eq + 1;
+			ev->action = num ? "" : val;
 		else if (key_is(s, kl, "prev_pid"))
 			ev->prev_pid = num ? n : -1;
 		else if (key_is(s, kl, "next_pid"))

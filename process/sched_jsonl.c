@@ -161,47 +161,12 @@ static bool nmi_fields(struct jsonw *w, const char *t, size_t len)
 	return true;
 }
 
-/* key=value tokens; [action=X] too; others ignored */
-static void kv_fields(struct jsonw *w, const char *t, size_t len)
+bool sched_jsonl_kv_next(const char **pos, const char *end, struct sched_kv *kv)
 {
-	const char *end = t + len, *p = t;
-
-	while (p < end) {
-		const char *s, *e, *eq;
-
-		while (p < end && *p == ' ')
-			p++;
-		s = p;
-		while (p < end && *p != ' ')
-			p++;
-		e = p;
-		if (s < e && *s == '[' && e[-1] == ']') {
-			s++;
-			e--;
-		}
-		eq = memchr(s, '=', (size_t)(e - s));
-		if (eq && eq > s)
-			kv_text(w, s, (size_t)(eq - s), eq + 1, (size_t)(e - eq - 1));
-	}
-}
-
-#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
-
-/* kv_fields, into p (room for kv_fields_max(len)); the end */
-static size_t kv_fields_max(size_t len)
-{
-	return 20 * len + 64; /* a token: key 6 kl + 3, value at most 6 vl + 2 or 20 digits, a comma */
-}
-
-static char *kv_fields_put(char *p, const char *t, size_t len)
-{
-	const char *end = t + len, *q = t;
-	bool first = true;
+	const char *q = *pos;
 
 	while (q < end) {
 		const char *s, *e, *eq;
-		size_t kl, vl;
-		int64_t n;
 
 		while (q < end && *q == ' ')
 			q++;
@@ -214,21 +179,54 @@ static char *kv_fields_put(char *p, const char *t, size_t len)
 			e--;
 		}
 		eq = memchr(s, '=', (size_t)(e - s));
-		if (!eq || eq == s)
+		if (!eq || eq == s || eq - s >= 128)
 			continue;
-		kl = (size_t)(eq - s);
-		if (kl >= 128) /* as kv_text */
-			continue;
-		vl = (size_t)(e - eq - 1);
+		kv->key = s;
+		kv->kl = (size_t)(eq - s);
+		kv->val = eq + 1;
+		kv->vl = (size_t)(e - eq - 1);
+		*pos = q < end ? q + 1 : q;
+		return true;
+	}
+	*pos = q;
+	return false;
+}
+
+/* key=value tokens; [action=X] too; others ignored */
+static void kv_fields(struct jsonw *w, const char *t, size_t len)
+{
+	const char *end = t + len;
+	struct sched_kv kv;
+
+	while (sched_jsonl_kv_next(&t, end, &kv))
+		kv_text(w, kv.key, kv.kl, kv.val, kv.vl);
+}
+
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/* kv_fields, into p (room for kv_fields_max(len)); the end */
+static size_t kv_fields_max(size_t len)
+{
+	return 20 * len + 64; /* a token: key 6 kl + 3, value at most 6 vl + 2 or 20 digits, a comma */
+}
+
+static char *kv_fields_put(char *p, const char *t, size_t len)
+{
+	const char *end = t + len;
+	struct sched_kv kv;
+	bool first = true;
+	int64_t n;
+
+	while (sched_jsonl_kv_next(&t, end, &kv)) {
 		if (!first)
 			*p++ = ',';
 		first = false;
-		p = jsonw_put_str(p, s, strnlen(s, kl)); /* kv_text's key is a C string */
+		p = jsonw_put_str(p, kv.key, strnlen(kv.key, kv.kl)); /* kv_text's key is a C string */
 		*p++ = ':';
-		if (sched_jsonl_parse_i64(eq + 1, vl, &n))
+		if (sched_jsonl_parse_i64(kv.val, kv.vl, &n))
 			p = jsonw_put_i64(p, n);
 		else
-			p = jsonw_put_str(p, eq + 1, vl);
+			p = jsonw_put_str(p, kv.val, kv.vl);
 	}
 	return p;
 }

@@ -29,6 +29,21 @@ struct sched_switch_info {
  * int64 on overflow): a `fields` value written as a number. */
 bool sched_jsonl_parse_i64(const char *s, size_t n, int64_t *v);
 
+/* One key=value token of trace text: the key (1 to 127 bytes) and the
+ * value, both inside the text. */
+struct sched_kv {
+	const char *key, *val;
+	size_t kl, vl;
+};
+
+/* The next key=value token of trace text from *pos to end: tokens are
+ * separated by spaces, one in [ ] is unwrapped (softirq's [action=X]);
+ * a token with no '=', an empty key or a key of 128 bytes or more is
+ * skipped (sched.jsonl's `fields` leave them out). *pos moves past the
+ * token and the space after it, so the caller may overwrite that space.
+ * False at the end of the text. */
+bool sched_jsonl_kv_next(const char **pos, const char *end, struct sched_kv *kv);
+
 /* Parse sched_switch trace text (comms may contain spaces). */
 bool sched_jsonl_parse_switch(const char *trace, size_t len, struct sched_switch_info *si);
 
