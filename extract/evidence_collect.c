@@ -134,6 +134,7 @@ static int on_cell(void *ctx, const struct extract_mem_cell *cell)
 	if (out->kind != EVF_REST && !(out->match = dup_or_fail(out->kind == EVF_ALLOTMENT ? a->o.allotment_re : a->o.workload)))
 		return -1;
 	r->samples = a->total;
+	r->fault_samples = a->fault_samples;
 	r->duration_s = a->last_ns > a->first_ns ? (double)(a->last_ns - a->first_ns) / 1e9 : 0;
 	r->line_granularity = a->o.line_granularity;
 	if (!cell->sp || !cell->units || !cell->units->n)

@@ -138,6 +138,7 @@ int evf_write(const struct evf_recording *r, FILE *f)
 	jsonw_kv_u64(&w, "version", EVF_VERSION);
 	jsonw_kv_str(&w, "source", r->source ? r->source : "");
 	jsonw_kv_u64(&w, "samples", r->samples);
+	jsonw_kv_u64(&w, "fault_samples", r->fault_samples);
 	kv_double(&w, "duration_s", r->duration_s);
 	kv_double(&w, "online_cpus", r->online_cpus);
 	kv_double(&w, "cap_cpus", r->cap_cpus);
@@ -456,6 +457,11 @@ static int parse_root(struct parse *p, struct json_object *root, struct evf_reco
 	    get_double(p, root, "online_cpus", &r->online_cpus) < 0 || get_double(p, root, "cap_cpus", &r->cap_cpus) < 0 ||
 	    get_double(p, root, "min_share", &r->min_share) < 0 || get_str(p, root, "granularity", false, &s) < 0)
 		return -1;
+	if (json_object_object_get_ex(root, "fault_samples", NULL) &&
+	    get_u64(p, root, "fault_samples", r->samples, &r->fault_samples) < 0) {
+		free(s);
+		return -1;
+	}
 	r->line_granularity = !strcmp(s, "line");
 	rc = strcmp(s, "line") && strcmp(s, "page");
 	free(s);

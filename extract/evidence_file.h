@@ -63,6 +63,7 @@ struct evf_cell {
 struct evf_recording {
 	char *source;        /* the recording's path as given to extract */
 	uint64_t samples;    /* all samples */
+	uint64_t fault_samples; /* of them, page-fault samples (first touches); absent in older files: 0 */
 	double duration_s;   /* first to last sample */
 	double online_cpus;
 	double cap_cpus;     /* its cap (largest LLC, --max-cell-cpus or --topology); 0: no unit was clustered */

@@ -288,6 +288,7 @@ static void decide_pair(const struct macc *a, const struct sharing_params *p, st
 		.n_a = cl(a->n_a), .n_b = cl(a->n_b), .na_r = cl(a->s.na_r), .nb_r = cl(a->s.nb_r), .ja = cl(a->s.ja),
 		.jb = cl(a->s.jb), .ha = cl(a->s.ha), .hb = cl(a->s.hb), .ra = cl(a->s.ra), .rb = cl(a->s.rb),
 		.ra_blk = cl(a->s.ra_blk), .rb_blk = cl(a->s.rb_blk), .lines = a->s.lines, .wa = a->s.lwa, .wb = a->s.lwb,
+		.first_touch = sharing_params_first_touch(p),
 	};
 	sharing_line_decide(l, p->threshold, p->z > 0 ? p->z : SHARE_Z_DEFAULT);
 	pe->keys += l->lines;
@@ -465,6 +466,7 @@ int evidence_merge_run(struct evf_recording *recs, size_t n, const struct eviden
 	sp.cap_cpus = o->max_cell_cpus > 0 ? o->max_cell_cpus : 0;
 	for (size_t r = 0; r < n; r++) {
 		sp.total_samples += recs[r].samples;
+		sp.fault_samples += recs[r].fault_samples;
 		duration_s += recs[r].duration_s;
 		if (o->max_cell_cpus <= 0 && recs[r].cap_cpus > 0 && (sp.cap_cpus <= 0 || recs[r].cap_cpus < sp.cap_cpus))
 			sp.cap_cpus = recs[r].cap_cpus;

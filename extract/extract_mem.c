@@ -256,6 +256,7 @@ static int sharing_setup(struct run *r)
 	r->sp.cap_cpus = r->o->max_cell_cpus > 0 ? r->o->max_cell_cpus : (double)t.largest_llc_cpus;
 	r->sp.online_cpus = (double)t.online_cpus;
 	r->sp.total_samples = r->agg.total;
+	r->sp.fault_samples = r->agg.fault_samples;
 	r->sp.min_keys = r->o->min_keys ? r->o->min_keys : SHARE_MIN_KEYS_DEFAULT;
 	r->sp.min_samples = r->o->min_samples ? r->o->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
 	if (r->log && r->has_sched)

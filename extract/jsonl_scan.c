@@ -374,7 +374,7 @@ static int scan_value(struct cursor *c, int depth)
 
 enum key_id {
 	K_OTHER, K_COMM, K_TID, K_PID, K_CGROUP, K_PHYS, K_PAGE_SIZE, K_HINT, K_WEIGHT,
-	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC, K_ADDR, K_CPU
+	K_TIME, K_TIME_NS, K_DATA_ID, K_DATA_MAP, K_DATA_SYM, K_DATA_SRC, K_ADDR, K_CPU, K_EVENT
 };
 enum { REQUIRED = 1 << K_COMM | 1 << K_TID | 1 << K_PID | 1 << K_CGROUP | 1 << K_PHYS | 1 << K_PAGE_SIZE };
 
@@ -397,6 +397,7 @@ static enum key_id key_of(const char *k, size_t n)
 	if (IS("data_src")) return K_DATA_SRC;
 	if (IS("addr")) return K_ADDR;
 	if (IS("cpu")) return K_CPU;
+	if (IS("event")) return K_EVENT;
 	return K_OTHER;
 #undef IS
 }
@@ -511,6 +512,31 @@ static int scan_data_src(struct cursor *c, struct mem_sample *s)
 	}
 }
 
+bool jsonl_event_is_fault(const char *name, size_t len)
+{
+	const char *colon = memchr(name, ':', len);
+
+	if (colon)
+		len = (size_t)(colon - name);
+#define IS(lit) (len == sizeof(lit) - 1 && !memcmp(name, lit, len))
+	return IS("page-faults") || IS("faults") || IS("minor-faults") || IS("major-faults");
+#undef IS
+}
+
+/* event (optional, upstream has it): only whether it names a page-fault event matters */
+static int scan_event(struct cursor *c, struct mem_sample *s)
+{
+	const char *t;
+	size_t n;
+
+	if (c->p >= c->end || *c->p != '"')
+		return scan_value(c, 1);
+	if (scan_string(c, &t, &n) < 0)
+		return -1;
+	s->fault = jsonl_event_is_fault(t, n);
+	return 0;
+}
+
 static int scan_member(struct cursor *c, enum key_id id, struct mem_sample *s)
 {
 	switch (id) {
@@ -536,6 +562,7 @@ static int scan_member(struct cursor *c, enum key_id id, struct mem_sample *s)
 			return scan_value(c, 1);
 		s->has_cpu = true;
 		return scan_i64(c, "cpu", &s->cpu);
+	case K_EVENT: return scan_event(c, s);
 	default: return scan_value(c, 1);
 	}
 }

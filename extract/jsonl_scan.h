@@ -38,6 +38,7 @@ struct mem_sample {
 	bool peer;               /* data_src says HITM (local/remote) or a peer-cache snoop */
 	int64_t cpu;             /* the CPU the sample was taken on, when has_cpu */
 	bool has_cpu;
+	bool fault;              /* "event" is a page-fault event (jsonl_event_is_fault): a first touch, not a sampled access */
 	/* its evidence key computed ahead (mem_agg_sample_key_ahead, on another
 	 * thread than the aggregation's); key_ahead 0: not (the scanner's) */
 	uint8_t key_ahead, key_scale;
@@ -51,5 +52,13 @@ struct mem_sample {
  * Required keys: comm, tid, pid, cgroup, phys_addr, data_page_size.
  */
 int jsonl_scan_mem(char *line, size_t len, struct mem_sample *s, char *err, size_t errlen);
+
+/*
+ * Is an event name one of the page-fault software events (page-faults,
+ * faults, minor-faults, major-faults, with or without a ":u"-style
+ * modifier): samples taken when a process maps a page, not a sample of
+ * its accesses (docs/clustering.md, "First touches").
+ */
+bool jsonl_event_is_fault(const char *name, size_t len);
 
 #endif

@@ -177,6 +177,7 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 	c->count++;
 	h->count++;
 	a->total++;
+	a->fault_samples += s->fault;
 	if (s->time_ns) {
 		if (!a->first_ns || s->time_ns < a->first_ns)
 			a->first_ns = s->time_ns;

@@ -215,6 +215,7 @@ struct mem_agg {
 	} group_fold;
 	struct strmap cgroup_cache; /* cgroup path -> group index */
 	uint64_t total;
+	uint64_t fault_samples; /* of them, page-fault samples (first touches: mem_sample.fault) */
 	uint64_t first_ns, last_ns; /* the earliest and latest sample time (0, 0: none with a time) */
 	unsigned level;   /* evidence sampling level: keep 2^-level of the key space */
 	size_t nr_keys;   /* keys held in all evidence maps */

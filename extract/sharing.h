@@ -44,6 +44,7 @@ struct sharing_params {
 	double cap_cpus;        /* max CPU demand of a merged cluster */
 	double online_cpus;     /* demand = samples / total_samples * online_cpus */
 	uint64_t total_samples; /* all samples of the input */
+	uint64_t fault_samples; /* of them, page-fault samples: more than half makes the evidence first touches */
 	const double *demand;   /* per unit of the call (CPUs), NULL: the sample share above */
 	size_t min_keys;        /* least shared identities for a non-zero affinity (sharing_enough_evidence) */
 	uint64_t min_samples;   /* least samples on them, on each side */
@@ -95,6 +96,18 @@ void sharing_evidence_free(struct evidence *e);
  * by the same estimate at block level). shared: low > floor; apart: high
  * <= floor, or no common region; else cannot tell, and more = how many
  * times the counts would have to grow for a verdict (0: not within 10^6).
+ *
+ * The estimate needs samples that are a random subset of the accesses.
+ * Two cases say they are not, and then the pair cannot tell whatever the
+ * counts (unsampled; more 0, since more of the same samples would not
+ * help): the recaptures contradict the block bound (low above high), or
+ * the samples are first touches (page faults: first_touch, set by the
+ * caller) and one side has no line sampled twice, so its coverage is
+ * unknown. A page-fault sample is taken when a process maps a page: its
+ * own first touch of it, never its later accesses, and threads of one
+ * process fault once between them. hits / n is then the share of a's
+ * first touches on lines b also touched (footprint overlap, f_touch), not
+ * the share of its accesses. docs/clustering.md, "First touches".
  */
 enum sharing_verdict { SHARING_APART, SHARING_CANNOT_TELL, SHARING_SHARED };
 
@@ -103,8 +116,14 @@ struct line_estimate {
 	uint64_t lines; /* distinct lines both were sampled on within the window */
 	double f_a, f_b, f, low, high, more;
 	double wa, wb;  /* weight of a's / b's samples counted in ha / hb */
+	bool first_touch; /* in: the samples are page faults (sharing_params_first_touch) */
+	bool unsampled;   /* out: not a random subset of accesses (see above): cannot tell */
+	double f_touch;   /* out, with unsampled: sqrt(ha / n_a x hb / n_b), the footprint overlap */
 	enum sharing_verdict verdict;
 };
+
+/* Are p's samples first touches (page faults are more than half of them)? */
+bool sharing_params_first_touch(const struct sharing_params *p);
 
 /* What two units share (see above). */
 struct pair_evidence {
@@ -144,8 +163,9 @@ double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const st
 
 /* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */
 void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
-			   double z, struct line_estimate *o);
-/* The bounds, verdict and "more" of o's counts (set by sharing_line_estimate, or summed over recordings). */
+			   double z, bool first_touch, struct line_estimate *o);
+/* The bounds, verdict and "more" of o's counts (set by sharing_line_estimate, or summed over recordings;
+ * o->first_touch as the caller sets it). */
 void sharing_line_decide(struct line_estimate *o, double floor, double z);
 /*
  * Is this key of one unit on shared data: a line key whose line the other

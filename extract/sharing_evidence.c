@@ -208,7 +208,7 @@ void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b
 	memset(out, 0, sizeof(*out));
 	page_evidence(a, b, df, n, p->min_keys, p->min_samples, out);
 	sharing_line_estimate(a, b, p->window ? p->window : SHARE_WINDOW_EPOCHS, p->threshold,
-			      p->z > 0 ? p->z : SHARE_Z_DEFAULT, &out->line);
+			      p->z > 0 ? p->z : SHARE_Z_DEFAULT, sharing_params_first_touch(p), &out->line);
 	/* the line evidence's shared lines count with the pages */
 	out->keys += out->line.lines;
 	out->samples_a += out->line.ha;
@@ -218,6 +218,11 @@ void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b
 	out->affinity = out->page_affinity;
 	if (out->line.verdict == SHARING_SHARED && out->line.f > out->affinity)
 		out->affinity = out->line.f;
+}
+
+bool sharing_params_first_touch(const struct sharing_params *p)
+{
+	return p->fault_samples > 0 && p->fault_samples >= p->total_samples - p->fault_samples;
 }
 
 /* The defaults, for callers without a clustering's parameters. */

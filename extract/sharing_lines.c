@@ -236,25 +236,28 @@ static void decide(struct line_estimate *o, double floor, double z)
 	o->f = o->rb && o->ra ? sqrt(fa * fb) : 0;
 	o->low = sqrt(lo_a * lo_b);
 	o->high = sqrt((hi_a < bhi_a ? hi_a : bhi_a) * (hi_b < bhi_b ? hi_b : bhi_b));
-	if (o->low > o->high) {
-		/*
-		 * The recaptures contradict the block bound: the samples are no
-		 * random subset of the accesses (page faults: one sample per
-		 * line's first touch, so hardly a line is recaptured and the
-		 * coverage looks near 0). Without the coverage (at most 1),
-		 * hits_a / n_a is still a lower estimate of f_a.
-		 */
-		double free_low = sqrt(cap1(sharing_poisson_low((double)o->ha, z) / (double)o->n_a) *
-				       cap1(sharing_poisson_low((double)o->hb, z) / (double)o->n_b));
-
-		o->low = free_low < o->high ? free_low : o->high;
-		o->f = sqrt(cap1((double)o->ha / (double)o->n_a) * cap1((double)o->hb / (double)o->n_b));
+	/*
+	 * Samples that are no random subset of the accesses: the recaptures
+	 * contradict the block bound, or first touches (page faults: one
+	 * sample per page a process maps, so a line is hardly sampled twice)
+	 * where a side has no recapture, hence no coverage. What the samples
+	 * show is then the share of each side's samples on lines the other
+	 * touched (its footprint overlap), which says nothing about how often
+	 * either uses those lines: reported, never a verdict.
+	 */
+	o->unsampled = o->low > o->high || (o->first_touch && (!o->ra || !o->rb));
+	if (o->unsampled) {
+		o->f_touch = sqrt(cap1((double)o->ha / (double)o->n_a) * cap1((double)o->hb / (double)o->n_b));
+		if (o->low > o->high)
+			o->low = o->f = 0; /* no estimate: the interval is the block bound's */
 	}
 	if (o->f > o->high) /* the caps at 1 and the block bound can cross the point estimate */
 		o->f = o->high;
 	if (o->f < o->low)
 		o->f = o->low;
-	if (o->low > floor)
+	if (o->unsampled)
+		o->verdict = SHARING_CANNOT_TELL;
+	else if (o->low > floor)
 		o->verdict = SHARING_SHARED;
 	else if (o->high <= floor)
 		o->verdict = SHARING_APART;
@@ -291,11 +294,12 @@ static double more_needed(const struct line_estimate *o, double floor, double z)
 }
 
 void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
-			   double z, struct line_estimate *o)
+			   double z, bool first_touch, struct line_estimate *o)
 {
 	size_t i = sharing_first_line_key(a), j = sharing_first_line_key(b);
 
 	memset(o, 0, sizeof(*o));
+	o->first_touch = first_touch;
 	o->n_a = samples_in(a, i, a->n);
 	o->n_b = samples_in(b, j, b->n);
 	while (i < a->n && j < b->n) {
@@ -322,7 +326,7 @@ void sharing_line_estimate(const struct evidence *a, const struct evidence *b, u
 void sharing_line_decide(struct line_estimate *o, double floor, double z)
 {
 	decide(o, floor, z);
-	if (o->verdict == SHARING_CANNOT_TELL)
+	if (o->verdict == SHARING_CANNOT_TELL && !o->unsampled)
 		o->more = more_needed(o, floor, z);
 }
 

@@ -24,7 +24,17 @@ void sharing_log_line_detail(FILE *log, const char *indent, const struct pair_ev
 		indent, l->f, l->low, l->high, l->f_a, l->f_b, (unsigned long long)l->ha, (unsigned long long)l->hb,
 		(unsigned long long)l->lines, window, (unsigned long long)l->ra, (unsigned long long)l->ja,
 		(unsigned long long)l->rb, (unsigned long long)l->jb, sharing_verdict_name(l->verdict));
-	if (l->verdict == SHARING_CANNOT_TELL) {
+	if (l->unsampled && l->first_touch) {
+		fprintf(log, ": first touches only (%s): %.3f of their samples are on lines both touched, the overlap of "
+			     "what they map, not the share of their accesses; more of them would not decide, a sampling "
+			     "backend (decode, a memory PMU) would",
+			!l->ra || !l->rb ? "a side has no line sampled twice" : "the recaptures contradict the block bound",
+			l->f_touch);
+	} else if (l->unsampled) {
+		fprintf(log, ": the samples are no random subset of the accesses (recaptures against the block bound): "
+			     "%.3f of their samples are on lines both touched, not the share of their accesses",
+			l->f_touch);
+	} else if (l->verdict == SHARING_CANNOT_TELL) {
 		if (l->more > 0) {
 			double rate = sqrt(l->more);
 			/* coincidences grow with the square of the samples within a window, linearly with more windows */
@@ -75,6 +85,11 @@ int sharing_log_pairs(FILE *log, const struct unit_list *u, const struct pair_ev
 			undecided += e->line.verdict == SHARING_CANNOT_TELL;
 		}
 	qsort(r, nr, sizeof(*r), ranked_cmp);
+	if (sharing_params_first_touch(p))
+		fprintf(log, "  evidence: first touches (%llu of %llu samples are page faults, taken when a process maps a "
+			     "page, not when it uses it): a pair is decided only on lines sampled again (pages mapped "
+			     "again), else it cannot tell\n",
+			(unsigned long long)p->fault_samples, (unsigned long long)p->total_samples);
 	fprintf(log, "  top shared pairs:\n");
 	for (i = 0; i < nr && i < 10; i++) {
 		fprintf(log, "    %s ~ %s: %.3f\n", u->v[r[i].a].name, u->v[r[i].b].name, r[i].shown);
@@ -83,7 +98,7 @@ int sharing_log_pairs(FILE *log, const struct unit_list *u, const struct pair_ev
 	if (!nr)
 		fprintf(log, "    (none: no unit shares memory with another)\n");
 	if (undecided) {
-		fprintf(log, "  cannot tell: %zu pair%s with too few samples to decide (not merged):\n", undecided,
+		fprintf(log, "  cannot tell: %zu pair%s the samples cannot decide (not merged):\n", undecided,
 			undecided == 1 ? "" : "s");
 		for (i = 0, j = 0; i < nr && j < 20; i++)
 			if (pe[r[i].a * n + r[i].b].line.verdict == SHARING_CANNOT_TELL) {

@@ -70,6 +70,7 @@ size_t sample_conv(const struct mem_record *r, bool data_syms, struct mem_sample
 	s->time_ns = r->time_ns; /* "time" is its seconds.nanoseconds text, "time_ns" the number */
 	s->has_cpu = r->has_cpu; /* the cross-LLC measure (extract/llc_share.h) */
 	s->cpu = r->cpu;
+	s->fault = r->event && jsonl_event_is_fault(r->event, strlen(r->event));
 	if (r->data_id.kind != DATA_ID_NONE) {
 		e = data_id_put(p, &r->data_id); /* "TEXT", quoted */
 		s->data_id = p + 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_sharing_bench.sh - the sharing verdict on two more programs nobody here
-# wrote, whose truth is known by construction (docs/clustering.md, "sqlite
-# and perf bench"):
+# wrote, whose truth is known by construction (docs/clustering.md, "Real
+# programs at every rate and backend", "First touches"):
 #   sqlite3: four sqlite3 CLI processes (Debian's sqlite3, run under four
 #     names: sqa-scan, sqa-sum, sqb-scan, sqb-sum) read two databases in WAL
 #     mode with mmap_size set, the sqa- pair database A, the sqb- pair B. Each
@@ -15,6 +15,11 @@
 # Recorded with the decode backend at -F 4000 (where these decide with the
 # work below), sqlite also at the default rate and with the page-fault
 # backend, where the tool may say "cannot tell" but never the wrong thing.
+# Page-fault samples are first touches (one per page a process maps), no
+# sample of the accesses: on the two sqlite variants (the 4 MiB text, and
+# short rows where 2-3% of the accesses but a third of the first touches
+# are on the database) the readers of one database must say "cannot tell"
+# with -v naming first touches, never shared, never merged.
 # The work is fixed (queries, loops) and cpu-clock samples follow CPU time,
 # so the samples do not depend on the host's load; a pair that must merge
 # and says "cannot tell" is recorded again with twice the work (up to 4x),
@@ -144,6 +149,23 @@ EOF
 		done
 		pass "sqlite $n: no pair across the databases is shared"
 	}
+	# first_touch_checks NAME: a page-fault recording's readers fault once per page of the
+	# database (first touches): the pair on one database is never shared nor merged, -v says
+	# why (before: "shared" on the share of first touches, which is not the share of accesses)
+	first_touch_checks() {
+		local n=$1 x v
+		check "sqlite $n: -v says the evidence is first touches" \
+			grep -q '^  evidence: first touches ' "$WORK/$n/err"
+		for x in a b; do
+			v=$(verdict "$n" "sq$x-scan" "sq$x-sum")
+			check "sqlite $n: sq$x-scan ~ sq$x-sum on first touches cannot tell ($v: $(pairline "$n" "sq$x-scan" "sq$x-sum"))" \
+				sh -c "[ '$v' = 'cannot tell' ]"
+			check "sqlite $n: sq$x-scan ~ sq$x-sum says the first touches are no share of accesses" \
+				sh -c "printf '%s' \"\$1\" | grep -q 'first touches only'" _ "$(pairline "$n" "sq$x-scan" "sq$x-sum")"
+			check "sqlite $n: sq$x-scan and sq$x-sum not merged on first touches ($(tr '\n' ' ' <"$WORK/$n/sub"))" \
+				bash -c "! grep -E 'sq$x-scan' '$WORK/$n/sub' | grep -q 'sq$x-sum'"
+		done
+	}
 	# -F 4000: both pairs decide shared with this work; twice the work when one cannot tell
 	done_sq=""
 	for scans in 3000 6000 12000; do
@@ -172,7 +194,40 @@ EOF
 			continue
 		fi
 		sqlite_checks "$n"
+		[ "$r" = page-fault ] && first_touch_checks "$n"
 	done
+	# short rows (docs/clustering.md "First touches"): 60,000 rows of two integers and 60 hex
+	# digits a database; the readers spend 2-3% of their accesses on the database (decode at
+	# -F 4000: apart) but a third of their first touches: the page-fault backend cannot tell
+	for x in a b; do
+		sqlite3 "$db/s$x.db" "PRAGMA journal_mode=WAL; CREATE TABLE t(a INTEGER, b INTEGER, c TEXT);
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000)
+			INSERT INTO t SELECT i, i * 7, substr(hex(randomblob(30)), 1, 60) FROM n;" >/dev/null
+	done
+	cat >"$db/sq4short.sh" <<'EOF2'
+#!/bin/sh
+cd "$(dirname "$0")"
+q() { echo "PRAGMA mmap_size=268435456;"; i=0; while [ $i -lt $2 ]; do echo "$1"; i=$((i + 1)); done; }
+q "SELECT count(*) FROM t WHERE c LIKE '%abcd%';" 100 >short-scan.sql
+q "SELECT sum(b), max(c) FROM t;" 200 >short-sum.sql
+for x in a b; do
+	./sq$x-scan s$x.db <short-scan.sql >/dev/null &
+	./sq$x-sum s$x.db <short-sum.sql >/dev/null &
+done
+wait
+EOF2
+	chmod +x "$db/sq4short.sh"
+	n="sqlite-short-page-fault"
+	if run "$n" --backend page-fault -- "$db/sq4short.sh"; then
+		missing=""
+		for u in $units; do is_unit "$n" "$u" || missing="$missing $u"; done
+		if [ -n "$missing" ]; then
+			skip "sqlite short rows, page-fault" "no unit:$missing ($(tr '\n' ' ' <"$WORK/$n/sub"))"
+		else
+			sqlite_checks "$n"
+			first_touch_checks "$n"
+		fi
+	fi
 fi
 
 # --- perf bench numa mem: one shared buffer, or one buffer per process ---

@@ -56,6 +56,7 @@ static void check_record(const struct mem_record *r)
 	cr_assert_eq(a.time_ns, b.time_ns, "time %llu vs %llu", (unsigned long long)a.time_ns,
 		     (unsigned long long)b.time_ns);
 	cr_assert_eq(a.peer, b.peer, "peer for data_src %#llx", (unsigned long long)r->data_src);
+	cr_assert_eq(a.fault, b.fault, "fault for event %s", r->event ? r->event : "(none)");
 	jsonw_free(&w);
 	mem_jsonl_ctx_free(ctx);
 	free(arena);
@@ -85,6 +86,25 @@ Test(sample_conv, plain_and_hostile_strings)
 		r.data_map = comms[(i + 5) % (sizeof(comms) / sizeof(comms[0]))];
 		r.data_sym = comms[(i + 7) % (sizeof(comms) / sizeof(comms[0]))];
 		check_record(&r);
+	}
+}
+
+Test(sample_conv, fault_events_are_first_touches)
+{
+	static const char *const events[] = {NULL, "cpu-clock", "minor-faults", "major-faults", "page-faults",
+					     "faults", "cpu/mem-loads,ldlat=30/P"};
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		struct mem_record r = base();
+		struct mem_sample s;
+		char *arena;
+
+		r.event = events[i];
+		check_record(&r);
+		arena = malloc(sample_conv_max(&r));
+		cr_assert(arena);
+		sample_conv(&r, false, &s, arena);
+		cr_assert_eq(s.fault, i >= 2 && i <= 5, "%s", events[i] ? events[i] : "(none)");
+		free(arena);
 	}
 }
 
