@@ -246,10 +246,9 @@ static void decide(struct line_estimate *o, double floor, double z)
 	 * either uses those lines: reported, never a verdict.
 	 */
 	o->unsampled = o->low > o->high || (o->first_touch && (!o->ra || !o->rb));
-	if (o->unsampled) {
+	if (o->unsampled) { /* no estimate of the access share: f and low 0, the block bound as high */
 		o->f_touch = sqrt(cap1((double)o->ha / (double)o->n_a) * cap1((double)o->hb / (double)o->n_b));
-		if (o->low > o->high)
-			o->low = o->f = 0; /* no estimate: the interval is the block bound's */
+		o->low = o->f = 0;
 	}
 	if (o->f > o->high) /* the caps at 1 and the block bound can cross the point estimate */
 		o->f = o->high;

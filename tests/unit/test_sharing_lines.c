@@ -250,6 +250,7 @@ Test(sharing_lines, first_touches_without_recaptures_are_never_apart)
 	cr_assert_eq(f.verdict, SHARING_CANNOT_TELL, "%s", sharing_verdict_name(f.verdict));
 	cr_assert(f.unsampled);
 	cr_assert_eq(f.more, 0);
+	cr_assert(f.f == 0 && f.low == 0 && f.high > 0, "f %.3f [%.3f, %.3f]", f.f, f.low, f.high);
 }
 
 Test(sharing_lines, first_touches_with_recaptures_are_decided)
