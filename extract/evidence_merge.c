@@ -478,6 +478,11 @@ int evidence_merge_run(struct evf_recording *recs, size_t n, const struct eviden
 		for (size_t r = 0; r < n; r++)
 			fprintf(log, "  %s: %llu samples, %.3f s, cap %.2f CPUs\n", recs[r].source,
 				(unsigned long long)recs[r].samples, recs[r].duration_s, recs[r].cap_cpus);
+		if (sharing_params_first_touch(&sp))
+			fprintf(log, "  evidence: first touches (%llu of %llu samples are page faults, taken when a process "
+				     "maps a page, not when it uses it): a pair is decided only on lines sampled again, "
+				     "else it cannot tell\n",
+				(unsigned long long)sp.fault_samples, (unsigned long long)sp.total_samples);
 	}
 	for (int k = 0; k < EVF_KINDS; k++) {
 		struct mcell m = {0};

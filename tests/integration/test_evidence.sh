@@ -8,7 +8,9 @@
 # (page evidence: tests/tools/gen_planted.py; line evidence:
 # tests/tools/gen_density.py) though the third alone would not merge it;
 # the evidence files are valid against schemas/evidence.schema.json; bad
-# evidence files and option mixes fail with one line and no output.
+# evidence files and option mixes fail with one line and no output; page-fault
+# samples are counted in the file (fault_samples) and, as first touches only,
+# cannot tell through it as in plain extract (docs/clustering.md, "First touches").
 . "$(dirname "$0")/lib.sh"
 TOOLS="$TOP/tests/tools"
 FIX="$TOP/tests/fixtures"
@@ -93,6 +95,36 @@ check "2 of 3 (lines): combined, alpha+beta merge, gamma apart" \
 check "2 of 3 (lines): -v gives the line estimate on the sums and 2 of 3" \
 	bash -c "grep -q 'alpha ~ beta: .*seen sharing on 2 of the 3 recordings' d.err && grep -q 'lines: shared fraction .*: shared' d.err"
 check "2 of 3 (lines): --evidence-in = one-shot" bash -c "cmp d.json din.json && cmp d.err din.err"
+
+# --- page-fault samples (first touches): fault_samples, and the verdict ---------
+# d1 as page-fault samples: its lines are recaptured (faults again and again),
+# so it decides as before; thinned to each thread's first touch of each line,
+# it cannot tell (-v names first touches), through an evidence file too
+mkdir -p f1 f2
+sed 's/}$/,"event":"minor-faults"}/' d1/perf.jsonl >f1/perf.jsonl
+python3 - d1/perf.jsonl f2/perf.jsonl <<'PY'
+import json, sys
+seen = set()
+with open(sys.argv[1]) as i, open(sys.argv[2], "w") as o:
+    for line in i:
+        r = json.loads(line)
+        k = (r["tid"], r.get("data_id"), int(r["phys_addr"], 16) >> 6)
+        if k not in seen:
+            seen.add(k)
+            r["event"] = "minor-faults"
+            o.write(json.dumps(r, separators=(",", ":")) + "\n")
+PY
+for f in f1 f2; do evidence_of "$f" -v -f "$f/perf.jsonl"; done
+"$SCXPROF" extract -v --evidence-in ev/f2.json >f2in.json 2>f2in.err
+check "page faults: the evidence file counts them (fault_samples = samples)" python3 -c '
+import json, sys; e = json.load(open(sys.argv[1])); sys.exit(0 if e["samples"] > 0 and e["fault_samples"] == e["samples"] else 1)' ev/f1.json
+check "page faults: evidence with fault_samples valid against evidence.schema.json" validate "$SCHEMA" ev/f1.json
+check "page faults, lines faulted again: decided and merged as the same samples without an event" \
+	bash -c "cmp cfg/d1.json cfg/f1.json && grep -q '^  evidence: first touches ' cfg/f1.err"
+check "page faults, first touches only: alpha and beta cannot tell, -v says why, not merged" \
+	bash -c "grep -q 'first touches only' cfg/f2.err && ! grep -q '\"alpha+beta\"' cfg/f2.json"
+check "page faults, first touches only, through the evidence file: the same config, -v names first touches" \
+	bash -c "cmp cfg/f2.json f2in.json && grep -q '^  evidence: first touches ' f2in.err && grep -q 'first touches only' f2in.err"
 
 # --- sched demand, hints, one-pass profiles ----------------------------------
 cp -r "$FIX/extract/sched-demand" sd
