@@ -58,14 +58,18 @@ void sym_tree_free(struct sym_tree *t);
 int sym_tree_add(struct sym_tree *t, uint64_t start, uint64_t len, uint8_t bind,
 		 const char *name, size_t name_len, const char *module, size_t mod_len);
 
-/* Append a zero-sized node without linking it in (see sym_tree_build). */
-int sym_tree_append(struct sym_tree *t, uint64_t start, uint8_t bind, const char *name,
-		    size_t name_len, const char *module, size_t mod_len);
+/* Append a zero-sized node without linking it in (see sym_tree_build_kallsyms),
+ * its name and module (0: none) given as offsets into the arena (t->str),
+ * which the caller fills; -1 on allocation failure. */
+int sym_tree_append_at(struct sym_tree *t, uint64_t start, uint8_t bind, uint32_t name,
+		       uint32_t module);
 
-/* Link every appended node into a balanced tree in sorted order; -1 OOM. */
-int sym_tree_build(struct sym_tree *t);
+/* Sort the appended nodes, apply perf's symbols__fixup_end (kallsyms rules)
+ * and symbols__fixup_duplicate (the dropped ones marked dead) and link the
+ * rest into a balanced tree; -1 OOM. */
+int sym_tree_build_kallsyms(struct sym_tree *t);
 
-/* perf's symbols__fixup_end and symbols__fixup_duplicate. */
+/* perf's symbols__fixup_end and symbols__fixup_duplicate on a linked tree. */
 void sym_tree_fixup_end(struct sym_tree *t, bool is_kallsyms);
 void sym_tree_fixup_duplicate(struct sym_tree *t);
 

@@ -7,8 +7,10 @@
  *
  * Tables from ELF files are built by inserting one symbol at a time, as perf
  * does, so that overlapping ranges resolve the way perf's do. kallsyms (which
- * does not overlap once fixed up) is appended unlinked and built in one go
- * (sym_tree_build), which is much faster for its ~200k symbols.
+ * does not overlap once fixed up) is appended unlinked, with names its reader
+ * put in the arena itself, and sorted, fixed up and linked in one go on an
+ * array of indices (sym_tree_build_kallsyms), which is much faster for its
+ * ~120k-200k symbols than inserting and walking the tree.
  */
 #include "process/sym/sym_internal.h"
 
@@ -59,12 +61,12 @@ void sym_tree_free(struct sym_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* A new node [start, end) at the end of the array, not linked; -1 on OOM. */
-static int node_append(struct sym_tree *t, uint64_t start, uint64_t end, uint8_t bind,
-		       const char *name, size_t name_len, const char *module, size_t mod_len)
+/* A new node [start, end) naming arena offsets, at the end of the array, not
+ * linked; -1 on OOM. */
+static int node_push(struct sym_tree *t, uint64_t start, uint64_t end, uint8_t bind,
+		     uint32_t name, uint32_t module)
 {
 	struct sym_node *s;
-	int64_t off, moff = 0;
 
 	if (t->count == t->cap) {
 		struct sym_node *p = realloc(t->n, (size_t)t->cap * 2 * sizeof(*p));
@@ -74,6 +76,22 @@ static int node_append(struct sym_tree *t, uint64_t start, uint64_t end, uint8_t
 		t->n = p;
 		t->cap *= 2;
 	}
+	s = &t->n[t->count++];
+	memset(s, 0, sizeof(*s));
+	s->start = start;
+	s->end = end;
+	s->bind = bind;
+	s->name = name;
+	s->module = module;
+	return 0;
+}
+
+/* A new node with its names copied into the arena; -1 on OOM. */
+static int node_append(struct sym_tree *t, uint64_t start, uint64_t end, uint8_t bind,
+		       const char *name, size_t name_len, const char *module, size_t mod_len)
+{
+	int64_t off, moff = 0;
+
 	off = arena_add(&t->str, name, name_len);
 	if (off < 0 || off > UINT32_MAX)
 		return -1;
@@ -82,14 +100,7 @@ static int node_append(struct sym_tree *t, uint64_t start, uint64_t end, uint8_t
 		if (moff < 0 || moff > UINT32_MAX)
 			return -1;
 	}
-	s = &t->n[t->count++];
-	memset(s, 0, sizeof(*s));
-	s->start = start;
-	s->end = end;
-	s->bind = bind;
-	s->name = (uint32_t)off;
-	s->module = (uint32_t)moff;
-	return 0;
+	return node_push(t, start, end, bind, (uint32_t)off, (uint32_t)moff);
 }
 
 int sym_tree_add(struct sym_tree *t, uint64_t start, uint64_t len, uint8_t bind,
@@ -101,10 +112,10 @@ int sym_tree_add(struct sym_tree *t, uint64_t start, uint64_t len, uint8_t bind,
 	return 0;
 }
 
-int sym_tree_append(struct sym_tree *t, uint64_t start, uint8_t bind, const char *name,
-		    size_t name_len, const char *module, size_t mod_len)
+int sym_tree_append_at(struct sym_tree *t, uint64_t start, uint8_t bind, uint32_t name,
+		       uint32_t module)
 {
-	return node_append(t, start, start, bind, name, name_len, module, mod_len);
+	return node_push(t, start, start, bind, name, module);
 }
 
 /* By start, then by index: the order perf's tree gives equal starts
@@ -122,77 +133,21 @@ static int cmp_node_index(const void *a, const void *b, void *nodes)
 static uint32_t build_range(struct sym_tree *t, const uint32_t *idx, size_t lo, size_t hi,
 			    uint32_t parent, unsigned depth, unsigned red_depth)
 {
-	size_t mid;
-	uint32_t x;
+	size_t mid = lo + (hi - lo) / 2; /* lo < hi */
+	uint32_t x = idx[mid];
+	struct sym_node *s = &t->n[x];
 
-	if (lo >= hi)
-		return SYM_NIL;
-	mid = lo + (hi - lo) / 2;
-	x = idx[mid];
-	t->n[x].parent = parent;
-	t->n[x].red = depth == red_depth && depth > 0;
-	t->n[x].child[0] = build_range(t, idx, lo, mid, x, depth + 1, red_depth);
-	t->n[x].child[1] = build_range(t, idx, mid + 1, hi, x, depth + 1, red_depth);
+	s->parent = parent;
+	s->red = depth == red_depth && depth > 0;
+	/* empty halves are not called: half of all calls would be */
+	s->child[0] = lo < mid ? build_range(t, idx, lo, mid, x, depth + 1, red_depth) : SYM_NIL;
+	s->child[1] = mid + 1 < hi ? build_range(t, idx, mid + 1, hi, x, depth + 1, red_depth) : SYM_NIL;
 	return x;
-}
-
-/*
- * Link every appended node into a balanced red-black tree in sorted order,
- * in O(n log n) for the sort and O(n) for the links. Splitting at the middle
- * fills every level but the deepest, so colouring the deepest level red
- * gives every path the same black height. For symbols that do not overlap
- * (kallsyms after fixup_end) lookups give the same answers as perf's
- * one-by-one inserts.
- */
-int sym_tree_build(struct sym_tree *t)
-{
-	size_t n = t->count - 1, i;
-	unsigned height = 0;
-	uint32_t *idx;
-
-	if (!n)
-		return 0;
-	idx = malloc(n * sizeof(*idx));
-	if (!idx)
-		return -1;
-	for (i = 0; i < n; i++)
-		idx[i] = (uint32_t)(i + 1);
-	for (i = 1; i < n && t->n[idx[i - 1]].start <= t->n[idx[i]].start; i++)
-		;
-	if (i < n)
-		qsort_r(idx, n, sizeof(*idx), cmp_node_index, t->n);
-	while (((size_t)2 << height) <= n)
-		height++;
-	t->root = build_range(t, idx, 0, n, SYM_NIL, 0, height);
-	t->last = SYM_NIL;
-	free(idx);
-	return 0;
 }
 
 static uint64_t round_page_up(uint64_t x)
 {
 	return (x + 4095) & ~(uint64_t)4095;
-}
-
-void sym_tree_fixup_end(struct sym_tree *t, bool is_kallsyms)
-{
-	uint32_t prev, curr = sym_rb_minimum(t, t->root);
-
-	if (curr == SYM_NIL)
-		return;
-	for (uint32_t nd = sym_rb_next(t, curr); nd != SYM_NIL; nd = sym_rb_next(t, nd)) {
-		prev = curr;
-		curr = nd;
-		if (t->n[prev].end != t->n[prev].start)
-			continue;
-		/* kallsyms: a kernel/module border ends on the next page */
-		if (is_kallsyms && !t->n[prev].module != !t->n[curr].module)
-			t->n[prev].end = round_page_up(t->n[prev].end + 4096);
-		else
-			t->n[prev].end = t->n[curr].start;
-	}
-	if (t->n[curr].end == t->n[curr].start)
-		t->n[curr].end = round_page_up(t->n[curr].start) + 4096;
 }
 
 static size_t prefix_underscores(const char *s)
@@ -245,6 +200,29 @@ static bool choose_a(const struct sym_tree *t, uint32_t a, uint32_t b)
 	return true;
 }
 
+/* perf's symbols__fixup_end and symbols__fixup_duplicate on a linked tree (ELF
+ * symbols, inserted one by one). */
+void sym_tree_fixup_end(struct sym_tree *t, bool is_kallsyms)
+{
+	uint32_t prev, curr = sym_rb_minimum(t, t->root);
+
+	if (curr == SYM_NIL)
+		return;
+	for (uint32_t nd = sym_rb_next(t, curr); nd != SYM_NIL; nd = sym_rb_next(t, nd)) {
+		prev = curr;
+		curr = nd;
+		if (t->n[prev].end != t->n[prev].start)
+			continue;
+		/* kallsyms: a kernel/module border ends on the next page */
+		if (is_kallsyms && !t->n[prev].module != !t->n[curr].module)
+			t->n[prev].end = round_page_up(t->n[prev].end + 4096);
+		else
+			t->n[prev].end = t->n[curr].start;
+	}
+	if (t->n[curr].end == t->n[curr].start)
+		t->n[curr].end = round_page_up(t->n[curr].start) + 4096;
+}
+
 void sym_tree_fixup_duplicate(struct sym_tree *t)
 {
 	uint32_t curr = sym_rb_minimum(t, t->root);
@@ -265,4 +243,88 @@ void sym_tree_fixup_duplicate(struct sym_tree *t)
 			curr = next;
 		}
 	}
+}
+
+/*
+ * perf's symbols__fixup_end on the nodes in start order (idx, n of them):
+ * a zero-sized symbol reaches the next one; at a kernel/module border and for
+ * the last symbol, the next page after its start.
+ */
+static void fixup_end(struct sym_node *nd, const uint32_t *idx, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct sym_node *prev = &nd[idx[i - 1]], *curr = &nd[idx[i]];
+
+		if (prev->end != prev->start)
+			continue;
+		if (!prev->module != !curr->module)
+			prev->end = round_page_up(prev->end + 4096);
+		else
+			prev->end = curr->start;
+	}
+	if (nd[idx[n - 1]].end == nd[idx[n - 1]].start)
+		nd[idx[n - 1]].end = round_page_up(nd[idx[n - 1]].start) + 4096;
+}
+
+/*
+ * perf's symbols__fixup_duplicate on the nodes in start order: of two with
+ * the same start choose_a keeps one, the other is marked dead. Compacts idx
+ * to the survivors (still in start order); returns how many there are.
+ */
+static size_t fixup_duplicate(struct sym_tree *t, uint32_t *idx, size_t n)
+{
+	uint32_t curr = idx[0];
+	size_t kept = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		uint32_t next = idx[i];
+
+		if (t->n[curr].start != t->n[next].start) {
+			idx[kept++] = curr;
+			curr = next;
+		} else if (choose_a(t, curr, next)) {
+			t->n[next].dead = 1;
+		} else {
+			t->n[curr].dead = 1;
+			curr = next;
+		}
+	}
+	idx[kept++] = curr;
+	return kept;
+}
+
+/*
+ * kallsyms: sort the appended nodes by start (then by index, the order
+ * perf's tree gives equal starts), fix their ends and drop duplicates as
+ * perf does, and link the survivors into a balanced red-black tree. Splitting
+ * at the middle fills every level but the deepest, so colouring the deepest
+ * level red gives every path the same black height. The fixed-up symbols do
+ * not overlap, so lookups give the same answers as perf's one-by-one inserts
+ * whatever the tree's shape. -1 on OOM.
+ */
+int sym_tree_build_kallsyms(struct sym_tree *t)
+{
+	size_t n = t->count - 1, i;
+	unsigned height = 0;
+	uint32_t *idx;
+
+	if (!n)
+		return 0;
+	idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		return -1;
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t)(i + 1);
+	for (i = 1; i < n && t->n[idx[i - 1]].start <= t->n[idx[i]].start; i++)
+		;
+	if (i < n)
+		qsort_r(idx, n, sizeof(*idx), cmp_node_index, t->n);
+	fixup_end(t->n, idx, n);
+	n = fixup_duplicate(t, idx, n);
+	while (((size_t)2 << height) <= n)
+		height++;
+	t->root = n ? build_range(t, idx, 0, n, SYM_NIL, 0, height) : SYM_NIL;
+	t->last = SYM_NIL;
+	free(idx);
+	return 0;
 }

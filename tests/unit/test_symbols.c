@@ -375,6 +375,65 @@ Test(symbols, kallsyms_address_forms)
 	sym_cache_free(c);
 }
 
+/* A file of many chunks (the reader parses 64 KiB at a time and moves names
+ * down into its buffer): names of every length from 2 to 100 bytes put line
+ * ends at every offset of a chunk; skipped types, duplicates (the later line
+ * wins, as perf's choose_best_symbol picks the sized one), modules and a last
+ * line without its newline. Every symbol is looked up. */
+Test(symbols, kallsyms_many_chunks)
+{
+	enum { NK = 30000, NM = 3000 };
+	const uint64_t kbase = 0xffffffff81000000ull, mbase = 0xffffffffc0000000ull;
+	char path[512], name[160], want[160];
+	struct sym_cache *c;
+	struct sym_stats st;
+	size_t kept = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms.big", tmpdir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < NK; i++) {
+		if (i % 13 == 0 && i % 11 != 5)
+			fprintf(f, "%016" PRIx64 " t dup%d\n", kbase + (uint64_t)i * 0x40, i);
+		fprintf(f, "%016" PRIx64 " %c f%d_%.*s\n", kbase + (uint64_t)i * 0x40,
+			i % 11 == 5 ? 'r' : i % 2 ? 't' : 'T', i, i % 97,
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		kept += i % 11 != 5;
+	}
+	for (int i = 0; i < NM; i++)
+		fprintf(f, "%016" PRIx64 " t m%d\t[mod%d]%s", mbase + (uint64_t)i * 0x40, i, i % 3,
+			i + 1 < NM ? "\n" : "");
+	fclose(f);
+	kept += NM;
+	c = sym_cache_new(&(struct sym_cache_opts){ .kallsyms_path = path });
+	for (int i = 0, last = -1; i < NK; i++) {
+		if (i % 11 != 5)
+			last = i;
+		snprintf(want, sizeof(want), "f%d_%.*s", last, last % 97,
+			 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		expect_k(c, kbase + (uint64_t)i * 0x40, want, NULL);
+		expect_k(c, kbase + (uint64_t)i * 0x40 + 0x3f, want, NULL);
+	}
+	/* the last kernel symbol before the modules (0xffffffff811d4bc0): up to
+	 * the page after start + 4096 */
+	expect_k(c, kbase + (uint64_t)(NK - 1) * 0x40 + 0x143f, want, NULL);
+	expect_k(c, kbase + (uint64_t)(NK - 1) * 0x40 + 0x1440, NULL, NULL);
+	for (int i = 0; i < NM; i++) {
+		char mod[16];
+
+		snprintf(name, sizeof(name), "m%d", i);
+		snprintf(mod, sizeof(mod), "mod%d", i % 3);
+		expect_k(c, mbase + (uint64_t)i * 0x40 + 0x10, name, mod);
+	}
+	cr_assert_eq(sym_kernel_symbol_addr(c, "dup13"), kbase + 13 * 0x40);
+	cr_assert_eq(sym_kernel_symbol_addr(c, "f2_xx"), kbase + 2 * 0x40);
+	cr_assert_eq(sym_kernel_symbol_addr(c, "m2999"), 0); /* modules are not searched */
+	sym_cache_stats(c, &st);
+	cr_assert_eq(st.kernel_symbols, kept);
+	sym_cache_free(c);
+}
+
 Test(symbols, kallsyms_restricted)
 {
 	struct sym_cache *c = kallsyms_cache("0000000000000000 T _text\n"
