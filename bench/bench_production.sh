@@ -2,8 +2,9 @@
 # bench_production.sh - a production-size profile (issue 19): by default 20M
 # memory samples from 128 cpus, 200 cgroups and over 2,000 threads (each
 # cgroup replays the source's 10 workload threads and whatever else ran:
-# 11,870 sampled threads in one run), with a matching scheduling stream
-# (the source's records, replayed per cgroup: 14.7M in that run), built by
+# 57,330 sampled threads in one run), with a matching scheduling stream
+# (the source's records, replayed per cgroup: 27.3M in that run, at load
+# average 15; fewer on a quieter host), built by
 # bench/gen_profile.c from a real system-wide page-fault recording made here
 # a moment before (scxprof-workload, 10 threads in one process). Reports, for each
 # case, wall time, samples/s, CPU time and peak RSS, and the sizes of the
@@ -18,7 +19,8 @@
 #
 # Knobs: BENCH_PROD_SCALE (default 1: production size; 0.1 is 2M samples
 # from 20 cgroups, for a quick look), BENCH_PROD_DIR (where the profile and
-# outputs go: several GB at scale 1, deleted at the end; default /var/tmp).
+# outputs go: about 3 GB of profile and 18-21 GB of process's outputs at
+# scale 1, checked before process runs, deleted at the end; default /var/tmp).
 #
 # Adding a case: call `measure NAME CMD...` after the existing ones; it
 # prints "NAME: wall S s, N samples/s, CPU S s, peak RSS M MB" (samples/s:
@@ -53,6 +55,16 @@ fi
 	{ echo "bench_production: generator failed"; exit 1; }
 rm -rf "$w/src"
 echo "perf.mem.data $(du -m "$w/prof/perf.mem.data" | cut -f1) MB, sched.data $(du -m "$w/prof/sched.data" | cut -f1) MB"
+# process's outputs: about 430 bytes of perf.jsonl and 85 of trace a sample,
+# about 300 bytes of sched.jsonl a sched record (20.9M samples and 27.3M
+# records wrote 18.5 GB at 8dd7983). The sched records follow the source
+# recording's (more on a loaded host), so check before filling the disk.
+need=$(awk '{ printf "%d", ($2 * 520 + $10 * 320) * 1.1 / 1048576 }' "$w/gen.txt")
+avail=$(df -Pm "$w" | awk 'NR == 2 { print $4 }')
+if [ "$avail" -lt "$need" ]; then
+	echo "bench_production: process's outputs need about $need MB under $base, $avail MB free (BENCH_PROD_DIR chooses the place, BENCH_PROD_SCALE the size)"
+	exit 1
+fi
 
 declare -A wall rss
 samples=$(awk '{ print $2 }' "$w/gen.txt") # in perf.mem.data, before process's filter
