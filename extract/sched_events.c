@@ -1,7 +1,8 @@
 /*
- * sched_events.c - sched JSONL line reader (see sched_events.h). Lines are
- * parsed with json-c; the original text of "time" (json-c keeps it) is
- * converted to nanoseconds without going through a double.
+ * sched_events.c - sched JSONL line reader (see sched_events.h). Lines of
+ * our writer's shape go through sched_events_fast.c; the others are parsed
+ * with json-c, whose original text of "time" (json-c keeps it) is converted
+ * to nanoseconds without going through a double.
  */
 #include "extract/sched_events.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/sched_events_fast.h"
 #include "lib/error.h"
 #include "lib/linereader.h"
 
@@ -20,6 +22,7 @@ struct sched_reader {
 	struct line_reader lr;     /* unused by lines handed to sched_events_parse_line */
 	json_tokener *tok;
 	json_object *cur;
+	bool json_only;            /* sched_events_set_json_only: no fast path */
 };
 
 struct sched_reader *sched_events_open(FILE *in, const char *path)
@@ -47,6 +50,11 @@ void sched_events_close(struct sched_reader *r)
 	if (r->lr.f)
 		line_reader_free(&r->lr);
 	free(r);
+}
+
+void sched_events_set_json_only(struct sched_reader *r, bool on)
+{
+	r->json_only = on;
 }
 
 unsigned long sched_events_line(const struct sched_reader *r)
@@ -255,6 +263,46 @@ static int fill(struct sched_reader *r, json_object *o, struct sched_event *ev)
 	return 0;
 }
 
+/* A line of our writer's shape (sched_events_fast.h) into *ev: true, else false (line untouched). */
+static bool fast_line(char *line, size_t len, struct sched_event *ev)
+{
+	struct sched_fast_line l;
+
+	if (!sched_events_fast_parse(line, len, &l))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	if (l.has_time_ns) {
+		ev->time_ns = l.time_ns;
+		ev->time_ok = true;
+	} else {
+		char buf[SCHED_FAST_TIME_MAX + 1];
+
+		memcpy(buf, l.time_text, l.time_len);
+		buf[l.time_len] = '\0';
+		ev->time_ok = sched_events_seconds_to_ns(buf, &ev->time_ns) == 0;
+	}
+	ev->comm = l.comm;
+	ev->event = l.event;
+	ev->trace = l.trace;
+	ev->pid = l.pid;
+	ev->tid = l.tid;
+	ev->cpu = l.cpu;
+	ev->hint = l.hint;
+	ev->kind = sched_events_kind(l.event);
+	ev->has_fields = true;
+	ev->prev_comm = l.prev_comm;
+	ev->prev_state = l.prev_state;
+	ev->next_comm = l.next_comm;
+	ev->prev_pid = l.prev_pid;
+	ev->next_pid = l.next_pid;
+	ev->next_hint = l.next_hint;
+	ev->f_pid = l.f_pid;
+	ev->target_cpu = l.target_cpu;
+	ev->dest_cpu = l.dest_cpu;
+	ev->action = l.action ? l.action : "";
+	return true;
+}
+
 /* One line, trailing newline stripped: 1 with *ev filled, 0 when blank. */
 static int parse_line(struct sched_reader *r, char *line, size_t len, struct sched_event *ev)
 {
@@ -266,6 +314,8 @@ static int parse_line(struct sched_reader *r, char *line, size_t len, struct sch
 		;
 	if (i == len)
 		return 0;
+	if (!r->json_only && fast_line(line + i, len - i, ev))
+		return 1;
 	if (r->cur) {
 		json_object_put(r->cur);
 		r->cur = NULL;

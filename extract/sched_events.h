@@ -65,6 +65,9 @@ int sched_events_next(struct sched_reader *r, struct sched_event *ev);
  * for messages): 1 filled, 0 blank, -1 as above. */
 int sched_events_parse_line(struct sched_reader *r, unsigned long long lineno, char *line, size_t len,
 			    struct sched_event *ev);
+/* Every line through json-c, none through the fast parser of our own
+ * lines (sched_events_fast.h): for tests that compare the two. */
+void sched_events_set_json_only(struct sched_reader *r, bool on);
 /* Line number of the event last returned. */
 unsigned long sched_events_line(const struct sched_reader *r);
 
