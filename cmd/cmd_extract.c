@@ -166,6 +166,7 @@ static int run_stage(struct extract_mem_opts *o, const char *sched, long jobs, F
 	}
 	if (!(in = open_input(o->path)))
 		return -1;
+	o->jobs = jobs > 0 ? (int)jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	rc = extract_mem_run(o, in, out, stderr);
 	if (in != stdin)
 		fclose(in);
@@ -217,7 +218,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 			 "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
 			 ".tar.gz: one pass, no JSONL written); repeat it for one config from several recordings"),
 		EXTRACT_MEM_OPTIONS(a, "summary to stderr (-vv: every comm, hint and concrete comm)"),
-		OPT_INT('j', "jobs", &jobs, "N", "threads for a profile: 1, or 2 and more (decode | aggregate, sched beside, 3+: its own aggregation, 4+: evidence on N-3 more; default: online CPUs)",
+		OPT_INT('j', "jobs", &jobs, "N", "threads: for a profile 1, or 2 and more (decode | aggregate, sched beside, 3+: its own aggregation, 4+: evidence on N-3 more); for perf.jsonl 2 and more read sched.jsonl beside it (default: online CPUs)",
 			1, 4096),
 		OPT_STRING(0, "llc-json", &llc_json, "FILE",
 			   "also write the cross-LLC sharing figures, measured and predicted under the config, as JSON "

@@ -15,6 +15,7 @@
 #include "extract/mem_llc.h"
 #include "extract/mem_report.h"
 #include "extract/mem_sched.h"
+#include "extract/mem_sched_async.h"
 #include "extract/sharing.h"
 #include "extract/topology.h"
 #include "lib/error.h"
@@ -271,32 +272,48 @@ static int sharing_setup(struct run *r)
 	return 0;
 }
 
-/* perf.jsonl on a stream, sched JSONL from o->sched_path */
+/* perf.jsonl on a stream, sched JSONL from o->sched_path (with o->jobs >= 2
+ * read on a thread of its own while perf.jsonl is read) */
 struct jsonl_source {
 	const struct extract_mem_opts *o;
 	FILE *in;
+	struct mem_sched early;             /* the thread's, until jsonl_sched takes it */
+	struct mem_sched_async *async;
 };
 
 static int jsonl_samples(void *ctx, struct mem_agg *a)
 {
 	struct jsonl_source *j = ctx;
 
+	if (j->o->sched_path && j->o->jobs >= 2 && !(j->async = mem_sched_async_start(&j->early, j->o->sched_path)))
+		return -1;
 	return mem_agg_read(a, j->in, j->o->path, j->o->stop);
 }
 
 static int jsonl_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
 {
 	struct jsonl_source *j = ctx;
+	int rc;
 
-	return mem_sched_load(m, j->o->sched_path, a) < 0 ? -1 : 1;
+	if (!j->async)
+		return mem_sched_load(m, j->o->sched_path, a) < 0 ? -1 : 1;
+	rc = mem_sched_async_finish(j->async, a);
+	j->async = NULL;
+	*m = j->early;
+	memset(&j->early, 0, sizeof(j->early));
+	return rc < 0 ? -1 : 1;
 }
 
 int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE *log)
 {
 	struct jsonl_source j = {.o = o, .in = in};
 	struct extract_mem_source src = {.samples = jsonl_samples, .sched = jsonl_sched, .ctx = &j};
+	int rc = extract_mem_run_source(o, &src, out, log);
 
-	return extract_mem_run_source(o, &src, out, log);
+	if (j.async) /* the samples failed before the sched stream was taken */
+		mem_sched_async_cancel(j.async);
+	mem_sched_free(&j.early);
+	return rc;
 }
 
 int extract_mem_run_source(const struct extract_mem_opts *o, const struct extract_mem_source *src, FILE *out,

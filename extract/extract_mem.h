@@ -67,6 +67,7 @@ struct extract_mem_opts {
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
 	const char *topology;     /* --topology FILE: LLCs and nodes, the default cap; NULL: topology.json next to path, else this host */
 	volatile int *stop;       /* polled; set to interrupt */
+	int jobs;                 /* extract_mem_run: >= 2 reads sched_path on a thread beside the samples */
 	const struct extract_mem_observer *observer; /* may be NULL */
 };
 

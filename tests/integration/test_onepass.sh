@@ -49,6 +49,14 @@ if perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2
 		"$SCXPROF" extract -v -j 2 -f "$WORK/sp" 2>&1 >/dev/null | grep 'sched attribution' >"$WORK/sp.attr"
 		check "perf.sched.data: -v counts threads the samples do not explain (the sched thread's late filter has threads to drop)" \
 			grep -q 'unattributed.*: [1-9][0-9]* threads' "$WORK/sp.attr"
+		# the two steps: extract -f perf.jsonl reads sched.jsonl on a thread of its own from -j 2
+		"$SCXPROF" process -f "$WORK/sp" -o "$WORK/sp.two" >/dev/null 2>&1
+		"$SCXPROF" process -z -f "$WORK/sp" -o "$WORK/sp.twoz" >/dev/null 2>&1
+		check "two steps: process wrote a sched.jsonl from perf.sched.data" test -s "$WORK/sp.two/sched.jsonl"
+		assert_jobs "two steps, perf.jsonl + sched.jsonl" "$WORK/sp.two/perf.jsonl"
+		assert_jobs "two steps, perf.jsonl.zst + sched.jsonl.zst" "$WORK/sp.twoz/perf.jsonl.zst"
+		"$SCXPROF" extract -v -j 2 -f "$WORK/sp.two/perf.jsonl" 2>&1 >/dev/null | grep 'sched attribution' >"$WORK/sp.two.attr"
+		check "two steps -j 2: the late filter drops the threads one pass drops" cmp "$WORK/sp.attr" "$WORK/sp.two.attr"
 	else
 		skip "perf.sched.data" "perf record of sched tracepoints refused here"
 	fi
@@ -84,6 +92,20 @@ expect_fail "a profile without a memory stream is refused" "no memory stream" -f
 expect_fail "an empty directory is refused" "no memory stream found" -f "$WORK/empty"
 printf 'not gzip\n' >"$WORK/broken.tar.gz"
 expect_fail "a damaged archive is refused" "broken.tar.gz" -f "$WORK/broken.tar.gz"
+# the two steps with sched.jsonl read beside perf.jsonl (-j 2): the same error line as -j 1
+mkdir -p "$WORK/sdbad"
+cp "$FIX/extract/sched-demand/perf.jsonl" "$FIX/extract/sched-demand/sched.jsonl" "$WORK/sdbad/"
+assert_jobs "two steps, sched-demand perf.jsonl + sched.jsonl" "$WORK/sdbad/perf.jsonl"
+printf '{"comm":"x","pid":1,"tid":1,"cpu":-1,"time":1.0,"event":"e:f","trace":"","fields":{},"hint":0}\n' >>"$WORK/sdbad/sched.jsonl"
+for j in 1 2; do
+	expect_fail "two steps -j $j: a bad sched.jsonl line is named" "sdbad/sched.jsonl:21: \"cpu\": integer out of range" \
+		-j $j -f "$WORK/sdbad/perf.jsonl"
+done
+printf '{"comm": 3}\n' >>"$WORK/sdbad/perf.jsonl"
+for j in 1 2; do
+	expect_fail "two steps -j $j: a bad perf.jsonl is named before a bad sched.jsonl" "sdbad/perf.jsonl:" \
+		-j $j -f "$WORK/sdbad/perf.jsonl"
+done
 mkdir -p "$WORK/badperf"
 printf 'PERFILE2 but not really\n' >"$WORK/badperf/perf.data"
 expect_fail "a damaged perf.data is refused" "perf.data" -f "$WORK/badperf" -j 2
