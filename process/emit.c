@@ -97,12 +97,9 @@ int emitter_flush(struct emitter *e)
 	return bgwriter_finish(&e->writer);
 }
 
-int emitter_write(struct emitter *e, struct mem_record *r)
+/* A kept record on this thread: trace, sink or line. */
+static int write_here(struct emitter *e, struct mem_record *r)
 {
-	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
-	e->res->kept++;
-	if (e->pool)
-		return emit_pool_add(e->pool, r);
 	if (e->trace && pftrace_mem_sample(e->trace, r) < 0)
 		return -1;
 	if (e->opts->sink)
@@ -111,4 +108,29 @@ int emitter_write(struct emitter *e, struct mem_record *r)
 	if (e->w.len >= (1u << 20))
 		return bgwriter_submit(&e->writer, &e->w);
 	return 0;
+}
+
+int emitter_write(struct emitter *e, struct mem_record *r)
+{
+	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
+	e->res->kept++;
+	if (e->pool)
+		return emit_pool_add(e->pool, r);
+	return write_here(e, r);
+}
+
+struct mem_record *emitter_record(struct emitter *e)
+{
+	return e->pool ? emit_pool_slot(e->pool) : &e->rec;
+}
+
+int emitter_commit(struct emitter *e, struct mem_record *r)
+{
+	r->hint = hints_lookup(e->hints, (uint32_t)r->tid, r->time_ns);
+	e->res->kept++;
+	if (e->pool) {
+		emit_pool_commit(e->pool);
+		return 0;
+	}
+	return write_here(e, r);
 }

@@ -30,6 +30,7 @@ struct emitter {
 	struct record_self self; /* the recorder's own pids (metadata.json), none if unknown */
 	struct pftrace *trace;  /* Perfetto trace, or NULL */
 	struct emit_pool *pool; /* -j N > 1: lines and trace samples formatted there, else NULL */
+	struct mem_record rec;  /* emitter_record()'s place without a pool */
 };
 
 enum skip_reason { KEEP = 0, SKIP_NO_PHYS, SKIP_COMM, SKIP_RECORDER };
@@ -60,6 +61,13 @@ enum skip_reason emitter_filter(struct emitter *e, const struct skip_view *v, bo
 /* Annotate r->hint and append the line; hands 1 MiB batches to the writer
  * (with opts->sink: hands the record to it instead). */
 int emitter_write(struct emitter *e, struct mem_record *r);
+/* The same for a record built in place: emitter_record() is where to build
+ * the next kept record (in the formatting pool's batch when there is one,
+ * so it is not copied; NULL, scx_fail, when the pool failed); set every
+ * field, comm pointing into a buffer of EMIT_POOL_COMM_SIZE bytes or more,
+ * then emitter_commit() it. */
+struct mem_record *emitter_record(struct emitter *e);
+int emitter_commit(struct emitter *e, struct mem_record *r);
 /* Before the first emitter_write, once e->trace is set: with opts->jobs > 1
  * format on that many - 1 threads (emit_pool.h; the records' strings other
  * than comm must then live until emitter_flush). */

@@ -26,7 +26,7 @@
 #include "process/mem_jsonl.h"
 
 #define BATCH 2048
-#define COMM_LEN 32 /* session_thread's comm, NUL included */
+#define COMM_LEN EMIT_POOL_COMM_SIZE /* session_thread's comm, NUL included */
 
 struct batch {
 	struct mem_record rec[BATCH];
@@ -269,6 +269,25 @@ int emit_pool_add(struct emit_pool *p, const struct mem_record *r)
 	if (b->n == BATCH)
 		publish(p);
 	return 0;
+}
+
+struct mem_record *emit_pool_slot(struct emit_pool *p)
+{
+	if (!p->cur && take_slot(p) < 0)
+		return NULL;
+	return &p->cur->rec[p->cur->n];
+}
+
+void emit_pool_commit(struct emit_pool *p)
+{
+	struct batch *b = p->cur;
+	size_t i = b->n++;
+
+	memcpy(b->comm[i], b->rec[i].comm, COMM_LEN); /* one 32-byte copy, no scan for the NUL */
+	b->comm[i][COMM_LEN - 1] = '\0';
+	b->rec[i].comm = b->comm[i];
+	if (b->n == BATCH)
+		publish(p);
 }
 
 int emit_pool_finish(struct emit_pool *p)

@@ -32,6 +32,15 @@ struct emit_pool *emit_pool_start(size_t workers, struct bgwriter *writer, struc
 /* Queue one record (r->comm is copied). -1 (scx_fail) when a worker or the
  * writer failed. */
 int emit_pool_add(struct emit_pool *p, const struct mem_record *r);
+
+/* The same without copying the record: the next record's place in the batch
+ * being filled (NULL, scx_fail, when a worker or the writer failed); fill
+ * every field, then emit_pool_commit(). The record's comm must point into a
+ * buffer of at least EMIT_POOL_COMM_SIZE bytes (NUL-terminated within them):
+ * the whole buffer is copied. */
+#define EMIT_POOL_COMM_SIZE 32
+struct mem_record *emit_pool_slot(struct emit_pool *p);
+void emit_pool_commit(struct emit_pool *p);
 /* Format and hand to the writer everything queued, stop the threads. -1
  * (scx_fail) on any failure. The writer still has to be finished. */
 int emit_pool_finish(struct emit_pool *p);
