@@ -86,6 +86,9 @@ static int noted_build_id(void *ctx, const char *name, uint8_t bid[20], size_t *
 
 _Static_assert(sizeof(((struct session_thread *)0)->comm) >= EMIT_POOL_COMM_SIZE,
 	       "emitter_record's comm buffer size");
+/* deliver_sample sets each of mem_record's fields: a new one must be set there too */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct mem_record) == 216,
+	       "struct mem_record changed: set every field in deliver_sample");
 
 static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 {
@@ -120,40 +123,40 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 			cg = "unknown";
 	}
 	session_resolve_data(wk->s, t, (int32_t)smp.pid, smp.addr, smp.phys_addr, &data);
-	/* built where it is queued (no copy); every field set, the rest zero */
+	/* built where it is queued (no copy, no zeroing): every field is set
+	 * (the size check below fails when a field is added) */
 	if (!(r = emitter_record(e)))
 		return -1;
-	*r = (struct mem_record){
-		.comm = t->comm,
-		.tid = (int32_t)smp.tid,
-		.pid = (int32_t)smp.pid,
-		.time_ns = smp.time,
-		.addr = smp.addr,
-		.cgroup = cg,
-		.ip = smp.ip,
-		.sym = where.sym,
-		.dso = where.dso,
-		.phys_addr = smp.phys_addr,
-		.data_page_size = smp.data_page_size,
-		.event = smp.attr && smp.attr->name[0] ? smp.attr->name : NULL,
-		.has_cpu = smp.present & PERF_SAMPLE_CPU,
-		.cpu = smp.cpu,
-		.has_time_ns = smp.present & PERF_SAMPLE_TIME,
-		.has_period = smp.present & PERF_SAMPLE_PERIOD,
-		.period = smp.period,
-		.has_weight = smp.present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT),
-		.weight = smp.weight,
-		.has_weight_struct = smp.present & PERF_SAMPLE_WEIGHT_STRUCT,
-		.var1 = smp.weight_var1,
-		.var2 = smp.weight_var2,
-		.var3 = smp.weight_var3,
-		.has_data_src = smp.present & PERF_SAMPLE_DATA_SRC,
-		.data_src = smp.data_src,
-		.data_map = data.map,
-		.data_id = data.id,
-		.data_sym = data.sym,
-		.stable_names = true, /* interned by the session and symbol cache, alive until the end */
-	};
+	r->comm = t->comm;
+	r->tid = (int32_t)smp.tid;
+	r->pid = (int32_t)smp.pid;
+	r->time_ns = smp.time;
+	r->addr = smp.addr;
+	r->cgroup = cg;
+	r->ip = smp.ip;
+	r->sym = where.sym;
+	r->dso = where.dso;
+	r->phys_addr = smp.phys_addr;
+	r->data_page_size = smp.data_page_size;
+	r->hint = 0;
+	r->event = smp.attr && smp.attr->name[0] ? smp.attr->name : NULL;
+	r->has_cpu = smp.present & PERF_SAMPLE_CPU;
+	r->has_time_ns = smp.present & PERF_SAMPLE_TIME;
+	r->has_period = smp.present & PERF_SAMPLE_PERIOD;
+	r->has_weight = smp.present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT);
+	r->has_weight_struct = smp.present & PERF_SAMPLE_WEIGHT_STRUCT;
+	r->has_data_src = smp.present & PERF_SAMPLE_DATA_SRC;
+	r->cpu = smp.cpu;
+	r->period = smp.period;
+	r->weight = smp.weight;
+	r->data_src = smp.data_src;
+	r->var1 = smp.weight_var1;
+	r->var2 = smp.weight_var2;
+	r->var3 = smp.weight_var3;
+	r->data_map = data.map;
+	r->data_id = data.id;
+	r->data_sym = data.sym;
+	r->stable_names = true; /* interned by the session and symbol cache, alive until the end */
 	return emitter_commit(e, r);
 }
 
