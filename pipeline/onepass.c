@@ -317,18 +317,16 @@ static void process_opts_of(struct stream *st, struct process_opts *po, struct p
 	po->stop = st->p->o->stop;
 }
 
-/* The memory stream alone: the sched stream runs beside it or after it. */
+/* The memory stream alone: the sched stream runs beside it or after it
+ * (its input still names threads perf.data has no COMM for). */
 static int decode_mem(struct onepass *p)
 {
-	struct process_inputs mem_only = p->in;
 	struct process_outputs out = {0};
 	struct process_sink sink;
 	struct process_opts po;
 
 	process_opts_of(&p->mem, &po, &sink);
-	mem_only.sched_kind = SCHED_IN_NONE;
-	mem_only.sched_path[0] = '\0';
-	po.in = &mem_only;
+	po.mem_only = true;
 	return process_run(&po, &out, p->res);
 }
 

@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/order_walk.h"
+#include "process/process_sched.h"
 #include "process/process_warn.h"
 #include "process/kernel_match.h"
 #include "process/record_kernel.h"
@@ -22,6 +23,8 @@ struct walk {
 	struct pd_file *f;
 	struct session *s;
 	uint64_t kernel_samples; /* kept samples in kernel mode: they need kernel symbols */
+	int names_loaded;        /* 0: not yet; 1: names holds the sched stream's names */
+	struct thread_names names;
 };
 
 static const char *clock_name(int clockid)
@@ -90,6 +93,34 @@ _Static_assert(sizeof(((struct session_thread *)0)->comm) >= EMIT_POOL_COMM_SIZE
 _Static_assert(sizeof(void *) != 8 || sizeof(struct mem_record) == 216,
 	       "struct mem_record changed: set every field in deliver_sample");
 
+/*
+ * A thread perf.data never named (its COMM and FORK records lost: perf says
+ * ":TID") takes the name the scheduling stream gives it at the sample's time.
+ * The sched input is read for names the first time this is needed only.
+ */
+static int name_from_sched(struct walk *wk, struct session_thread *t, uint64_t time_ns)
+{
+	const char *name;
+
+	if (!wk->names_loaded) {
+		wk->names_loaded = 1;
+		if (process_sched_names(wk->e->opts, &wk->names) < 0)
+			return -1;
+	}
+	name = thread_names_lookup(&wk->names, t->tid, time_ns);
+	if (!name)
+		return 0;
+	snprintf(t->comm, sizeof(t->comm), "%s", name);
+	if (!t->comm_from_sched) {
+		t->comm_from_sched = true;
+		wk->e->res->threads_named_from_sched++;
+		if (wk->e->opts->verbose && wk->e->opts->log)
+			fprintf(wk->e->opts->log, "thread %d has no COMM record in %s: named '%s' by %s\n",
+				t->tid, wk->e->opts->in->mem_name, name, wk->e->opts->in->sched_name);
+	}
+	return 0;
+}
+
 static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 {
 	struct emitter *e = wk->e;
@@ -105,6 +136,9 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	e->res->total++;
 	t = session_thread(wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
 	if (!t)
+		return -1;
+	if (!t->comm_set && t->tid > 0 && e->opts->in->sched_kind != SCHED_IN_NONE &&
+	    name_from_sched(wk, t, smp.time) < 0)
 		return -1;
 	struct skip_view v = {.comm = t->comm, .pid = (int32_t)smp.pid, .tid = (int32_t)smp.tid,
 			      .time_ns = smp.time, .addr = smp.addr, .ip = smp.ip};
@@ -242,6 +276,8 @@ int mem_perfdata_read(struct emitter *e)
 	char kernel_note[1200];
 	int rc;
 
+	thread_names_init(&wk.names);
+
 	if (pd_open(&f, e->opts->in->mem_path) < 0)
 		return -1;
 	syms = open_symbols(e, &f, kernel_note, sizeof(kernel_note));
@@ -296,9 +332,14 @@ int mem_perfdata_read(struct emitter *e)
 	if (rc == 0 && e->res->has_hints && (!e->res->clock_known || e->res->clockid != CLOCK_MONOTONIC))
 		process_warn(e->res, "%s was recorded on %s, hints on CLOCK_MONOTONIC: hint times may be skewed",
 			     f.path, e->res->clock_known ? clock_name(e->res->clockid) : "perf's default clock");
+	if (rc == 0 && e->opts->verbose && e->opts->log && e->res->threads_named_from_sched)
+		fprintf(e->opts->log, "%llu threads had no COMM record in %s: named by %s\n",
+			(unsigned long long)e->res->threads_named_from_sched, e->opts->in->mem_name,
+			e->opts->in->sched_name);
 	order_walk_free(&ow);
 	session_free(&s);
 	sym_cache_free(syms);
 	pd_close(&f);
+	thread_names_free(&wk.names);
 	return rc;
 }

@@ -68,6 +68,9 @@ struct process_opts {
 	int verbose;                  /* -v: skipped samples to log */
 	FILE *log;                    /* -v lines and notes; warnings are returned, not printed */
 	volatile sig_atomic_t *stop;  /* set asynchronously to abort ("interrupted") */
+	bool mem_only;                /* the memory stream alone (one pass runs the sched stream
+				       * elsewhere); the sched input still names threads perf.data
+				       * has no COMM for */
 	int jobs;                     /* threads for perf.data's memory stream: 0 or 1 formats on the
 				       * decoding thread; N > 1 adds N-1 formatting threads (at most 8).
 				       * The outputs are the same bytes for every N. */
@@ -114,6 +117,7 @@ struct process_result {
 	bool kernel_symbols;           /* kallsyms was available */
 	const char *kallsyms_source;   /* "snapshot", "/proc/kallsyms" or "none" */
 	uint64_t threads, cgroups, dsos;
+	uint64_t threads_named_from_sched; /* no COMM record in perf.data: named by the sched stream */
 	struct process_sched_result sched;
 	struct {                       /* trace.pftrace, when written */
 		bool written;

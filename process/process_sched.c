@@ -36,6 +36,31 @@ static void warn_record_losses(const struct process_inputs *in, struct process_r
 			     (unsigned long long)l.sched_skipped, in->sched_name);
 }
 
+/* The sched input path the profile has into s. */
+static int read_sched_input(const struct process_inputs *in, struct sched_sink *s)
+{
+	switch (in->sched_kind) {
+	case SCHED_IN_DATA: return sched_data_read(s, in->sched_path);
+	case SCHED_IN_PERF_DATA: return sched_perfdata_read(s, in->sched_path);
+	case SCHED_IN_SCRIPT: return sched_script_read(s, in->sched_path);
+	default: return scx_fail("no scheduling stream");
+	}
+}
+
+int process_sched_names(const struct process_opts *opts, struct thread_names *names)
+{
+	struct process_sched_result scratch = {0};
+	struct process_opts quiet = *opts; /* the real pass says what is unparseable */
+	struct sched_sink s = {.opts = &quiet, .res = &scratch, .names = names};
+	int rc;
+
+	quiet.verbose = 0;
+	quiet.sink = NULL;
+	rc = read_sched_input(opts->in, &s);
+	thread_names_finish(names);
+	return rc;
+}
+
 int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *trace, struct process_result *res)
 {
 	const struct process_inputs *in = opts->in;
@@ -52,12 +77,7 @@ int process_sched(const struct process_opts *opts, FILE *out, struct pftrace *tr
 		return scx_fail("out of memory");
 	}
 	jsonw_init(&s.w);
-	switch (in->sched_kind) {
-	case SCHED_IN_DATA: rc = sched_data_read(&s, in->sched_path); break;
-	case SCHED_IN_PERF_DATA: rc = sched_perfdata_read(&s, in->sched_path); break;
-	case SCHED_IN_SCRIPT: rc = sched_script_read(&s, in->sched_path); break;
-	default: rc = scx_fail("no scheduling stream"); break;
-	}
+	rc = read_sched_input(in, &s);
 	if (rc == 0)
 		rc = sched_sink_flush(&s);
 	if (rc == 0 && res->sched.truncated_bytes)

@@ -178,6 +178,7 @@ static void decoding_json(struct jsonw *w, const struct process_result *r)
 	jsonw_kv_str(w, "kallsyms_source", r->kallsyms_source ? r->kallsyms_source : "none");
 	jsonw_obj_close(w);
 	jsonw_kv_u64(w, "threads", r->threads);
+	jsonw_kv_u64(w, "threads_named_from_sched", r->threads_named_from_sched);
 	jsonw_kv_u64(w, "cgroups", r->cgroups);
 }
 

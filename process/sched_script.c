@@ -189,7 +189,7 @@ int sched_script_read(struct sched_sink *s, const char *path)
 			continue;
 		}
 		if ((rc = sched_sink_emit(s, l.comm, l.pid, l.tid, l.cpu, l.time_ns, l.event, l.trace,
-					  l.trace_len, s->trace ? decode(&l, &v, &d) : NULL)) < 0)
+					  l.trace_len, s->trace || s->names ? decode(&l, &v, &d) : NULL)) < 0)
 			break;
 	}
 	line_reader_free(&lr);

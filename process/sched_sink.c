@@ -39,6 +39,9 @@ int sched_sink_emit(struct sched_sink *s, const char *comm, int64_t pid, int64_t
 	char text[1024];
 	bool is_switch = !strcmp(event, "sched:sched_switch"), parsed;
 
+	if (s->names)
+		return thread_names_note_record(s->names, comm, tid, time_ns, d ? d->kind : SK_UNKNOWN,
+						d ? d->v : NULL);
 	if (!trace && sched_trace_plain(d->kind, d->v)) { /* the text only if a line is written */
 		l.kind = d->kind;
 		l.v = d->v;

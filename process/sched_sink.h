@@ -16,6 +16,7 @@
 #include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
 #include "process/sched_trace.h"
+#include "process/thread_names.h"
 
 struct sched_sink {
 	const struct process_opts *opts;
@@ -24,6 +25,7 @@ struct sched_sink {
 	struct process_sched_result *res;
 	struct jsonw w;
 	struct pftrace *trace; /* NULL: no Perfetto trace */
+	struct thread_names *names; /* set: only note the names records give threads; no line, no trace */
 };
 
 /* What an input path decoded of a record, for the Perfetto trace. */

@@ -58,6 +58,7 @@ struct session_thread {
 	int32_t pid, tid;
 	char comm[32];
 	bool comm_set;   /* named by a COMM record (else perf's ":TID" placeholder) */
+	bool comm_from_sched; /* no COMM: comm is the scheduling stream's name for it */
 	bool exited;
 	struct session_maps *maps;
 };

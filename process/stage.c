@@ -267,7 +267,7 @@ static int run_streams(const struct process_opts *opts, struct process_outputs *
 	}
 	emitter_free(&e);
 	hints_free(hints);
-	if (rc == 0 && opts->in->sched_kind != SCHED_IN_NONE)
+	if (rc == 0 && opts->in->sched_kind != SCHED_IN_NONE && !opts->mem_only)
 		rc = process_sched(opts, out->sched_jsonl, trace, res);
 	return rc;
 }

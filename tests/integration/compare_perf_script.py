@@ -2,7 +2,7 @@
 """compare_perf_script.py - compares scxprof's perf.jsonl with `perf script`
 output of the same perf.data, sample by sample, in order.
 
-usage: compare_perf_script.py PERF_DATA PERF_JSONL
+usage: compare_perf_script.py [--named-from-sched N] PERF_DATA PERF_JSONL
 Runs perf script three times (so that every field parses without ambiguity):
   -F tid,pid,time,ip,addr,phys_addr,data_page_size --ns
   -F comm
@@ -11,6 +11,10 @@ and checks pid, tid, comm, time, ip, addr, phys_addr, data_page_size, sym and
 dso of every sample (JIT code: perf's /tmp/perf-PID.map is our //anon).
 Prints a per-field mismatch count and up to 10 examples,
 and exits 1 on any mismatch or a different sample count.
+--named-from-sched N: process named N threads perf.data has no COMM for by
+the scheduling stream (process.json threads_named_from_sched): where perf
+prints ':TID' for such a thread, ours is a name; that is no mismatch, and
+the threads where it happens must be N exactly.
 """
 import json
 import re
@@ -56,7 +60,12 @@ def parse_sym(line):
 
 
 def main():
-    data, jsonl = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    named = None
+    if args[:1] == ["--named-from-sched"]:
+        named, args = int(args[1]), args[2:]
+    data, jsonl = args[0], args[1]
+    named_tids = set()
     nums = [parse_nums(l) for l in perf_script(data, "tid,pid,time,ip,addr,phys_addr,data_page_size", ["--ns"])]
     comms = [l.strip() for l in perf_script(data, "comm")]
     syms = [parse_sym(l) for l in perf_script(data, "ip,sym,dso")]
@@ -80,6 +89,10 @@ def main():
         # symbols from it; process does not read JIT maps: '//anon'
         if re.fullmatch(r"/tmp/perf-\d+\.map", want["dso"]) and got["dso"] == "//anon":
             want["dso"], want["sym"] = got["dso"], got["sym"]
+        if (named is not None and want["comm"] == f":{got['tid']}" and got["comm"]
+                and not re.fullmatch(r":\d+", got["comm"])):
+            named_tids.add(got["tid"])
+            want["comm"] = got["comm"]
         for k in want:
             if want[k] != got[k]:
                 bad[k] = bad.get(k, 0) + 1
@@ -92,6 +105,10 @@ def main():
     if len(ours) != len(nums):
         print("sample counts differ")
         return 1
+    if named is not None:
+        print(f"threads perf calls ':TID' and scxprof names: {len(named_tids)} (process.json: {named})")
+        if len(named_tids) != named:
+            return 1
     return 1 if bad else 0
 
 

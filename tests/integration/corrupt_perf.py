@@ -5,7 +5,10 @@ usage: corrupt_perf.py KIND IN OUT
 KIND: truncated-header, bad-magic, data-past-eof, attrs-past-eof, record-size-zero,
       record-past-end, short-sample, absurd-callchain, truncated-data,
       foreign-id (the first sample under an id no event of the file has, as a
-      concurrent system-wide recording of the same event leaves them)
+      concurrent system-wide recording of the same event leaves them),
+      no-comm (every COMM record removed, as a kernel that lost them under
+      load leaves the file: the data section and the feature sections after
+      it move up, their offsets with them; a valid file)
 """
 import struct
 import sys
@@ -28,6 +31,37 @@ def first_attr(b):
     attrs_off = struct.unpack_from("<Q", b, 24)[0]
     typ, size, config, period, sample_type = struct.unpack_from("<IIQQQ", b, attrs_off)
     return sample_type
+
+
+def drop_comms(b):
+    """b without its COMM records (type 3). Whatever lies after the data
+    section (our recorder writes the attrs and their ids there; the feature
+    section table and its sections) moves up, and the offsets to it with it."""
+    off, size = struct.unpack_from("<QQ", b, 40)
+    keep = bytearray()
+    for pos, typ, sz in records(b):
+        if typ != 3:
+            keep += b[pos:pos + sz]
+    end, cut = off + size, size - len(keep)
+    out = bytearray(b[:off]) + keep + b[end:]
+
+    def move(at):
+        val = struct.unpack_from("<Q", out, at)[0]
+        if val >= end:
+            struct.pack_into("<Q", out, at, val - cut)
+
+    struct.pack_into("<Q", out, 48, len(keep))
+    attr_size = struct.unpack_from("<Q", out, 16)[0]
+    move(24)  # attrs
+    move(56)  # event types
+    attrs_off, attrs_size = struct.unpack_from("<QQ", out, 24)
+    for a in range(attrs_off, attrs_off + attrs_size, attr_size):
+        move(a + attr_size - 16)  # the attr's ids section
+    feats = int.from_bytes(bytes(b[72:72 + 32]), "little")  # adds_features: 256 bits
+    table = off + len(keep)
+    for i in range(bin(feats).count("1")):
+        move(table + 16 * i)
+    return out
 
 
 def main():
@@ -80,6 +114,8 @@ def main():
         pos = next(p for p, t, s in records(b) if t == 9)
         old = struct.unpack_from("<Q", b, pos + at)[0]
         struct.pack_into("<Q", b, pos + at, old + (1 << 40))
+    elif kind == "no-comm":
+        b = drop_comms(b)
     else:
         sys.exit("unknown kind " + kind)
     open(dst, "wb").write(b)
