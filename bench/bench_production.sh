@@ -15,7 +15,8 @@
 # page dropping and reorder windows work as on a real recording.
 #
 # Cases: process + extract (two steps), process -z, one-pass extract -f
-# PROFILE with the default -j, -j 1 and -j 4 (evidence shards).
+# PROFILE with the default -j, -j 1 and -j 4 (evidence shards). Each one
+# pass's config must be byte-identical to the two steps' (exit 1 if not).
 #
 # Knobs: BENCH_PROD_SCALE (default 1: production size; 0.1 is 2M samples
 # from 20 cgroups, for a quick look), BENCH_PROD_DIR (where the profile and
@@ -68,16 +69,18 @@ fi
 
 declare -A wall rss
 samples=$(awk '{ print $2 }' "$w/gen.txt") # in perf.mem.data, before process's filter
-# measure NAME CMD...: run once (each case is minutes at scale 1), report
+# measure NAME CMD...: run once (each case is minutes at scale 1), report;
+# its stdout (extract's config) goes to $(stdout_of NAME)
+stdout_of() { echo "$w/stdout.${1// /_}"; }
 measure() {
 	local name=$1; shift
 	local out
-	out=$(python3 - "$@" <<'EOF'
+	out=$(STDOUT_TO=$(stdout_of "$name") python3 - "$@" <<'EOF'
 import os, sys, time
 t0 = time.monotonic()
 pid = os.fork()
 if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
+    fd = os.open(os.environ["STDOUT_TO"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
     os.execvp(sys.argv[1], sys.argv[1:])
 _, st, ru = os.wait4(pid, 0)
@@ -121,6 +124,14 @@ measure "one pass" "$bin" extract -f "$w/prof" || exit 1
 measure "one pass -j 1" "$bin" extract -j 1 -f "$w/prof" || exit 1
 # -j 4: the evidence maps on a thread of their own (extract/mem_agg_shard.c), the same config
 measure "one pass -j 4" "$bin" extract -j 4 -f "$w/prof" || exit 1
+configs_differ=0
+for name in "one pass" "one pass -j 1" "one pass -j 4"; do
+	if cmp -s "$(stdout_of extract)" "$(stdout_of "$name")"; then
+		echo "$name: config identical to the two steps' ($(wc -c <"$(stdout_of extract)") bytes)"
+	else
+		echo "$name: config DIFFERS from the two steps'"; configs_differ=1
+	fi
+done
 ratio "one pass" "two-steps"
 ratio "one pass -j 1" "two-steps"
 ratio "one pass" "one pass -j 1"
@@ -138,3 +149,5 @@ for name in "one pass" "one pass -j 1"; do
 		"$(awk -v a="${wall[$name]}" -v b="${wall[two-steps]}" 'BEGIN { print (b / a >= 4) }')"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cpus: wall is several times CPU under load)"
+# a one pass whose config is not the two steps' is a bug, whatever its speed
+exit $configs_differ
