@@ -12,6 +12,7 @@
  *   sym_plt.c       "name@plt" entries from .rela.plt / .rel.plt
  *   sym_dso.c       loading a DSO lazily and looking addresses up in it
  *   sym_kallsyms.c  the kernel's symbols from a kallsyms file
+ *   sym_blocks.c    a file read ahead in blocks on a second thread (kallsyms)
  *   demangle.c      C++ names the way perf prints them
  */
 #ifndef SCX_SYM_INTERNAL_H
@@ -193,5 +194,16 @@ void sym_load_objects(struct sym_tree *t, const struct sym_src *syms, const stru
 
 /* perf 6.1's dso__synthesize_plt_symbols: "name@plt" for each PLT slot. */
 void sym_plt_synthesize(struct sym_tree *t, const struct sym_src *ss);
+
+/* ---- sym_blocks.c ------------------------------------------------------- */
+
+/* A reader of fd (not closed) on a second thread; NULL on OOM. */
+struct sym_blocks *sym_blocks_open(int fd);
+
+/* The next block of the file, valid until the next call: 1, 0 at the end,
+ * -1 on a read error (errno). */
+int sym_blocks_next(struct sym_blocks *b, const char **p, size_t *len);
+
+void sym_blocks_close(struct sym_blocks *b);
 
 #endif

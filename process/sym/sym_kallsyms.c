@@ -4,9 +4,9 @@
  * lines "ADDR TYPE NAME[\t[module]]", types T/W/D/B in either case (perf's
  * symbol_type__filter), names starting with '$' skipped, zero sizes fixed up
  * with the kallsyms rules (page rounding at kernel/module borders and for the
- * last symbol). The file is parsed as it is read, its names kept in the
- * read buffer itself (see kreader). It can be read on a second thread ahead
- * of the first kernel lookup (sym_cache_prefetch_kernel).
+ * last symbol). The file is parsed as another thread reads it (sym_blocks.c),
+ * and the whole load can run on a thread of its own ahead of the first
+ * kernel lookup (sym_cache_prefetch_kernel).
  */
 #include "process/sym/sym_internal.h"
 
@@ -100,23 +100,36 @@ static uint64_t parse_hex(const char **pp, const char *end, bool *ok)
 }
 
 /*
- * The file is read in chunks into one buffer that becomes the tree's string
- * arena: each kept line's name (and module) is moved down to the arena's end
- * (w), which never passes the line being parsed, and the unparsed rest of a
- * chunk is moved down behind it before the next read. So the buffer grows to
- * the names' size plus one chunk, not the file's (5.4 MB of /proc/kallsyms,
- * 122k symbols, ~3 MB of names), each name is copied once, and no symbol
- * costs an allocation.
+ * The file comes in blocks read on a second thread (sym_blocks.c) and is
+ * parsed line by line as it comes; a line split between two blocks is put
+ * together in `carry`. Each kept name (and module) is appended to the
+ * tree's string arena, no allocation per symbol.
  */
-#define CHUNK (64u << 10)
-#define PAD 8u /* zeroed bytes after the data: hex8 may read past a short line */
-
 struct kreader {
 	struct sym_tree *t;
-	char *buf;
-	size_t cap, w; /* buf[0, w): the arena so far (buf[0] = "") */
+	char *arena;
+	size_t cap, w;  /* arena[0, w) so far; arena[0] = "" */
+	char *carry;
+	size_t carry_len, carry_cap;
 	bool nonzero;
 };
+
+/* Room for n more bytes in the arena; -1 OOM. */
+static int arena_room(struct kreader *k, size_t n)
+{
+	size_t cap = k->cap;
+	char *nb;
+
+	if (k->w + n <= cap)
+		return 0;
+	while (k->w + n > cap)
+		cap *= 2;
+	if (cap > ((size_t)1 << 32) || !(nb = realloc(k->arena, cap)))
+		return -1;
+	k->arena = nb;
+	k->cap = cap;
+	return 0;
+}
 
 /* One "ADDR TYPE NAME[\tMODULE]" line in [p, end). 1 kept, 0 skipped, -1 OOM. */
 static int kallsyms_line(struct kreader *k, const char *p, const char *end)
@@ -143,15 +156,16 @@ static int kallsyms_line(struct kreader *k, const char *p, const char *end)
 			mlen++;
 	}
 	nlen = (size_t)((tab ? tab : end) - name);
-	/* the name, then the module, go down to w: both only move left */
+	if (arena_room(k, nlen + mlen + 2) < 0)
+		return -1;
 	noff = k->w;
-	memmove(k->buf + noff, name, nlen);
-	k->buf[noff + nlen] = '\0';
+	memcpy(k->arena + noff, name, nlen);
+	k->arena[noff + nlen] = '\0';
 	k->w = noff + nlen + 1;
 	if (mod) {
 		moff = k->w;
-		memmove(k->buf + moff, mod, mlen);
-		k->buf[moff + mlen] = '\0';
+		memcpy(k->arena + moff, mod, mlen);
+		k->arena[moff + mlen] = '\0';
 		k->w = moff + mlen + 1;
 	}
 	if (k->w > UINT32_MAX)
@@ -162,72 +176,82 @@ static int kallsyms_line(struct kreader *k, const char *p, const char *end)
 		       -1 : 1;
 }
 
-/* Lines of [*r, e) up to the last newline (all of them at the end of the
- * file); *r moves past them. */
-static int kallsyms_lines(struct kreader *k, size_t *r, size_t e, bool eof)
+/* Append [p, p + n) to the carried partial line; -1 OOM. */
+static int carry_add(struct kreader *k, const char *p, size_t n)
 {
-	const char *p = k->buf + *r, *end = k->buf + e, *nl;
+	if (k->carry_len + n > k->carry_cap) {
+		size_t cap = k->carry_cap ? k->carry_cap : 256;
+		char *nb;
 
+		while (k->carry_len + n > cap)
+			cap *= 2;
+		if (!(nb = realloc(k->carry, cap)))
+			return -1;
+		k->carry = nb;
+		k->carry_cap = cap;
+	}
+	memcpy(k->carry + k->carry_len, p, n);
+	k->carry_len += n;
+	return 0;
+}
+
+/* The lines of one block; the part after its last newline is carried. -1 OOM. */
+static int kallsyms_block(struct kreader *k, const char *p, size_t len)
+{
+	const char *end = p + len, *nl;
+
+	if (k->carry_len) {
+		nl = memchr(p, '\n', len);
+		if (carry_add(k, p, (size_t)((nl ? nl : end) - p)) < 0)
+			return -1;
+		if (!nl)
+			return 0;
+		if (kallsyms_line(k, k->carry, k->carry + k->carry_len) < 0)
+			return -1;
+		k->carry_len = 0;
+		p = nl + 1;
+	}
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl) {
-			if (!eof)
-				break;
-			nl = end;
-		}
+		if (!nl)
+			return carry_add(k, p, (size_t)(end - p));
 		if (kallsyms_line(k, p, nl) < 0)
 			return -1;
 	}
-	*r = (size_t)(p - k->buf);
-	if (*r > e)
-		*r = e;
 	return 0;
 }
 
 /* Read and parse the whole file: 0, or -1 with errno set (ENOMEM: no memory). */
 static int kallsyms_read(struct kreader *k, int fd)
 {
-	size_t r = 1, e = 1; /* unparsed bytes: buf[r, e) */
+	struct sym_blocks *blocks;
+	const char *p;
+	size_t len;
+	int rc;
 
 	k->cap = 1u << 20;
-	if (!(k->buf = malloc(k->cap)))
+	if (!(k->arena = malloc(k->cap)))
 		return -1;
-	k->buf[0] = '\0';
+	k->arena[0] = '\0';
 	k->w = 1;
-	for (;;) {
-		ssize_t n;
-
-		if (e + CHUNK + PAD > k->cap) {
-			size_t cap = k->cap * 2;
-			char *nb;
-
-			while (e + CHUNK + PAD > cap)
-				cap *= 2;
-			if (cap > ((size_t)1 << 33) || !(nb = realloc(k->buf, cap))) {
-				errno = ENOMEM;
-				return -1;
-			}
-			k->buf = nb;
-			k->cap = cap;
-		}
-		n = read(fd, k->buf + e, CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		e += (size_t)n;
-		memset(k->buf + e, 0, PAD);
-		if (kallsyms_lines(k, &r, e, n == 0) < 0) {
-			errno = ENOMEM;
-			return -1;
-		}
-		if (n == 0)
-			return 0;
-		/* the partial line goes down behind the arena */
-		memmove(k->buf + k->w, k->buf + r, e - r);
-		e = k->w + (e - r);
-		r = k->w;
+	if (!(blocks = sym_blocks_open(fd))) {
+		errno = ENOMEM;
+		return -1;
 	}
+	while ((rc = sym_blocks_next(blocks, &p, &len)) > 0) {
+		if (kallsyms_block(k, p, len) < 0) {
+			rc = -1;
+			errno = ENOMEM;
+			break;
+		}
+	}
+	sym_blocks_close(blocks);
+	if (rc == 0 && k->carry_len && kallsyms_line(k, k->carry, k->carry + k->carry_len) < 0) {
+		rc = -1; /* the last line, without its newline */
+		errno = ENOMEM;
+	}
+	free(k->carry);
+	return rc;
 }
 
 static int kallsyms_load(struct sym_cache *c, const char *path)
@@ -245,11 +269,13 @@ static int kallsyms_load(struct sym_cache *c, const char *path)
 		ret = errno == ENOMEM ? scx_fail("symbols: out of memory reading %s", path)
 				      : scx_fail_errno("%s", path);
 	close(fd);
-	/* the names are in k.buf: it becomes the tree's arena */
-	free(c->kt.str.buf);
-	c->kt.str.buf = k.buf;
-	c->kt.str.len = k.w;
-	c->kt.str.cap = k.cap;
+	/* the names are in k.arena: it becomes the tree's */
+	if (k.arena) {
+		free(c->kt.str.buf);
+		c->kt.str.buf = k.arena;
+		c->kt.str.len = k.w;
+		c->kt.str.cap = k.cap;
+	}
 	if (!ret && !k.nonzero)
 		ret = scx_fail("%s: all addresses are zero (kptr_restrict)", path);
 	if (!ret && sym_tree_build_kallsyms(&c->kt) < 0)
