@@ -169,6 +169,23 @@ static void tb_i64(struct tb *b, int64_t v, int width)
 	tb_num(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0, width);
 }
 
+/* "comm=C pid=P": the head of a task's fields */
+static void tb_comm_pid(struct tb *b, const char *comm, int64_t pid)
+{
+	TB_LIT(b, "comm=");
+	tb_str(b, comm);
+	TB_LIT(b, " pid=");
+	tb_i64(b, pid, 0);
+}
+
+/* "comm=C pid=P prio=N": the first task of wakeups, migrations and exits */
+static void tb_task(struct tb *b, const struct sched_vals *v)
+{
+	tb_comm_pid(b, v->comm, v->pid);
+	TB_LIT(b, " prio=");
+	tb_i64(b, v->prio, 0);
+}
+
 size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size)
 {
 	struct tb b = {out, size, 0};
@@ -194,34 +211,19 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		tb_i64(&b, v->prio2, 0);
 		break;
 	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING:
-		TB_LIT(&b, "comm=");
-		tb_str(&b, v->comm);
-		TB_LIT(&b, " pid=");
-		tb_i64(&b, v->pid, 0);
-		TB_LIT(&b, " prio=");
-		tb_i64(&b, v->prio, 0);
+		tb_task(&b, v);
 		TB_LIT(&b, " target_cpu=");
 		tb_i64(&b, v->a0, 3);
 		break;
 	case SK_MIGRATE:
-		TB_LIT(&b, "comm=");
-		tb_str(&b, v->comm);
-		TB_LIT(&b, " pid=");
-		tb_i64(&b, v->pid, 0);
-		TB_LIT(&b, " prio=");
-		tb_i64(&b, v->prio, 0);
+		tb_task(&b, v);
 		TB_LIT(&b, " orig_cpu=");
 		tb_i64(&b, v->a0, 0);
 		TB_LIT(&b, " dest_cpu=");
 		tb_i64(&b, v->a1, 0);
 		break;
 	case SK_EXIT:
-		TB_LIT(&b, "comm=");
-		tb_str(&b, v->comm);
-		TB_LIT(&b, " pid=");
-		tb_i64(&b, v->pid, 0);
-		TB_LIT(&b, " prio=");
-		tb_i64(&b, v->prio, 0);
+		tb_task(&b, v);
 		if (v->has_a0)
 			tb_str(&b, v->a0 ? " group_dead=true" : " group_dead=false");
 		break;
@@ -234,20 +236,14 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		tb_i64(&b, v->pid2, 0);
 		break;
 	case SK_FORK:
-		TB_LIT(&b, "comm=");
-		tb_str(&b, v->comm);
-		TB_LIT(&b, " pid=");
-		tb_i64(&b, v->pid, 0);
+		tb_comm_pid(&b, v->comm, v->pid);
 		TB_LIT(&b, " child_comm=");
 		tb_str(&b, v->comm2);
 		TB_LIT(&b, " child_pid=");
 		tb_i64(&b, v->pid2, 0);
 		break;
 	case SK_STAT_RUNTIME:
-		TB_LIT(&b, "comm=");
-		tb_str(&b, v->comm);
-		TB_LIT(&b, " pid=");
-		tb_i64(&b, v->pid, 0);
+		tb_comm_pid(&b, v->comm, v->pid);
 		TB_LIT(&b, " runtime=");
 		tb_num(&b, (uint64_t)v->a0, false, 0);
 		TB_LIT(&b, " [ns]");
