@@ -109,6 +109,39 @@ bpffs_private_umount() {
 	return 0
 }
 
+# own_session "$@": this test runs again in a session of its own (setsid)
+# whose autogroup has nice -20: with autogrouping the scheduler shares the
+# CPUs between sessions first, so busy loops and other tests elsewhere do not
+# starve the programs it measures. Call it first thing after sourcing this
+# file (the first run's $WORK is removed before the exec).
+own_session() {
+	if [ -z "${SCX_OWN_SESSION:-}" ] && command -v setsid >/dev/null; then
+		rm -rf "$WORK"
+		SCX_OWN_SESSION=1 exec setsid -w bash "$0" "$@"
+	fi
+	[ -w /proc/self/autogroup ] && echo -20 >/proc/self/autogroup 2>/dev/null
+	echo "info: autogroup $(cat /proc/self/autogroup 2>/dev/null)"
+}
+
+# allotment_cgroup NAME: an allotment cgroup of this run's own
+# (workload.slice/workload-tw-NAME-PID.allotment.slice), removed at exit
+# with $WORK; sets cg2 (the cgroup2 mount), cg, ALLOT (a regex matching
+# that cgroup only) and IN_CG (a command prefix: runs its command inside it).
+# Fails without a cgroup2 mount.
+allotment_cgroup() {
+	cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$cg2" ] || return 1
+	cg="workload.slice/workload-tw-$1-$$.allotment.slice"
+	mkdir -p "$cg2/$cg"
+	trap 'rmdir "$cg2/$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+	ALLOT="workload-tw-$1-$$\\.allotment\\.slice"
+	IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg2/$cg")
+}
+
+# subcells CONFIG: the subcells of CONFIG's allotment cell (the programs
+# under test), one a line, units joined by +
+subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
+
 # perf_record_clean OUT PERF-RECORD-ARGS...: `perf record -o OUT ARGS`, recorded
 # again (up to 3 times) while OUT holds samples under ids of no event of its
 # own: another system-wide recording of the same event at the same time (a

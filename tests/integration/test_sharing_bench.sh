@@ -26,28 +26,17 @@
 # then fails with what -v said. The test runs in a session of its own whose
 # autogroup has nice -20 (as test_sharing_redis.sh). The programs run in an
 # allotment cgroup of this run's own, and only -v's lines of that cell are read.
-if [ -z "${SCX_BENCH_OWN_SESSION:-}" ] && command -v setsid >/dev/null; then
-	SCX_BENCH_OWN_SESSION=1 exec setsid -w bash "$0" "$@"
-fi
 . "$(dirname "$0")/lib.sh"
-[ -w /proc/self/autogroup ] && echo -20 >/proc/self/autogroup 2>/dev/null
-echo "info: autogroup $(cat /proc/self/autogroup 2>/dev/null)"
+own_session "$@"
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip "sqlite and perf bench sharing" "needs root (system-wide sampling, pagemap frame numbers)"
 	exit 0
 fi
-cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$cg2" ]; then
+if ! allotment_cgroup bench; then
 	skip "sqlite and perf bench sharing" "no cgroup2 mount"
 	exit 0
 fi
-cg="workload.slice/workload-tw-bench-$$.allotment.slice"
-mkdir -p "$cg2/$cg"
-trap 'rmdir "$cg2/$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
-ALLOT="workload-tw-bench-$$\\.allotment\\.slice"
-IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg2/$cg")
-subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
 # run NAME RECORD-OPTIONS... -- CMD...: record, process, extract -v; subcells in $WORK/NAME/sub
 run() {

@@ -14,7 +14,6 @@
 #     merged.
 . "$(dirname "$0")/lib.sh"
 GEN="$TOP/tests/tools/gen_density.py"
-subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
 # ext NAME GENARGS...: generate, extract -v; subcells in $WORK/NAME.sub
 ext() {

@@ -27,18 +27,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "sharing at every rate" "needs root (system-wide sampling, pagemap frame numbers)"
 	exit 0
 fi
-cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$cg2" ]; then
+if ! allotment_cgroup rates; then
 	skip "sharing at every rate" "no cgroup2 mount"
 	exit 0
 fi
-cg="workload.slice/workload-tw-rates-$$.allotment.slice"
-mkdir -p "$cg2/$cg"
-trap 'rmdir "$cg2/$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
-ALLOT="workload-tw-rates-$$\\.allotment\\.slice"
-IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg2/$cg")
 WL="$TOP/$BUILD/workloads"
-subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
 # run NAME RATEARGS -- CMD...: record, process, extract; the allotment subcells in $WORK/NAME/sub
 run() {

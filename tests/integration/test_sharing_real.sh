@@ -74,9 +74,6 @@ record_with_oracle() {
 	return 0
 }
 
-# subcells of the config, one per line, units joined by +
-# subcells of the allotment cell (the programs under test), one per line, units joined by +
-subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
 if [ -n "$missing" ]; then
 	skip "memcached + memcslap, stress-ng beside the planted workload" "not installed:$missing (make deps installs them)"

@@ -18,12 +18,8 @@
 # CPUs between sessions first, so busy loops and other tests elsewhere do
 # not starve redis-benchmark into a few samples (0.06-0.3% of the cell in 4
 # of 5 runs at load ~15 without it).
-if [ -z "${SCX_REDIS_OWN_SESSION:-}" ] && command -v setsid >/dev/null; then
-	SCX_REDIS_OWN_SESSION=1 exec setsid -w bash "$0" "$@"
-fi
 . "$(dirname "$0")/lib.sh"
-[ -w /proc/self/autogroup ] && echo -20 >/proc/self/autogroup 2>/dev/null
-echo "info: autogroup $(cat /proc/self/autogroup 2>/dev/null)"
+own_session "$@"
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip "redis sharing test" "needs root (system-wide sampling, pagemap frame numbers)"
@@ -47,7 +43,6 @@ trap '[ -n "$rp" ] && kill $rp 2>/dev/null; for c in $cgs; do rmdir "$cg2/$c" 2>
 ALLOT="workload-tw-(rsrv|rcli)-$$\\.allotment\\.slice"
 IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"')
 cgdir() { echo "$cg2/workload.slice/workload-tw-$1-$$.allotment.slice"; }
-subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
 conclusive=0
 for run in 1 2 3 4 5 6 7 8; do
