@@ -7,6 +7,9 @@
  * profile's sched.data (opened via /proc/self/fd/N), sched.jsonl going to
  * /dev/null, and through the Perfetto trace writer (trace.pftrace to
  * /dev/null too). The reader may accept or refuse it; a refusal must say why.
+ * Then through the names pass (process_sched_names: the names records give
+ * threads whose COMM perf.data lost): it reads what the real pass reads, so
+ * it succeeds when that did, and every name it keeps is found again, sorted.
  * Anything else (a crash, a sanitizer report) is a bug.
  *
  * With SCX_FUZZ_SEED_DIR set, LLVMFuzzerInitialize() first writes a small
@@ -17,6 +20,7 @@
 #include "lib/sched_data_format.h"
 #include "lib/pftrace/perfetto_trace.h"
 #include "process/process_sched.h"
+#include "process/thread_names.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +32,30 @@
 static int memfd = -1;
 static struct process_inputs in;
 static FILE *devnull;
+
+static void check_names(const struct process_opts *opts, int sched_rc)
+{
+	struct thread_names names;
+	size_t i;
+	int rc;
+
+	thread_names_init(&names);
+	scx_clear_error();
+	rc = process_sched_names(opts, &names);
+	if (rc < 0 && (sched_rc == 0 || scx_errmsg()[0] == '\0'))
+		abort(); /* it reads no more than process_sched, and failures say why */
+	for (i = 0; i < names.n; i++) {
+		const struct thread_name *e = &names.v[i];
+		const char *n = thread_names_lookup(&names, e->tid, e->time_ns);
+
+		if (!n || !n[0] || e->tid == 0 || e->tid > INT32_MAX)
+			abort(); /* a noted tid has a name at its own time */
+		if (i && (names.v[i - 1].tid > e->tid ||
+			  (names.v[i - 1].tid == e->tid && names.v[i - 1].time_ns > e->time_ns)))
+			abort(); /* sorted by tid and time */
+	}
+	thread_names_free(&names);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -54,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* failures must say why */
 	if (res.sched.parsed + res.sched.unparseable != res.sched.total)
 		abort(); /* every record is either emitted or counted as unparseable */
+	check_names(&opts, rc);
 	return 0;
 }
 
