@@ -48,6 +48,12 @@ struct mem_backend_opts {
 	uint64_t period;            /* -c, 0 = unset */
 	uint64_t freq;              /* -F, 0 = unset */
 	bool stores;                /* --stores */
+	/* Arm SPE: may this process see physical addresses and PIDs in context
+	 * packets (root, CAP_PERFMON or CAP_SYS_ADMIN)? PROBE asks the kernel
+	 * (effective capabilities); tests set YES/NO */
+	enum { MEM_PRIV_PROBE, MEM_PRIV_YES, MEM_PRIV_NO } priv;
+	const char *kconfig_path;   /* Arm SPE: kernel config to read CONFIG_PID_IN_CONTEXTIDR
+	                             * from; NULL = /boot/config-$(uname -r) */
 };
 
 #define MEM_BACKEND_MAX_EVENTS 6
@@ -59,7 +65,8 @@ struct mem_event {
 	char cpus[256];              /* cpu list the PMU covers ("0-7"), "" = all online cpus (hybrid: per PMU) */
 	bool is_aux_leader;          /* mem-loads-aux: opened but its samples are not memory samples */
 	bool own_ring;               /* a ring buffer of its own on each cpu: a second software event
-	                              * (see mem_stream.c, restore_sample_id) */
+	                              * (see mem_stream.c, restore_sample_id), or an AUX event */
+	bool aux_area;               /* Arm SPE: its data arrives in an AUX area next to its own ring */
 };
 
 struct mem_backend {
@@ -70,7 +77,14 @@ struct mem_backend {
 	size_t nr_events;
 	bool ldlat_applied;   /* false e.g. on AMD without caps/ldlat, or software */
 	struct warnings warnings; /* e.g. the no-PMU warning */
-	bool needs_aux_decoder; /* Arm SPE: data arrives in the AUX buffer (not supported yet) */
+	bool needs_aux_decoder; /* Arm SPE: data arrives in the AUX buffer, as AUXTRACE records
+	                         * in perf.mem.data that process decodes */
+	/* Arm SPE: the side-band event also records context switches
+	 * (attr.context_switch: PERF_RECORD_SWITCH_CPU_WIDE), which attribute
+	 * samples to threads where context packets carry no PID */
+	bool context_switch;
+	char pid_source[160];   /* Arm SPE: how samples get their thread (metadata.json) */
+	bool phys_addr;         /* Arm SPE: pa_enable set (physical addresses in the packets) */
 	/* decode: the attr perf.mem.data describes its samples with (the
 	 * kernel's cpu-clock samples in ev[0] are rewritten into these) */
 	bool rewrites_samples;

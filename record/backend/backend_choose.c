@@ -10,6 +10,7 @@
 #include "record/backend/backend_event.h"
 #include "record/backend/backend_kit.h"
 #include "record/backend/backend_pmu.h"
+#include "record/backend/backend_spe.h"
 #include "record/decode/decode.h"
 #include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"

@@ -8,6 +8,7 @@
  */
 #include "record/backend/backend_event.h"
 #include "record/backend/backend_kit.h"
+#include "record/backend/backend_spe.h"
 #include "record/backend/pfm_event.h"
 #include "record/backend/pmu_sysfs.h"
 #include "lib/error.h"
@@ -106,7 +107,7 @@ static bool format_nonzero(const struct pmu_desc *p, const struct perf_event_att
 	const uint64_t words[3] = { attr->config, attr->config1, attr->config2 };
 
 	for (size_t i = 0; i < p->nr_formats; i++) {
-		if (!strcmp(p->formats[i].name, name))
+		if (!strcmp(p->formats[i].name, name) && p->formats[i].word < 3)
 			return (words[p->formats[i].word] & p->formats[i].mask) != 0;
 	}
 	return false;
@@ -140,7 +141,7 @@ static int add_spec_event(const struct mem_backend_opts *o, struct mem_backend *
 			  const struct pmu_desc *pmu, const struct perf_event_attr *attr,
 			  enum mem_backend_kind kind)
 {
-	int leader = -1;
+	int leader = -1, idx;
 
 	if (pmu && kind == MEM_BACKEND_INTEL_PEBS && needs_aux_leader(pmu, attr)) {
 		leader = mem_backend_add_aux_leader(b, pmu);
@@ -148,7 +149,8 @@ static int add_spec_event(const struct mem_backend_opts *o, struct mem_backend *
 			return -1;
 		b->ev[leader].attr.precise_ip = attr->precise_ip;
 	}
-	if (mem_backend_add(b, attr, o->event_spec, leader, pmu ? pmu->cpus : "") < 0)
+	idx = mem_backend_add(b, attr, o->event_spec, leader, pmu ? pmu->cpus : "");
+	if (idx < 0)
 		return -1;
 	b->kind = kind;
 	b->needs_aux_decoder = kind == MEM_BACKEND_ARM_SPE;
@@ -158,9 +160,11 @@ static int add_spec_event(const struct mem_backend_opts *o, struct mem_backend *
 		 mem_backend_name(kind), o->event_spec);
 	if (o->stores)
 		mem_backend_warn(b, "--stores ignored with --event: the event says what is sampled");
-	if (b->needs_aux_decoder)
-		mem_backend_warn(b, "Arm SPE data arrives as AUX-buffer packets, whose decoding is "
-				    "not implemented yet: no memory samples can be produced");
+	if (b->needs_aux_decoder) { /* its own ring with an AUX area on each cpu */
+		b->ev[idx].own_ring = b->ev[idx].aux_area = true;
+		b->phys_addr = pmu && format_nonzero(pmu, attr, "pa_enable");
+		mem_backend_spe_pid_source(o, b);
+	}
 	return 0;
 }
 

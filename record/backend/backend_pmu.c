@@ -1,10 +1,10 @@
 /*
  * backend_pmu.c - the memory-sampling backends built from the sysfs PMUs
  * (see backend_pmu.h): Intel PEBS load latency (cpu, or hybrid cpu_core +
- * cpu_atom, with events/mem-loads), AMD IBS op (ibs_op), Arm SPE
- * (arm_spe_N), page-fault software samples and decode (cpu-clock samples
- * with user registers). Every config bit comes from the PMU's own events/
- * and format/ files through pmu_sysfs.c.
+ * cpu_atom, with events/mem-loads), AMD IBS op (ibs_op), page-fault
+ * software samples and decode (cpu-clock samples with user registers);
+ * Arm SPE (arm_spe_N) is backend_spe.c. Every config bit comes from the
+ * PMU's own events/ and format/ files through pmu_sysfs.c.
  */
 #include "record/backend/backend_pmu.h"
 #include "record/backend/backend_kit.h"
@@ -12,7 +12,6 @@
 #include "record/decode/decode.h"
 #include "lib/error.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,73 +183,6 @@ int mem_backend_build_amd(const struct mem_backend_opts *o, struct mem_backend *
 		snprintf(b->description, sizeof(b->description),
 			 "AMD IBS op sampling: all ops (loads and stores; non-memory ops carry "
 			 "mem_op NA), with data address, source and latency");
-	return 0;
-}
-
-/* ---- Arm SPE ----------------------------------------------------------- */
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp((const char *)a, (const char *)b);
-}
-
-/* arm_spe_N directories under root, sorted; count. */
-size_t mem_backend_spe_pmus(const char *root, char names[MEM_BACKEND_MAX_SPE_PMUS][64])
-{
-	DIR *d = opendir(pmu_sysfs_root(root));
-	struct dirent *de;
-	size_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL && n < MEM_BACKEND_MAX_SPE_PMUS) {
-		if (strncmp(de->d_name, "arm_spe_", 8) == 0 && strlen(de->d_name) < 64)
-			strcpy(names[n++], de->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_name);
-	return n;
-}
-
-static int spe_add(struct mem_backend *b, const struct pmu_desc *pmu,
-		   const struct mem_backend_opts *o)
-{
-	struct perf_event_attr attr = { 0 };
-	char terms[128], name[200];
-
-	snprintf(terms, sizeof(terms), "ts_enable=1,pa_enable=1,load_filter=1%s,min_latency=%u",
-		 o->stores ? ",store_filter=1" : "", o->ldlat);
-	mem_backend_attr_common(&attr, MEM_BACKEND_ARM_SPE);
-	attr.type = pmu->type;
-	if (pmu_apply_terms(pmu, &attr, terms) < 0 ||
-	    mem_backend_attr_sampling(&attr, MEM_BACKEND_ARM_SPE, o, pmu, false) < 0)
-		return -1;
-	snprintf(name, sizeof(name), "%s/%s/", pmu->name, terms);
-	return mem_backend_add(b, &attr, name, -1, pmu->cpus);
-}
-
-int mem_backend_build_spe(const struct mem_backend_opts *o, char names[][64], size_t n,
-		     struct mem_backend *b)
-{
-	struct pmu_desc pmu;
-	size_t used = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (pmu_load(o->sysfs_root, names[i], &pmu) < 0 || spe_add(b, &pmu, o) < 0)
-			return -1;
-		used += (size_t)snprintf(b->pmu + used, sizeof(b->pmu) - used, "%s%s",
-					 i ? "," : "", names[i]);
-	}
-	b->kind = MEM_BACKEND_ARM_SPE;
-	b->ldlat_applied = true;
-	b->needs_aux_decoder = true;
-	snprintf(b->description, sizeof(b->description),
-		 "Arm SPE on %s: loads%s with latency >= %u cycles; records arrive as AUX-buffer "
-		 "packets",
-		 b->pmu, o->stores ? " and stores" : "", o->ldlat);
-	mem_backend_warn(b, "Arm SPE found (%s), but decoding its AUX-buffer packets is not "
-			    "implemented yet: no memory samples can be produced from it",
-			 b->pmu);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /*
  * backend_pmu.h - building each memory-sampling backend from the sysfs PMUs
- * (backend_pmu.c), for backend_choose.c: find a vendor's PMUs, then build
+ * (backend_pmu.c; Arm SPE: backend_spe.h), for backend_choose.c: find a vendor's PMUs, then build
  * its complete event set into a zeroed struct mem_backend. Every build
  * returns 0, or -1 with scx_fail() saying why (e.g. --ldlat out of the
  * vendor's range). Not part of the record API.
@@ -12,8 +12,6 @@
 
 #include "record/backend/backend.h"
 
-#define MEM_BACKEND_MAX_SPE_PMUS 4
-
 /* Names of the Intel core PMUs (cpu, cpu_core, cpu_atom) with events/mem-loads under root; count. */
 size_t mem_backend_intel_pmus(const char *root, const char *names[3]);
 int mem_backend_build_intel(const struct mem_backend_opts *o, const char *const *names, size_t n,
@@ -21,10 +19,6 @@ int mem_backend_build_intel(const struct mem_backend_opts *o, const char *const 
 
 /* AMD IBS op (the caller checked that ibs_op exists). */
 int mem_backend_build_amd(const struct mem_backend_opts *o, struct mem_backend *b);
-
-/* arm_spe_N directories under root, sorted; count. */
-size_t mem_backend_spe_pmus(const char *root, char names[MEM_BACKEND_MAX_SPE_PMUS][64]);
-int mem_backend_build_spe(const struct mem_backend_opts *o, char names[][64], size_t n, struct mem_backend *b);
 
 /* Page-fault software samples: every machine has them. */
 int mem_backend_build_software(const struct mem_backend_opts *o, struct mem_backend *b);

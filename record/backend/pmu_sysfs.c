@@ -82,9 +82,9 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static int parse_word(const char *s, size_t len, int *word)
 {
-	static const char *const words[] = { "config", "config1", "config2" };
+	static const char *const words[] = { "config", "config1", "config2", "config3" };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (strlen(words[i]) == len && strncmp(s, words[i], len) == 0) {
 			*word = i;
 			return 0;
@@ -323,6 +323,15 @@ static int deposit_bits(uint64_t mask, uint64_t val, uint64_t *out)
 	return 0;
 }
 
+/* config3 (kernel 6.3+, e.g. Arm SPE's inv_event_filter) is read from
+ * format/ so that such PMUs load, but the linux/perf_event.h built against
+ * has no attr.config3 field to set it in. */
+static int config3_refused(const struct pmu_desc *p, const char *name)
+{
+	return scx_fail("PMU %s: term \"%s\" lives in attr.config3, which this build does not "
+			"set (its perf_event_attr predates config3)", p->name, name);
+}
+
 int pmu_set_term(const struct pmu_desc *p, struct perf_event_attr *attr, const char *name,
 		 uint64_t val)
 {
@@ -333,9 +342,13 @@ int pmu_set_term(const struct pmu_desc *p, struct perf_event_attr *attr, const c
 	if (!f) {
 		if (parse_word(name, strlen(name), &word) < 0)
 			return scx_fail("PMU %s has no format term \"%s\"", p->name, name);
+		if (word == PMU_WORD_CONFIG3)
+			return config3_refused(p, name);
 		*attr_word(attr, word) = val;
 		return 0;
 	}
+	if (f->word == PMU_WORD_CONFIG3)
+		return config3_refused(p, name);
 	if (deposit_bits(f->mask, val, &bits) < 0)
 		return scx_fail("%s/%s=%#" PRIx64 "/: value wider than its %d-bit field", p->name,
 				name, val, __builtin_popcountll(f->mask));

@@ -15,11 +15,12 @@
 
 #define PMU_SYSFS_DEFAULT_ROOT "/sys/bus/event_source/devices"
 #define PMU_MAX_FORMATS 64
+#define PMU_WORD_CONFIG3 3
 
 /* One format/NAME file: which attr config word and which bits of it. */
 struct pmu_format {
 	char name[32];
-	int word;      /* 0 = config, 1 = config1, 2 = config2 */
+	int word;      /* 0 = config, 1 = config1, 2 = config2, 3 = config3 (read, never set) */
 	uint64_t mask; /* bits of that word, filled low to high with the value */
 };
 

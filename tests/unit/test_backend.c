@@ -419,40 +419,121 @@ Test(backend, amd_ibs_period_rules)
 
 /* ------------------------------------------------------------- Arm SPE */
 
-Test(backend, arm_spe_loads_with_min_interval_period)
+/*
+ * What perf would build for the same options. perf 6.1's `perf mem record`
+ * on arm64 encodes arm_spe_0/ts_enable=1,load_filter=1,store_filter=0,
+ * min_latency=N/ for loads and load_filter=1,store_filter=1 for loads and
+ * stores (tools/perf/arch/arm64/util/mem-events.c, perf_mem_events[]),
+ * each term placed by the PMU's format/ file (util/pmu.c,
+ * pmu_format_value: value bits spread over the format's bits, low to
+ * high); arm_spe_recording_options() (arch/arm64/util/arm-spe.c) sets
+ * freq 0 and sample_period = caps/min_interval (4096 when absent); no
+ * aux_watermark (0: the kernel wakes at half the AUX area); exclude_guest
+ * 1 (util/util.c event_attr_init). We add jitter=1 and, when privileged,
+ * pa_enable=1 (perf mem's -p/--phys-data asks for the same bit). The
+ * expected words below are written from the fixture's format files by
+ * hand: ts_enable config:0, pa_enable config:1, jitter config:16,
+ * load_filter config:33, store_filter config:34, min_latency config2:0-11.
+ */
+#define SPE_TS (1ULL << 0)
+#define SPE_PA (1ULL << 1)
+#define SPE_JITTER (1ULL << 16)
+#define SPE_LOADS (1ULL << 33)
+#define SPE_STORES (1ULL << 34)
+
+static void spe_assert_perf_attr(const struct perf_event_attr *a, uint32_t type, uint64_t config,
+				 uint64_t config2, uint64_t period)
 {
-	struct mem_backend_opts o = opts_for("spe");
+	cr_assert_eq(a->type, type);
+	cr_assert_eq(a->config, config, "config %#llx, want %#llx", (unsigned long long)a->config,
+		     (unsigned long long)config);
+	cr_assert_eq(a->config1, 0, "no event_filter");
+	cr_assert_eq(a->config2, config2, "min_latency");
+	cr_assert_eq(a->freq, 0);
+	cr_assert_eq(a->sample_period, period);
+	cr_assert_eq(a->aux_watermark, 0, "perf leaves aux_watermark 0");
+	cr_assert_eq(a->precise_ip, 0);
+	cr_assert_eq(a->exclude_guest, 1);
+	cr_assert_eq(a->sample_type, COMMON_SAMPLE | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT);
+	assert_common_flags(a);
+}
+
+static const char *kconfig(const char *name)
+{
+	static char b[PATH_MAX];
+	const char *top = getenv("TOP");
+
+	snprintf(b, sizeof(b), "%s%stests/fixtures/kconfig/%s", top ? top : "", top ? "/" : "", name);
+	return b;
+}
+
+Test(backend, arm_spe_neoverse_loads_as_perf_mem_builds_them)
+{
+	static const struct { const char *machine; uint32_t type; const char *cpus; } hosts[] = {
+		{ "neoverse-n1", 9, "0-63" },  /* Graviton2, Ampere Altra */
+		{ "neoverse-v1", 10, "0-63" }, /* Graviton3 */
+		{ "neoverse-v2", 11, "0-95" }, /* Graviton4, Grace; config3 format files too */
+	};
+
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		struct mem_backend_opts o = opts_for(hosts[i].machine);
+		struct mem_backend b;
+
+		o.priv = MEM_PRIV_YES;
+		o.kconfig_path = kconfig("pid_in_contextidr");
+		choose_ok(&o, &b);
+		cr_assert_eq(b.kind, MEM_BACKEND_ARM_SPE);
+		cr_assert_str_eq(b.pmu, "arm_spe_0");
+		cr_assert(b.needs_aux_decoder);
+		cr_assert_not(has_warning(&b, "not implemented"));
+		cr_assert_eq(b.nr_events, 1);
+		cr_assert(b.ev[0].aux_area && b.ev[0].own_ring, "one ring with an AUX area per cpu");
+		spe_assert_perf_attr(&b.ev[0].attr, hosts[i].type,
+				     SPE_TS | SPE_PA | SPE_JITTER | SPE_LOADS, 10, 1024);
+		cr_assert_str_eq(b.ev[0].cpus, hosts[i].cpus);
+		cr_assert(b.phys_addr);
+		cr_assert(b.context_switch, "switch records are recorded as perf does");
+		cr_assert(strstr(b.pid_source, "context packets"), "%s", b.pid_source);
+		cr_assert_str_eq(b.ev[0].name, "arm_spe_0/ts_enable=1,pa_enable=1,jitter=1,"
+					       "load_filter=1,store_filter=0,min_latency=10/");
+	}
+}
+
+Test(backend, arm_spe_unprivileged_no_pa_and_switch_records)
+{
+	struct mem_backend_opts o = opts_for("neoverse-n1");
 	struct mem_backend b;
 
+	o.priv = MEM_PRIV_NO;
+	o.kconfig_path = kconfig("pid_in_contextidr");
 	choose_ok(&o, &b);
-	cr_assert_eq(b.kind, MEM_BACKEND_ARM_SPE);
-	cr_assert_str_eq(b.pmu, "arm_spe_0");
-	cr_assert(b.needs_aux_decoder);
-	cr_assert(has_warning(&b, "not implemented yet"));
-	cr_assert_eq(b.nr_events, 1);
-	cr_assert_eq(b.ev[0].attr.type, 10);
-	/* ts_enable config:0, pa_enable config:1, load_filter config:33 */
-	cr_assert_eq(b.ev[0].attr.config, (1ULL << 33) | 0x3);
-	cr_assert_eq(b.ev[0].attr.config2, 10, "min_latency = ldlat in config2:0-11");
-	cr_assert_eq(b.ev[0].attr.freq, 0);
-	cr_assert_eq(b.ev[0].attr.sample_period, 1024, "caps/min_interval");
-	cr_assert_eq(b.ev[0].attr.precise_ip, 0);
-	cr_assert_eq(b.ev[0].attr.sample_type,
-		     COMMON_SAMPLE | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT);
-	cr_assert_str_eq(b.ev[0].cpus, "0-7");
-	assert_common_flags(&b.ev[0].attr);
+	spe_assert_perf_attr(&b.ev[0].attr, 9, SPE_TS | SPE_JITTER | SPE_LOADS, 10, 1024);
+	cr_assert_not(b.phys_addr);
+	cr_assert(has_warning(&b, "pa_enable needs root or CAP_PERFMON"));
+	cr_assert(strstr(b.pid_source, "switch records"), "%s", b.pid_source);
+	o.priv = MEM_PRIV_YES;
+	o.kconfig_path = kconfig("no_pid_in_contextidr");
+	choose_ok(&o, &b);
+	cr_assert(strstr(b.pid_source, "without CONFIG_PID_IN_CONTEXTIDR"), "%s", b.pid_source);
+	o.kconfig_path = "/nonexistent/config";
+	choose_ok(&o, &b);
+	cr_assert(strstr(b.pid_source, "unreadable"), "%s", b.pid_source);
+	cr_assert(b.context_switch);
 }
 
 Test(backend, arm_spe_stores_and_period_rules)
 {
-	struct mem_backend_opts o = opts_for("spe");
+	struct mem_backend_opts o = opts_for("neoverse-v1");
 	struct mem_backend b;
 
+	o.priv = MEM_PRIV_YES;
 	o.stores = true;
 	o.period = 8192;
+	o.ldlat = 30; /* perf mem's default */
 	choose_ok(&o, &b);
-	cr_assert_eq(b.ev[0].attr.config, (1ULL << 34) | (1ULL << 33) | 0x3, "store_filter");
-	cr_assert_eq(b.ev[0].attr.sample_period, 8192);
+	spe_assert_perf_attr(&b.ev[0].attr, 10, SPE_TS | SPE_PA | SPE_JITTER | SPE_LOADS | SPE_STORES,
+			     30, 8192);
+	cr_assert(strstr(b.description, "loads and stores"), "%s", b.description);
 	o.period = 512;
 	choose_fails(&o, "minimum sampling interval 1024");
 	o.period = 0;
@@ -460,7 +541,48 @@ Test(backend, arm_spe_stores_and_period_rules)
 	choose_fails(&o, "fixed period");
 	o.freq = 0;
 	o.ldlat = 4096;
-	choose_fails(&o, "min_latency");
+	choose_fails(&o, "min_latency holds at most 4095 cycles (12 bits");
+	o.ldlat = 4095;
+	choose_ok(&o, &b);
+	cr_assert_eq(b.ev[0].attr.config2, 4095);
+}
+
+/* Every bit from format/: a PMU whose fields sit elsewhere (spe-moved:
+ * ts_enable config:40, pa_enable config:41-42, load_filter config:5,
+ * store_filter config:7, min_latency config2:8-15,20-23, no jitter, no
+ * caps/min_interval) gets them there. */
+Test(backend, arm_spe_bits_come_from_format_files)
+{
+	struct mem_backend_opts o = opts_for("spe-moved");
+	struct mem_backend b;
+
+	o.priv = MEM_PRIV_YES;
+	o.stores = true;
+	o.ldlat = 0x321; /* low 8 bits -> 8-15, the next 4 -> 20-23 */
+	choose_ok(&o, &b);
+	spe_assert_perf_attr(&b.ev[0].attr, 21, (1ULL << 40) | (1ULL << 41) | (1ULL << 5) | (1ULL << 7),
+			     (0x21ULL << 8) | (0x3ULL << 20), 4096);
+	cr_assert_str_eq(b.ev[0].cpus, "0-3");
+}
+
+/* config3 format files (kernel 6.13+: inv_event_filter) load; setting one
+ * is refused by name, since our perf_event_attr has no config3. */
+Test(backend, arm_spe_config3_formats_load_but_are_not_set)
+{
+	struct mem_backend_opts o = opts_for("neoverse-v2");
+	struct perf_event_attr attr = { 0 };
+	struct pmu_desc p;
+	struct mem_backend b;
+
+	cr_assert_eq(pmu_load(o.sysfs_root, "arm_spe_0", &p), 0, "%s", scx_errmsg());
+	cr_assert_neq(pmu_set_term(&p, &attr, "inv_event_filter", 1), 0);
+	cr_assert(strstr(scx_errmsg(), "config3"), "%s", scx_errmsg());
+	o.event_spec = "arm_spe_0/inv_event_filter=1/";
+	choose_fails(&o, "config3");
+	o.event_spec = "arm_spe_0/ts_enable=1,load_filter=1,min_latency=20/";
+	choose_ok(&o, &b);
+	cr_assert(b.ev[0].aux_area && b.ev[0].own_ring);
+	cr_assert(b.context_switch);
 }
 
 Test(backend, arm_spe_two_instances_default_interval)
@@ -476,6 +598,7 @@ Test(backend, arm_spe_two_instances_default_interval)
 	cr_assert_eq(b.ev[1].attr.type, 13);
 	cr_assert_str_eq(b.ev[1].cpus, "4-7");
 	cr_assert_eq(b.ev[0].attr.sample_period, 4096, "no caps/min_interval: 4096");
+	cr_assert(has_warning(&b, "perf 6.1 decodes the AUX data of the first one's type only"));
 }
 
 /* ------------------------------------------------------------- software */
