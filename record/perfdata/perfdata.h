@@ -3,7 +3,8 @@
  * perf.mem.data besides the samples, written through lib/perfdata.h's
  * pd_writer: the side-band records of what existed before recording
  * (synth.c, with inode generations from inode_gen.c), the feature sections
- * perf 6.1 needs (features.c) and the BUILD_ID feature (buildids.c). The
+ * perf 6.1 needs (features.c), the BUILD_ID feature (buildids.c) and the
+ * AUX-area records of Arm SPE (auxtrace.c). The
  * rest of record/ includes nothing else from this room (inode_gen.h is its
  * own).
  */
@@ -103,5 +104,59 @@ void buildids_observe(void *ctx, const void *rec, size_t size);
  * gone, not ELF or without a build-id are left out (as perf does). */
 int buildids_add_feature(struct buildids *b, struct pd_writer *w, const char *kernel_notes);
 void buildids_free(struct buildids *b);
+
+/* ---- auxtrace.c: the AUX-area records of an Arm SPE recording, as perf 6.1
+ * writes them (perf script decodes the file offline, process reads the
+ * same records): TIME_CONV and AUXTRACE_INFO once before any AUX data, an
+ * AUXTRACE record (with the data as its payload) per copy out of a cpu's
+ * AUX area, the kernel's PERF_RECORD_AUX records counted by flag, and the
+ * HEADER_AUXTRACE index at the end.
+ *
+ *   struct auxtrace a; auxtrace_init(&a);
+ *   auxtrace_write_time_conv(w, mmap_page, adjust); auxtrace_write_info_spe(w, type);
+ *   per drain: auxtrace_note_aux(&a, rec, size) for each ring record;
+ *              auxtrace_copy(&a, w, aux, aux_size, tail, head, &where);
+ *   at the end: auxtrace_add_index_feature(&a, w); auxtrace_free(&a);
+ */
+
+struct perf_event_mmap_page;
+
+struct auxtrace_stats {
+	uint64_t records, bytes;  /* AUXTRACE records written, AUX bytes copied (no padding) */
+	uint64_t wrapped;         /* copies whose data wrapped around the area's end */
+	uint64_t bytes_overwritten; /* AUX bytes gone before they were copied (head ran a lap ahead) */
+	uint64_t aux_records;     /* the kernel's PERF_RECORD_AUX */
+	uint64_t truncated, partial, collision, overwrite; /* of those, by flag */
+};
+
+struct auxtrace {
+	struct { uint64_t offset, size; } *index; /* of each AUXTRACE record in the file */
+	size_t nr_index, cap_index;
+	struct auxtrace_stats st;
+};
+
+/* Which AUX area a copy comes from (perf's mmap idx and cpu) and the
+ * session's reference (perf: any number, the same for one recording). */
+struct auxtrace_where {
+	uint32_t idx, cpu;
+	uint64_t reference;
+};
+
+void auxtrace_init(struct auxtrace *a);
+void auxtrace_free(struct auxtrace *a);
+/* PERF_RECORD_TIME_CONV from the mmap page (time_zero + zero_adjust_ns:
+ * see mem_stream.c). Fails, saying why, without cap_user_time_zero. */
+int auxtrace_write_time_conv(struct pd_writer *w, const struct perf_event_mmap_page *pg,
+			     int64_t zero_adjust_ns);
+/* PERF_RECORD_AUXTRACE_INFO of type ARM_SPE for the PMU of this type. */
+int auxtrace_write_info_spe(struct pd_writer *w, uint32_t pmu_type);
+/* Copy AUX positions [tail, head) of an area of aux_size bytes at aux as
+ * one AUXTRACE record; nothing when head == tail. */
+int auxtrace_copy(struct auxtrace *a, struct pd_writer *w, const uint8_t *aux, uint64_t aux_size,
+		  uint64_t tail, uint64_t head, const struct auxtrace_where *where);
+/* Count a ring record if it is a PERF_RECORD_AUX (by its flags). */
+void auxtrace_note_aux(struct auxtrace *a, const void *rec, size_t size);
+/* HEADER_AUXTRACE: the index of the AUXTRACE records written. */
+int auxtrace_add_index_feature(struct auxtrace *a, struct pd_writer *w);
 
 #endif
