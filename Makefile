@@ -19,7 +19,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 
-LIB_SRCS  := $(sort $(wildcard lib/*.c lib/*/*.c process/*.c process/sym/*.c record/*.c record/*/*.c extract/*.c report/*.c pipeline/*.c))
+LIB_SRCS  := $(sort $(shell find lib process record extract report pipeline -name '*.c'))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))

@@ -1,6 +1,6 @@
 /*
  * sched_events_fast.h - a parser for the sched.jsonl lines our own writer
- * (process/sched_jsonl.c) produces, without a general JSON parser: the keys
+ * (process/sched/sched_jsonl.c) produces, without a general JSON parser: the keys
  * in the writer's order, no whitespace, no escapes, integers without
  * leading zeros, fields values that are strings, integers or booleans. A
  * line of any other shape is left to the caller's general parser (json-c

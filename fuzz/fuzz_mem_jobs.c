@@ -1,7 +1,7 @@
 /*
  * fuzz_mem_jobs.c - differential libFuzzer target for process -j: the
  * memory stream of a perf.data read with the formatting pool
- * (process/emit_pool.c, -j 2) and without it (-j 1).
+ * (process/emit/emit_pool.c, -j 2) and without it (-j 1).
  *
  * The input is a profile's perf.mem.data, run through process_run() twice,
  * perf.jsonl and trace.pftrace going to memfds. process.h promises that the

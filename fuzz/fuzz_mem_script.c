@@ -1,7 +1,7 @@
 /*
  * fuzz_mem_script.c - libFuzzer target for perf script text of memory
- * samples (perf.mem.script: process/script_text.c line parser and
- * process/mem_script.c reader).
+ * samples (perf.mem.script: process/mem/script_text.c line parser and
+ * process/mem/mem_script.c reader).
  *
  * The input is a profile's perf.mem.script, run through process_run() with
  * perf.jsonl going to a memfd. Invariants, besides no crash:
@@ -19,7 +19,7 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/script_text.h"
+#include "process/mem/script_text.h"
 #include "process/stage.h"
 
 #include <json-c/json.h>

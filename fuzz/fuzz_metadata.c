@@ -1,6 +1,6 @@
 /*
  * fuzz_metadata.c - libFuzzer target for process's metadata.json readers:
- * the loss counters (process/record_losses.c), and on the same bytes the
+ * the loss counters (process/summary/record_losses.c), and on the same bytes the
  * recorder's own pids (record_self.c), the snapshot's kernel build-id
  * (record_kernel.c) and the host facts of the Perfetto trace
  * (perfetto_host.c), all opened by metadata_json.c.
@@ -17,10 +17,10 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/perfetto_host.h"
-#include "process/record_kernel.h"
-#include "process/record_losses.h"
-#include "process/record_self.h"
+#include "process/summary/perfetto_host.h"
+#include "process/summary/record_kernel.h"
+#include "process/summary/record_losses.h"
+#include "process/summary/record_self.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>

@@ -24,8 +24,8 @@
 #include "lib/jsonw.h"
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
-#include "process/mem_jsonl.h"
-#include "process/sched_trace.h"
+#include "process/emit/mem_jsonl.h"
+#include "process/sched/sched_trace.h"
 
 static struct sched_reader *reader;
 static struct sched_conv_cache cache;

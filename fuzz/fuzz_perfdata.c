@@ -15,7 +15,7 @@
 #include "lib/error.h"
 #include "lib/kernel_id.h"
 #include "lib/perfdata.h"
-#include "process/kernel_match.h"
+#include "process/mem/kernel_match.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * fuzz_sched_data.c - libFuzzer target for the sched.data reader
- * (process/sched_data.c: version 1's fixed records, version 2's chunks of
+ * (process/sched/sched_data.c: version 1's fixed records, version 2's chunks of
  * packed records with comm references).
  *
  * Each input is written to a memfd and read through process_sched() as a
@@ -19,8 +19,8 @@
 #include "lib/error.h"
 #include "lib/sched_data_format.h"
 #include "lib/pftrace/perfetto_trace.h"
-#include "process/process_sched.h"
-#include "process/thread_names.h"
+#include "process/sched/process_sched.h"
+#include "process/sched/thread_names.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * fuzz_sched_script.c - libFuzzer target for upstream's perf.sched.script
- * text (process/sched_script.c: the line parser and the reader).
+ * text (process/sched/sched_script.c: the line parser and the reader).
  *
  * The input is a profile's perf.sched.script, run through process_sched()
  * with sched.jsonl going to a memfd. Invariants, besides no crash:
@@ -18,8 +18,8 @@
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 #include "lib/pftrace/perfetto_trace.h"
-#include "process/process_sched.h"
-#include "process/sched_script.h"
+#include "process/sched/process_sched.h"
+#include "process/sched/sched_script.h"
 
 #include <json-c/json.h>
 

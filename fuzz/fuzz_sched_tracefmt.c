@@ -1,6 +1,6 @@
 /*
  * fuzz_sched_tracefmt.c - libFuzzer target for the tracing data parser of
- * perf.sched.data (process/sched_tracefmt.c): the whole blob (tf_parse)
+ * perf.sched.data (process/sched/sched_tracefmt.c): the whole blob (tf_parse)
  * and, with the first byte odd, one format file (tf_parse_format), then the
  * decoding of raw records with the fields parsed.
  *
@@ -17,7 +17,7 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/sched_tracefmt.h"
+#include "process/sched/sched_tracefmt.h"
 
 static void check_event(const struct tf_data *d, const struct tf_event *ev)
 {

@@ -1,6 +1,6 @@
 /*
  * fuzz_session.c - libFuzzer target for the side-band replay of process
- * (process/session.c) and the data identity it gives samples
+ * (process/order/session.c) and the data identity it gives samples
  * (lib/data_id.c): threads, forks, exec, MMAP/MMAP2 of any shape.
  *
  * An input is a stream of records (perf_event_header + body, no file
@@ -21,7 +21,7 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "lib/data_id.h"
-#include "process/session.h"
+#include "process/order/session.h"
 
 static volatile uint64_t sink;
 

@@ -1,6 +1,6 @@
 /*
  * mem_record.h - one kept memory sample as process hands it to its writers:
- * perf.jsonl (process/mem_jsonl.h says what each field becomes there) and
+ * perf.jsonl (process/emit/mem_jsonl.h says what each field becomes there) and
  * the Perfetto trace (lib/pftrace/perfetto_track.h). A type only: it lives
  * in lib/ so that the trace writer needs nothing from process/.
  */

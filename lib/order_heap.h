@@ -1,7 +1,7 @@
 /*
  * order_heap.h - a binary min-heap of (ts, key) pairs, ordered by ts, then
  * key: the reorder window of a reader whose input is nearly in time order
- * (process/sched_data.c). Pairs are popped in exactly the order a full sort
+ * (process/sched/sched_data.c). Pairs are popped in exactly the order a full sort
  * of them would give. Never prints; allocation failure returns -1 after
  * scx_fail().
  */

@@ -3,7 +3,7 @@
  * types and record layouts (versions 1 and 2), shared by the recorder's BPF
  * program (bpf/sched.h, bpf/sched.bpf.c: the kernel side fills version 2
  * chunks), record/streams/sched_stream.c (writes sched.data) and the reader in
- * process/sched_data.c. The prose around it is schemas/sched-data.md.
+ * process/sched/sched_data.c. The prose around it is schemas/sched-data.md.
  *
  * Header only and BPF-safe: fixed-width kernel types (__u32, ...) from
  * <linux/types.h>, or from vmlinux.h when a BPF program included that first;

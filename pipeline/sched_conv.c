@@ -1,7 +1,7 @@
 /*
  * sched_conv.c - a process-stage scheduling record as extract's parsed
  * sched.jsonl line (see sched_conv.h). The `fields` object follows
- * process/sched_jsonl.c's rules: a parsed sched_switch gives its fields;
+ * process/sched/sched_jsonl.c's rules: a parsed sched_switch gives its fields;
  * any other event the key=value tokens of its text (numbers as numbers,
  * "[action=X]" too; a later key replaces an earlier one, as json-c does).
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/sched_trace.h"
+#include "process/sched/sched_trace.h"
 
 static bool plain(const char *s, size_t n)
 {
@@ -85,7 +85,7 @@ static void kv_fields(struct sched_event *ev, char *tok, size_t len)
 
 /*
  * The fields of plain values (l->v, no text): what kv_fields finds in
- * their text (process/sched_trace.c's formats): every kind with a task
+ * their text (process/sched/sched_trace.c's formats): every kind with a task
  * prints its pid as "pid" (fork: the parent's), wakeups "target_cpu",
  * migrate "dest_cpu", softirqs "[action=NAME]" (a number, so "", for a
  * vector without a name). Their strings hide no key (sched_trace_plain).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_sched_order.sh - process reads sched.data through a reorder window
-# (process/sched_data.c), not a sort of the whole file: on 8 MiB files (8
+# (process/sched/sched_data.c), not a sort of the whole file: on 8 MiB files (8
 # of the window's 1 MiB segments) whose chunks are about in time
 # order (as record writes them), far from it (one cpu's chunks after
 # another's), in reverse and shuffled, sched.jsonl has every record once, in

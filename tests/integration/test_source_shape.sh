@@ -6,9 +6,10 @@
 # - each header of lib/ process/ record/ extract/ report/ declares only
 #   what its own module defines (cmd/commands.h, the CLI's command table, is
 #   the one header that names other files' functions); in the folders that are rooms of their own
-#   (lib/pftrace/, record/backend/ decode/ perfdata/ streams/) each header
-#   too, not the folder's files at large (process/sym/ is a package with one
-#   API header, symbols.h, and is checked as one);
+#   (lib/pftrace/, record/backend/ decode/ perfdata/ streams/, process/mem/
+#   sched/ order/ emit/ summary/) each header too, not the folder's files at
+#   large (process/sym/ is a package with one API header, symbols.h, and is
+#   checked as one);
 # - data flows one way: lib/ includes only lib/ (so the trace writer,
 #   lib/pftrace/, includes nothing from process/); process/ includes nothing
 #   from record/, bpf/, extract/ or report/; record/ nothing from process/,
@@ -30,7 +31,8 @@
 GRAPH="$TOP/tests/tools/include_graph.py"
 DIRS="lib process record extract report pipeline cmd bpf fuzz tests/unit tests/workloads bench"
 DECL_DIRS="lib process record extract report pipeline"
-ROOMS="lib/pftrace record/backend record/decode record/perfdata record/streams"
+ROOMS="lib/pftrace record/backend record/decode record/perfdata record/streams
+process/mem process/sched process/order process/emit process/summary"
 
 KNOWN_CYCLES=''
 KNOWN_DECLS=''
@@ -123,11 +125,19 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # header named after it (record/backend/backend.h, decode/decode.h,
 # perfdata/perfdata.h, streams/streams.h: it includes sched_stream.h, part
 # of its contract). lib/pftrace/ shows process its file, the two encoders
-# and their types.
+# and their types. process/'s rooms (mem/ and sched/ decoding, order/ the
+# time-ordered walk over perf.data, emit/ the memory stream's sink and
+# formatting, summary/ metadata.json read and process.json written) list
+# the headers the rest uses today.
 CONTRACTS='record/backend: backend.h
 record/decode: decode.h
 record/perfdata: perfdata.h
 record/streams: streams.h
+process/mem: mem_perfdata.h mem_script.h
+process/sched: process_sched.h sched_jsonl.h sched_trace.h
+process/order: order_walk.h session.h
+process/emit: emit.h mem_jsonl.h
+process/summary: perfetto_host.h process_summary.h record_kernel.h record_losses.h record_self.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'
 LIBRARY="lib process record extract report pipeline cmd"
 while IFS=: read -r room heads; do

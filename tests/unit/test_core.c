@@ -15,8 +15,8 @@
 #include "lib/perfdata.h"
 #include "lib/jsonw.h"
 #include "lib/data_src.h"
-#include "process/order.h"
-#include "process/session.h"
+#include "process/order/order.h"
+#include "process/order/session.h"
 
 static char *jsonw_text(struct jsonw *w)
 {

@@ -1,5 +1,5 @@
 /*
- * test_emit_pool.c - `process -j N`'s formatting threads (process/emit_pool.h):
+ * test_emit_pool.c - `process -j N`'s formatting threads (process/emit/emit_pool.h):
  * perf.jsonl and the trace are the same bytes as formatting every record on
  * one thread, for any number of workers; a record's comm is copied when
  * queued (a thread's comm changes in place later); a failed write stops the
@@ -15,8 +15,8 @@
 #include "lib/jsonw.h"
 #include "lib/pftrace/perfetto_trace.h"
 #include "lib/pftrace/perfetto_track.h"
-#include "process/emit_pool.h"
-#include "process/mem_jsonl.h"
+#include "process/emit/emit_pool.h"
+#include "process/emit/mem_jsonl.h"
 
 #define NR 5000 /* several batches and a partial last one */
 

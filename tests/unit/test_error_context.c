@@ -10,7 +10,7 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "process/stage.h"
-#include "process/sched_tracefmt.h"
+#include "process/sched/sched_tracefmt.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/hints.h"
-#include "process/sched_script.h"
-#include "process/script_text.h"
+#include "process/sched/sched_script.h"
+#include "process/mem/script_text.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * test_mem_jsonl_cache.c - process's escape cache for stable names
- * (process/mem_jsonl.c): when a later name of the same line makes the
+ * (process/emit/mem_jsonl.c): when a later name of the same line makes the
  * arena grow (realloc), the names cached before it in that line are still
  * written whole. Before the fix the line took their pointers into the old
  * arena: perf.jsonl got "sym":<freed bytes>, unquoted (seen on a real
@@ -15,7 +15,7 @@
 
 #include "lib/data_src.h"
 #include "lib/jsonw.h"
-#include "process/mem_jsonl.h"
+#include "process/emit/mem_jsonl.h"
 
 static char *filled(size_t n, char ch)
 {

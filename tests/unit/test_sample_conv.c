@@ -13,7 +13,7 @@
 #include "extract/jsonl_scan.h"
 #include "lib/jsonw.h"
 #include "pipeline/sample_conv.h"
-#include "process/mem_jsonl.h"
+#include "process/emit/mem_jsonl.h"
 
 static void same_str(const char *what, const char *a, size_t an, const char *b, size_t bn)
 {

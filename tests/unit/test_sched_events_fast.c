@@ -15,8 +15,8 @@
 #include "extract/sched_events_fast.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
-#include "process/sched_jsonl.h"
-#include "process/sched_trace.h"
+#include "process/sched/sched_jsonl.h"
+#include "process/sched/sched_trace.h"
 
 static void same(const char *what, const char *a, const char *b, const char *line)
 {

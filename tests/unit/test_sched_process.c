@@ -5,10 +5,10 @@
  * sched_switch text parsing (sched_jsonl.c) and perf.sched.script lines
  * (sched_script.c).
  */
-#include "process/sched_jsonl.h"
-#include "process/sched_script.h"
-#include "process/sched_trace.h"
-#include "process/sched_tracefmt.h"
+#include "process/sched/sched_jsonl.h"
+#include "process/sched/sched_script.h"
+#include "process/sched/sched_trace.h"
+#include "process/sched/sched_tracefmt.h"
 
 #include "lib/error.h"
 

@@ -1,10 +1,10 @@
 /*
- * test_script_text.c - unit tests of process/script_text.c: perf script text
+ * test_script_text.c - unit tests of process/mem/script_text.c: perf script text
  * lines of memory samples (real perf 6.1 output, upstream's fixture lines,
  * cgroup in both positions perf has printed it, odd symbols, bad lines), and
  * a comparison against a real recording when perf is usable.
  */
-#include "process/script_text.h"
+#include "process/mem/script_text.h"
 
 #include "lib/error.h"
 

@@ -5,7 +5,7 @@
 #ifndef SCX_SCHED_PERFDATA_H
 #define SCX_SCHED_PERFDATA_H
 
-#include "process/sched_sink.h"
+#include "process/sched/sched_sink.h"
 
 /* Read path, in time order like perf script. -1 with scx_errmsg() set. */
 int sched_perfdata_read(struct sched_sink *s, const char *path);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/sched_trace.h"
+#include "process/sched/sched_trace.h"
 
 static bool is_swapper(const char *comm, int64_t pid)
 {

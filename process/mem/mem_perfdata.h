@@ -5,7 +5,7 @@
 #ifndef SCX_MEM_PERFDATA_H
 #define SCX_MEM_PERFDATA_H
 
-#include "process/emit.h"
+#include "process/emit/emit.h"
 
 /* Read e->opts->in->mem_path; fills the record, thread and symbol numbers
  * of e->res. -1 with scx_errmsg() set on error. */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "process/sched_sink.h"
+#include "process/sched/sched_sink.h"
 
 struct sched_script_line {
 	char comm[256];

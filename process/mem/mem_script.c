@@ -13,7 +13,7 @@
 #include "lib/error.h"
 #include "lib/linereader.h"
 #include "process/process_warn.h"
-#include "process/script_text.h"
+#include "process/mem/script_text.h"
 
 static bool blank(const char *line, size_t len)
 {

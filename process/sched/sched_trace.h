@@ -21,7 +21,7 @@ enum sched_kind sched_trace_kind_of(const char *system, const char *name);
 size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size);
 /*
  * Does the text of v (kind k) parse back to v, field for field, by
- * sched.jsonl's rules (process/sched_jsonl.h: sched_switch's fields, the
+ * sched.jsonl's rules (process/sched/sched_jsonl.h: sched_switch's fields, the
  * key=value tokens of the others)? True for the kinds sched_trace_format
  * prints as key=value pairs (not nmi_handler nor an unknown event) when
  * every string it prints is ASCII without '=' (no key can hide in it) and,

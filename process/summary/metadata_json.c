@@ -2,7 +2,7 @@
  * metadata_json.c - the one loader of metadata.json for process's readers
  * (see metadata_json.h).
  */
-#include "process/metadata_json.h"
+#include "process/summary/metadata_json.h"
 
 #include <errno.h>
 #include <stdint.h>

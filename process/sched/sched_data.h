@@ -5,7 +5,7 @@
 #ifndef SCX_SCHED_DATA_H
 #define SCX_SCHED_DATA_H
 
-#include "process/sched_sink.h"
+#include "process/sched/sched_sink.h"
 
 /* Read path; a trailing partial record is counted in truncated_bytes and
  * records of unknown types in unknown_types. -1 with scx_errmsg() set. */

@@ -9,11 +9,11 @@
 
 #include "lib/error.h"
 #include "process/process_warn.h"
-#include "process/record_losses.h"
-#include "process/sched_data.h"
-#include "process/sched_perfdata.h"
-#include "process/sched_script.h"
-#include "process/sched_sink.h"
+#include "process/summary/record_losses.h"
+#include "process/sched/sched_data.h"
+#include "process/sched/sched_perfdata.h"
+#include "process/sched/sched_script.h"
+#include "process/sched/sched_sink.h"
 
 /* The recording's own losses (metadata.json): the analysis host never saw
  * record's warnings. A missing or unreadable metadata.json is said too. */

@@ -36,7 +36,7 @@
  * address's own symbol, or with the cgroup at the end; we reject non-hex
  * addresses, bad times and bad page sizes, which upstream passes through.
  */
-#include "process/script_text.h"
+#include "process/mem/script_text.h"
 
 #include "lib/error.h"
 

@@ -2,13 +2,13 @@
  * record_self.c - reads the recorder's own pids from metadata.json (see
  * record_self.h).
  */
-#include "process/record_self.h"
+#include "process/summary/record_self.h"
 
 #include <json-c/json.h>
 #include <string.h>
 
 #include "lib/error.h"
-#include "process/metadata_json.h"
+#include "process/summary/metadata_json.h"
 
 
 /* A pid: an integer in [1, INT32_MAX]. */

@@ -6,7 +6,7 @@
 #ifndef SCX_MEM_SCRIPT_H
 #define SCX_MEM_SCRIPT_H
 
-#include "process/emit.h"
+#include "process/emit/emit.h"
 
 /* Read e->opts->in->mem_path. -1 with scx_errmsg() set on error. */
 int mem_script_read(struct emitter *e);

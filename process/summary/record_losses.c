@@ -2,13 +2,13 @@
  * record_losses.c - reads record's loss counters from metadata.json (see
  * record_losses.h).
  */
-#include "process/record_losses.h"
+#include "process/summary/record_losses.h"
 
 #include <json-c/json.h>
 #include <string.h>
 
 #include "lib/error.h"
-#include "process/metadata_json.h"
+#include "process/summary/metadata_json.h"
 
 
 /* A count member of sched: 0 and *v; 1 when absent; -1 (scx_fail naming

@@ -13,11 +13,11 @@
 #include "lib/bgwrite.h"
 #include "lib/jsonw.h"
 #include "process/hints.h"
-#include "process/mem_jsonl.h"
+#include "process/emit/mem_jsonl.h"
 #include "lib/pftrace/perfetto_types.h"
-#include "process/emit_pool.h"
+#include "process/emit/emit_pool.h"
 #include "process/process.h"
-#include "process/record_self.h"
+#include "process/summary/record_self.h"
 
 struct emitter {
 	const struct process_opts *opts;

@@ -12,7 +12,7 @@
  * oldest batches DONE hands them to the writer (one at a time: submitting).
  * The decoding thread reuses a slot once its batch is written.
  */
-#include "process/emit_pool.h"
+#include "process/emit/emit_pool.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -23,7 +23,7 @@
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/pftrace/perfetto_track.h"
-#include "process/mem_jsonl.h"
+#include "process/emit/mem_jsonl.h"
 
 #define BATCH 2048
 #define COMM_LEN EMIT_POOL_COMM_SIZE /* session_thread's comm, NUL included */

@@ -10,12 +10,12 @@
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/order_walk.h"
-#include "process/process_sched.h"
+#include "process/order/order_walk.h"
+#include "process/sched/process_sched.h"
 #include "process/process_warn.h"
-#include "process/kernel_match.h"
-#include "process/record_kernel.h"
-#include "process/session.h"
+#include "process/mem/kernel_match.h"
+#include "process/summary/record_kernel.h"
+#include "process/order/session.h"
 #include "process/sym/symbols.h"
 
 struct walk {
@@ -224,7 +224,7 @@ static int deliver(void *ctx, const struct perf_event_header *h)
 /*
  * Kernel symbols: the profile's kallsyms snapshot first (warning when it does
  * not fit the recording), else /proc/kallsyms when the recording was made on
- * the running kernel (process/kernel_match.h), else none. Why not goes to
+ * the running kernel (process/mem/kernel_match.h), else none. Why not goes to
  * kernel_note, warned about when kernel samples needed the symbols.
  */
 static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f, char *kernel_note,

@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "lib/perfdata.h"
-#include "process/order.h"
+#include "process/order/order.h"
 
 struct order_walk {
 	/* set by order_walk_init() */

@@ -12,10 +12,10 @@
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/order_walk.h"
-#include "process/sched_trace.h"
-#include "process/sched_tracefmt.h"
-#include "process/session.h"
+#include "process/order/order_walk.h"
+#include "process/sched/sched_trace.h"
+#include "process/sched/sched_tracefmt.h"
+#include "process/order/session.h"
 
 struct swalk {
 	struct sched_sink *sink;

@@ -2,13 +2,13 @@
  * record_kernel.c - reads the snapshot's kernel build-id from metadata.json
  * (see record_kernel.h).
  */
-#include "process/record_kernel.h"
+#include "process/summary/record_kernel.h"
 
 #include <json-c/json.h>
 #include <string.h>
 
 #include "lib/error.h"
-#include "process/metadata_json.h"
+#include "process/summary/metadata_json.h"
 
 
 static int hex_digit(char c)

@@ -10,7 +10,7 @@
 
 #include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
-#include "process/thread_names.h"
+#include "process/sched/thread_names.h"
 
 /* Run the profile's sched input path into out (sched.jsonl) and trace (when
  * not NULL); fills res->sched and adds warnings to res. */
