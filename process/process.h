@@ -18,6 +18,7 @@
 
 #include "lib/warnings.h"
 #include "process/hints.h"
+#include "process/spe/spe.h"
 #include "process/sym/symbols.h"
 
 enum process_mem_kind { MEM_NONE, MEM_PERF_DATA, MEM_SCRIPT_TEXT };
@@ -124,6 +125,11 @@ struct process_result {
 		uint64_t bytes, packets, switches, switches_full, wakings, wakings_full;
 		uint64_t irq_events, forks, mem_samples, hint_values, threads;
 	} trace;
+	struct {                       /* Arm SPE AUX data in perf.data (process/spe) */
+		bool present, neoverse, header_v2, context; /* context: threads from CONTEXT packets */
+		uint64_t midr;
+		struct spe_counts counts;
+	} spe;
 	struct warnings warnings;
 };
 

@@ -16,6 +16,7 @@
 #include "process/mem/kernel_match.h"
 #include "process/summary/record_kernel.h"
 #include "process/order/session.h"
+#include "process/spe/spe.h"
 #include "process/sym/symbols.h"
 
 struct walk {
@@ -25,6 +26,7 @@ struct walk {
 	uint64_t kernel_samples; /* kept samples in kernel mode: they need kernel symbols */
 	int names_loaded;        /* 0: not yet; 1: names holds the sched stream's names */
 	struct thread_names names;
+	struct spe_trace spe;    /* Arm SPE AUX data (spe.present), delivered between records */
 };
 
 static const char *clock_name(int clockid)
@@ -121,18 +123,17 @@ static int name_from_sched(struct walk *wk, struct session_thread *t, uint64_t t
 	return 0;
 }
 
-static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
+/* A sample, read from a SAMPLE record or made from SPE data. */
+static int deliver_parsed(struct walk *wk, const struct pd_sample *sp)
 {
 	struct emitter *e = wk->e;
-	struct pd_sample smp;
+	struct pd_sample smp = *sp;
 	struct session_thread *t;
 	struct session_resolved where;
 	struct session_data data;
 	struct mem_record *r;
 	const char *cg = "";
 
-	if (pd_parse_sample(wk->f, h, &smp) < 0)
-		return -1;
 	e->res->total++;
 	t = session_thread(wk->s, (int32_t)smp.pid, (int32_t)smp.tid);
 	if (!t)
@@ -194,6 +195,89 @@ static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
 	return emitter_commit(e, r);
 }
 
+static int deliver_sample(struct walk *wk, const struct perf_event_header *h)
+{
+	struct pd_sample smp;
+
+	if (pd_parse_sample(wk->f, h, &smp) < 0)
+		return -1;
+	return deliver_parsed(wk, &smp);
+}
+
+/* An SPE memory sample as perf synthesizes it: the arm_spe event's
+ * sample_type with IP, TID, TIME, ADDR, PERIOD (1), DATA_SRC and WEIGHT. */
+static int deliver_spe(void *ctx, const struct spe_sample *ss)
+{
+	struct walk *wk = ctx;
+	const struct spe_trace *t = &wk->spe;
+	struct pd_sample smp;
+
+	memset(&smp, 0, sizeof(smp));
+	smp.attr = t->attr;
+	smp.present = (t->attr->attr.sample_type & (PERF_SAMPLE_CPU | PERF_SAMPLE_PHYS_ADDR)) |
+		      PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
+		      PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT | (t->timeless ? 0 : PERF_SAMPLE_TIME);
+	smp.misc = ss->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	smp.pid = (uint32_t)ss->pid;
+	smp.tid = (uint32_t)ss->tid;
+	smp.cpu = (uint32_t)ss->cpu;
+	smp.time = ss->time;
+	smp.ip = ss->ip;
+	smp.addr = ss->addr;
+	smp.phys_addr = ss->phys_addr;
+	smp.data_src = ss->data_src;
+	smp.weight = ss->weight;
+	smp.period = 1;
+	return deliver_parsed(wk, &smp);
+}
+
+/* The pid the session knows for tid (a thread made on first sight). */
+static int32_t spe_thread_pid(void *ctx, int32_t pid, int32_t tid)
+{
+	struct walk *wk = ctx;
+	struct session_thread *t = session_thread(wk->s, pid, tid);
+
+	return t ? t->pid : pid;
+}
+
+/* What the SPE decoder did (process.json "spe"), its losses as warnings,
+ * its counts with -v. */
+static void spe_summary(struct emitter *e, const struct spe_trace *t, const char *path)
+{
+	struct process_result *res = e->res;
+	const struct spe_counts *c = &t->counts;
+
+	res->spe.present = true;
+	res->spe.midr = t->midr;
+	res->spe.neoverse = spe_midr_is_neoverse(t->midr);
+	res->spe.header_v2 = t->header_v2;
+	res->spe.context = t->use_context;
+	res->spe.counts = *c;
+	if (c->aux_truncated)
+		process_warn(res, "%s: Arm SPE AUX data lost %llu times out of %llu AUX records (truncated)",
+			     path, (unsigned long long)c->aux_truncated, (unsigned long long)c->aux_records);
+	if (c->aux_partial || c->aux_collision)
+		process_warn(res, "%s: Arm SPE AUX data had gaps %llu times and collisions %llu times out of %llu AUX records",
+			     path, (unsigned long long)c->aux_partial, (unsigned long long)c->aux_collision,
+			     (unsigned long long)c->aux_records);
+	if (c->bad_bytes || c->bad_ops || c->unfinished)
+		process_warn(res, "%s: Arm SPE data: %llu bytes of no packet skipped, %llu records cut short "
+			     "(kept, as perf keeps them), %llu left unfinished at the end of the data (dropped)",
+			     path, (unsigned long long)c->bad_bytes, (unsigned long long)c->cut_records,
+			     (unsigned long long)c->unfinished);
+	if (c->samples && !t->use_context)
+		process_warn(res, "%s: Arm SPE data has no CONTEXT packets: samples attributed to threads by "
+			     "the CPUs' switch records (%llu samples), which may be inexact",
+			     path, (unsigned long long)c->switch_samples);
+	if (e->opts->verbose && e->opts->log)
+		fprintf(e->opts->log, "%s: Arm SPE: %llu AUX buffers (%llu bytes), %llu records, %llu memory samples "
+			"(%llu not loads or stores), threads by %s, MIDR 0x%llx (%s data source)\n",
+			path, (unsigned long long)c->aux_buffers, (unsigned long long)c->aux_bytes,
+			(unsigned long long)c->records, (unsigned long long)c->samples,
+			(unsigned long long)c->not_memory, t->use_context ? "CONTEXT packets" : "switch records",
+			(unsigned long long)t->midr, res->spe.neoverse ? "Neoverse" : "generic");
+}
+
 /* Kernel symbols are read (on a second thread) once a sample needs them:
  * reading /proc/kallsyms costs the kernel about 30 ms of formatting, a tenth
  * of a 500k-sample run, and a recording of user mode only has no use for
@@ -211,6 +295,8 @@ static int deliver(void *ctx, const struct perf_event_header *h)
 	struct walk *wk = ctx;
 	size_t body;
 
+	if (wk->spe.present && spe_trace_before(&wk->spe, wk->f, h) < 0)
+		return -1;
 	if (h->type == PERF_RECORD_SAMPLE)
 		return deliver_sample(wk, h);
 	body = pd_body_size(wk->f, h);
@@ -285,17 +371,21 @@ int mem_perfdata_read(struct emitter *e)
 		pd_close(&f);
 		return -1;
 	}
-	if (session_init(&s, syms) < 0) {
+	if (session_init(&s, syms) < 0 || spe_trace_load(&wk.spe, &f) < 0) {
 		session_free(&s);
 		sym_cache_free(syms);
 		pd_close(&f);
 		return -1;
 	}
+	wk.spe.thread_pid = spe_thread_pid;
+	wk.spe.deliver = deliver_spe;
+	wk.spe.ctx = &wk;
 	s.no_data_syms = e->opts->sink && !e->opts->sink->data_symbols;
 	s.build_id_of = noted_build_id;
 	s.build_id_ctx = &f;
 	inspect_clock(&f, e->res);
 	if (emitter_start_pool(e) < 0) {
+		spe_trace_free(&wk.spe);
 		session_free(&s);
 		sym_cache_free(syms);
 		pd_close(&f);
@@ -310,6 +400,8 @@ int mem_perfdata_read(struct emitter *e)
 		ow.first_kernel_sample = first_kernel_sample;
 	e->res->ordered = ow.ordered;
 	rc = order_walk_run(&ow);
+	if (rc == 0)
+		rc = spe_trace_finish(&wk.spe);
 	if (rc == 0)
 		rc = emitter_flush(e);
 	/* formatting threads stop before the names they read are freed */
@@ -336,6 +428,9 @@ int mem_perfdata_read(struct emitter *e)
 		fprintf(e->opts->log, "%llu threads had no COMM record in %s: named by %s\n",
 			(unsigned long long)e->res->threads_named_from_sched, e->opts->in->mem_name,
 			e->opts->in->sched_name);
+	if (rc == 0 && wk.spe.present)
+		spe_summary(e, &wk.spe, f.path);
+	spe_trace_free(&wk.spe);
 	order_walk_free(&ow);
 	session_free(&s);
 	sym_cache_free(syms);

@@ -90,6 +90,38 @@ static void records_json(struct jsonw *w, const struct process_result *r)
 	jsonw_obj_close(w);
 }
 
+/* Arm SPE AUX data: what was decoded, lost and skipped (perf.data with SPE only). */
+static void spe_json(struct jsonw *w, const struct process_result *r)
+{
+	const struct spe_counts *c = &r->spe.counts;
+	char midr[32];
+
+	snprintf(midr, sizeof(midr), "0x%llx", (unsigned long long)r->spe.midr);
+	jsonw_key(w, "spe");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "midr", midr);
+	jsonw_kv_str(w, "data_source", r->spe.neoverse ? "neoverse" : "generic");
+	jsonw_kv_str(w, "threads_from", r->spe.context ? "context" : "switch");
+	jsonw_kv_bool(w, "versioned_header", r->spe.header_v2);
+	jsonw_kv_u64(w, "aux_buffers", c->aux_buffers);
+	jsonw_kv_u64(w, "aux_bytes", c->aux_bytes);
+	jsonw_kv_u64(w, "aux_records", c->aux_records);
+	jsonw_kv_u64(w, "aux_truncated", c->aux_truncated);
+	jsonw_kv_u64(w, "aux_partial", c->aux_partial);
+	jsonw_kv_u64(w, "aux_collision", c->aux_collision);
+	jsonw_kv_u64(w, "records", c->records);
+	jsonw_kv_u64(w, "samples", c->samples);
+	jsonw_kv_u64(w, "not_memory", c->not_memory);
+	jsonw_kv_u64(w, "cut_records", c->cut_records);
+	jsonw_kv_u64(w, "bad_bytes", c->bad_bytes);
+	jsonw_kv_u64(w, "bad_ops", c->bad_ops);
+	jsonw_kv_u64(w, "unfinished", c->unfinished);
+	jsonw_kv_u64(w, "context_samples", c->context_samples);
+	jsonw_kv_u64(w, "switch_samples", c->switch_samples);
+	jsonw_kv_u64(w, "unknown_thread", c->unknown_thread);
+	jsonw_obj_close(w);
+}
+
 static void sched_json(struct jsonw *w, const struct process_sched_result *r)
 {
 	size_t i;
@@ -196,6 +228,8 @@ int process_summary_write(FILE *f, const struct process_inputs *in, const struct
 	samples_json(&w, r);
 	if (in->mem_kind == MEM_PERF_DATA)
 		records_json(&w, r);
+	if (r->spe.present)
+		spe_json(&w, r);
 	hints_json(&w, r);
 	sched_json(&w, &r->sched);
 	decoding_json(&w, r);

@@ -11,8 +11,8 @@ formats"), written here from the manual and not from any decoder:
   0b00000000           Padding                     -
   0b00000001           End                         -
   0b01110001           Timestamp                   8 bytes (generic timer)
-  0b0100ss10           Events                      1 << ss bytes
-  0b0100ss11           Data Source                 1 << ss bytes
+  0b01ss0010           Events                      1 << ss bytes
+  0b01ss0011           Data Source                 1 << ss bytes
   0b011001ii           Context (ii: 0 EL1, 1 EL2)  4 bytes (CONTEXTIDR)
   0b010010cc           Operation Type (cc: class)  1 byte
   0b10110iii           Address (iii: index)        8 bytes
