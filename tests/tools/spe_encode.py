@@ -39,8 +39,13 @@ data with the kernel's AUX record (offset, size, flags) for it, COMM,
 MMAP2 and SWITCH_CPU_WIDE side-band with sample_id trailers, and the header
 features perf reads (CPUID with the MIDR, ARCH, NRCPUS, EVENT_DESC).
 
-usage: spe_encode.py OUTDIR      writes the fixtures (FIXTURES below) into OUTDIR
-       spe_encode.py --list      prints their names
+usage: spe_encode.py OUTDIR            writes the fixtures (FIXTURES below) into OUTDIR
+       spe_encode.py --list            prints their names
+       spe_encode.py --hostile OUTDIR  writes hostile variants (HOSTILE below):
+                                       agree-*.data perf and process must
+                                       agree on, fail-*.data process must refuse
+The checked-in fixtures are regenerated with
+       python3 tests/tools/spe_encode.py tests/fixtures/spe
 Each fixture is deterministic: running this again gives the same bytes.
 """
 import os
@@ -417,6 +422,110 @@ def fixture_lost(path):
     pd.write(path)
 
 
+# ---- hostile variants ----------------------------------------------------------
+
+
+def hostile_base(pa=True, tc=True, info=None, ncpus=1):
+    pd = PerfData(MIDR_N1, ncpus, pa=pa)
+    if tc:
+        pd.time_conv(SHIFT, MULT, ZERO)
+    if info is None:
+        pd.auxtrace_info()
+    else:
+        pd.add(R_AUXTRACE_INFO, 0, info)
+    pd.comm(8100, 8100, "hostile", perf_time(ticks(0)) - 5000)
+    return pd
+
+
+def recs(lo, hi, cpu=0):
+    return b"".join(make_record(i, cpu, 8100, pa=True) for i in range(lo, hi))
+
+
+def agree_garbage(path):
+    """AUX data with bytes no packet starts with, a record cut by them, a
+    reserved operation class, an extended header, alignment padding and
+    End-terminated records: perf and process make the same samples."""
+    import random
+    rnd = random.Random(28)
+    pd = hostile_base()
+    data = recs(0, 3) + bytes([0x80, 0x81, 0xf0]) + recs(3, 5)
+    cut = make_record(5, 0, 8100, pa=True)
+    data += cut[:20] + bytes([0xf4]) + cut[20:] + recs(6, 8)
+    data += pkt_address(ADDR_PC, pc_payload(TEXT + 0x999)) + pkt_op(OP_LDST, 0) + bytes([0x4b, 0x00]) + recs(8, 9)
+    data += pkt_address(11, 0x1234) + bytes([0x21, 0x9a, 0x05, 0x00]) + recs(9, 10)  # extended address / counter
+    data += bytes([0x22, 0x00]) + bytes(14) + recs(10, 11)  # alignment packet
+    data += spe_record({"pc": TEXT + 0x700, "store": True, "va": HEAP + 0x77, "lat": 9, "ts": None}) + recs(11, 12)
+    data += bytes(rnd.randrange(256) for _ in range(300)) + recs(12, 16)
+    pd.aux_chunk(0, data, perf_time(ticks(20)))
+    pd.write(path)
+
+
+def agree_wrapped(path):
+    """A CPU's AUX ring read in pieces that split records and packets (a
+    wrapped buffer written as two AUXTRACE records), AUX records whose
+    offsets run past the data, and an empty AUXTRACE record."""
+    pd = hostile_base(ncpus=2)
+    a = recs(0, 6)
+    pd.aux_chunk(0, a[:57], perf_time(ticks(3)), flags=AUX_TRUNCATED)   # splits a packet
+    pd.aux_chunk(0, a[57:130], perf_time(ticks(4)))
+    pd.auxtrace(0, b"", 0, size=0)
+    pd.aux_chunk(0, a[130:], perf_time(ticks(6)))
+    b = recs(6, 12, cpu=1)
+    pd.aux_chunk(1, b, perf_time(ticks(12)))
+    # AUX records pointing far outside any data perf carried
+    pd.add(R_AUX, 0, struct.pack("<QQQ", 1 << 40, 1 << 30, AUX_PARTIAL), pd.trailer(-1, -1, perf_time(ticks(13)), 1, pd.spe_ids[1]))
+    pd.write(path)
+
+
+def fail_info_short(path):
+    """AUXTRACE_INFO of Arm SPE with one private word (perf reads two)."""
+    hostile_base(info=struct.pack("<IIQ", 4, 0, SPE_PMU_TYPE)).write(path)
+
+
+def fail_info_v2(path):
+    """A versioned AUXTRACE_INFO naming more CPUs than it holds."""
+    hostile_base(info=struct.pack("<II6Q", 4, 0, 2, 4, SPE_PMU_TYPE, 1000, 0x1010101010101010, 0)).write(path)
+
+
+def fail_pmu_type(path):
+    """AUXTRACE_INFO naming a PMU type no event of the file has."""
+    pd = hostile_base(info=struct.pack("<IIQQ", 4, 0, 99, 1))
+    pd.aux_chunk(0, recs(0, 2), perf_time(ticks(2)))
+    pd.write(path)
+
+
+def fail_no_time_conv(path):
+    """SPE data and events that sample their time, but no TIME_CONV."""
+    pd = hostile_base(tc=False)
+    pd.aux_chunk(0, recs(0, 2), perf_time(ticks(2)))
+    pd.write(path)
+
+
+def fail_auxtrace_short(path):
+    """An AUXTRACE record too short for its idx, tid and cpu fields."""
+    pd = hostile_base()
+    pd.add(R_AUXTRACE, 0, struct.pack("<QQQ", 0, 0, 0))
+    pd.write(path)
+
+
+def fail_auxtrace_past_end(path):
+    """An AUXTRACE record whose payload runs past the data section."""
+    pd = hostile_base()
+    pd.add(R_AUXTRACE, 0, struct.pack("<QQQIIII", 1 << 20, 0, 0, 0, 0, 0, 0), payload=recs(0, 1)[:40])
+    pd.write(path)
+
+
+HOSTILE = {
+    "agree-garbage.data": agree_garbage,
+    "agree-wrapped.data": agree_wrapped,
+    "fail-info-short.data": fail_info_short,
+    "fail-info-v2.data": fail_info_v2,
+    "fail-pmu-type.data": fail_pmu_type,
+    "fail-no-time-conv.data": fail_no_time_conv,
+    "fail-auxtrace-short.data": fail_auxtrace_short,
+    "fail-auxtrace-past-end.data": fail_auxtrace_past_end,
+}
+
 FIXTURES = {
     "spe_ctx_pa.data": fixture_ctx_pa,
     "spe_switch_nopa.data": fixture_switch_nopa,
@@ -428,11 +537,14 @@ def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(FIXTURES))
         return 0
+    table = FIXTURES
+    if len(argv) == 3 and argv[1] == "--hostile":
+        table, argv = HOSTILE, argv[1:]
     if len(argv) != 2:
-        print("usage: spe_encode.py OUTDIR | --list", file=sys.stderr)
+        print("usage: spe_encode.py OUTDIR | --list | --hostile OUTDIR", file=sys.stderr)
         return 2
     os.makedirs(argv[1], exist_ok=True)
-    for name, fn in FIXTURES.items():
+    for name, fn in table.items():
         fn(os.path.join(argv[1], name))
     return 0
 
