@@ -122,7 +122,7 @@ ratio "process" "process -z"
 # default -j (online CPUs: decode | aggregate on two threads) and -j 1
 measure "one pass" "$bin" extract -f "$w/prof" || exit 1
 measure "one pass -j 1" "$bin" extract -j 1 -f "$w/prof" || exit 1
-# -j 4: the evidence maps on a thread of their own (extract/mem_agg_shard.c), the same config
+# -j 4: the evidence maps on a thread of their own (extract/mem/mem_agg_shard.c), the same config
 measure "one pass -j 4" "$bin" extract -j 4 -f "$w/prof" || exit 1
 configs_differ=0
 for name in "one pass" "one pass -j 1" "one pass -j 4"; do

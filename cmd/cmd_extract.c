@@ -3,7 +3,7 @@
  * extract_mem_opts and call the stage (extract/extract_mem.c); the config
  * goes to stdout, the -v report to stderr. `extract sched util` and
  * `extract sched stats` parse theirs into sched_util_opts / sched_stats_opts
- * (extract/sched_util.c, extract/sched_stats.c). `extract -f ...` without a
+ * (extract/sched/sched_util.c, extract/sched/sched_stats.c). `extract -f ...` without a
  * subcommand means mem, as in the original scxprof.
  */
 #include <errno.h>
@@ -21,9 +21,9 @@
 #include "cmd/profile_path.h"
 #include "cmd/signals.h"
 #include "extract/extract_mem.h"
-#include "extract/sched_stats.h"
-#include "extract/sched_util.h"
-#include "extract/sharing.h"
+#include "extract/sched/sched_stats.h"
+#include "extract/sched/sched_util.h"
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "pipeline/onepass.h"
@@ -191,7 +191,7 @@ static int run_with_llc_json(struct extract_mem_opts *o, const char *path, const
 	return run(o, sched, jobs);
 }
 
-/* Several recordings, --evidence-in or --evidence-out: extract/evidence_*.h through cmd/extract_multi.c. */
+/* Several recordings, --evidence-in or --evidence-out: extract/evidence/evidence_*.h through cmd/extract_multi.c. */
 static int run_multi(struct extract_mem_opts *o, const struct extract_args *a, const struct opt_list *files,
 		     const char *const *ev, size_t ne, const char *evidence_out, long jobs)
 {

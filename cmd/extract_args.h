@@ -10,7 +10,7 @@
 
 #include "cmd/opts.h"
 #include "extract/extract_mem.h"
-#include "extract/sharing.h"
+#include "extract/sharing/sharing.h"
 
 struct extract_args {
 	const char *file; /* perf.jsonl */

@@ -2,7 +2,7 @@
  * extract_multi.h - `scxprof extract` over several recordings: one
  * recording's evidence into a file (--evidence-out FILE), and one config
  * from several recordings (-f A -f B ...) and evidence files
- * (--evidence-in FILE ...), through extract/evidence_*.h.
+ * (--evidence-in FILE ...), through extract/evidence/evidence_*.h.
  */
 #ifndef SCX_CMD_EXTRACT_MULTI_H
 #define SCX_CMD_EXTRACT_MULTI_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "extract/evidence_merge.h"
+#include "extract/evidence/evidence_merge.h"
 #include "extract/extract_mem.h"
 
 /* Run the stage on one recording (o->path), the config to out: -1 + scx_fail. */

@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/cell_config.h"
-#include "extract/mem_agg.h"
-#include "extract/llc_share.h"
-#include "extract/mem_groups.h"
-#include "extract/mem_llc.h"
-#include "extract/mem_report.h"
-#include "extract/mem_sched.h"
-#include "extract/mem_sched_async.h"
-#include "extract/sharing.h"
-#include "extract/topology.h"
+#include "extract/sharing/cell_config.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/llc/llc_share.h"
+#include "extract/sharing/mem_groups.h"
+#include "extract/llc/mem_llc.h"
+#include "extract/sharing/mem_report.h"
+#include "extract/sched/mem_sched.h"
+#include "extract/sched/mem_sched_async.h"
+#include "extract/sharing/sharing.h"
+#include "extract/llc/topology.h"
 #include "lib/error.h"
 
 struct run {

@@ -1,7 +1,7 @@
 /*
  * fuzz_evidence.c - libFuzzer target for the evidence file parser
- * (extract/evidence_file.c, `extract --evidence-in FILE`) and the combine
- * (extract/evidence_merge.c) on what it accepts.
+ * (extract/evidence/evidence_file.c, `extract --evidence-in FILE`) and the combine
+ * (extract/evidence/evidence_merge.c) on what it accepts.
  *
  * Invariants, besides no crash:
  *  - a refusal is one message naming the file;
@@ -11,8 +11,8 @@
  *    config without error.
  * Seeds: fuzz/corpus/evidence/.
  */
-#include "extract/evidence_file.h"
-#include "extract/evidence_merge.h"
+#include "extract/evidence/evidence_file.h"
+#include "extract/evidence/evidence_merge.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

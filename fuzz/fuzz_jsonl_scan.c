@@ -1,6 +1,6 @@
 /*
  * fuzz_jsonl_scan.c - libFuzzer target for extract's perf.jsonl scanner
- * (extract/jsonl_scan.c) and the reader that feeds it (mem_agg_read()).
+ * (extract/mem/jsonl_scan.c) and the reader that feeds it (mem_agg_read()).
  *
  * Invariants, besides no crash:
  *  - the whole input as one line: when jsonl_scan_mem() accepts it, json-c
@@ -12,12 +12,12 @@
  *    was a sample (total = lines); a failure names "FILE:LINE: ".
  * An accepted line also goes into one long-lived aggregation with evidence
  * on and a small key budget (the evidence keys, data identity and sampling
- * paths of extract/mem_agg.c), which must not fail.
+ * paths of extract/mem/mem_agg.c), which must not fail.
  * Seeds: fuzz/corpus/jsonl_scan/.
  */
 #include "extract/extract_mem.h"
-#include "extract/jsonl_scan.h"
-#include "extract/mem_agg.h"
+#include "extract/mem/jsonl_scan.h"
+#include "extract/mem/mem_agg.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

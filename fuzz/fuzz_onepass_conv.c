@@ -18,8 +18,8 @@
  * data_sym; then up to 16 bytes of numbers (pid, tid, cpu, time, hint).
  * Seeds: fuzz/corpus/onepass_conv/.
  */
-#include "extract/jsonl_scan.h"
-#include "extract/sched_events.h"
+#include "extract/mem/jsonl_scan.h"
+#include "extract/sched/sched_events.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/jsonw.h"
 #include "pipeline/sample_conv.h"

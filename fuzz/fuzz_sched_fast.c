@@ -1,6 +1,6 @@
 /*
  * fuzz_sched_fast.c - libFuzzer target for the fast parser of our own
- * sched.jsonl lines (extract/sched_events_fast.c), differential against
+ * sched.jsonl lines (extract/sched/sched_events_fast.c), differential against
  * json-c through the same reader (sched_events_set_json_only).
  *
  * Each input line (split at '\n') goes through both readers. Invariants,
@@ -13,8 +13,8 @@
  * Seeds: fuzz/corpus/sched_fast/ (process's lines of a recording, upstream's
  * shape, duplicate keys, edits json-c refuses).
  */
-#include "extract/sched_events.h"
-#include "extract/sched_events_fast.h"
+#include "extract/sched/sched_events.h"
+#include "extract/sched/sched_events_fast.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

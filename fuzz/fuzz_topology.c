@@ -1,6 +1,6 @@
 /*
  * fuzz_topology.c - libFuzzer target for extract's topology.json reader and
- * its cpulist parser (extract/topology.c). With the first byte odd, the
+ * its cpulist parser (extract/llc/topology.c). With the first byte odd, the
  * rest is one cpulist string; else it is a topology.json file.
  *
  * Invariants, besides no crash (UBSan: no overflow while counting):
@@ -10,7 +10,7 @@
  *    a failure names the file.
  * Seeds: fuzz/corpus/topology/.
  */
-#include "extract/topology.h"
+#include "extract/llc/topology.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

@@ -2,7 +2,7 @@
  * utf8.h - UTF-8 validation shared by the writers of text others parse
  * (lib/jsonw.c's JSON strings, report/html.c's HTML): one sequence at a
  * time, rejecting overlong forms, surrogates and code points above U+10FFFF;
- * and encoding one code point (extract/jsonl_scan.c's \u escapes).
+ * and encoding one code point (extract/mem/jsonl_scan.c's \u escapes).
  */
 #ifndef SCXPROF_LIB_UTF8_H
 #define SCXPROF_LIB_UTF8_H

@@ -18,7 +18,7 @@
  * mem_agg_sample_key_ahead), which the aggregation thread would otherwise.
  * jobs 4 and more: the memory aggregation keeps its evidence maps on
  * jobs - 3 threads more (at most MEM_AGG_SHARDS_MAX), split by key hash
- * (extract/mem_agg_shard.c); what depends on sample order (groups, names,
+ * (extract/mem/mem_agg_shard.c); what depends on sample order (groups, names,
  * hints, their folds) stays on the aggregation thread, and the key budget's
  * level is decided from per-level key counts at the folds and at the end,
  * so the evidence is what one thread would hold, for any number of shards.
@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem_agg.h"
-#include "extract/mem_sched.h"
-#include "extract/sched_events.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/sched/mem_sched.h"
+#include "extract/sched/sched_events.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/batch_queue.h"

@@ -1,7 +1,7 @@
 /*
  * sched_conv.h - one process-stage scheduling record (struct sched_line,
  * what `process` formats as a sched.jsonl line) as the struct sched_event
- * extract's sched reader (extract/sched_events.h) makes of that line,
+ * extract's sched reader (extract/sched/sched_events.h) makes of that line,
  * without the line and without json-c.
  *
  * A record of decoded values (l->trace NULL: the process stage made no
@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extract/sched_events.h"
+#include "extract/sched/sched_events.h"
 #include "process/sched/sched_jsonl.h"
 
 /* What sched_conv learnt of the last event name (a stream has a handful). */

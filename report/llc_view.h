@@ -1,6 +1,6 @@
 /*
  * llc_view.h - the report's cross-LLC section: a copy of extract's
- * cross-LLC figures (extract/llc_share.h; the result is only valid during
+ * cross-LLC figures (extract/llc/llc_share.h; the result is only valid during
  * the observer call) and the HTML that shows them: a table of measured vs
  * predicted per profile, cell and subcell with counts and 95% intervals,
  * and an inline SVG bar chart of both with the intervals as whiskers.
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "extract/llc_share.h"
+#include "extract/llc/llc_share.h"
 
 struct llc_view_row {
 	char *name;

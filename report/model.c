@@ -3,17 +3,17 @@
  * (see model.h): copies what the page needs out of extract's structures,
  * which live only during the callback, and computes the affinity matrix
  * and each merge's evidence from the same evidence vectors the clustering
- * used (extract/sharing.h).
+ * used (extract/sharing/sharing.h).
  */
 #include "report/model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem_agg.h"
-#include "extract/comm_name.h"
-#include "extract/mem_groups.h"
-#include "extract/sharing.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/mem/comm_name.h"
+#include "extract/sharing/mem_groups.h"
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
 static char *dup_or_fail(const char *s)
@@ -179,7 +179,7 @@ out:
 	return rc;
 }
 
-/* tid -> kind + 1 of the groups holding most of its samples (extract/mem_sched.h's "major" cell) */
+/* tid -> kind + 1 of the groups holding most of its samples (extract/sched/mem_sched.h's "major" cell) */
 static int tid_kinds(struct model *m, const struct mem_agg *a)
 {
 	struct u64map per;

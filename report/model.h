@@ -14,7 +14,7 @@
 
 #include "extract/extract_mem.h"
 #include "lib/u64map.h"
-#include "extract/mem_sched.h"
+#include "extract/sched/mem_sched.h"
 
 struct model_unit {
 	char *name;      /* "web" or "web@hint=7" */
@@ -25,7 +25,7 @@ struct model_unit {
 	size_t subcell;  /* index in the cell's subcells */
 };
 
-/* What two members of a merged subcell share (extract/sharing.h's pair_evidence). */
+/* What two members of a merged subcell share (extract/sharing/sharing.h's pair_evidence). */
 struct model_pair {
 	size_t a, b;                   /* unit indexes */
 	size_t keys;                   /* shared identities (same or adjacent epochs) */
@@ -98,7 +98,7 @@ void model_free(struct model *m);
 
 /*
  * Series of a task interval for the CPU chart, as extract mem attributes
- * threads (extract/mem_sched.h) but whole: the cell holding most of the
+ * threads (extract/sched/mem_sched.h) but whole: the cell holding most of the
  * thread's samples, in it the subcell whose unit has comm's normalized
  * name (and hint);
  * -1 for threads never sampled or matching no unit. Without sched.jsonl's

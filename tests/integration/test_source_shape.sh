@@ -7,9 +7,9 @@
 #   what its own module defines (cmd/commands.h, the CLI's command table, is
 #   the one header that names other files' functions); in the folders that are rooms of their own
 #   (lib/pftrace/, record/backend/ decode/ perfdata/ streams/, process/mem/
-#   sched/ order/ emit/ summary/) each header too, not the folder's files at
-#   large (process/sym/ is a package with one API header, symbols.h, and is
-#   checked as one);
+#   sched/ order/ emit/ summary/, extract/mem/ sharing/ evidence/ sched/
+#   llc/) each header too, not the folder's files at large (process/sym/ is
+#   a package with one API header, symbols.h, and is checked as one);
 # - data flows one way: lib/ includes only lib/ (so the trace writer,
 #   lib/pftrace/, includes nothing from process/); process/ includes nothing
 #   from record/, bpf/, extract/ or report/; record/ nothing from process/,
@@ -32,7 +32,8 @@ GRAPH="$TOP/tests/tools/include_graph.py"
 DIRS="lib process record extract report pipeline cmd bpf fuzz tests/unit tests/workloads bench"
 DECL_DIRS="lib process record extract report pipeline"
 ROOMS="lib/pftrace record/backend record/decode record/perfdata record/streams
-process/mem process/sched process/order process/emit process/summary"
+process/mem process/sched process/order process/emit process/summary
+extract/mem extract/sharing extract/evidence extract/sched extract/llc"
 
 KNOWN_CYCLES=''
 KNOWN_DECLS=''
@@ -182,7 +183,7 @@ against_known "no .c/.h file of lib process record extract report pipeline cmd b
 # the files split for issue 21 (the trace writer's file and core; mem_agg,
 # sched_stats and sched_util of extract/; lib/'s perf.data reader and archives)
 SPLIT="lib/pftrace/perfetto_trace.c lib/pftrace/perfetto_writer.c lib/pftrace/perfetto_writer.h
-$(cd "$TOP" && ls extract/mem_agg*.[ch] extract/sched_stats*.[ch] extract/sched_util*.[ch] lib/perfdata*.[ch] lib/archive*.[ch])"
+$(cd "$TOP" && ls extract/mem/mem_agg*.[ch] extract/sched/sched_stats*.[ch] extract/sched/sched_util*.[ch] lib/perfdata*.[ch] lib/archive*.[ch])"
 found=$(long_files 600 $SPLIT)
 if [ -z "$found" ]; then
 	pass "no file split for issue 21 over 600 lines"

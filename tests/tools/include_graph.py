@@ -6,7 +6,7 @@ module defines.
 A module is a .c file and the .h of the same name beside it (process/emit/emit.c
 and process/emit/emit.h are the module process/emit/emit); an X_internal.h beside X.c
 or X.h belongs to module X (the header a module split in several files
-shares: extract/mem_agg_internal.h). Module A depends on module B
+shares: extract/mem/mem_agg_internal.h). Module A depends on module B
 when A's .c or .h says `#include "B.h"` (quoted includes only; a name is
 looked up beside the including file, then from the root, as the Makefile's
 -I. does). With each header declaring only what its own .c defines, such an
@@ -96,7 +96,7 @@ def module_of(path):
 def graph_module(root, path):
     """The module a file belongs to in the include graph: X_internal.h is
     part of module X when X.c or X.h is beside it (the header the files of a
-    module split in several .c files share, extract/mem_agg_internal.h);
+    module split in several .c files share, extract/mem/mem_agg_internal.h);
     otherwise module_of(path)."""
     if path.endswith("_internal.h"):
         stem = path[: -len("_internal.h")]

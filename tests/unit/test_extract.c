@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/cell_config.h"
-#include "extract/jsonl_scan.h"
-#include "extract/mem_agg.h"
-#include "extract/comm_name.h"
-#include "extract/mem_groups.h"
-#include "extract/sharing.h"
-#include "extract/topology.h"
+#include "extract/sharing/cell_config.h"
+#include "extract/mem/jsonl_scan.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/mem/comm_name.h"
+#include "extract/sharing/mem_groups.h"
+#include "extract/sharing/sharing.h"
+#include "extract/llc/topology.h"
 #include "lib/error.h"
 
 static int scan(const char *text, struct mem_sample *s, char *err)

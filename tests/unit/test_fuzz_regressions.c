@@ -4,7 +4,7 @@
  * behaviour asserted. The full crashing inputs are in fuzz/corpus/<target>/
  * (named regress-*), so the fuzzers start from them too.
  */
-#include "extract/topology.h"
+#include "extract/llc/topology.h"
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/hints.h"

@@ -1,5 +1,5 @@
 /*
- * test_heavy_hitters.c - the Misra-Gries name table (extract/heavy_hitters)
+ * test_heavy_hitters.c - the Misra-Gries name table (extract/mem/heavy_hitters)
  * and extract mem's bounded aggregation on top of it: every name with more
  * than N/(k+1) of the weight survives, a kept name's count is short by at
  * most the decrements before its admission, evictions are counted, and the
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/heavy_hitters.h"
-#include "extract/mem_agg.h"
-#include "extract/mem_groups.h"
+#include "extract/mem/heavy_hitters.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/sharing/mem_groups.h"
 
 /* A caller of mg_counters: key and since-admission count per entry. */
 struct driver {

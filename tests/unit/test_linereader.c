@@ -6,8 +6,8 @@
  * injected with line_reader_fail_allocs_after().
  */
 #include "extract/extract_mem.h"
-#include "extract/mem_agg.h"
-#include "extract/sched_events.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/sched/sched_events.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/linereader.h"

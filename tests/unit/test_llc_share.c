@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extract/cell_config.h"
-#include "extract/config_match.h"
-#include "extract/llc_map.h"
-#include "extract/llc_share.h"
-#include "extract/placement.h"
-#include "extract/share_rule.h"
+#include "extract/sharing/cell_config.h"
+#include "extract/llc/config_match.h"
+#include "extract/llc/llc_map.h"
+#include "extract/llc/llc_share.h"
+#include "extract/llc/placement.h"
+#include "extract/llc/share_rule.h"
 
 Test(llc_share, wilson_interval)
 {

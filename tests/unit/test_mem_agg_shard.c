@@ -1,5 +1,5 @@
 /*
- * test_mem_agg_shard.c - mem_agg's evidence shards (extract/mem_agg_shard.c)
+ * test_mem_agg_shard.c - mem_agg's evidence shards (extract/mem/mem_agg_shard.c)
  * give what one thread gives, for any number of shards: the same sampling
  * level, keys and values in every hint_rec, the same objects, on a stream
  * that exceeds the key budget while names, hints and allotment groups are
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem_agg.h"
+#include "extract/mem/mem_agg.h"
 #include "lib/error.h"
 
 #define NR_SAMPLES 200000

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sched_events.h"
+#include "extract/sched/sched_events.h"
 #include "lib/jsonw.h"
 #include "pipeline/sched_conv.h"
 #include "process/sched/sched_trace.h"

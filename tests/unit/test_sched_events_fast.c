@@ -1,6 +1,6 @@
 /*
  * test_sched_events_fast.c - the fast parser of our own sched.jsonl lines
- * (extract/sched_events_fast.h) against json-c (sched_events_set_json_only)
+ * (extract/sched/sched_events_fast.h) against json-c (sched_events_set_json_only)
  * field by field: on lines process's writer makes of generated records, on
  * lines of recordings (tests/fixtures/sched), and on hand-edited or broken
  * lines, which must give json-c's values or json-c's error line.
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sched_events.h"
-#include "extract/sched_events_fast.h"
+#include "extract/sched/sched_events.h"
+#include "extract/sched/sched_events_fast.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "process/sched/sched_jsonl.h"

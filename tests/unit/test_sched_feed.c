@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "extract/sched_events.h"
-#include "extract/sched_stats.h"
+#include "extract/sched/sched_events.h"
+#include "extract/sched/sched_stats.h"
 
 #define NCPUS 4
 #define NTIDS 40

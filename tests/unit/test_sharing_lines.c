@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/jsonl_scan.h"
-#include "extract/mem_agg.h"
-#include "extract/sharing.h"
+#include "extract/mem/jsonl_scan.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/sharing/sharing.h"
 #include "lib/u64map.h"
 
 static bool key_of(const char *id, uint64_t phys, uint64_t addr, uint64_t t_ns, uint64_t *key)

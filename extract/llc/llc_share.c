@@ -1,0 +1,625 @@
+/*
+ * llc_share.c - counting samples per (key, thread, CPU) while extract
+ * reads, and the measured and predicted cross-LLC shares (see
+ * llc_share.h). Printing is in llc_share_print.c.
+ */
+#include "extract/llc/llc_share.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "extract/llc/config_match.h"
+#include "extract/llc/placement.h"
+#include "extract/llc/share_rule.h"
+#include "lib/error.h"
+#include "lib/hash.h"
+
+#define LLC_SHARE_DEFAULT_MAX_RECS ((size_t)1 << 18)
+
+void llc_share_init(struct llc_share *s, bool line_granularity, size_t max_recs)
+{
+	memset(s, 0, sizeof(*s));
+	s->line_granularity = line_granularity;
+	s->max_recs = max_recs ? max_recs : LLC_SHARE_DEFAULT_MAX_RECS;
+	u64map_init(&s->actor_index);
+	u64map_init(&s->rec_index);
+	strmap_init(&s->cgroups);
+}
+
+void llc_share_free(struct llc_share *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_actors; i++)
+		free(s->actors[i].comm);
+	free(s->actors);
+	free(s->cgroup_names);
+	free(s->recs);
+	u64map_free(&s->actor_index);
+	u64map_free(&s->rec_index);
+	strmap_free(&s->cgroups);
+	memset(s, 0, sizeof(*s));
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	if (!(p = realloc(*arr, ncap * elem)))
+		return scx_fail("out of memory");
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static long cgroup_index(struct llc_share *s, const char *cg, size_t len)
+{
+	int inserted = 0;
+	struct strmap_slot *slot = strmap_get_or_add(&s->cgroups, cg, len, s->nr_cgroups, &inserted);
+
+	if (!slot)
+		return -1;
+	if (inserted) {
+		if (grow((void **)&s->cgroup_names, &s->cap_cgroups, s->nr_cgroups + 1, sizeof(char *)) < 0)
+			return -1;
+		s->cgroup_names[s->nr_cgroups++] = slot->key;
+	}
+	return (long)slot->index;
+}
+
+/* The actor of a sample, created on first use: index, -2 when over the bound, -1 on OOM. */
+static long actor_of(struct llc_share *s, const struct mem_sample *m)
+{
+	uint64_t h, *slot;
+	struct llc_actor *a;
+	long cg;
+
+	if (s->last_actor) {
+		a = &s->actors[s->last_actor - 1];
+		if (a->tid == m->tid && a->hint == m->hint && a->comm_len == m->comm_len &&
+		    a->cgroup_len == m->cgroup_len && !memcmp(a->comm, m->comm, m->comm_len) &&
+		    !memcmp(s->cgroup_names[a->cgroup], m->cgroup, m->cgroup_len))
+			return (long)(s->last_actor - 1);
+	}
+	if ((cg = cgroup_index(s, m->cgroup, m->cgroup_len)) < 0)
+		return -1;
+	h = hash_bytes(m->comm, m->comm_len) ^ hash_mix64((uint64_t)m->tid * 0x9e3779b97f4a7c15ULL + (uint64_t)cg) ^
+	    hash_mix64(~m->hint);
+	for (;;) {
+		if (!(slot = u64map_slot(&s->actor_index, h)))
+			return -1;
+		if (!*slot)
+			break;
+		a = &s->actors[*slot - 1];
+		if (a->tid == m->tid && a->cgroup == (uint32_t)cg && a->hint == m->hint && a->comm_len == m->comm_len &&
+		    !memcmp(a->comm, m->comm, m->comm_len)) {
+			s->last_actor = *slot;
+			return (long)(*slot - 1);
+		}
+		h = hash_mix64(h + 1);
+	}
+	if (s->nr_actors >= LLC_SHARE_MAX_ACTORS)
+		return -2;
+	if (grow((void **)&s->actors, &s->cap_actors, s->nr_actors + 1, sizeof(*s->actors)) < 0)
+		return -1;
+	a = &s->actors[s->nr_actors];
+	memset(a, 0, sizeof(*a));
+	if (!(a->comm = strmap_key_dup(m->comm, m->comm_len)))
+		return -1;
+	a->comm_len = m->comm_len;
+	a->tid = m->tid;
+	a->cgroup = (uint32_t)cg;
+	a->cgroup_len = m->cgroup_len;
+	a->hint = m->hint;
+	*slot = ++s->nr_actors;
+	s->last_actor = s->nr_actors;
+	return (long)(s->nr_actors - 1);
+}
+
+static uint64_t rec_hash(uint64_t key, uint32_t actor, int32_t cpu)
+{
+	return hash_mix64(key ^ hash_mix64((uint64_t)actor << 32 | (uint32_t)cpu));
+}
+
+static bool ident_sampled(uint64_t key, unsigned level)
+{
+	return level == 0 || (hash_mix64(share_rule_object(key)) >> (64 - level)) == 0;
+}
+
+static int index_rec(struct llc_share *s, size_t i)
+{
+	const struct llc_rec *r = &s->recs[i];
+	uint64_t h = rec_hash(r->key, r->actor, r->cpu), *slot;
+
+	for (;;) {
+		if (!(slot = u64map_slot(&s->rec_index, h)))
+			return -1;
+		if (!*slot) {
+			*slot = i + 1;
+			return 0;
+		}
+		h = hash_mix64(h + 1);
+	}
+}
+
+/* Raise the sampling level until the records fit again; rebuild the index. */
+static int shrink(struct llc_share *s)
+{
+	size_t i, n;
+
+	while (s->nr_recs > s->max_recs && s->level < 63) {
+		s->level++;
+		for (i = n = 0; i < s->nr_recs; i++)
+			if (ident_sampled(s->recs[i].key, s->level))
+				s->recs[n++] = s->recs[i];
+		s->nr_recs = n;
+	}
+	u64map_free(&s->rec_index);
+	u64map_init(&s->rec_index);
+	for (i = 0; i < s->nr_recs; i++)
+		if (index_rec(s, i) < 0)
+			return -1;
+	return 0;
+}
+
+int llc_share_add(struct llc_share *s, const struct mem_sample *m)
+{
+	uint64_t key, h, *slot;
+	long a;
+
+	s->samples++;
+	if ((a = actor_of(s, m)) == -1)
+		return -1;
+	if (a == -2) {
+		s->dropped++;
+		return 0;
+	}
+	s->actors[a].samples++;
+	if (!share_rule_key(m, s->line_granularity, &key)) {
+		s->no_key++;
+		return 0;
+	}
+	if (!m->has_cpu || m->cpu < 0 || m->cpu > INT32_MAX) {
+		s->no_cpu++;
+		return 0;
+	}
+	if (!ident_sampled(key, s->level))
+		return 0;
+	h = rec_hash(key, (uint32_t)a, (int32_t)m->cpu);
+	for (;;) {
+		struct llc_rec *r;
+
+		if (!(slot = u64map_slot(&s->rec_index, h)))
+			return -1;
+		if (!*slot)
+			break;
+		r = &s->recs[*slot - 1];
+		if (r->key == key && r->actor == (uint32_t)a && r->cpu == (int32_t)m->cpu) {
+			r->samples++;
+			return 0;
+		}
+		h = hash_mix64(h + 1);
+	}
+	if (grow((void **)&s->recs, &s->cap_recs, s->nr_recs + 1, sizeof(*s->recs)) < 0)
+		return -1;
+	s->recs[s->nr_recs] = (struct llc_rec){key, (uint32_t)a, (int32_t)m->cpu, 1};
+	*slot = ++s->nr_recs;
+	return s->nr_recs > s->max_recs ? shrink(s) : 0;
+}
+
+/* ---- evaluation ---- */
+
+/* Who touched one key (identity x epoch): the first value and whether there were others. */
+struct who {
+	int64_t tid;
+	int llc, node, pllc, pnode;
+	bool multi_tid, multi_llc, multi_node, multi_pllc, multi_pnode;
+};
+
+static void who_add(struct who *w, bool first, int64_t tid, int llc, int node, int pllc, int pnode)
+{
+	if (first) {
+		*w = (struct who){tid, llc, node, pllc, pnode, false, false, false, false, false};
+		return;
+	}
+	w->multi_tid |= w->tid != tid;
+	w->multi_llc |= w->llc != llc;
+	w->multi_node |= w->node != node;
+	w->multi_pllc |= w->pllc != pllc;
+	w->multi_pnode |= w->pnode != pnode;
+}
+
+static int by_key_actor(const void *a, const void *b)
+{
+	const struct llc_rec *x = *(const struct llc_rec *const *)a, *y = *(const struct llc_rec *const *)b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->actor != y->actor)
+		return x->actor < y->actor ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+struct actor_place {
+	long cell, sub;   /* config_match */
+	long scope;       /* index into subs (or the cell's own scope) */
+	int pllc, pnode;  /* predicted */
+	double demand;    /* CPUs */
+	struct llc_share_fig f;
+};
+
+static char *scope_name(const struct cell *c, const struct cell *sub)
+{
+	size_t n = strlen(c->name) + (sub ? strlen(sub->name) + 1 : 0) + 1;
+	char *s = malloc(n);
+
+	if (!s)
+		return NULL;
+	if (sub)
+		snprintf(s, n, "%s/%s", c->name, sub->name);
+	else
+		snprintf(s, n, "%s", c->name);
+	return s;
+}
+
+/* One scope per subcell (a cell without subcells is one scope of its own), and one per cell. */
+static int make_scopes(const struct cell_config *cfg, struct llc_share_result *r)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < cfg->nr_cells; i++)
+		n += cfg->cells[i].nr_subcells ? cfg->cells[i].nr_subcells : 1;
+	r->subs = calloc(n ? n : 1, sizeof(*r->subs));
+	r->cells = calloc(cfg->nr_cells ? cfg->nr_cells : 1, sizeof(*r->cells));
+	if (!r->subs || !r->cells)
+		return scx_fail("out of memory");
+	for (i = 0; i < cfg->nr_cells; i++) {
+		const struct cell *c = &cfg->cells[i];
+
+		r->cells[i] = (struct llc_share_scope){.cell = (long)i, .sub = -1, .llc = -1};
+		if (!(r->cells[i].name = scope_name(c, NULL)))
+			return scx_fail("out of memory");
+		r->nr_cells++;
+		for (j = 0; j < (c->nr_subcells ? c->nr_subcells : 1); j++) {
+			struct llc_share_scope *s = &r->subs[r->nr_subs];
+
+			*s = (struct llc_share_scope){.cell = (long)i, .sub = c->nr_subcells ? (long)j : -1, .llc = -1};
+			s->merged = c->nr_subcells && strchr(c->subcells[j].name, '+') != NULL;
+			if (!(s->name = scope_name(c, c->nr_subcells ? &c->subcells[j] : NULL)))
+				return scx_fail("out of memory");
+			r->nr_subs++;
+		}
+	}
+	return 0;
+}
+
+static long scope_of(const struct llc_share_result *r, long cell, long sub)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_subs; i++)
+		if (r->subs[i].cell == cell && r->subs[i].sub == sub)
+			return (long)i;
+	return -1;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Each actor's CPU demand: its thread's runtime share (thread_cpus, split
+ * among the thread's actors by samples), else its sample share x CPUs.
+ */
+static int actor_demand(const struct llc_share *s, const struct llc_share_eval *e, struct actor_place *ap)
+{
+	struct u64map tid_samples;
+	size_t i;
+	int rc = 0;
+
+	if (!e->thread_cpus) {
+		for (i = 0; i < s->nr_actors; i++)
+			ap[i].demand = s->samples ? (double)s->actors[i].samples / (double)s->samples * e->online_cpus : 0;
+		return 0;
+	}
+	u64map_init(&tid_samples);
+	for (i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t *v = u64map_slot(&tid_samples, (uint64_t)s->actors[i].tid);
+
+		if (!v)
+			rc = -1;
+		else
+			*v += s->actors[i].samples;
+	}
+	for (i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t n = *u64map_find(&tid_samples, (uint64_t)s->actors[i].tid);
+
+		ap[i].demand = n ? e->thread_cpus(e->thread_ctx, s->actors[i].tid) * (double)s->actors[i].samples / (double)n
+				 : 0;
+	}
+	u64map_free(&tid_samples);
+	return rc;
+}
+
+/*
+ * The placement: subcells whole (worst-fit decreasing by demand), then the
+ * threads of those that fit no LLC one by one. Sets each actor's pllc/pnode.
+ */
+static int place(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
+		 struct actor_place *ap)
+{
+	const struct llc_map *m = e->map;
+	double *demand = calloc(r->nr_subs + 1, sizeof(double)), *load = calloc(m->nr_llcs + 1, sizeof(double));
+	int *llc = calloc(r->nr_subs + 1, sizeof(int));
+	int64_t *tids = NULL;
+	double *tdemand = NULL;
+	int *tllc = NULL;
+	size_t i, nt = 0;
+	int rc = -1;
+
+	if (!demand || !load || !llc)
+		goto oom;
+	for (i = 0; i < s->nr_actors; i++)
+		if (ap[i].scope >= 0)
+			demand[ap[i].scope] += ap[i].demand;
+	for (i = 0; i < r->nr_subs; i++)
+		r->subs[i].demand = demand[i];
+	if (placement_worst_fit(demand, r->nr_subs, m->llc_cpus, m->nr_llcs, load, true, llc) < 0)
+		goto out;
+	for (i = 0; i < r->nr_subs; i++)
+		r->subs[i].llc = llc[i];
+	/* threads of the subcells that fit no LLC (and of no subcell): each its own item, by its samples */
+	if (!(tids = malloc((s->nr_actors + 1) * sizeof(*tids))))
+		goto oom;
+	for (i = 0; i < s->nr_actors; i++)
+		if (ap[i].scope < 0 || llc[ap[i].scope] < 0)
+			tids[nt++] = s->actors[i].tid;
+	qsort(tids, nt, sizeof(*tids), cmp_i64);
+	{
+		size_t k = 0;
+
+		for (i = 0; i < nt; i++)
+			if (!k || tids[k - 1] != tids[i])
+				tids[k++] = tids[i];
+		nt = k;
+	}
+	if (!(tdemand = calloc(nt + 1, sizeof(*tdemand))) || !(tllc = calloc(nt + 1, sizeof(*tllc))))
+		goto oom;
+	for (i = 0; i < s->nr_actors; i++)
+		if (ap[i].scope < 0 || llc[ap[i].scope] < 0) {
+			int64_t *t = bsearch(&s->actors[i].tid, tids, nt, sizeof(*tids), cmp_i64);
+
+			tdemand[t - tids] += ap[i].demand;
+		}
+	if (placement_worst_fit(tdemand, nt, m->llc_cpus, m->nr_llcs, load, false, tllc) < 0)
+		goto out;
+	for (i = 0; i < s->nr_actors; i++) {
+		int l;
+
+		if (ap[i].scope >= 0 && llc[ap[i].scope] >= 0) {
+			l = llc[ap[i].scope];
+		} else {
+			int64_t *t = bsearch(&s->actors[i].tid, tids, nt, sizeof(*tids), cmp_i64);
+
+			l = tllc[t - tids];
+		}
+		ap[i].pllc = l;
+		ap[i].pnode = l >= 0 ? m->llc_node[l] : -1;
+	}
+	rc = 0;
+	goto out;
+oom:
+	scx_fail("out of memory");
+out:
+	free(demand);
+	free(load);
+	free(llc);
+	free(tids);
+	free(tdemand);
+	free(tllc);
+	return rc;
+}
+
+static void fig_add(struct llc_share_fig *to, const struct llc_share_fig *f)
+{
+	to->shared += f->shared;
+	to->llc_measured += f->llc_measured;
+	to->llc_predicted += f->llc_predicted;
+	to->node_measured += f->node_measured;
+	to->node_predicted += f->node_predicted;
+}
+
+/*
+ * One access (record): on shared data when another thread touched its
+ * identity within the clustering's window (sh: the window's merged who);
+ * cross-LLC (node) when the identity was touched from another LLC (node)
+ * in the same epoch (w), measured on the sample's LLC, predicted on the
+ * thread's placed LLC.
+ */
+static void judge(const struct who *sh, const struct who *w, const struct llc_rec *rec, int64_t tid, int llc, int node,
+		  const struct actor_place *p, struct llc_share_fig *f)
+{
+	if (!(sh->multi_tid || sh->tid != tid))
+		return;
+	f->shared += rec->samples;
+	f->llc_measured += w->multi_llc || w->llc != llc ? rec->samples : 0;
+	f->node_measured += w->multi_node || w->node != node ? rec->samples : 0;
+	f->llc_predicted += w->multi_pllc || w->pllc != p->pllc ? rec->samples : 0;
+	f->node_predicted += w->multi_pnode || w->pnode != p->pnode ? rec->samples : 0;
+}
+
+/* Merge into *sh (tids only) the summaries j of [s0, s1) (one identity, epochs ascending) concurrent with i. */
+static void window_tids(const struct who *who, const uint64_t *key, size_t s0, size_t s1, size_t i, struct who *sh)
+{
+	uint64_t ei = share_rule_epoch(key[i]);
+	size_t j;
+
+	*sh = who[i];
+	/* epochs ascend: scan out from i while concurrent, then the other end of the counter (wrap) */
+	for (j = i; j > s0 && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j - 1])); j--)
+		sh->multi_tid |= who[j - 1].multi_tid || who[j - 1].tid != sh->tid;
+	for (j = i + 1; j < s1 && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j])); j++)
+		sh->multi_tid |= who[j].multi_tid || who[j].tid != sh->tid;
+	for (j = s1; j > i + 1 && share_rule_epoch(key[j - 1]) > ei && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j - 1])); j--)
+		sh->multi_tid |= who[j - 1].multi_tid || who[j - 1].tid != sh->tid;
+	for (j = s0; j < i && share_rule_epoch(key[j]) < ei && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j])); j++)
+		sh->multi_tid |= who[j].multi_tid || who[j].tid != sh->tid;
+}
+
+static int measure(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
+		   struct actor_place *ap)
+{
+	const struct llc_rec **v = malloc((s->nr_recs + 1) * sizeof(*v));
+	struct who *who = malloc((s->nr_recs + 1) * sizeof(*who));
+	size_t *first = malloc((s->nr_recs + 2) * sizeof(*first));
+	uint64_t *keys = malloc((s->nr_recs + 1) * sizeof(*keys));
+	size_t i, n = 0, nk = 0, s0 = 0, s1 = 0;
+
+	if (!v || !who || !first || !keys) {
+		free(v);
+		free(who);
+		free(first);
+		free(keys);
+		return scx_fail("out of memory");
+	}
+	for (i = 0; i < s->nr_recs; i++) {
+		if (llc_map_llc(e->map, s->recs[i].cpu) < 0) {
+			r->unmapped += s->recs[i].samples;
+			continue;
+		}
+		r->with_key += s->recs[i].samples;
+		v[n++] = &s->recs[i];
+	}
+	qsort(v, n, sizeof(*v), by_key_actor);
+	/* one summary per key (identity x epoch); first[k] = its first record in v */
+	for (i = 0; i < n; i++) {
+		const struct actor_place *p = &ap[v[i]->actor];
+		bool new_key = !i || v[i]->key != v[i - 1]->key;
+
+		if (new_key) {
+			keys[nk] = v[i]->key;
+			first[nk++] = i;
+		}
+		who_add(&who[nk - 1], new_key, s->actors[v[i]->actor].tid, llc_map_llc(e->map, v[i]->cpu),
+			llc_map_node(e->map, v[i]->cpu), p->pllc, p->pnode);
+	}
+	first[nk] = n;
+	for (i = 0; i < nk; i++) {
+		struct who sh;
+		size_t j;
+
+		if (i == 0 || share_rule_ident(keys[i]) != share_rule_ident(keys[s0])) { /* a new identity: its summaries [s0, s1) */
+			s0 = i;
+			for (s1 = i + 1; s1 < nk && share_rule_ident(keys[s1]) == share_rule_ident(keys[i]); s1++)
+				;
+		}
+		window_tids(who, keys, s0, s1, i, &sh);
+		for (j = first[i]; j < first[i + 1]; j++) {
+			const struct llc_rec *rec = v[j];
+			struct actor_place *p = &ap[rec->actor];
+
+			judge(&sh, &who[i], rec, s->actors[rec->actor].tid, llc_map_llc(e->map, rec->cpu),
+			      llc_map_node(e->map, rec->cpu), p, &p->f);
+		}
+	}
+	free(v);
+	free(who);
+	free(first);
+	free(keys);
+	return 0;
+}
+
+/* Distinct tids of each scope (tids are below 2^22, scopes below 2^24). */
+static int count_threads(const struct llc_share *s, struct llc_share_result *r, const struct actor_place *ap)
+{
+	struct u64map seen;
+	size_t i;
+	int rc = 0;
+
+	u64map_init(&seen);
+	for (i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t key = (uint64_t)ap[i].scope << 40 | ((uint64_t)s->actors[i].tid & ((1ULL << 40) - 1)), *v;
+
+		if (ap[i].scope < 0 || u64map_find(&seen, key))
+			continue;
+		if (!(v = u64map_slot(&seen, key)))
+			rc = -1;
+		else
+			r->subs[ap[i].scope].threads++;
+	}
+	u64map_free(&seen);
+	return rc;
+}
+
+int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r)
+{
+	struct config_matcher cm;
+	struct actor_place *ap;
+	size_t i;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->map = e->map;
+	r->samples = s->samples;
+	r->no_cpu = s->no_cpu;
+	r->no_key = s->no_key;
+	r->dropped = s->dropped;
+	r->level = s->level;
+	r->online_cpus = e->online_cpus;
+	if (make_scopes(e->cfg, r) < 0)
+		return -1;
+	if (config_match_init(&cm, e->cfg, e->workload, e->allotment_re) < 0)
+		return -1;
+	if (!(ap = calloc(s->nr_actors + 1, sizeof(*ap)))) {
+		config_match_free(&cm);
+		return scx_fail("out of memory");
+	}
+	for (i = 0; i < s->nr_actors; i++) {
+		const struct llc_actor *a = &s->actors[i];
+		const char *cg = s->cgroup_names[a->cgroup];
+
+		if (config_match(&cm, cg, strlen(cg), a->comm, a->comm_len, a->hint, &ap[i].cell, &ap[i].sub) < 0)
+			goto out;
+		ap[i].scope = ap[i].cell >= 0 ? scope_of(r, ap[i].cell, ap[i].sub) : -1;
+	}
+	r->demand_by_runtime = e->thread_cpus != NULL;
+	if (actor_demand(s, e, ap) < 0 || place(s, e, r, ap) < 0 || measure(s, e, r, ap) < 0)
+		goto out;
+	for (i = 0; i < s->nr_actors; i++) {
+		fig_add(&r->total, &ap[i].f);
+		if (ap[i].scope >= 0) {
+			fig_add(&r->subs[ap[i].scope].f, &ap[i].f);
+			fig_add(&r->cells[ap[i].cell].f, &ap[i].f);
+		}
+	}
+	if (count_threads(s, r, ap) < 0)
+		goto out;
+	for (i = 0; i < r->nr_subs; i++)
+		r->cells[r->subs[i].cell].threads += r->subs[i].threads;
+	rc = 0;
+out:
+	free(ap);
+	config_match_free(&cm);
+	return rc;
+}
+
+void llc_share_result_free(struct llc_share_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_cells; i++)
+		free(r->cells[i].name);
+	for (i = 0; i < r->nr_subs; i++)
+		free(r->subs[i].name);
+	free(r->cells);
+	free(r->subs);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,90 @@
+/*
+ * mem_llc.c - extract mem's cross-LLC step (see mem_llc.h).
+ */
+#include "extract/llc/mem_llc.h"
+
+#include "extract/llc/llc_map.h"
+#include "extract/llc/topology.h"
+
+static int on_sample(void *ctx, const struct mem_sample *s)
+{
+	return llc_share_add(ctx, s);
+}
+
+struct runtimes {
+	struct u64map tid; /* tid -> index + 1 in st.v */
+	const struct sched_threads *st;
+};
+
+static double thread_cpus(void *ctx, int64_t tid)
+{
+	const struct runtimes *rt = ctx;
+	const uint64_t *v = u64map_find(&rt->tid, (uint64_t)tid);
+
+	if (!v || !rt->st->duration_ns)
+		return 0;
+	return (double)rt->st->v[*v - 1].runtime / (double)rt->st->duration_ns;
+}
+
+static int runtimes_init(struct runtimes *rt, const struct sched_threads *st)
+{
+	size_t i;
+
+	rt->st = st;
+	u64map_init(&rt->tid);
+	for (i = 0; i < st->n; i++) {
+		uint64_t *v = u64map_slot(&rt->tid, (uint64_t)st->v[i].tid);
+
+		if (!v)
+			return -1;
+		*v = i + 1;
+	}
+	return 0;
+}
+
+void mem_llc_start(struct llc_share *s, const struct mem_llc_opts *o, struct mem_agg_opts *ao)
+{
+	llc_share_init(s, o->line_granularity, o->max_recs);
+	ao->on_sample = on_sample;
+	ao->on_sample_ctx = s;
+}
+
+int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
+		   const struct cell_config *cfg, const struct mem_sched *sched, FILE *log)
+{
+	struct runtimes rt;
+	struct llc_share_result r;
+	struct llc_map map;
+	struct cpu_topology rec;
+	struct llc_share_eval e = {.cfg = cfg, .workload = ao->workload, .allotment_re = ao->allotment_re, .map = &map};
+	int rc = -1;
+
+	/* demand is in CPUs of the recording: its topology.json (or this host), whatever --topology says */
+	if (topology_for_input(o->path, &rec) < 0)
+		return -1;
+	e.online_cpus = rec.online_cpus;
+	if (sched) {
+		if (runtimes_init(&rt, &sched->st) < 0) {
+			u64map_free(&rt.tid);
+			return -1;
+		}
+		e.thread_cpus = thread_cpus;
+		e.thread_ctx = &rt;
+	}
+	if (llc_map_for_input(o->path, o->topology, &map) < 0)
+		goto out_rt;
+	if (llc_share_evaluate(s, &e, &r) < 0) {
+		llc_share_result_free(&r);
+		goto out;
+	}
+	if (log && o->print)
+		llc_share_print(log, &r);
+	rc = o->on_llc ? o->on_llc(o->ctx, &r) : 0;
+	llc_share_result_free(&r);
+out:
+	llc_map_free(&map);
+out_rt:
+	if (sched)
+		u64map_free(&rt.tid);
+	return rc;
+}

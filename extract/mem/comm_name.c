@@ -1,0 +1,13 @@
+/*
+ * comm_name.c - normalized comms (see comm_name.h).
+ */
+#include "extract/mem/comm_name.h"
+
+size_t comm_name_normalize(const char *comm, size_t len)
+{
+	size_t n = len;
+
+	while (n > 0 && comm[n - 1] >= '0' && comm[n - 1] <= '9')
+		n--;
+	return n ? n : len;
+}

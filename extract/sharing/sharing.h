@@ -1,0 +1,204 @@
+/*
+ * sharing.h - sharing-aware clustering of extract mem's units.
+ *
+ * Evidence (mem_agg.h): per unit, the keys (data identity, time epoch) it
+ * touched with their summed weight and sample count. Two units share an
+ * identity when both touched it in the same or adjacent epochs. Each
+ * shared key counts with idf(k) / idf_max, idf = ln((N + 1) / df) where df
+ * is how many of the N units touched the identity, so memory nearly every
+ * unit touches (allocator, kernel) weighs little. share(a, b) = a's
+ * weight on keys shared with b (idf-weighed) / a's total weight, and the
+ * affinity is sqrt(share(a, b) x share(b, a)): it grows with the part of
+ * each unit's memory that is shared, so one common sample out of 10,000
+ * scores 1e-4, not 1. A pair with fewer than min_keys shared identities
+ * or min_samples samples on them (either side) scores 0.
+ * Clusters are merged bottom-up with average linkage (UPGMA) while the
+ * best affinity is above the threshold; a merge whose CPU demand (share of
+ * all samples x online CPUs) would exceed the cap is refused and the next
+ * best pair is tried. docs/clustering.md has the evidence for defaults.
+ */
+#ifndef SCX_EXTRACT_SHARING_H
+#define SCX_EXTRACT_SHARING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "extract/mem/mem_agg.h"
+#include "extract/sharing/mem_groups.h"
+
+/* Defaults; docs/clustering.md says how they were chosen. */
+#define SHARE_THRESHOLD_DEFAULT 0.065
+#define SHARE_MIN_KEYS_DEFAULT 4
+#define SHARE_MIN_SAMPLES_DEFAULT 8
+/* Line evidence: the window (epochs of EV_EPOCH_NS either side) and the
+ * confidence of the decision (one-sided, in standard deviations). */
+#ifndef SHARE_WINDOW_EPOCHS
+#define SHARE_WINDOW_EPOCHS 15
+#endif
+#define SHARE_Z_DEFAULT 2.326
+
+struct sharing_params {
+	double threshold;       /* merge while average affinity > threshold */
+	double cap_cpus;        /* max CPU demand of a merged cluster */
+	double online_cpus;     /* demand = samples / total_samples * online_cpus */
+	uint64_t total_samples; /* all samples of the input */
+	uint64_t fault_samples; /* of them, page-fault samples: more than half makes the evidence first touches */
+	const double *demand;   /* per unit of the call (CPUs), NULL: the sample share above */
+	size_t min_keys;        /* least shared identities for a non-zero affinity (sharing_enough_evidence) */
+	uint64_t min_samples;   /* least samples on them, on each side */
+	unsigned window;        /* line evidence: epochs either side (0: SHARE_WINDOW_EPOCHS) */
+	double z;               /* line evidence: confidence (0: SHARE_Z_DEFAULT) */
+};
+
+struct unit_cluster {
+	size_t *members; /* unit indexes, sorted by unit name */
+	size_t n;
+	double demand;
+};
+
+struct clustering {
+	struct unit_cluster *v; /* ordered by their first unit (upstream order) */
+	size_t n;
+};
+
+/* A merged subcell's name: its members' names joined with "+" (malloc'ed;
+ * NULL when memory is short). */
+char *sharing_cluster_name(const struct unit_list *u, const struct unit_cluster *c);
+
+/* One unit's evidence as a sparse vector sorted by key (identity, then epoch). */
+struct evidence {
+	uint64_t *keys;
+	double *w;          /* scaled weight per key */
+	uint64_t *samples;  /* samples per key */
+	size_t n;
+	double total;       /* all the unit's weight */
+};
+
+int sharing_evidence_of_unit(const struct mem_agg *a, const struct unit *u, struct evidence *e);
+void sharing_evidence_free(struct evidence *e);
+
+/*
+ * Line evidence (extract/sharing/sharing_lines.c; docs/clustering.md "Estimator").
+ * For the line keys (A:/F: data) of two units a and b:
+ *   n_a          a's samples on line keys;
+ *   na_r         a's samples in regions b touched too (a process's private
+ *                memory, a file or shm object);
+ *   ja           a's samples in blocks (2 MiB of a region) b touched too (J);
+ *   ha           a's samples on a line b was sampled on within the window;
+ *   ra           a's samples in J whose line a was sampled on again within
+ *                the window (its recapture rate: ra / ja is a's coverage);
+ *   ra_blk       a's samples in common regions whose block a sampled again.
+ * f_a = ha x jb / (n_a x rb) estimates the share of a's accesses that go to
+ * lines b uses, whatever the density (f_b likewise); f = sqrt(f_a x f_b).
+ * low / high: f from Poisson bounds of the counts at z (high also bounded
+ * by the same estimate at block level). shared: low > floor; apart: high
+ * <= floor, or no common region; else cannot tell, and more = how many
+ * times the counts would have to grow for a verdict (0: not within 10^6).
+ *
+ * The estimate needs samples that are a random subset of the accesses.
+ * Two cases say they are not, and then the pair cannot tell whatever the
+ * counts (unsampled; more 0, since more of the same samples would not
+ * help): the recaptures contradict the block bound (low above high), or
+ * the samples are first touches (page faults: first_touch, set by the
+ * caller) and one side has no line sampled twice, so its coverage is
+ * unknown. A page-fault sample is taken when a process maps a page: its
+ * own first touch of it, never its later accesses, and threads of one
+ * process fault once between them. hits / n is then the share of a's
+ * first touches on lines b also touched (footprint overlap, f_touch), not
+ * the share of its accesses. docs/clustering.md, "First touches".
+ */
+enum sharing_verdict { SHARING_APART, SHARING_CANNOT_TELL, SHARING_SHARED };
+
+struct line_estimate {
+	uint64_t n_a, n_b, na_r, nb_r, ja, jb, ha, hb, ra, rb, ra_blk, rb_blk;
+	uint64_t lines; /* distinct lines both were sampled on within the window */
+	double f_a, f_b, f, low, high, more;
+	double wa, wb;  /* weight of a's / b's samples counted in ha / hb */
+	bool first_touch; /* in: the samples are page faults (sharing_params_first_touch) */
+	bool unsampled;   /* out: not a random subset of accesses (see above): cannot tell */
+	double f_touch;   /* out, with unsampled: sqrt(ha / n_a x hb / n_b), the footprint overlap */
+	enum sharing_verdict verdict;
+};
+
+/* Are p's samples first touches (page faults are more than half of them)? */
+bool sharing_params_first_touch(const struct sharing_params *p);
+
+/* What two units share (see above). */
+struct pair_evidence {
+	size_t keys;                  /* shared identities (pages; lines for line keys) */
+	uint64_t samples_a, samples_b; /* samples of a / b on them */
+	double share_a, share_b;      /* part of a's / b's weight on them (no idf) */
+	double affinity;              /* what the clustering uses (see sharing_affinity_matrix) */
+	double page_affinity;         /* the affinity of the keys without lines (K:, no data_id) */
+	double page_wa, page_wb;      /* a's / b's idf-weighed weight on the shared keys without lines */
+	struct line_estimate line;
+};
+
+/* df of every identity over n units: ident -> number of units. -1 on OOM. */
+int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df);
+void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
+		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out);
+/*
+ * The minimum evidence for a non-zero affinity: at least min_samples
+ * samples a side on the shared data, and either min_keys shared identities
+ * or, on fewer, at least min_keys x min_samples samples a side (one hot
+ * structure two threads hammer all the time is no coincidence).
+ */
+bool sharing_enough_evidence(const struct pair_evidence *pe, size_t min_keys, uint64_t min_samples);
+
+/* The same with the line evidence decided at p's threshold (floor), window and z. */
+void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
+			      const struct sharing_params *p, struct pair_evidence *out);
+
+/*
+ * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence: the
+ * page affinity described above over keys without lines, or, when larger,
+ * the line estimate f of a pair whose verdict is shared. Caller frees.
+ * NULL on OOM. sharing_affinity_matrix decides lines at the defaults.
+ */
+double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples);
+double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p);
+
+/* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */
+void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
+			   double z, bool first_touch, struct line_estimate *o);
+/* The bounds, verdict and "more" of o's counts (set by sharing_line_estimate, or summed over recordings;
+ * o->first_touch as the caller sets it). */
+void sharing_line_decide(struct line_estimate *o, double floor, double z);
+/*
+ * Is this key of one unit on shared data: a line key whose line the other
+ * unit (its evidence) was sampled on within window epochs. For callers that
+ * ask which samples are on shared data (pairs decided shared).
+ */
+bool sharing_key_is_shared(const struct evidence *other, uint64_t key, unsigned window);
+/* The index of e's first line key (e->n when none). */
+size_t sharing_first_line_key(const struct evidence *e);
+const char *sharing_verdict_name(enum sharing_verdict v);
+/* -v: the line estimate of a pair in one line (nothing when they have no common data). */
+void sharing_log_line_detail(FILE *log, const char *indent, const struct pair_evidence *pe,
+			     const struct sharing_params *p, double duration_s);
+/* -v: the top 10 pairs of pe (n x n, upper triangle) and every pair the samples cannot decide. */
+int sharing_log_pairs(FILE *log, const struct unit_list *u, const struct pair_evidence *pe, size_t n,
+		      const struct sharing_params *p, double duration_s);
+/* One-sided Poisson bounds of a count at z standard deviations. */
+double sharing_poisson_low(double x, double z);
+double sharing_poisson_high(double x, double z);
+
+/*
+ * Cluster the units of one cell. When log is not NULL, explain the top
+ * shared pairs, each merge and each refused merge into it. -1 on OOM.
+ */
+int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
+		    const char *cell_name, FILE *log, struct clustering *out);
+/*
+ * The same clustering on a given unit x unit affinity matrix (n x n; p->demand
+ * per unit must be set), for evidence combined over recordings
+ * (extract/evidence/evidence_merge.c). log: the merges, without link details.
+ */
+int sharing_cluster_matrix(const struct unit_list *units, const double *aff, const struct sharing_params *p,
+			   FILE *log, struct clustering *out);
+void sharing_clustering_free(struct clustering *c);
+
+#endif
