@@ -2,8 +2,9 @@
 # test_docs.sh - README.md stays a one-page user's guide that points at the
 # rest: at most 300 lines; a section for every command in cmd/main.c's table;
 # the test command .ci/run runs ("the README's test command") shown in a
-# code block; every docs/*.md page listed in its documentation table; and
-# every relative link of README.md and docs/*.md names a file that exists.
+# code block; every docs/*.md page listed in its documentation table; every
+# relative link of README.md and docs/*.md names a file that exists; and every
+# source path they and the man page name exists (files move between rooms).
 # Reads files only: no build, no recording.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
@@ -63,6 +64,32 @@ for f in sys.argv[1:]:
         path = os.path.normpath(os.path.join(os.path.dirname(f), target.split("#")[0]))
         if not os.path.exists(path):
             bad.append(f"{f}: {target}")
+if bad:
+    sys.exit("missing: " + ", ".join(bad))
+PY
+
+# source paths: every path under a folder of the tree that README.md, docs/*.md
+# or the man page names exists (after files move: extract/, process/ rooms);
+# a glob (`mem_*.c`, `perfetto_pb.[ch]`) must match something, a workload
+# named by its binary (tests/workloads/warm-share) must have its .c
+check "README.md, docs/*.md, docs/scxprof.1: every source path named exists" python3 - README.md docs/*.md docs/scxprof.1 <<'PY'
+import glob, os, re, sys
+top = r"(?:cmd|process|extract|record|lib|pipeline|report|bpf|bench|tests|fuzz|scripts|schemas|examples)"
+pat = re.compile(r"(?<![\w./-])(" + top + r"/[\w./*\[\]<>-]*[\w*\]>])")
+bad = []
+for f in sys.argv[1:]:
+    text = open(f).read().replace("\\-", "-")
+    for p in sorted(set(m.group(1) for m in pat.finditer(text))):
+        if p.endswith("]") and "[" not in p:
+            p = p[:-1]  # the end of a markdown link's text, [schemas/](...)
+        if "<" in p:
+            ok = os.path.isdir(p[:p.index("<")])
+        elif "*" in p or "[" in p:
+            ok = bool(glob.glob(p))
+        else:
+            ok = os.path.exists(p) or os.path.exists(p + ".c")
+        if not ok:
+            bad.append(f"{f}: {p}")
 if bad:
     sys.exit("missing: " + ", ".join(bad))
 PY
