@@ -152,7 +152,7 @@ int cmd_record(int argc, char **argv)
 	static const struct cmd_usage u = {
 		"record",
 		"[-o DIR] [-f ARCHIVE.tar.gz] [-t SECS] [-l CYCLES] [--hints-map PATH] [--sched-ring-sz MB] "
-		"[--backend NAME] [--event SPEC] [-c PERIOD | -F HZ] [--stores] [--mmap-pages N] [-v] "
+		"[--backend NAME] [--event SPEC] [-c PERIOD | -F HZ] [--stores] [--mmap-pages N] [--aux-pages N] [-v] "
 		"[-- COMMAND ARGS...]",
 		"Sample memory accesses system-wide (with the CPU's load-latency sampling, or page faults\n"
 		"on machines without it), trace scheduler, irq and softirq events with BPF and trace\n"
@@ -188,6 +188,8 @@ int cmd_record(int argc, char **argv)
 		OPT_INT('F', "freq", &o.backend.freq, "HZ", "sample at HZ per second and cpu (decode: 500)", 1, 1000000),
 		OPT_FLAG(0, "stores", &o.backend.stores, "also sample stores"),
 		OPT_INT(0, "mmap-pages", &o.mmap_pages, "N", "ring buffer pages per cpu, a power of two (1024)", 1, 1 << 20),
+		OPT_INT(0, "aux-pages", &o.aux_pages, "N",
+			"Arm SPE: AUX area pages per cpu, a power of two (4 MiB as root, else 128 KiB)", 1, 1 << 20),
 		OPT_COUNT('v', "verbose", &o.verbose, "more detail on stderr"),
 		OPT_END(),
 	};

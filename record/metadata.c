@@ -134,6 +134,37 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_obj_close(w);
 }
 
+/* Arm SPE: how samples get their thread, the AUX data and what the kernel's
+ * PERF_RECORD_AUX flags say was lost; null for the other backends. */
+static void arm_spe_json(struct jsonw *w, const struct record_result *r)
+{
+	const struct auxtrace_stats *a = &r->mem.aux;
+
+	jsonw_key(w, "arm_spe");
+	if (r->backend.kind != MEM_BACKEND_ARM_SPE) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "pid_source", r->backend.pid_source);
+	jsonw_kv_bool(w, "context_switch_records", r->backend.context_switch);
+	jsonw_kv_bool(w, "physical_addresses", r->backend.phys_addr);
+	jsonw_kv_u64(w, "aux_area_bytes", r->mem.aux_area_bytes);
+	jsonw_key(w, "time_conv_adjust_ns");
+	if (r->mem.time_conv_adjusted)
+		jsonw_i64(w, r->mem.time_conv_adjust_ns);
+	else
+		jsonw_null(w);
+	jsonw_kv_u64(w, "auxtrace_records", a->records);
+	jsonw_kv_u64(w, "aux_bytes", a->bytes);
+	jsonw_kv_u64(w, "aux_bytes_overwritten", a->bytes_overwritten);
+	jsonw_kv_u64(w, "aux_records", a->aux_records);
+	jsonw_kv_u64(w, "aux_truncated", a->truncated);
+	jsonw_kv_u64(w, "aux_partial", a->partial);
+	jsonw_kv_u64(w, "aux_collision", a->collision);
+	jsonw_obj_close(w);
+}
+
 static void mem_json(struct jsonw *w, const struct record_opts *o, const struct record_result *r)
 {
 	const struct mem_stream_stats *m = &r->mem;
@@ -173,6 +204,7 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	jsonw_kv_u64(w, "unresolved", m->phys_unresolved + m->decode.phys_unresolved);
 	jsonw_obj_close(w);
 	decode_json(w, r);
+	arm_spe_json(w, r);
 	jsonw_kv_u64(w, "first_sample_ns", m->first_time);
 	jsonw_kv_u64(w, "last_sample_ns", m->last_time);
 	jsonw_kv_u64(w, "rounds", m->rounds);

@@ -100,9 +100,7 @@ static int start_mem(struct recorder *rc)
 		return -1;
 	for (i = 0; i < rc->res->backend.warnings.nr; i++)
 		warnings_add(&rc->res->warnings, "%s", rc->res->backend.warnings.line[i]);
-	if (rc->res->backend.needs_aux_decoder)
-		return scx_fail("%s: %s; decoding its AUX data is not supported yet (use --backend decode or page-fault)",
-				rc->res->backend.pmu, rc->res->backend.description);
+	mo.aux_pages = o->aux_pages;
 	mo.resolve_phys = rc->res->backend.kind == MEM_BACKEND_SOFTWARE;
 	if (path_in(rc, "perf.mem.data", path, sizeof(path)) < 0 || pd_writer_open(&rc->w, path) < 0)
 		return -1;
@@ -387,6 +385,24 @@ static int stop_streams(struct recorder *rc)
 	return rc_;
 }
 
+/* Arm SPE: what the kernel's PERF_RECORD_AUX flags and our copies say was lost. */
+static void warn_aux(struct recorder *rc)
+{
+	const struct auxtrace_stats *a = &rc->ms.st.aux;
+
+	if (a->truncated)
+		warnings_add(&rc->res->warnings, "Arm SPE: %llu of %llu AUX records were truncated (the AUX "
+			     "area filled before it was drained: SPE records lost; raise --aux-pages or -c)",
+			     (unsigned long long)a->truncated, (unsigned long long)a->aux_records);
+	if (a->partial || a->collision)
+		warnings_add(&rc->res->warnings, "Arm SPE: %llu AUX records partial, %llu with collisions "
+			     "(the hardware dropped or merged records)",
+			     (unsigned long long)a->partial, (unsigned long long)a->collision);
+	if (a->bytes_overwritten)
+		warnings_add(&rc->res->warnings, "Arm SPE: %llu bytes of AUX data were overwritten before "
+			     "they were copied", (unsigned long long)a->bytes_overwritten);
+}
+
 static int finish_files(struct recorder *rc)
 {
 	struct feature_info fi = {.argc = rc->o->argc, .argv = rc->o->argv};
@@ -400,7 +416,8 @@ static int finish_files(struct recorder *rc)
 		fi.wall_ns = rc->res->start_wall_ns;
 		rc->res->mem = rc->ms.st;
 		if (buildids_add_feature(&rc->bids, &rc->w, "/sys/kernel/notes") < 0 ||
-		    features_add(&rc->w, &fi) < 0 || pd_writer_finish(&rc->w) < 0)
+		    mem_stream_add_features(&rc->ms) < 0 || features_add(&rc->w, &fi) < 0 ||
+		    pd_writer_finish(&rc->w) < 0)
 			return -1;
 		if (rc->o->verbose && rc->o->status)
 			fprintf(rc->o->status, "perf.mem.data: build-ids of %zu files (kernel, [vdso], mapped ELF files)\n",
@@ -411,6 +428,7 @@ static int finish_files(struct recorder *rc)
 			     "at the same time (the kernel shares one sample's data among such events); ids "
 			     "restored, their times may follow that program's clock",
 			     (unsigned long long)rc->ms.st.foreign_ids);
+		warn_aux(rc);
 		if (rc->ms.st.lost_events || rc->ms.st.lost_samples)
 			warnings_add(&rc->res->warnings, "the kernel lost %llu events and %llu samples: raise --mmap-pages",
 			     (unsigned long long)rc->ms.st.lost_events, (unsigned long long)rc->ms.st.lost_samples);

@@ -22,6 +22,7 @@ struct record_opts {
 	bool mem;                      /* memory stream on (not --disable-mem-trace) */
 	struct mem_backend_opts backend;
 	size_t mmap_pages;             /* --mmap-pages (0: default) */
+	size_t aux_pages;              /* --aux-pages, Arm SPE's AUX area per cpu (0: perf's default) */
 	bool sched;                    /* scheduling stream on (not --disable-sched-trace) */
 	unsigned sched_ring_mb;        /* --sched-ring-sz (32) */
 	const char *hints_map;         /* --hints-map or NULL */

@@ -40,6 +40,17 @@ void auxtrace_free(struct auxtrace *a)
 	a->nr_index = a->cap_index = 0;
 }
 
+uint64_t auxtrace_perf_time(const struct perf_event_mmap_page *pg, uint64_t cyc)
+{
+	uint64_t quot, rem;
+
+	if (pg->cap_user_time_short)
+		cyc = pg->time_cycles + ((cyc - pg->time_cycles) & pg->time_mask);
+	quot = cyc >> pg->time_shift;
+	rem = cyc & ((1ULL << pg->time_shift) - 1);
+	return pg->time_zero + quot * pg->time_mult + ((rem * pg->time_mult) >> pg->time_shift);
+}
+
 int auxtrace_write_time_conv(struct pd_writer *w, const struct perf_event_mmap_page *pg,
 			     int64_t zero_adjust_ns)
 {

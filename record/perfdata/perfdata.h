@@ -144,6 +144,9 @@ struct auxtrace_where {
 
 void auxtrace_init(struct auxtrace *a);
 void auxtrace_free(struct auxtrace *a);
+/* A counter value in the mmap page's clock (perf's tsc_to_perf_time, the
+ * conversion perf applies to SPE timestamps with TIME_CONV). */
+uint64_t auxtrace_perf_time(const struct perf_event_mmap_page *pg, uint64_t cyc);
 /* PERF_RECORD_TIME_CONV from the mmap page (time_zero + zero_adjust_ns:
  * see mem_stream.c). Fails, saying why, without cap_user_time_zero. */
 int auxtrace_write_time_conv(struct pd_writer *w, const struct perf_event_mmap_page *pg,

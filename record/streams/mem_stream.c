@@ -20,6 +20,7 @@
 
 #include "lib/error.h"
 #include "record/backend/backend.h"
+#include "record/streams/aux_area.h"
 #include "record/decode/decode.h"
 
 /* How often the recorder drains the rings. The page-fault backend drains
@@ -46,6 +47,7 @@ struct cpu_ring {
 	bool sample_id_set;
 	void *base;            /* control page + data */
 	size_t map_size, data_size;
+	struct aux_area aux;   /* Arm SPE: the AUX area behind its own ring (aux.base NULL without) */
 };
 
 /* ---- layout -------------------------------------------------------------- */
@@ -117,6 +119,9 @@ static void sideband_attr(struct mem_stream *ms)
 	a->comm = a->comm_exec = a->task = 1;
 	a->cgroup = 1;
 	a->ksymbol = 1; /* BPF programs loaded or unloaded while recording */
+	/* Arm SPE: PERF_RECORD_SWITCH_CPU_WIDE, which give samples their
+	 * thread where context packets carry no PID (as perf records them) */
+	a->context_switch = ms->be->context_switch;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -220,6 +225,13 @@ static int open_ring(struct mem_stream *ms, struct cpu_ring *r, size_t pages)
 		return scx_fail_errno("cpu %d: mmap of a %zu KiB ring buffer (try --mmap-pages smaller, "
 				      "or raise perf_event_mlock_kb)", r->cpu, r->data_size >> 10);
 	}
+	if (r->own_event >= 0 && ms->be->ev[r->own_event].aux_area) {
+		if (aux_area_map(&r->aux, fd, r->base, r->map_size,
+				 aux_area_size(ms->opts.aux_pages, ms->be->phys_addr), r->cpu,
+				 ms->be->ev[r->own_event].name) < 0)
+			return -1;
+		ms->st.aux_area_bytes = r->aux.size;
+	}
 	return 0;
 }
 
@@ -319,6 +331,31 @@ static int add_attrs(struct mem_stream *ms)
 	return rc;
 }
 
+/* Arm SPE: number the AUX areas, then TIME_CONV and AUXTRACE_INFO, before
+ * any AUXTRACE record (perf reads TIME_CONV when it meets AUXTRACE_INFO). */
+static int start_aux(struct mem_stream *ms)
+{
+	const void *pg = NULL;
+	struct timespec ts;
+	uint32_t idx = 0;
+	size_t i;
+
+	auxtrace_init(&ms->aux);
+	for (i = 0; i < ms->nr_rings; i++) {
+		if (!ms->rings[i].aux.base)
+			continue;
+		ms->rings[i].aux.idx = idx++;
+		if (!pg)
+			pg = ms->rings[i].base;
+	}
+	if (!pg)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	ms->aux_reference = (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec; /* as perf's arm_spe_reference */
+	return aux_area_start(ms->w, pg, ms->be->ev[0].attr.type, &ms->st.time_conv_adjust_ns,
+			      &ms->st.time_conv_adjusted);
+}
+
 int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_writer *w,
 		    const struct mem_stream_opts *o)
 {
@@ -332,6 +369,8 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 	ms->opts = *o;
 	if (pages & (pages - 1))
 		return scx_fail("--mmap-pages %zu: must be a power of two", pages);
+	if (o->aux_pages & (o->aux_pages - 1))
+		return scx_fail("--aux-pages %zu: must be a power of two", o->aux_pages);
 	if (!be->nr_events)
 		return scx_fail("the %s backend has no events", mem_backend_name(be->kind));
 	for (i = 0; i < be->nr_events; i++)
@@ -372,6 +411,8 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 		compute_layout(ms);
 		rc = add_attrs(ms);
 	}
+	if (rc == 0)
+		rc = start_aux(ms);
 	if (rc == 0 && ms->opts.resolve_phys && !(ms->pagemaps = pagemap_new()))
 		rc = -1;
 	if (rc == 0 && be->rewrites_samples) {
@@ -553,12 +594,18 @@ static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 				restore_sample_id(ms, r, rec, h.size);
 			if (ms->decode)
 				decode_stream_sideband(ms->decode, rec);
+			if (h.type == PERF_RECORD_AUX)
+				auxtrace_note_aux(&ms->aux, rec, h.size);
 			count_record(ms, rec);
 			rc = pd_writer_add_record(ms->w, rec, h.size);
 		}
 		tail += h.size;
 	}
 	__atomic_store_n(&ctl->data_tail, tail, __ATOMIC_RELEASE);
+	if (rc == 0 && r->aux.base) {
+		rc = aux_area_drain(&r->aux, r->base, &ms->aux, ms->w, ms->aux_reference);
+		ms->st.aux = ms->aux.st;
+	}
 	return rc;
 }
 
@@ -588,6 +635,13 @@ int mem_stream_drain(struct mem_stream *ms)
 	return pd_writer_add_record(ms->w, &round, sizeof(round));
 }
 
+int mem_stream_add_features(struct mem_stream *ms)
+{
+	if (!ms->aux.nr_index && !ms->be->needs_aux_decoder)
+		return 0;
+	return auxtrace_add_index_feature(&ms->aux, ms->w);
+}
+
 int mem_stream_drain_ms(const struct mem_stream *ms)
 {
 	return ms->decode ? MEM_STREAM_DRAIN_MS_DECODE : MEM_STREAM_DRAIN_MS;
@@ -603,12 +657,14 @@ void mem_stream_close(struct mem_stream *ms)
 		for (e = 0; e < MEM_BACKEND_MAX_EVENTS; e++)
 			if (r->fds[e] >= 0)
 				close(r->fds[e]);
+		aux_area_unmap(&r->aux);
 		if (r->base)
 			munmap(r->base, r->map_size);
 		if (r->owner_fd >= 0)
 			close(r->owner_fd);
 	}
 	pagemap_free(ms->pagemaps);
+	auxtrace_free(&ms->aux);
 	if (ms->decode) {
 		decode_stream_free(ms->decode);
 		ms->decode = NULL;

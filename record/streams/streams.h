@@ -17,6 +17,7 @@
 #include "lib/perfdata.h"
 #include "record/backend/backend.h"
 #include "record/decode/decode.h"
+#include "record/perfdata/perfdata.h"
 #include "record/streams/sched_stream.h"
 
 /* ---- the counters of the memory stream of `record`, filled by
@@ -32,6 +33,11 @@ struct mem_stream_stats {
 	uint64_t rounds;
 	uint64_t foreign_ids;   /* samples that carried another program's event id, restored */
 	struct decode_stats decode; /* the decode backend's counters */
+	struct auxtrace_stats aux;  /* Arm SPE: AUX data copied, PERF_RECORD_AUX flags */
+	uint64_t aux_area_bytes;    /* Arm SPE: size of each cpu's AUX area */
+	int64_t time_conv_adjust_ns; /* Arm SPE: CLOCK_MONOTONIC - perf clock, added to
+	                              * TIME_CONV's time_zero (0: not measured, see mem_stream.c) */
+	bool time_conv_adjusted;
 };
 
 /* ---- mem_stream.c: the memory-sampling stream of `record`: one event set per
@@ -47,10 +53,16 @@ struct mem_stream_stats {
  * With the decode backend the side-band event takes the sample_type of the
  * rewritten samples (same trailer as the cpu-clock samples), and every
  * cpu-clock sample goes through decode_stream.c instead of to the file.
+ * With Arm SPE each cpu's SPE event has a ring of its own (PERF_RECORD_AUX
+ * records) and an AUX area, copied out as AUXTRACE records at every drain
+ * (record/perfdata/auxtrace.c); the side-band event also records context
+ * switches; TIME_CONV and AUXTRACE_INFO are written when the rings open.
  */
 
 struct mem_stream_opts {
 	size_t mmap_pages;      /* data pages per CPU ring (power of two); 0 = 1024 (4 MiB) */
+	size_t aux_pages;       /* Arm SPE: AUX area pages per CPU (power of two); 0 = perf's
+	                         * default: 4 MiB privileged, else 128 KiB */
 	bool resolve_phys;      /* fill phys_addr 0 from pagemap (software backend) */
 };
 
@@ -71,6 +83,8 @@ struct mem_stream {
 	struct mem_stream_stats st;
 	struct pagemap_cache *pagemaps; /* when resolve_phys */
 	struct decode_stream *decode;   /* the decode backend: rewrites cpu-clock samples */
+	struct auxtrace aux;            /* Arm SPE: the AUXTRACE index and counters */
+	uint64_t aux_reference;         /* Arm SPE: the session's AUXTRACE reference */
 };
 
 /* Open every event on every online CPU and map the rings; the attrs and
@@ -81,6 +95,9 @@ int mem_stream_enable(struct mem_stream *ms);
 int mem_stream_disable(struct mem_stream *ms);
 /* Copy everything in the rings to w, then a FINISHED_ROUND. */
 int mem_stream_drain(struct mem_stream *ms);
+/* Arm SPE: add the HEADER_AUXTRACE index to w (nothing for other
+ * backends). Call once, after the last drain. */
+int mem_stream_add_features(struct mem_stream *ms);
 /* How often to drain, in ms (see mem_stream.c). */
 int mem_stream_drain_ms(const struct mem_stream *ms);
 void mem_stream_close(struct mem_stream *ms);
