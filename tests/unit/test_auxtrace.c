@@ -6,7 +6,8 @@
  * into a perf.data; perf 6.1's `perf script` (which decodes SPE offline on
  * any architecture) must open it and synthesize exactly the encoded
  * samples: time from TIME_CONV, thread from context packets in one file
- * and from PERF_RECORD_SWITCH_CPU_WIDE in the other.
+ * and from PERF_RECORD_SWITCH_CPU_WIDE in the other; and process must
+ * write the same samples to perf.jsonl.
  *
  * The SPE packets are encoded here from the Arm ARM's packet format (DDI
  * 0487, "Statistical Profiling Extension", packet headers): address
@@ -347,6 +348,67 @@ static void check_file(bool with_context)
 		  "AUX record; stderr: %s", err);
 	/* perf warns exactly when it has to fall back on switch records */
 	cr_assert_eq(strstr(err, "CONTEXT packets not found") == NULL, with_context, "%s", err);
+}
+
+/* process (process/spe) on the same file: perf.jsonl's samples, in order,
+ * carry what perf script printed (tid, cpu, time, addr, ip, phys_addr,
+ * weight). Needs the scxprof binary: tests/run.sh exports SCXPROF. */
+static void check_process(bool with_context)
+{
+	const char *bin = getenv("SCXPROF");
+	static const struct { unsigned tid, cpu; const struct spe_rec *r; } want[] = {
+		{ TID_A, 0, &cpu0_recs[0] }, { TID_A, 0, &cpu0_recs[1] },
+		{ TID_B, 1, &cpu1_recs[0] }, { TID_A, 0, &cpu0_late[0] },
+	};
+	char dir[128], cmd[512], line[2048];
+	struct auxtrace a;
+	size_t n = 0;
+	FILE *f;
+
+	if (!bin)
+		cr_skip_test("SKIP: SCXPROF unset (run through tests/run.sh): process cannot run");
+	snprintf(dir, sizeof(dir), "%s/prof", tmpdir);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(cmd, sizeof(cmd), "%s/perf.mem.data", dir);
+	auxtrace_init(&a);
+	write_file(cmd, with_context, &a);
+	auxtrace_free(&a);
+	snprintf(cmd, sizeof(cmd), "%s process -f %s --no-filter --no-perfetto >/dev/null 2>&1", bin,
+		 dir);
+	cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+	snprintf(cmd, sizeof(cmd), "%s.out/perf.jsonl", dir);
+	f = fopen(cmd, "r");
+	cr_assert_not_null(f, "%s", cmd);
+	while (fgets(line, sizeof(line), f)) {
+		const struct spe_rec *r;
+		char keys[6][96];
+		uint64_t ns;
+
+		cr_assert_lt(n, 4, "more than 4 samples: %s", line);
+		r = want[n].r;
+		ns = TC_ZERO + (r->ts >> TC_SHIFT) * TC_MULT;
+		snprintf(keys[0], 96, "\"tid\":%u,", want[n].tid);
+		snprintf(keys[1], 96, "\"addr\":\"%" PRIx64 "\"", r->va);
+		snprintf(keys[2], 96, "\"ip\":\"%" PRIx64 "\"", r->pc);
+		snprintf(keys[3], 96, "\"phys_addr\":\"%" PRIx64 "\"", r->pa);
+		snprintf(keys[4], 96, "\"cpu\":%u,\"time_ns\":%" PRIu64 ",", want[n].cpu, ns);
+		snprintf(keys[5], 96, "\"weight\":%u,", r->latency);
+		for (int k = 0; k < 6; k++)
+			cr_assert(strstr(line, keys[k]), "sample %zu lacks %s: %s", n, keys[k], line);
+		n++;
+	}
+	fclose(f);
+	cr_assert_eq(n, 4, "process wrote %zu samples, perf script 4", n);
+}
+
+Test(auxtrace, process_agrees_on_context_packet_file)
+{
+	check_process(true);
+}
+
+Test(auxtrace, process_agrees_on_switch_record_file)
+{
+	check_process(false);
 }
 
 Test(auxtrace, perf_script_decodes_context_packet_file)
