@@ -98,9 +98,13 @@ static void open_hint(int err, const struct perf_event_attr *attr, unsigned want
 static int open_failed(const struct mem_event *ev, const struct perf_event_attr *attr, int cpu,
 		       int err)
 {
-	char hint[160];
+	char hint[192];
 
 	open_hint(err, attr, ev->attr.precise_ip, hint, sizeof(hint));
+	if ((err == EACCES || err == EPERM) && ev->aux_area) /* Arm SPE: arm_spe_pmu_event_init */
+		snprintf(hint, sizeof(hint), " (Arm SPE: pa_enable and pct_enable need root or "
+			 "CAP_PERFMON; perf_event_paranoid=%ld)",
+			 read_proc_long("/proc/sys/kernel/perf_event_paranoid", -99));
 	scx_fail("%s on cpu %d: perf_event_open: %s%s", ev->name, cpu, strerror(err), hint);
 	errno = err;
 	return -1;

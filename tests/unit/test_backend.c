@@ -1032,6 +1032,24 @@ Test(backend_open, permission_error_names_event_cpu_and_paranoid)
 	mem_event_set_open_fn(NULL);
 }
 
+Test(backend_open, spe_permission_error_says_what_needs_privilege)
+{
+	struct mem_backend_opts o = opts_for("neoverse-n1");
+	struct mem_backend b;
+
+	o.priv = MEM_PRIV_YES;
+	choose_ok(&o, &b);
+	fake_errno = EACCES;
+	mem_event_set_open_fn(fake_fail);
+	cr_assert_eq(mem_event_open(&b.ev[0], 2, -1), -1);
+	mem_event_set_open_fn(NULL);
+	cr_assert(strstr(scx_errmsg(), "arm_spe_0/ts_enable=1,pa_enable=1,") &&
+		  strstr(scx_errmsg(), " on cpu 2: perf_event_open: Permission denied (Arm SPE: "
+				       "pa_enable and pct_enable need root or CAP_PERFMON; "
+				       "perf_event_paranoid="),
+		  "%s", scx_errmsg());
+}
+
 /* ------------------------------------------------------------- real page-fault event */
 
 struct ring {
