@@ -65,7 +65,13 @@ static void print_summary(const struct record_result *r, const char *where)
 
 	for (i = 0; i < r->warnings.nr; i++)
 		fprintf(stderr, "WARNING: %s\n", r->warnings.line[i]);
-	if (r->mem_on)
+	if (r->mem_on && r->backend.kind == MEM_BACKEND_ARM_SPE)
+		printf("Memory samples: in %llu bytes of Arm SPE data (%llu AUXTRACE records; process decodes "
+		       "them; AUX records truncated %llu of %llu; threads from %s)\n",
+		       (unsigned long long)r->mem.aux.bytes, (unsigned long long)r->mem.aux.records,
+		       (unsigned long long)r->mem.aux.truncated, (unsigned long long)r->mem.aux.aux_records,
+		       r->backend.pid_source);
+	else if (r->mem_on)
 		printf("Memory samples: %llu (%s; lost %llu events, %llu samples; phys_addr from pagemap %llu, "
 		       "unresolved %llu)\n", (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),
 		       (unsigned long long)r->mem.lost_events, (unsigned long long)r->mem.lost_samples,
