@@ -1,0 +1,139 @@
+/*
+ * fuzz_spe.c - libFuzzer target for the Arm SPE decoder (process/spe).
+ *
+ * The first byte chooses what the rest is:
+ *   even: raw AUX data, cut into up to three buffers at offsets taken from
+ *         the next two bytes and fed to one decoder; every record gets its
+ *         data source for a Neoverse and a generic MIDR;
+ *   odd:  a perf.data file (written to a memfd): spe_trace_load(), then
+ *         spe_trace_before() on every record in file order and
+ *         spe_trace_finish(), delivering into a counter.
+ * Invariants: the decoder counts no more records than it emitted, skips
+ * no more bytes than it was given; every record the trace decoded is
+ * delivered once, as a sample or as not a memory access. Anything else
+ * (a crash, a sanitizer report) is a bug.
+ *
+ * Seeds: fuzz/corpus/spe/ holds the fixtures of tests/fixtures/spe with the
+ * byte 0x01 in front (perf.data mode).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/fuzz_util.h"
+#include "lib/error.h"
+#include "lib/perfdata.h"
+#include "process/spe/spe.h"
+
+static volatile uint64_t sink;
+static struct fuzz_file file;
+static bool file_ready;
+
+struct raw_count {
+	uint64_t emitted;
+};
+
+static int raw_record(void *ctx, const struct spe_record *r)
+{
+	struct raw_count *c = ctx;
+
+	c->emitted++;
+	sink ^= spe_data_src(r, 0x410fd0c1ULL) ^ spe_data_src(r, 0x410fd4f0ULL) ^ r->pc ^ r->va ^ r->pa;
+	return 0;
+}
+
+static void raw(const uint8_t *d, size_t n)
+{
+	struct spe_counts counts = {0};
+	struct spe_decoder dec;
+	struct raw_count c = {0};
+	size_t a, b;
+
+	if (n < 2)
+		return;
+	a = d[0];
+	b = d[1];
+	d += 2;
+	n -= 2;
+	a %= n + 1;                 /* 0 <= a <= n */
+	b = a + b % (n - a + 1);    /* a <= b <= n */
+	spe_decoder_init(&dec, &counts);
+	spe_decoder_feed(&dec, d, a, raw_record, &c);
+	spe_decoder_feed(&dec, d + a, b - a, raw_record, &c);
+	spe_decoder_feed(&dec, d + b, n - b, raw_record, &c);
+	FUZZ_CHECK(counts.records == c.emitted, "%llu records counted, %llu emitted",
+		   (unsigned long long)counts.records, (unsigned long long)c.emitted);
+	FUZZ_CHECK(counts.bad_bytes <= n, "%llu bad bytes of %zu", (unsigned long long)counts.bad_bytes, n);
+	FUZZ_CHECK(counts.cut_records <= counts.records, "more cut records than records");
+}
+
+struct deliveries {
+	uint64_t n;
+};
+
+static int32_t thread_pid(void *ctx, int32_t pid, int32_t tid)
+{
+	(void)ctx;
+	return pid >= 0 ? pid : tid;
+}
+
+static int deliver(void *ctx, const struct spe_sample *s)
+{
+	struct deliveries *d = ctx;
+
+	d->n++;
+	sink ^= s->time ^ s->ip ^ s->addr ^ s->data_src ^ s->weight ^ (uint64_t)s->tid;
+	return 0;
+}
+
+static void perfdata(const uint8_t *d, size_t n)
+{
+	struct pd_file f;
+	struct spe_trace t;
+	struct deliveries got = {0};
+	struct pd_cursor c;
+	const struct perf_event_header *h;
+	uint64_t items = 0;
+	size_t i;
+
+	if (!file_ready) {
+		fuzz_file_init(&file, "fuzz_spe");
+		file_ready = true;
+	}
+	fuzz_file_set(&file, d, n);
+	if (pd_open(&f, file.path) < 0)
+		return;
+	if (spe_trace_load(&t, &f) < 0 || !t.present) {
+		pd_close(&f);
+		return;
+	}
+	for (i = 0; i < t.nr_queues; i++)
+		items += t.queues[i].n;
+	t.thread_pid = thread_pid;
+	t.deliver = deliver;
+	t.ctx = &got;
+	pd_cursor_init(&c, &f);
+	while (pd_next(&c, &h) > 0)
+		if (h->type < PD_RECORD_HEADER_ATTR && spe_trace_before(&t, &f, h) < 0)
+			break;
+	FUZZ_CHECK(spe_trace_finish(&t) == 0, "finish failed: %s", scx_errmsg());
+	FUZZ_CHECK(got.n == t.counts.samples, "%llu delivered, %llu counted", (unsigned long long)got.n,
+		   (unsigned long long)t.counts.samples);
+	FUZZ_CHECK(t.counts.samples + t.counts.not_memory == items, "%llu samples + %llu not memory != %llu records",
+		   (unsigned long long)t.counts.samples, (unsigned long long)t.counts.not_memory,
+		   (unsigned long long)items);
+	spe_trace_free(&t);
+	pd_close(&f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (data[0] & 1)
+		perfdata(data + 1, size - 1);
+	else
+		raw(data + 1, size - 1);
+	scx_clear_error();
+	return 0;
+}
