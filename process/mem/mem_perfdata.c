@@ -248,8 +248,8 @@ static void spe_summary(struct emitter *e, const struct spe_trace *t, const char
 	const struct spe_counts *c = &t->counts;
 
 	res->spe.present = true;
-	res->spe.midr = t->midr;
-	res->spe.neoverse = spe_midr_is_neoverse(t->midr);
+	res->spe.midr = t->nr_queues ? t->queues[0].midr : t->midr; /* a CPU's, when the header has them */
+	res->spe.neoverse = spe_midr_is_neoverse(res->spe.midr);
 	res->spe.header_v2 = t->header_v2;
 	res->spe.context = t->use_context;
 	res->spe.counts = *c;
@@ -275,7 +275,7 @@ static void spe_summary(struct emitter *e, const struct spe_trace *t, const char
 			path, (unsigned long long)c->aux_buffers, (unsigned long long)c->aux_bytes,
 			(unsigned long long)c->records, (unsigned long long)c->samples,
 			(unsigned long long)c->not_memory, t->use_context ? "CONTEXT packets" : "switch records",
-			(unsigned long long)t->midr, res->spe.neoverse ? "Neoverse" : "generic");
+			(unsigned long long)res->spe.midr, res->spe.neoverse ? "Neoverse" : "generic");
 }
 
 /* Kernel symbols are read (on a second thread) once a sample needs them:

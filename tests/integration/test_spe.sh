@@ -8,8 +8,10 @@
 # by sample and in order (pid, tid, cpu, time, ip, addr, phys_addr, the whole
 # data_src, weight = total latency); one-pass extract must print what
 # process + extract print; hostile variants either agree with perf (bytes of
-# no packet, cut records, split packets, AUX records outside the data) or
-# fail with one line naming the file and no output.
+# no packet, cut records, split packets, AUX records outside the data,
+# FINISHED_ROUND records), give the same samples (the versioned header of
+# perf >= 6.9, which perf 6.1 cannot read) or fail with one line naming the
+# file and no output.
 . "$(dirname "$0")/lib.sh"
 ENC="$TOP/tests/tools/spe_encode.py"
 CMP="$TOP/tests/integration/compare_spe_perf.py"
@@ -93,6 +95,13 @@ for f in "$WORK"/hostile/*.data; do
 			check "$n: every sample equals perf script's" python3 "$CMP" "$d/perf.data" "$d.out/perf.jsonl"
 		fi
 		;;
+	same-*)
+		if [ $rc -eq 0 ] && cmp -s "$d.out/perf.jsonl" "$WORK/spe_ctx_pa.out/perf.jsonl"; then
+			pass "$n: the versioned AUXTRACE_INFO (perf >= 6.9) gives spe_ctx_pa's samples byte for byte"
+		else
+			fail "$n: the versioned AUXTRACE_INFO gives spe_ctx_pa's samples" "rc $rc: $(head -c 200 "$d.err")"
+		fi
+		;;
 	fail-*)
 		if [ $rc -ne 0 ] && [ "$(wc -l <"$d.err")" -eq 1 ] && grep -q "$d/perf.data" "$d.err" && [ ! -e "$d.out" ]; then
 			pass "$n: one error line naming the file, no output ($(cut -c1-110 "$d.err"))"
@@ -102,5 +111,7 @@ for f in "$WORK"/hostile/*.data; do
 		;;
 	esac
 done
+json_check "same-v2: the CPUs' MIDR (Neoverse N1) from the header, not CPUID's core" "$WORK/hostile/same-v2.out/process.json" \
+	"s['versioned_header'] and s['midr'] == '0x410fd0c1' and s['data_source'] == 'neoverse'"
 json_check "agree-garbage: skipped bytes and cut records counted" "$WORK/hostile/agree-garbage.out/process.json" \
 	"s['bad_bytes'] > 100 and s['cut_records'] > 0 and s['bad_ops'] == 1"

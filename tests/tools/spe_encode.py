@@ -43,7 +43,8 @@ usage: spe_encode.py OUTDIR            writes the fixtures (FIXTURES below) into
        spe_encode.py --list            prints their names
        spe_encode.py --hostile OUTDIR  writes hostile variants (HOSTILE below):
                                        agree-*.data perf and process must
-                                       agree on, fail-*.data process must refuse
+                                       agree on, fail-*.data process must refuse,
+                                       same-v2.data must give spe_ctx_pa's samples
 The checked-in fixtures are regenerated with
        python3 tests/tools/spe_encode.py tests/fixtures/spe
 Each fixture is deterministic: running this again gives the same bytes.
@@ -220,8 +221,17 @@ class PerfData:
     def time_conv(self, shift, mult, zero):
         self.add(R_TIME_CONV, 0, struct.pack("<QQQQQBB6x", shift, mult, zero, 0, 0, 1, 0))
 
-    def auxtrace_info(self):
-        self.add(R_AUXTRACE_INFO, 0, struct.pack("<IIQQ", 4, 0, SPE_PMU_TYPE, 1))
+    def auxtrace_info(self, v2_midr=None):
+        """perf 6.1's header {PMU type, per-cpu mmaps}; with v2_midr the
+        versioned one of perf >= 6.9: {version 2, 4 header words, PMU type,
+        CPUs} then per CPU {magic, cpu, 3 params: MIDR, PMU type, min interval}."""
+        if v2_midr is None:
+            self.add(R_AUXTRACE_INFO, 0, struct.pack("<IIQQ", 4, 0, SPE_PMU_TYPE, 1))
+            return
+        words = [2, 4, SPE_PMU_TYPE, self.ncpus]
+        for c in range(self.ncpus):
+            words += [0x1010101010101010, c, 3, v2_midr, SPE_PMU_TYPE, 1024]
+        self.add(R_AUXTRACE_INFO, 0, struct.pack("<II%dQ" % len(words), 4, 0, *words))
 
     def comm(self, pid, tid, name, time, cpu=0):
         raw = name.encode() + b"\0"
@@ -340,21 +350,22 @@ def make_record(i, cpu, ctx, pa, store=None, ts=True):
     })
 
 
-def common_start(pd, threads):
+def common_start(pd, threads, v2_midr=None):
     pd.time_conv(SHIFT, MULT, ZERO)
-    pd.auxtrace_info()
+    pd.auxtrace_info(v2_midr)
     for pid, tid, name in threads:
         pd.comm(pid, tid, name, perf_time(ticks(0)) - 5000)
     pd.mmap2(threads[0][0], threads[0][0], TEXT, 0x10000, 0, BIN, perf_time(ticks(0)) - 4000)
 
 
-def fixture_ctx_pa(path):
+def fixture_ctx_pa(path, v2=False):
     """Neoverse N1, physical addresses, CONTEXT packets (pid in CONTEXTIDR),
     loads and stores on two CPUs in two AUX chunks each, one non-memory
-    record (no sample)."""
-    pd = PerfData(MIDR_N1, 2, pa=True)
+    record (no sample). v2: the versioned header of perf >= 6.9 with the
+    CPUs' MIDR (N1) and a CPUID feature of another core."""
+    pd = PerfData(MIDR_A78 if v2 else MIDR_N1, 2, pa=True)
     threads = [(4100, 4100, "spe-main"), (4100, 4101, "spe-worker"), (4200, 4200, "spe-other")]
-    common_start(pd, threads)
+    common_start(pd, threads, MIDR_N1 if v2 else None)
     tids = {0: [4100, 4101], 1: [4200, 4101]}
     for chunk in range(2):
         for cpu in range(2):
@@ -515,8 +526,35 @@ def fail_auxtrace_past_end(path):
     pd.write(path)
 
 
+def agree_rounds(path):
+    """FINISHED_ROUND records between rounds of AUX data and switch records,
+    as perf record writes them."""
+    pd = PerfData(MIDR_A78, 2, pa=True)
+    threads = [(5100, 5100, "sw-main"), (5100, 5101, "sw-worker"), (5200, 5200, "sw-other")]
+    common_start(pd, threads)
+    for cpu, tid in ((0, 5100), (1, 5200)):
+        pd.switch_cpu_wide(cpu, perf_time(ticks(0)) - 2000, True, 0, 0, 5100 if tid == 5100 else 5200, tid)
+    for chunk in range(3):
+        for cpu in range(2):
+            pd.aux_chunk(cpu, b"".join(make_record(chunk * 24 + cpu * 12 + k, cpu, None, pa=True) for k in range(12)),
+                         perf_time(ticks(chunk * 24 + 23)) + 100)
+        if chunk == 0:
+            pd.switch_cpu_wide(0, perf_time(ticks(6)) + 500, True, 5100, 5100, 5100, 5101)
+            pd.switch_cpu_wide(1, perf_time(ticks(20)) + 500, True, 5200, 5200, 5100, 5101)
+        pd.add(68, 0, b"")  # FINISHED_ROUND
+    pd.write(path)
+
+
+def same_v2(path):
+    """spe_ctx_pa.data with the versioned AUXTRACE_INFO (perf >= 6.9, which
+    perf 6.1 cannot read): process must make the same samples from it."""
+    fixture_ctx_pa(path, v2=True)
+
+
 HOSTILE = {
     "agree-garbage.data": agree_garbage,
+    "agree-rounds.data": agree_rounds,
+    "same-v2.data": same_v2,
     "agree-wrapped.data": agree_wrapped,
     "fail-info-short.data": fail_info_short,
     "fail-info-v2.data": fail_info_v2,
