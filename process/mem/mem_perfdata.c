@@ -265,6 +265,9 @@ static void spe_summary(struct emitter *e, const struct spe_trace *t, const char
 			     "(kept, as perf keeps them), %llu left unfinished at the end of the data (dropped)",
 			     path, (unsigned long long)c->bad_bytes, (unsigned long long)c->cut_records,
 			     (unsigned long long)c->unfinished);
+	if (c->samples && !res->spe.midr)
+		process_warn(res, "%s: no CPUID (MIDR) of the recording host: Arm SPE data source levels "
+			     "from the events packet, as for a core other than Neoverse N1/N2/V1", path);
 	if (c->samples && !t->use_context)
 		process_warn(res, "%s: Arm SPE data has no CONTEXT packets: samples attributed to threads by "
 			     "the CPUs' switch records (%llu samples), which may be inexact",
