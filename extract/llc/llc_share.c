@@ -308,13 +308,6 @@ static long scope_of(const struct llc_share_result *r, long cell, long sub)
 	return -1;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Each actor's CPU demand: its thread's runtime share (thread_cpus, split
  * among the thread's actors by samples), else its sample share x CPUs.
@@ -349,82 +342,42 @@ static int actor_demand(const struct llc_share *s, const struct llc_share_eval *
 	return rc;
 }
 
-/*
- * The placement: subcells whole (worst-fit decreasing by demand), then the
- * threads of those that fit no LLC one by one. Sets each actor's pllc/pnode.
- */
+/* The placement model (placement_assign): sets each subcell's demand and LLC, each actor's pllc/pnode. */
 static int place(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
 		 struct actor_place *ap)
 {
 	const struct llc_map *m = e->map;
+	struct placement_item *it = malloc((s->nr_actors + 1) * sizeof(*it));
 	double *demand = calloc(r->nr_subs + 1, sizeof(double)), *load = calloc(m->nr_llcs + 1, sizeof(double));
-	int *llc = calloc(r->nr_subs + 1, sizeof(int));
-	int64_t *tids = NULL;
-	double *tdemand = NULL;
-	int *tllc = NULL;
-	size_t i, nt = 0;
+	int *llc = malloc((r->nr_subs + 1) * sizeof(int)), *allc = malloc((s->nr_actors + 1) * sizeof(int));
+	size_t i;
 	int rc = -1;
 
-	if (!demand || !load || !llc)
-		goto oom;
-	for (i = 0; i < s->nr_actors; i++)
-		if (ap[i].scope >= 0)
-			demand[ap[i].scope] += ap[i].demand;
-	for (i = 0; i < r->nr_subs; i++)
-		r->subs[i].demand = demand[i];
-	if (placement_worst_fit(demand, r->nr_subs, m->llc_cpus, m->nr_llcs, load, true, llc) < 0)
+	if (!it || !demand || !load || !llc || !allc) {
+		scx_fail("out of memory");
 		goto out;
-	for (i = 0; i < r->nr_subs; i++)
-		r->subs[i].llc = llc[i];
-	/* threads of the subcells that fit no LLC (and of no subcell): each its own item, by its samples */
-	if (!(tids = malloc((s->nr_actors + 1) * sizeof(*tids))))
-		goto oom;
-	for (i = 0; i < s->nr_actors; i++)
-		if (ap[i].scope < 0 || llc[ap[i].scope] < 0)
-			tids[nt++] = s->actors[i].tid;
-	qsort(tids, nt, sizeof(*tids), cmp_i64);
-	{
-		size_t k = 0;
-
-		for (i = 0; i < nt; i++)
-			if (!k || tids[k - 1] != tids[i])
-				tids[k++] = tids[i];
-		nt = k;
 	}
-	if (!(tdemand = calloc(nt + 1, sizeof(*tdemand))) || !(tllc = calloc(nt + 1, sizeof(*tllc))))
-		goto oom;
 	for (i = 0; i < s->nr_actors; i++)
-		if (ap[i].scope < 0 || llc[ap[i].scope] < 0) {
-			int64_t *t = bsearch(&s->actors[i].tid, tids, nt, sizeof(*tids), cmp_i64);
-
-			tdemand[t - tids] += ap[i].demand;
-		}
-	if (placement_worst_fit(tdemand, nt, m->llc_cpus, m->nr_llcs, load, false, tllc) < 0)
+		it[i] = (struct placement_item){ap[i].scope, s->actors[i].tid, ap[i].demand};
+	for (i = 0; i < r->nr_subs; i++)
+		llc[i] = PLACEMENT_UNSET;
+	if (placement_assign(it, s->nr_actors, r->nr_subs, m->llc_cpus, m->nr_llcs, load, llc, demand, allc) < 0)
 		goto out;
+	for (i = 0; i < r->nr_subs; i++) {
+		r->subs[i].demand = demand[i];
+		r->subs[i].llc = llc[i];
+	}
 	for (i = 0; i < s->nr_actors; i++) {
-		int l;
-
-		if (ap[i].scope >= 0 && llc[ap[i].scope] >= 0) {
-			l = llc[ap[i].scope];
-		} else {
-			int64_t *t = bsearch(&s->actors[i].tid, tids, nt, sizeof(*tids), cmp_i64);
-
-			l = tllc[t - tids];
-		}
-		ap[i].pllc = l;
-		ap[i].pnode = l >= 0 ? m->llc_node[l] : -1;
+		ap[i].pllc = allc[i];
+		ap[i].pnode = allc[i] >= 0 ? m->llc_node[allc[i]] : -1;
 	}
 	rc = 0;
-	goto out;
-oom:
-	scx_fail("out of memory");
 out:
+	free(it);
 	free(demand);
 	free(load);
 	free(llc);
-	free(tids);
-	free(tdemand);
-	free(tllc);
+	free(allc);
 	return rc;
 }
 

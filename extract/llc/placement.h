@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Place n items of demand[i] CPUs on nr_llcs LLCs of llc_cpus[l] CPUs,
@@ -27,5 +28,30 @@
  */
 int placement_worst_fit(const double *demand, size_t n, const unsigned *llc_cpus, size_t nr_llcs, double *load,
 			bool need_fit, int *out);
+
+/* One thread to place (a thread sampled under two comms may be two items with one tid). */
+struct placement_item {
+	long sub;      /* its subcell: an index below nr_subs, or -1 (no subcell) */
+	int64_t tid;   /* items of one tid that are placed one by one go together */
+	double demand; /* CPUs */
+};
+
+/* sub_llc values besides an LLC index and -1 (fits no LLC) */
+#define PLACEMENT_UNSET (-2) /* in: place this subcell now */
+#define PLACEMENT_SKIP (-3)  /* in: leave this subcell alone (no item of it in this call) */
+
+/*
+ * The whole model, shared by extract's prediction (extract/llc_share.c)
+ * and `scxprof place` (extract/place_plan.c): the subcells marked
+ * PLACEMENT_UNSET in sub_llc are placed whole by their items' summed
+ * demand (worst fit, need_fit; sub_demand[s] gets the sum when not NULL),
+ * then the items of a subcell that fits no LLC (-1) and of no subcell one
+ * by one, grouped by tid, by their summed demand (worst fit, overcommitting
+ * if need be). Subcells already holding an LLC (an earlier call: `place
+ * --follow`) keep it. load[nr_llcs] is carried in and updated. item_llc[i]
+ * = the item's LLC (-1 only without LLCs). -1 (scx_fail) on OOM.
+ */
+int placement_assign(const struct placement_item *it, size_t n, size_t nr_subs, const unsigned *llc_cpus,
+		     size_t nr_llcs, double *load, int *sub_llc, double *sub_demand, int *item_llc);
 
 #endif
