@@ -1,0 +1,82 @@
+/*
+ * cmd_place.c - `scxprof place -c CONFIG (-p PID... | --cgroup PATH)`:
+ * parse the options into place_opts and call the library
+ * (extract/place_run.c), which pins each thread of a running workload to
+ * the CPUs of the LLC extract's placement model gives its subcell.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/commands.h"
+#include "cmd/opts.h"
+#include "cmd/signals.h"
+#include "lib/error.h"
+#include "extract/place_run.h"
+
+static const char summary[] =
+	"Try a config without sched_ext: pin each thread of a running workload (-p PID,\n"
+	"repeatable, every thread of each process; and/or --cgroup PATH, every thread of a\n"
+	"cgroup v2 subtree, PATH absolute or under the cgroup2 mount) to the CPUs of one\n"
+	"last-level cache, as extract's placement model puts its subcell (the model of the\n"
+	"cross-LLC prediction: the thread's subcell by the cgroup rule, CommPrefix and Hint;\n"
+	"subcells worst-fit decreasing by CPU demand, measured here over --window MS; a\n"
+	"subcell larger than every LLC has its threads placed one by one). The topology is\n"
+	"--topology FILE (a topology.json as extract takes it) or this host's sysfs; with one\n"
+	"LLC there is nothing to place. Prints the plan (comment lines, then tid, comm,\n"
+	"subcell, LLC and CPUs per thread, tab-separated); --dry-run pins nothing. --follow\n"
+	"looks again every --interval MS, pins threads that appeared (or changed comm or\n"
+	"cgroup) and re-pins the others, until the workload has no thread left or a signal. Record and extract again to see\n"
+	"what the placement achieved (docs/llc-sharing.md, \"Trying a config without\n"
+	"sched_ext\").";
+
+int cmd_place(int argc, char **argv)
+{
+	static const struct cmd_usage u = {
+		"place", "-c CONFIG (-p PID [-p PID...] | --cgroup PATH) [--topology FILE] [--dry-run] [--follow]", summary,
+		false};
+	static struct opt_list pid_args;
+	static int64_t pids[OPT_LIST_MAX];
+	struct place_opts o = {.window_ms = 1000, .interval_ms = 1000, .stop = (volatile int *)&cmd_interrupted};
+	const struct opt opts[] = {
+		OPT_STRING_REQUIRED('c', "config", &o.config, "FILE", "the cell config extract printed (required)",
+				    "-c CONFIG"),
+		OPT_LIST('p', "pid", &pid_args, "PID", "a process whose threads are placed (repeatable)"),
+		OPT_STRING(0, "cgroup", &o.cgroup, "PATH", "place every thread of this cgroup v2 subtree"),
+		OPT_STRING(0, "topology", &o.topology, "FILE", "topology.json whose LLCs are used (default: this host)"),
+		OPT_STRING(0, "workload-cgroup-regex", &o.workload, "S",
+			   "workload cgroup, a plain substring (default: the config's CgroupContains, else extract's)"),
+		OPT_STRING(0, "workload-allotment-cgroup-regex", &o.allotment_re, "RE",
+			   "allotment cgroups, PCRE2 (default: the config's CgroupRegex, else extract's)"),
+		OPT_STRING(0, "hints-map", &o.hints_map, "PATH",
+			   "pinned BPF task-storage map of the threads' hints (default: every hint 0)"),
+		OPT_INT(0, "window", &o.window_ms, "MS", "measure CPU demand over MS milliseconds (1000)", 1, 3600000),
+		OPT_FLAG('n', "dry-run", &o.dry_run, "print the plan, pin nothing"),
+		OPT_FLAG(0, "follow", &o.follow, "keep placing threads that appear until the workload exits"),
+		OPT_INT(0, "interval", &o.interval_ms, "MS", "--follow: look again every MS milliseconds (1000)", 10,
+			3600000),
+		OPT_END(),
+	};
+	size_t i;
+
+	argc = opts_parse(argc, argv, opts, &u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
+	for (i = 0; i < pid_args.n; i++) {
+		char *end;
+		long long v = strtoll(pid_args.v[i], &end, 10);
+
+		if (end == pid_args.v[i] || *end || v <= 0 || v > INT32_MAX)
+			return opts_usage_error(&u, "-p %s: not a process id", pid_args.v[i]), EXIT_USAGE;
+		pids[i] = v;
+	}
+	if (!pid_args.n && !o.cgroup)
+		return opts_usage_error(&u, "no workload: give -p PID or --cgroup PATH"), EXIT_USAGE;
+	o.pids = pids;
+	o.nr_pids = pid_args.n;
+	if (place_run(&o, stdout) < 0) {
+		fprintf(stderr, "scxprof place: %s\n", scx_errmsg());
+		return cmd_interrupted ? EXIT_INTERRUPTED : EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
