@@ -1,6 +1,6 @@
 /*
  * fuzz_cell_config.c - libFuzzer target for the cell config reader of
- * `scxprof place` (extract/cell_config_read.c).
+ * `scxprof place` (extract/sharing/cell_config_read.c).
  *
  * Invariants, besides no crash or leak:
  *  - a refusal is one message naming the file, and leaves no cells;
@@ -9,8 +9,8 @@
  *    keeps every cell, subcell, clause, CommPrefix and Hint it accepted.
  * Seeds: fuzz/corpus/cell_config/.
  */
-#include "extract/cell_config.h"
-#include "extract/cell_config_read.h"
+#include "extract/sharing/cell_config.h"
+#include "extract/sharing/cell_config_read.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

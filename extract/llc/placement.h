@@ -41,8 +41,8 @@ struct placement_item {
 #define PLACEMENT_SKIP (-3)  /* in: leave this subcell alone (no item of it in this call) */
 
 /*
- * The whole model, shared by extract's prediction (extract/llc_share.c)
- * and `scxprof place` (extract/place_plan.c): the subcells marked
+ * The whole model, shared by extract's prediction (extract/llc/llc_share.c)
+ * and `scxprof place` (extract/place/place_plan.c): the subcells marked
  * PLACEMENT_UNSET in sub_llc are placed whole by their items' summed
  * demand (worst fit, need_fit; sub_demand[s] gets the sum when not NULL),
  * then the items of a subcell that fits no LLC (-1) and of no subcell one

@@ -8,7 +8,7 @@
 #   the one header that names other files' functions); in the folders that are rooms of their own
 #   (lib/pftrace/, record/backend/ decode/ perfdata/ streams/, process/mem/
 #   sched/ order/ emit/ summary/, extract/mem/ sharing/ evidence/ sched/
-#   llc/) each header too, not the folder's files at large (process/sym/ is
+#   llc/ place/) each header too, not the folder's files at large (process/sym/ is
 #   a package with one API header, symbols.h, and is checked as one);
 # - data flows one way: lib/ includes only lib/ (so the trace writer,
 #   lib/pftrace/, includes nothing from process/); process/ includes nothing
@@ -33,7 +33,7 @@ DIRS="lib process record extract report pipeline cmd bpf fuzz tests/unit tests/w
 DECL_DIRS="lib process record extract report pipeline"
 ROOMS="lib/pftrace record/backend record/decode record/perfdata record/streams
 process/mem process/sched process/order process/emit process/summary
-extract/mem extract/sharing extract/evidence extract/sched extract/llc"
+extract/mem extract/sharing extract/evidence extract/sched extract/llc extract/place"
 
 KNOWN_CYCLES=''
 KNOWN_DECLS=''

@@ -1,6 +1,6 @@
 /*
- * test_place.c - `scxprof place`'s plan (extract/place_plan.c) and the
- * config reader it starts from (extract/cell_config_read.c): threads land
+ * test_place.c - `scxprof place`'s plan (extract/place/place_plan.c) and the
+ * config reader it starts from (extract/sharing/cell_config_read.c): threads land
  * in the subcell and LLC extract's prediction gives them (the same threads
  * evaluated by llc_share_evaluate), later threads join their subcell's LLC,
  * one LLC is refused, and the config extract prints reads back as itself.
@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extract/cell_config.h"
-#include "extract/cell_config_read.h"
-#include "extract/llc_map.h"
-#include "extract/llc_share.h"
-#include "extract/place_plan.h"
-#include "extract/placement.h"
+#include "extract/sharing/cell_config.h"
+#include "extract/sharing/cell_config_read.h"
+#include "extract/llc/llc_map.h"
+#include "extract/llc/llc_share.h"
+#include "extract/place/place_plan.h"
+#include "extract/llc/placement.h"
 #include "lib/error.h"
 
 static const char *allot = "/workload.slice/tw-x.allotment/app";

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/llc_map.h"
-#include "extract/place_plan.h"
+#include "extract/llc/llc_map.h"
+#include "extract/place/place_plan.h"
 
 struct place_tids {
 	int64_t *v;

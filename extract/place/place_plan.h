@@ -8,7 +8,7 @@
  * of an llc_map. The plan carries its state across calls, so threads that
  * appear later (`place --follow`) join their subcell's LLC, and a subcell
  * first seen later is placed on what is left. No host access here: the
- * caller reads the threads (extract/place_host.h) and pins them.
+ * caller reads the threads (extract/place/place_host.h) and pins them.
  */
 #ifndef SCX_EXTRACT_PLACE_PLAN_H
 #define SCX_EXTRACT_PLACE_PLAN_H
@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/cell_config.h"
-#include "extract/config_match.h"
-#include "extract/llc_map.h"
+#include "extract/sharing/cell_config.h"
+#include "extract/llc/config_match.h"
+#include "extract/llc/llc_map.h"
 
 struct place_thread {
 	int64_t tid, pid;

@@ -3,14 +3,14 @@
  * place_plan.h): config_match and placement_assign, the two halves of
  * extract's placement model, over threads read from the host.
  */
-#include "extract/place_plan.h"
+#include "extract/place/place_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract/extract_mem.h"
-#include "extract/placement.h"
+#include "extract/llc/placement.h"
 #include "lib/error.h"
 
 static char *scope_name(const struct cell *c, const struct cell *sub)

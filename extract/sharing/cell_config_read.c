@@ -2,7 +2,7 @@
  * cell_config_read.c - the cell config's JSON reader (see
  * cell_config_read.h), json-c over the whole file.
  */
-#include "extract/cell_config_read.h"
+#include "extract/sharing/cell_config_read.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * place_run.c - the steps of `scxprof place` (see place_run.h): gather the
  * workload's threads, measure, plan, print, pin, and the follow loop.
  */
-#include "extract/place_run.h"
+#include "extract/place/place_run.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extract/cell_config_read.h"
-#include "extract/llc_map.h"
-#include "extract/place_host.h"
-#include "extract/place_plan.h"
-#include "extract/placement.h"
+#include "extract/sharing/cell_config_read.h"
+#include "extract/llc/llc_map.h"
+#include "extract/place/place_host.h"
+#include "extract/place/place_plan.h"
+#include "extract/llc/placement.h"
 #include "lib/error.h"
 
 struct run {

@@ -2,7 +2,7 @@
  * place_host.c - /proc, cgroup v2, BPF and affinity for `scxprof place`
  * (see place_host.h).
  */
-#include "extract/place_host.h"
+#include "extract/place/place_host.h"
 
 #include <dirent.h>
 #include <errno.h>

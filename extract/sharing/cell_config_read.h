@@ -1,6 +1,6 @@
 /*
  * cell_config_read.h - reading back the cell config extract prints
- * (extract/cell_config.h), for `scxprof place`: a JSON array of top-level
+ * (extract/sharing/cell_config.h), for `scxprof place`: a JSON array of top-level
  * cells, each {"name": S, "matches": {"CgroupRegex": S} | {"CgroupContains":
  * S} | {}, "subcells": [...]?}, each subcell {"name": S, "matches":
  * [[{"CommPrefix": S}?, {"Hint": U64}?], ...]} (clauses OR, conditions
@@ -12,7 +12,7 @@
 #ifndef SCX_EXTRACT_CELL_CONFIG_READ_H
 #define SCX_EXTRACT_CELL_CONFIG_READ_H
 
-#include "extract/cell_config.h"
+#include "extract/sharing/cell_config.h"
 
 /* Largest config file read. */
 #define CELL_CONFIG_MAX_BYTES (64u << 20)
