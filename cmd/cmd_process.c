@@ -20,7 +20,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/zwrite.h"
-#include "process/summary/process_summary.h"
+#include "process/summary/summary.h"
 #include "process/stage.h"
 
 struct process_args {

@@ -17,10 +17,7 @@
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
-#include "process/summary/perfetto_host.h"
-#include "process/summary/record_kernel.h"
-#include "process/summary/record_losses.h"
-#include "process/summary/record_self.h"
+#include "process/summary/summary.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>

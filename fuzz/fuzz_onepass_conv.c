@@ -25,7 +25,7 @@
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
 #include "process/emit/mem_jsonl.h"
-#include "process/sched/sched_trace.h"
+#include "process/sched/sched.h"
 
 static struct sched_reader *reader;
 static struct sched_conv_cache cache;

@@ -21,7 +21,7 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "lib/data_id.h"
-#include "process/order/session.h"
+#include "process/order/order.h"
 
 static volatile uint64_t sink;
 

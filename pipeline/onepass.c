@@ -39,7 +39,7 @@
 #include "lib/batch_queue.h"
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
-#include "process/sched/process_sched.h"
+#include "process/sched/sched.h"
 #include "process/stage.h"
 
 #define BATCH_ITEMS 4096

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "extract/mem/jsonl_scan.h"
-#include "process/emit/mem_jsonl.h"
+#include "process/emit/emit.h"
 
 /* Most arena bytes sample_conv() writes for r. */
 size_t sample_conv_max(const struct mem_record *r);

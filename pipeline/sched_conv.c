@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/sched/sched_trace.h"
+#include "process/sched/sched.h"
 
 static bool plain(const char *s, size_t n)
 {

@@ -12,12 +12,11 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "process/emit/emit.h"
-#include "process/mem/mem_perfdata.h"
-#include "process/mem/mem_script.h"
-#include "process/summary/perfetto_host.h"
+#include "process/mem/mem.h"
+#include "process/summary/summary.h"
 #include "lib/pftrace/perfetto_trace.h"
 #include "lib/pftrace/perfetto_track.h"
-#include "process/sched/process_sched.h"
+#include "process/sched/sched.h"
 #include "process/process_warn.h"
 
 static const struct {

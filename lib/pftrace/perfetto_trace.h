@@ -9,7 +9,7 @@
  * choices. An output format of lib/ (like jsonw): it includes nothing from
  * process/, which calls it. This header is the file itself (start, finish);
  * perfetto_sched.h and perfetto_track.h take the records, samples and hints
- * (process/summary/perfetto_host.h reads the host from metadata.json).
+ * (process/summary/summary.h reads the host from metadata.json).
  *
  * Layers, no circle: perfetto_trace.c (this file's calls) -> perfetto_sched.c,
  * perfetto_track.c (the encoders) -> perfetto_writer.c (packets, sequences,

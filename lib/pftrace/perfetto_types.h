@@ -3,7 +3,7 @@
  * recording host (SystemInfo), one decoded scheduling record, and the
  * writer's statistics. Shared by perfetto_trace.h (the file), perfetto_sched.h,
  * perfetto_track.h, the writer's core (perfetto_writer.h) and
- * process/summary/perfetto_host.h, so none of them needs another's header. The
+ * process/summary/summary.h, so none of them needs another's header. The
  * samples and scheduling records are lib/'s types (lib/mem_record.h,
  * lib/sched_vals.h): the writer includes nothing from process/.
  */

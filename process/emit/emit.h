@@ -1,8 +1,12 @@
 /*
- * emit.h - the sink of the memory stream, internal to process/: what every
- * memory input path (mem_perfdata.h, mem_script.h) hands its samples to.
- * Upstream's sample filter, hint annotation, the -v "skipped" lines, and
- * buffered writing of perf.jsonl.
+ * emit.h - the contract of process/emit/, the emitters: the sink of the
+ * memory stream, what every memory input path (process/mem/mem.h) hands its
+ * samples to (emit.c): upstream's sample filter, hint annotation, the -v
+ * "skipped" lines, and buffered writing of perf.jsonl, formatted on the
+ * decoding thread or, with -j N, on the threads of emit_pool.c. Its parts
+ * are its own headers, included here: mem_jsonl.h (one perf.jsonl line, which
+ * the one pass also formats from, pipeline/sample_conv.h) and emit_pool.h;
+ * the rest of the library includes nothing else from this room.
  */
 #ifndef SCX_EMIT_H
 #define SCX_EMIT_H
@@ -17,7 +21,7 @@
 #include "lib/pftrace/perfetto_types.h"
 #include "process/emit/emit_pool.h"
 #include "process/process.h"
-#include "process/summary/record_self.h"
+#include "process/summary/summary.h"
 
 struct emitter {
 	const struct process_opts *opts;

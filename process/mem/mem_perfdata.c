@@ -1,21 +1,20 @@
 /*
  * mem_perfdata.c - the perf.data input path of `process`: takes the file's
- * records in perf script's order (order_walk.h), replays side-band records
+ * records in perf script's order (process/order/order.h), replays side-band records
  * into the session and turns samples into perf.jsonl lines.
  */
-#include "mem_perfdata.h"
+#include "process/mem/mem.h"
 
 #include <string.h>
 #include <time.h>
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/order/order_walk.h"
-#include "process/sched/process_sched.h"
+#include "process/order/order.h"
+#include "process/sched/sched.h"
 #include "process/process_warn.h"
 #include "process/mem/kernel_match.h"
-#include "process/summary/record_kernel.h"
-#include "process/order/session.h"
+#include "process/summary/summary.h"
 #include "process/spe/spe.h"
 #include "process/sym/symbols.h"
 

@@ -1,8 +1,8 @@
 /*
  * order_walk.c - the ordered walk over a perf.data file's records (see
- * order_walk.h): one loop for both perf.data input paths.
+ * order.h): one loop for both perf.data input paths.
  */
-#include "order_walk.h"
+#include "process/order/order.h"
 
 #include <string.h>
 

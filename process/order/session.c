@@ -1,9 +1,9 @@
 /*
  * session.c - replays perf.data side-band records into threads, maps and
  * cgroups, and resolves instruction addresses to (dso, symbol) names.
- * See session.h for the rules and where they come from.
+ * See order.h (its session.c section) for the rules and where they come from.
  */
-#include "session.h"
+#include "process/order/order.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,13 +3,13 @@
  * input path the profile has (sched.data, perf.sched.data or
  * perf.sched.script) into the sink, then warns about what the input lacks.
  */
-#include "process_sched.h"
+#include "process/sched/sched.h"
 
 #include <string.h>
 
 #include "lib/error.h"
 #include "process/process_warn.h"
-#include "process/summary/record_losses.h"
+#include "process/summary/summary.h"
 #include "process/sched/sched_data.h"
 #include "process/sched/sched_perfdata.h"
 #include "process/sched/sched_script.h"

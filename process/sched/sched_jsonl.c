@@ -1,15 +1,14 @@
 /*
  * sched_jsonl.c - formats sched.jsonl lines and turns trace text into the
- * `fields` object with upstream's rules (see sched_jsonl.h).
+ * `fields` object with upstream's rules (see sched.h).
  */
-#include "sched_jsonl.h"
+#include "process/sched/sched.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/sched/sched_trace.h"
 
 static bool is_swapper(const char *comm, int64_t pid)
 {

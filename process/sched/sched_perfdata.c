@@ -1,7 +1,7 @@
 /*
  * sched_perfdata.c - upstream's perf.sched.data (perf record of sched/irq
  * tracepoints) into sched.jsonl: records come in perf script's order
- * (order_walk.h), COMM/FORK/EXIT records name the threads, and each sample's raw
+ * (process/order/order.h), COMM/FORK/EXIT records name the threads, and each sample's raw
  * tracepoint data is decoded with the format files stored in the file's
  * tracing data feature section (sched_tracefmt.h).
  */
@@ -12,10 +12,9 @@
 
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "process/order/order_walk.h"
-#include "process/sched/sched_trace.h"
+#include "process/order/order.h"
+#include "process/sched/sched.h"
 #include "process/sched/sched_tracefmt.h"
-#include "process/order/session.h"
 
 struct swalk {
 	struct sched_sink *sink;

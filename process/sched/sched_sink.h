@@ -15,8 +15,7 @@
 #include "process/hints.h"
 #include "lib/pftrace/perfetto_types.h"
 #include "process/process.h"
-#include "process/sched/sched_trace.h"
-#include "process/sched/thread_names.h"
+#include "process/sched/sched.h"
 
 struct sched_sink {
 	const struct process_opts *opts;

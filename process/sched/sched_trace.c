@@ -1,8 +1,8 @@
 /*
  * sched_trace.c - trace text of the scheduling tracepoints from decoded
- * values, as perf script prints it (see sched_trace.h).
+ * values, as perf script prints it (see sched.h).
  */
-#include "sched_trace.h"
+#include "process/sched/sched.h"
 
 #include <stdint.h>
 #include <stdio.h>

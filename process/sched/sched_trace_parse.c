@@ -4,13 +4,12 @@
  * sched_trace_format() for the kinds the Perfetto trace shows (switch,
  * waking, wakeup_new, irq, softirq and local-timer entry/exit).
  */
-#include "process/sched/sched_trace.h"
+#include "process/sched/sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/sched/sched_jsonl.h"
 
 /* The integer after the last " key=" (or "key=" at the start) of t. */
 static bool int_of(const char *t, size_t len, const char *key, int64_t *v)

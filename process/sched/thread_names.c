@@ -1,8 +1,8 @@
 /*
  * thread_names.c - names of threads from the scheduling stream, for threads
- * perf.data never named (see thread_names.h).
+ * perf.data never named (see sched.h).
  */
-#include "thread_names.h"
+#include "process/sched/sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 
 #include "lib/error.h"
 #include "process/summary/metadata_json.h"
-#include "process/summary/perfetto_host.h"
+#include "process/summary/summary.h"
 
 
 static void get_str(struct json_object *root, const char *key, char *out, size_t size)

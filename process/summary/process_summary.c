@@ -2,7 +2,7 @@
  * process_summary.c - writes process.json, the record of what the process
  * stage read and decided (schemas/process-summary.schema.json).
  */
-#include "process_summary.h"
+#include "process/summary/summary.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /*
  * record_kernel.c - reads the snapshot's kernel build-id from metadata.json
- * (see record_kernel.h).
+ * (see summary.h).
  */
-#include "process/summary/record_kernel.h"
+#include "process/summary/summary.h"
 
 #include <json-c/json.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
  * record_losses.c - reads record's loss counters from metadata.json (see
- * record_losses.h).
+ * summary.h).
  */
-#include "process/summary/record_losses.h"
+#include "process/summary/summary.h"
 
 #include <json-c/json.h>
 #include <string.h>

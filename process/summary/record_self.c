@@ -1,8 +1,8 @@
 /*
  * record_self.c - reads the recorder's own pids from metadata.json (see
- * record_self.h).
+ * summary.h).
  */
-#include "process/summary/record_self.h"
+#include "process/summary/summary.h"
 
 #include <json-c/json.h>
 #include <string.h>

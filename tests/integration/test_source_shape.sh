@@ -128,17 +128,18 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # of its contract). lib/pftrace/ shows process its file, the two encoders
 # and their types. process/'s rooms (mem/ and sched/ decoding, order/ the
 # time-ordered walk over perf.data, emit/ the memory stream's sink and
-# formatting, summary/ metadata.json read and process.json written) list
-# the headers the rest uses today.
+# formatting, summary/ metadata.json read and process.json written) each
+# show one, the header named after the room (emit.h includes its parts
+# mem_jsonl.h and emit_pool.h).
 CONTRACTS='record/backend: backend.h
 record/decode: decode.h
 record/perfdata: perfdata.h
 record/streams: streams.h
-process/mem: mem_perfdata.h mem_script.h
-process/sched: process_sched.h sched_jsonl.h sched_trace.h
-process/order: order_walk.h session.h
-process/emit: emit.h mem_jsonl.h
-process/summary: perfetto_host.h process_summary.h record_kernel.h record_losses.h record_self.h
+process/mem: mem.h
+process/sched: sched.h
+process/order: order.h
+process/emit: emit.h
+process/summary: summary.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'
 LIBRARY="lib process record extract report pipeline cmd"
 while IFS=: read -r room heads; do

@@ -16,7 +16,6 @@
 #include "lib/jsonw.h"
 #include "lib/data_src.h"
 #include "process/order/order.h"
-#include "process/order/session.h"
 
 static char *jsonw_text(struct jsonw *w)
 {

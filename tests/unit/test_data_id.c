@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 
 #include "lib/data_id.h"
-#include "process/order/session.h"
+#include "process/order/order.h"
 
 struct rec {
 	struct perf_event_header h;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "process/summary/record_self.h"
+#include "process/summary/summary.h"
 
 static char path[64];
 

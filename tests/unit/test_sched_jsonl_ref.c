@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "lib/jsonw.h"
-#include "process/sched/sched_jsonl.h"
-#include "process/sched/sched_trace.h"
+#include "process/sched/sched.h"
 
 /* ---- the reference line: jsonw's calls, strtoll ---- */
 

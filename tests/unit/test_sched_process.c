@@ -5,9 +5,8 @@
  * sched_switch text parsing (sched_jsonl.c) and perf.sched.script lines
  * (sched_script.c).
  */
-#include "process/sched/sched_jsonl.h"
+#include "process/sched/sched.h"
 #include "process/sched/sched_script.h"
-#include "process/sched/sched_trace.h"
 #include "process/sched/sched_tracefmt.h"
 
 #include "lib/error.h"
