@@ -146,6 +146,7 @@ static void arm_spe_json(struct jsonw *w, const struct record_result *r)
 		return;
 	}
 	jsonw_obj_open(w);
+	jsonw_kv_str(w, "pid_method", r->backend.pid_method ? r->backend.pid_method : "");
 	jsonw_kv_str(w, "pid_source", r->backend.pid_source);
 	jsonw_kv_bool(w, "context_switch_records", r->backend.context_switch);
 	jsonw_kv_bool(w, "physical_addresses", r->backend.phys_addr);

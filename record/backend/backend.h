@@ -84,6 +84,8 @@ struct mem_backend {
 	 * samples to threads where context packets carry no PID */
 	bool context_switch;
 	char pid_source[160];   /* Arm SPE: how samples get their thread (metadata.json) */
+	const char *pid_method; /* Arm SPE: "context-packets", "switch-records" or
+	                         * "context-packets-if-present" (kernel config unknown) */
 	bool phys_addr;         /* Arm SPE: pa_enable set (physical addresses in the packets) */
 	/* decode: the attr perf.mem.data describes its samples with (the
 	 * kernel's cpu-clock samples in ev[0] are rewritten into these) */

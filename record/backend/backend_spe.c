@@ -102,20 +102,25 @@ void mem_backend_spe_pid_source(const struct mem_backend_opts *o, struct mem_bac
 	int cx = pid_in_contextidr(o);
 
 	b->context_switch = true; /* perf records them too: the fallback is always there */
-	if (cx == 1 && priv)
-		snprintf(b->pid_source, sizeof(b->pid_source),
-			 "context packets (CONFIG_PID_IN_CONTEXTIDR=y, privileged)");
-	else if (cx == 1)
-		snprintf(b->pid_source, sizeof(b->pid_source),
-			 "switch records (the kernel writes PIDs to CONTEXTIDR, but only for "
-			 "root or CAP_PERFMON)");
-	else if (cx == 0)
+	if (cx == 0) {
+		b->pid_method = "switch-records";
 		snprintf(b->pid_source, sizeof(b->pid_source),
 			 "switch records (kernel built without CONFIG_PID_IN_CONTEXTIDR)");
-	else
+	} else if (!priv) {
+		b->pid_method = "switch-records";
+		snprintf(b->pid_source, sizeof(b->pid_source),
+			 "switch records (the kernel puts PIDs in context packets only for root "
+			 "or CAP_PERFMON)");
+	} else if (cx == 1) {
+		b->pid_method = "context-packets";
+		snprintf(b->pid_source, sizeof(b->pid_source),
+			 "context packets (CONFIG_PID_IN_CONTEXTIDR=y, privileged)");
+	} else {
+		b->pid_method = "context-packets-if-present";
 		snprintf(b->pid_source, sizeof(b->pid_source),
 			 "context packets if the kernel writes PIDs to CONTEXTIDR (its config "
 			 "is unreadable), else switch records");
+	}
 }
 
 /* min_latency's width from its format file: --ldlat must fit. */

@@ -494,6 +494,7 @@ Test(backend, arm_spe_neoverse_loads_as_perf_mem_builds_them)
 		cr_assert(b.phys_addr);
 		cr_assert(b.context_switch, "switch records are recorded as perf does");
 		cr_assert(strstr(b.pid_source, "context packets"), "%s", b.pid_source);
+		cr_assert_str_eq(b.pid_method, "context-packets");
 		cr_assert_str_eq(b.ev[0].name, "arm_spe_0/ts_enable=1,pa_enable=1,jitter=1,"
 					       "load_filter=1,store_filter=0,min_latency=10/");
 	}
@@ -511,13 +512,20 @@ Test(backend, arm_spe_unprivileged_no_pa_and_switch_records)
 	cr_assert_not(b.phys_addr);
 	cr_assert(has_warning(&b, "pa_enable needs root or CAP_PERFMON"));
 	cr_assert(strstr(b.pid_source, "switch records"), "%s", b.pid_source);
+	cr_assert_str_eq(b.pid_method, "switch-records", "unprivileged: no PID in CONTEXTIDR");
 	o.priv = MEM_PRIV_YES;
 	o.kconfig_path = kconfig("no_pid_in_contextidr");
 	choose_ok(&o, &b);
 	cr_assert(strstr(b.pid_source, "without CONFIG_PID_IN_CONTEXTIDR"), "%s", b.pid_source);
+	cr_assert_str_eq(b.pid_method, "switch-records");
 	o.kconfig_path = "/nonexistent/config";
+	o.priv = MEM_PRIV_NO;
+	choose_ok(&o, &b);
+	cr_assert_str_eq(b.pid_method, "switch-records", "unprivileged: never context packets");
+	o.priv = MEM_PRIV_YES;
 	choose_ok(&o, &b);
 	cr_assert(strstr(b.pid_source, "unreadable"), "%s", b.pid_source);
+	cr_assert_str_eq(b.pid_method, "context-packets-if-present");
 	cr_assert(b.context_switch);
 }
 
