@@ -1,10 +1,13 @@
 /*
  * perfdata.c - reader for perf.data files ("PERFILE2", little-endian, file
- * mode): maps the file, validates the header, attribute, id and feature
- * sections, the EVENT_DESC names and the BUILD_ID feature. The records of
- * the data section are walked by perfdata_records.c, samples and sample_id
- * trailers decoded by perfdata_sample.c. Every length taken from the file is checked against
- * the mapping before use. See perfdata.h for the contract.
+ * mode), its core: maps the file, validates the header, attribute, id and
+ * feature sections and the EVENT_DESC names, and finds a record's attr (by
+ * its sample id or trailer) and its offset in the file. The parts call this
+ * core and never each other: perfdata_records.c walks the records of the
+ * data section, perfdata_sample.c decodes samples and sample_id trailers,
+ * perfdata_buildid.c reads the BUILD_ID feature. Every length taken from the
+ * file is checked against the mapping before use. See perfdata.h for the
+ * contract.
  */
 #include "lib/perfdata.h"
 #include "lib/perfdata_internal.h"
@@ -395,6 +398,95 @@ static void read_event_desc(struct pd_file *f)
 	}
 }
 
+/* ---- attr lookup for a record ------------------------------------------------- */
+
+/* Records that perf synthesizes (COMM, MMAP, ... from /proc) carry id 0:
+ * like perf, give them to the first attr unless 0 is a real id. */
+static const struct pd_attr *attr_for_record_id(const struct pd_file *f, uint64_t id)
+{
+	const struct pd_attr *a = pd_id_lookup(f, id);
+
+	if (!a && id == 0)
+		a = &f->attrs[0];
+	return a;
+}
+
+/*
+ * The sample id of a record when the file has several attrs: from the
+ * sample body, or from the sample_id trailer of other records. 0 and *id
+ * set; -1 (scx_fail) when the record cannot carry or hold one.
+ */
+static int read_record_id(const struct pd_file *f, const struct perf_event_header *h, bool trailer,
+			  uint64_t *id)
+{
+	size_t idx, body = h->size >= 8 ? (size_t)h->size - 8 : 0;
+
+	if (f->nr_attrs == 0)
+		return scx_fail("%s: the file has no event attributes", f->path);
+	if (h->size < 8)
+		return scx_fail("%s: record at offset %llu: size %u is smaller than its header", f->path,
+				pd_rec_off(f, h), h->size);
+	if (!trailer) {
+		idx = f->attrs[0].id_index_sample;
+		if (idx == SIZE_MAX)
+			return scx_fail("%s: sample at offset %llu: %zu event attributes but sample_type has "
+					"neither ID nor IDENTIFIER, cannot tell them apart",
+					f->path, pd_rec_off(f, h), f->nr_attrs);
+		if ((idx + 1) * 8 > body)
+			return scx_fail("%s: sample at offset %llu: record too short to hold its sample id",
+					f->path, pd_rec_off(f, h));
+		*id = rd64((const uint8_t *)h + 8 + idx * 8);
+		return 0;
+	}
+	idx = f->attrs[0].id_index_trailer;
+	if (!f->sample_id_all || idx == 0)
+		return scx_fail("%s: record at offset %llu: %zu event attributes but no id in the "
+				"sample_id trailer (needs sample_id_all and ID or IDENTIFIER)",
+				f->path, pd_rec_off(f, h), f->nr_attrs);
+	if (idx * 8 > body)
+		return scx_fail("%s: record at offset %llu: too short to hold its sample id", f->path,
+				pd_rec_off(f, h));
+	*id = rd64((const uint8_t *)h + h->size - idx * 8);
+	return 0;
+}
+
+static const struct pd_attr *attr_of_record(const struct pd_file *f, const struct perf_event_header *h,
+					    bool trailer)
+{
+	const struct pd_attr *a;
+	uint64_t id;
+
+	if (f->nr_attrs == 1)
+		return &f->attrs[0];
+	if (read_record_id(f, h, trailer, &id) < 0)
+		return NULL;
+	a = attr_for_record_id(f, id);
+	if (!a)
+		scx_fail("%s: %s at offset %llu: unknown sample id %llu", f->path,
+			 trailer ? "record" : "sample", pd_rec_off(f, h), (unsigned long long)id);
+	return a;
+}
+
+const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct perf_event_header *h)
+{
+	return attr_of_record(f, h, false);
+}
+
+const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h)
+{
+	return attr_of_record(f, h, true);
+}
+
+bool pd_id_is_unknown(const struct pd_file *f, const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (f->nr_attrs < 2 || h->type >= PD_RECORD_HEADER_ATTR ||
+	    read_record_id(f, h, h->type != PERF_RECORD_SAMPLE, &id) < 0)
+		return false;
+	return attr_for_record_id(f, id) == NULL;
+}
+
 /* ---- open / close ------------------------------------------------------------- */
 
 static int map_file(struct pd_file *f)
@@ -443,6 +535,11 @@ static bool in_mapping(const struct pd_file *f, const void *p)
 	return f->map && b >= f->map && b < f->map + f->size;
 }
 
+uint64_t pd_offset_of(const struct pd_file *f, const struct perf_event_header *h)
+{
+	return (uint64_t)((const uint8_t *)h - f->map);
+}
+
 void pd_close(struct pd_file *f)
 {
 	for (size_t i = 0; f->attrs && i < f->nr_attrs; i++)
@@ -462,49 +559,4 @@ void pd_close(struct pd_file *f)
 	f->fd = -1;
 	f->nr_attrs = 0;
 	f->id_cap = 0;
-}
-
-/* ---- BUILD_ID feature --------------------------------------------------- */
-
-/*
- * Entries are perf_record_header_build_id: a perf_event_header, pid (s32),
- * 24 bytes of build-id (20 of id, then its size when misc has
- * PERF_RECORD_MISC_BUILD_ID_SIZE), and the NUL-padded file name, header.size
- * bytes in all.
- */
-int pd_build_id_for(const struct pd_file *f, const char *filename, uint8_t bid[20], size_t *size)
-{
-	const uint8_t *p, *end;
-	const void *data;
-	uint64_t len;
-
-	if (pd_feature(f, PD_FEAT_BUILD_ID, &data, &len) < 0)
-		return 0;
-	p = data;
-	end = p + len;
-	while (end - p >= 8 + 4 + 24) {
-		struct perf_event_header h;
-		const char *name;
-		size_t name_max;
-
-		memcpy(&h, p, sizeof(h));
-		if (h.size < 8 + 4 + 24 || h.size > end - p)
-			return 0;
-		name = (const char *)p + 8 + 4 + 24;
-		name_max = h.size - (8 + 4 + 24);
-		if (strnlen(name, name_max) < name_max && !strcmp(name, filename)) {
-			size_t n = 20;
-
-			if (h.misc & (1 << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
-				n = p[8 + 4 + 20] <= 20 ? p[8 + 4 + 20] : 20;
-			else
-				while (n > 0 && p[8 + 4 + n - 1] == 0) /* perf trims trailing zeros */
-					n--;
-			memcpy(bid, p + 8 + 4, n);
-			*size = n;
-			return n > 0;
-		}
-		p += h.size;
-	}
-	return 0;
 }

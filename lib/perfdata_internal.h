@@ -1,10 +1,11 @@
 /*
  * perfdata_internal.h - what the files of the perf.data reader share (see
- * perfdata.h for the contract): perfdata.c (the file: mapping, header,
- * sections, attrs and ids, features, EVENT_DESC names, build-ids),
- * perfdata_records.c (record names, the record walk, each record's attr and
- * time) and perfdata_sample.c (sample and sample_id decoding). Not for other
- * modules.
+ * perfdata.h for the contract): perfdata.c (the core: mapping, header,
+ * sections, attrs and ids, each record's attr and offset, features,
+ * EVENT_DESC names) and the parts that call it, never each other:
+ * perfdata_records.c (record names, the record walk, each record's time)
+ * and perfdata_sample.c (sample and sample_id decoding); perfdata_buildid.c
+ * needs only perfdata.h. Not for other modules.
  */
 #ifndef SCX_PERFDATA_INTERNAL_H
 #define SCX_PERFDATA_INTERNAL_H

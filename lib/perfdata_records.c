@@ -1,8 +1,8 @@
 /*
  * perfdata_records.c - the records of a perf.data file's data section (see
- * perfdata.h): their names, the bounded walk, and each record's attr (by
- * its sample id or trailer), time and unknown-id check. Every length taken
- * from the file is checked against the mapping before use.
+ * perfdata.h): their names, the bounded walk, the pages given back behind
+ * it, and each record's time (its attr from the core, perfdata.c). Every
+ * length taken from the file is checked against the mapping before use.
  */
 #include "lib/perfdata.h"
 #include "lib/perfdata_internal.h"
@@ -133,11 +133,6 @@ int pd_next(struct pd_cursor *c, const struct perf_event_header **h)
 	return 1;
 }
 
-uint64_t pd_offset_of(const struct pd_file *f, const struct perf_event_header *h)
-{
-	return (uint64_t)((const uint8_t *)h - f->map);
-}
-
 void pd_release_before(struct pd_file *f, uint64_t offset)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -152,85 +147,6 @@ void pd_release_before(struct pd_file *f, uint64_t offset)
 		return;
 	(void)madvise((void *)(f->map + f->released), end - f->released, MADV_DONTNEED);
 	f->released = end;
-}
-
-/* ---- attr lookup for a record ------------------------------------------------- */
-
-/* Records that perf synthesizes (COMM, MMAP, ... from /proc) carry id 0:
- * like perf, give them to the first attr unless 0 is a real id. */
-static const struct pd_attr *attr_for_record_id(const struct pd_file *f, uint64_t id)
-{
-	const struct pd_attr *a = pd_id_lookup(f, id);
-
-	if (!a && id == 0)
-		a = &f->attrs[0];
-	return a;
-}
-
-/*
- * The sample id of a record when the file has several attrs: from the
- * sample body, or from the sample_id trailer of other records. 0 and *id
- * set; -1 (scx_fail) when the record cannot carry or hold one.
- */
-static int read_record_id(const struct pd_file *f, const struct perf_event_header *h, bool trailer,
-			  uint64_t *id)
-{
-	size_t idx, body = h->size >= 8 ? (size_t)h->size - 8 : 0;
-
-	if (f->nr_attrs == 0)
-		return scx_fail("%s: the file has no event attributes", f->path);
-	if (h->size < 8)
-		return scx_fail("%s: record at offset %llu: size %u is smaller than its header", f->path,
-				pd_rec_off(f, h), h->size);
-	if (!trailer) {
-		idx = f->attrs[0].id_index_sample;
-		if (idx == SIZE_MAX)
-			return scx_fail("%s: sample at offset %llu: %zu event attributes but sample_type has "
-					"neither ID nor IDENTIFIER, cannot tell them apart",
-					f->path, pd_rec_off(f, h), f->nr_attrs);
-		if ((idx + 1) * 8 > body)
-			return scx_fail("%s: sample at offset %llu: record too short to hold its sample id",
-					f->path, pd_rec_off(f, h));
-		*id = rd64((const uint8_t *)h + 8 + idx * 8);
-		return 0;
-	}
-	idx = f->attrs[0].id_index_trailer;
-	if (!f->sample_id_all || idx == 0)
-		return scx_fail("%s: record at offset %llu: %zu event attributes but no id in the "
-				"sample_id trailer (needs sample_id_all and ID or IDENTIFIER)",
-				f->path, pd_rec_off(f, h), f->nr_attrs);
-	if (idx * 8 > body)
-		return scx_fail("%s: record at offset %llu: too short to hold its sample id", f->path,
-				pd_rec_off(f, h));
-	*id = rd64((const uint8_t *)h + h->size - idx * 8);
-	return 0;
-}
-
-static const struct pd_attr *attr_of_record(const struct pd_file *f, const struct perf_event_header *h,
-					    bool trailer)
-{
-	const struct pd_attr *a;
-	uint64_t id;
-
-	if (f->nr_attrs == 1)
-		return &f->attrs[0];
-	if (read_record_id(f, h, trailer, &id) < 0)
-		return NULL;
-	a = attr_for_record_id(f, id);
-	if (!a)
-		scx_fail("%s: %s at offset %llu: unknown sample id %llu", f->path,
-			 trailer ? "record" : "sample", pd_rec_off(f, h), (unsigned long long)id);
-	return a;
-}
-
-const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct perf_event_header *h)
-{
-	return attr_of_record(f, h, false);
-}
-
-const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h)
-{
-	return attr_of_record(f, h, true);
 }
 
 int pd_record_time(const struct pd_file *f, const struct perf_event_header *h, uint64_t *time)
@@ -264,14 +180,4 @@ int pd_record_time(const struct pd_file *f, const struct perf_event_header *h, u
 				f->path, pd_rec_off(f, h));
 	*time = rd64((const uint8_t *)h + h->size - idx * 8);
 	return 1;
-}
-
-bool pd_id_is_unknown(const struct pd_file *f, const struct perf_event_header *h)
-{
-	uint64_t id;
-
-	if (f->nr_attrs < 2 || h->type >= PD_RECORD_HEADER_ATTR ||
-	    read_record_id(f, h, h->type != PERF_RECORD_SAMPLE, &id) < 0)
-		return false;
-	return attr_for_record_id(f, id) == NULL;
 }
