@@ -261,9 +261,10 @@ static void spe_summary(struct emitter *e, const struct spe_trace *t, const char
 			     (unsigned long long)c->aux_records);
 	if (c->bad_bytes || c->bad_ops || c->unfinished)
 		process_warn(res, "%s: Arm SPE data: %llu bytes of no packet skipped, %llu records cut short "
-			     "(kept, as perf keeps them), %llu left unfinished at the end of the data (dropped)",
+			     "(kept, as perf keeps them, but %llu before their CPU's first whole record), %llu "
+			     "left unfinished at the end of the data (dropped)",
 			     path, (unsigned long long)c->bad_bytes, (unsigned long long)c->cut_records,
-			     (unsigned long long)c->unfinished);
+			     (unsigned long long)c->dropped_first, (unsigned long long)c->unfinished);
 	if (c->samples && !res->spe.midr)
 		process_warn(res, "%s: no CPUID (MIDR) of the recording host: Arm SPE data source levels "
 			     "from the events packet, as for a core other than Neoverse N1/N2/V1", path);

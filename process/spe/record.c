@@ -44,8 +44,9 @@ static void reset(struct spe_decoder *d)
 	d->open = false;
 }
 
-/* The current record ends: delivered when it holds anything. */
-static int finish(struct spe_decoder *d, bool cut, int (*emit)(void *, const struct spe_record *), void *ctx)
+/* The current record ends: into *out (1) when it holds anything (or
+ * ended normally), else 0. */
+static int finish(struct spe_decoder *d, bool cut, struct spe_record *out)
 {
 	int r = 0;
 
@@ -54,7 +55,8 @@ static int finish(struct spe_decoder *d, bool cut, int (*emit)(void *, const str
 		d->counts->records++;
 		if (cut)
 			d->counts->cut_records++;
-		r = emit(ctx, &d->cur);
+		*out = d->cur;
+		r = 1;
 	}
 	reset(d);
 	return r;
@@ -94,41 +96,52 @@ static void apply(struct spe_record *r, const struct spe_packet *p)
 	}
 }
 
-int spe_decoder_feed(struct spe_decoder *d, const uint8_t *buf, size_t len,
-		     int (*emit)(void *ctx, const struct spe_record *r), void *ctx)
+int spe_decoder_step(struct spe_decoder *d, const uint8_t *buf, size_t len, size_t *pos,
+		     struct spe_record *out)
 {
-	size_t pos = 0;
 	struct spe_packet p;
 	int n;
 
-	while (pos < len) {
-		n = spe_packet_decode(buf + pos, len - pos, pos, &p);
+	while (*pos < len) {
+		n = spe_packet_decode(buf + *pos, len - *pos, *pos, &p);
 		if (n <= 0) { /* perf: skip one byte, the record ends here */
 			d->counts->bad_bytes++;
-			pos++;
-			if (finish(d, true, emit, ctx) < 0)
-				return -1;
+			(*pos)++;
+			if (finish(d, true, out))
+				return 1;
 			continue;
 		}
-		pos += (size_t)n;
+		*pos += (size_t)n;
 		if (p.type == SPE_PKT_PAD)
 			continue;
 		if (p.type == SPE_PKT_TIMESTAMP || p.type == SPE_PKT_END) {
 			if (p.type == SPE_PKT_TIMESTAMP)
 				d->cur.timestamp = p.payload;
-			if (finish(d, false, emit, ctx) < 0)
-				return -1;
+			if (finish(d, false, out))
+				return 1;
 			continue;
 		}
 		if (p.type == SPE_PKT_OP_TYPE && p.index == 3) { /* reserved class: perf's "Get packet error" */
 			d->counts->bad_ops++;
 			d->open = true; /* perf samples the record even when nothing came before */
-			if (finish(d, true, emit, ctx) < 0)
-				return -1;
+			if (finish(d, true, out))
+				return 1;
 			continue;
 		}
 		apply(&d->cur, &p);
 		d->open = true;
 	}
+	return 0;
+}
+
+int spe_decoder_feed(struct spe_decoder *d, const uint8_t *buf, size_t len,
+		     int (*emit)(void *ctx, const struct spe_record *r), void *ctx)
+{
+	struct spe_record r;
+	size_t pos = 0;
+
+	while (spe_decoder_step(d, buf, len, &pos, &r))
+		if (emit(ctx, &r) < 0)
+			return -1;
 	return 0;
 }

@@ -120,23 +120,31 @@ static struct spe_queue *next_queue(struct spe_trace *t, struct spe_queue *last)
 	for (i = 0; i < t->nr_queues; i++) {
 		struct spe_queue *q = &t->queues[i];
 
-		if (q->next >= q->n)
+		if (!q->has_head)
 			continue;
-		if (!best || q->items[q->next].order < best->items[best->next].order ||
-		    (q->items[q->next].order == best->items[best->next].order &&
-		     (q == last || (best != last && q->idx < best->idx))))
+		if (!best || q->head_order < best->head_order ||
+		    (q->head_order == best->head_order && (q == last || (best != last && q->idx < best->idx))))
 			best = q;
 	}
 	return best;
+}
+
+/* Deliver q's head and decode its next record. */
+static int deliver_head(struct spe_trace *t, struct spe_queue *q)
+{
+	struct spe_record r = q->head;
+
+	spe_queue_advance(t, q);
+	return deliver_item(t, q, &r);
 }
 
 static int deliver_before(struct spe_trace *t, uint64_t bound, bool all)
 {
 	struct spe_queue *q;
 
-	while ((q = next_queue(t, t->last)) && (all || q->items[q->next].order < bound)) {
+	while ((q = next_queue(t, t->last)) && (all || q->head_order < bound)) {
 		t->last = q;
-		if (deliver_item(t, q, &q->items[q->next++].rec) < 0)
+		if (deliver_head(t, q) < 0)
 			return -1;
 	}
 	return 0;
@@ -184,8 +192,8 @@ int spe_trace_finish(struct spe_trace *t)
 	for (i = 0; i < t->nr_queues; i++) {
 		struct spe_queue *q = &t->queues[i];
 
-		while (q->next < q->n)
-			if (deliver_item(t, q, &q->items[q->next++].rec) < 0)
+		while (q->has_head)
+			if (deliver_head(t, q) < 0)
 				return -1;
 	}
 	return 0;

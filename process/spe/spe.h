@@ -12,7 +12,8 @@
  *              packets, else the generic events-based levels
  *   trace.c    the perf.data side: TIME_CONV, AUXTRACE_INFO (SPE header of
  *              perf 6.1, or the versioned one of perf >= 6.9), AUXTRACE and
- *              AUX records; decodes every queue up front
+ *              AUX records; each queue's buffers, decoded as the replay goes
+ *              (memory does not grow with the AUX data)
  *   replay.c   the records in perf's delivery order between the file's other
  *              records, each attributed to a thread by its CONTEXT packet or
  *              else by the CPU's switch records, times through TIME_CONV
@@ -98,6 +99,7 @@ struct spe_counts {
 	uint64_t unfinished;   /* records the AUX data of a queue ends inside (dropped, as by perf) */
 	uint64_t not_memory;   /* records neither load nor store: no sample */
 	uint64_t samples;      /* memory samples delivered */
+	uint64_t dropped_first; /* cut records before a queue's first whole one (perf drops them) */
 	uint64_t aux_buffers;  /* AUXTRACE records (buffers of AUX data) */
 	uint64_t aux_bytes;
 	uint64_t aux_records;  /* kernel AUX records */
@@ -115,6 +117,11 @@ struct spe_decoder {
 };
 
 void spe_decoder_init(struct spe_decoder *d, struct spe_counts *counts);
+/* Decode buf[*pos..len) up to the next finished record: 1 with *out set
+ * (*pos after it), 0 when the buffer is used up (a record may stay open
+ * for the next buffer). */
+int spe_decoder_step(struct spe_decoder *d, const uint8_t *buf, size_t len, size_t *pos,
+		     struct spe_record *out);
 /* Feed one AUX buffer; emit(ctx, rec) for every finished record (cut ones
  * included). emit returning -1 stops (and is returned). A record still open
  * at the end of the buffer continues in the next one. */
@@ -142,17 +149,26 @@ struct spe_time_conv {
 uint64_t spe_tsc_to_perf_time(const struct spe_time_conv *tc, uint64_t tsc);
 uint64_t spe_perf_time_to_tsc(const struct spe_time_conv *tc, uint64_t ns);
 
-/* A decoded record waiting for its turn. */
-struct spe_item {
-	struct spe_record rec;
-	uint64_t order;       /* perf's queue timestamp: the largest record time so far */
+/* One AUXTRACE record's data (points into the file mapping). */
+struct spe_aux_buf {
+	const uint8_t *p;
+	size_t len;
 };
 
+/* An AUX queue (AUXTRACE idx): its buffers in file order, decoded as the
+ * replay needs its records, one record ahead. */
 struct spe_queue {
 	uint32_t idx;         /* AUXTRACE idx */
 	int32_t cpu, tid;     /* of its first AUXTRACE record */
-	struct spe_item *items;
-	size_t n, cap, next;  /* items[next..n) not delivered yet */
+	struct spe_aux_buf *bufs;
+	size_t nbufs, cap;
+	size_t bi, pos;       /* where decoding stands: buffer, offset in it */
+	struct spe_decoder dec;
+	bool has_head;        /* head holds the next record to deliver */
+	struct spe_record head;
+	uint64_t head_order;  /* perf's queue timestamp: the largest record time so far */
+	uint64_t running;
+	bool started;         /* a whole record was decoded (perf drops cut ones before it) */
 	int32_t cur_pid, cur_tid; /* perf's speq->pid/tid */
 	uint64_t midr;        /* of its CPU (versioned header), else the file's CPUID */
 };
@@ -191,7 +207,7 @@ struct spe_trace {
 
 /*
  * Read f's SPE side: 0 and t->present false when it has none; 0 with every
- * AUXTRACE buffer decoded; -1 (scx_fail naming the file) on a malformed
+ * AUXTRACE buffer queued and each queue's first record decoded; -1 (scx_fail naming the file) on a malformed
  * AUXTRACE_INFO, AUXTRACE or TIME_CONV record, or SPE data with no
  * TIME_CONV while events sample their time.
  */
@@ -202,6 +218,8 @@ void spe_trace_free(struct spe_trace *t);
  * the samples perf delivers before it, then apply it if it is a switch
  * record (SWITCH or SWITCH_CPU_WIDE out). -1 when deliver fails. */
 int spe_trace_before(struct spe_trace *t, const struct pd_file *f, const struct perf_event_header *h);
+/* Decode q's next record into q->head (1), or 0 when its data is used up. */
+int spe_queue_advance(struct spe_trace *t, struct spe_queue *q);
 /* At the end of the file: deliver the rest. */
 int spe_trace_finish(struct spe_trace *t);
 

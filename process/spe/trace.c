@@ -3,9 +3,10 @@
  * (perf 6.1's two words, PMU type and per-CPU mmaps; or the versioned one
  * perf >= 6.9 writes, with each CPU's MIDR), TIME_CONV, the kernel's AUX
  * records (their truncated / partial / collision flags counted) and the
- * AUXTRACE records that carry the AUX data. Every queue (AUXTRACE idx) is
- * decoded up front, its buffers in file order, into records in perf's
- * queue order (replay.c delivers them).
+ * AUXTRACE records that carry the AUX data. Each queue (AUXTRACE idx) keeps
+ * its buffers in file order (pointers into the mapping) and is decoded one
+ * record ahead of the replay (replay.c), so memory does not grow with the
+ * AUX data.
  */
 #include "process/spe/spe.h"
 
@@ -48,12 +49,8 @@ struct midr_map {
 struct load {
 	struct spe_trace *t;
 	const struct pd_file *f;
-	struct spe_decoder *dec; /* one per queue */
-	bool *started;           /* a queue delivered its first whole record */
-	uint64_t *running;       /* the largest timestamp of the queue so far */
 	struct midr_map *midrs;
 	size_t nr_midrs;
-	size_t cur;              /* the queue being fed */
 };
 
 static uint64_t cpuid_midr(const struct pd_file *f)
@@ -140,76 +137,31 @@ static void read_time_conv(struct spe_trace *t, const struct perf_event_header *
 	t->has_tc = true;
 }
 
-static struct spe_queue *queue_for(struct load *L, uint32_t idx, int32_t cpu, int32_t tid)
+static struct spe_queue *queue_for(struct spe_trace *t, uint32_t idx, int32_t cpu, int32_t tid)
 {
-	struct spe_trace *t = L->t;
+	struct spe_queue *q;
 	size_t i;
 
 	for (i = 0; i < t->nr_queues; i++)
-		if (t->queues[i].idx == idx) {
-			L->cur = i;
+		if (t->queues[i].idx == idx)
 			return &t->queues[i];
-		}
 	if (t->nr_queues >= 4096) {
 		scx_fail("more than 4096 AUX queues");
 		return NULL;
 	}
-	struct spe_queue *q = realloc(t->queues, (t->nr_queues + 1) * sizeof(*q));
-	struct spe_decoder *d = realloc(L->dec, (t->nr_queues + 1) * sizeof(*d));
-	bool *s = realloc(L->started, (t->nr_queues + 1) * sizeof(*s));
-	uint64_t *r = realloc(L->running, (t->nr_queues + 1) * sizeof(*r));
-
-	if (q)
-		t->queues = q;
-	if (d)
-		L->dec = d;
-	if (s)
-		L->started = s;
-	if (r)
-		L->running = r;
-	if (!q || !d || !s || !r) {
+	q = realloc(t->queues, (t->nr_queues + 1) * sizeof(*q));
+	if (!q) {
 		scx_fail("out of memory");
 		return NULL;
 	}
-	i = t->nr_queues++;
-	memset(&t->queues[i], 0, sizeof(t->queues[i]));
-	t->queues[i].idx = idx;
-	t->queues[i].cpu = cpu;
-	t->queues[i].tid = tid;
-	t->queues[i].cur_pid = t->queues[i].cur_tid = -1;
-	spe_decoder_init(&L->dec[i], &t->counts);
-	L->started[i] = false;
-	L->running[i] = 0;
-	L->cur = i;
-	return &t->queues[i];
-}
-
-/* A finished record of the queue being fed: kept in perf's order. */
-static int keep(void *ctx, const struct spe_record *r)
-{
-	struct load *L = ctx;
-	struct spe_queue *q = &L->t->queues[L->cur];
-
-	if (r->cut && !L->started[L->cur])
-		return 0; /* perf drops cut records before a queue's first whole one */
-	if (!r->cut) {
-		L->started[L->cur] = true;
-		if (r->timestamp > L->running[L->cur])
-			L->running[L->cur] = r->timestamp;
-	}
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 256;
-		struct spe_item *v = realloc(q->items, cap * sizeof(*v));
-
-		if (!v)
-			return scx_fail("out of memory for SPE records");
-		q->items = v;
-		q->cap = cap;
-	}
-	q->items[q->n].rec = *r;
-	q->items[q->n].order = L->running[L->cur];
-	q->n++;
-	return 0;
+	t->queues = q;
+	q = &t->queues[t->nr_queues++];
+	memset(q, 0, sizeof(*q));
+	q->idx = idx;
+	q->cpu = cpu;
+	q->tid = tid;
+	q->cur_pid = q->cur_tid = -1;
+	return q;
 }
 
 static int read_auxtrace(struct load *L, const struct perf_event_header *h)
@@ -222,12 +174,58 @@ static int read_auxtrace(struct load *L, const struct perf_event_header *h)
 		return scx_fail("%s: record at offset %llu: AUXTRACE record of %u bytes, needs %d",
 				L->f->path, off_of(L->f, h), h->size, AUXTRACE_FIXED);
 	size = u64_at(b); /* pd_next checked it lies within the data section */
-	q = queue_for(L, u32_at(b + 24), (int32_t)u32_at(b + 32), (int32_t)u32_at(b + 28));
+	q = queue_for(L->t, u32_at(b + 24), (int32_t)u32_at(b + 32), (int32_t)u32_at(b + 28));
 	if (!q)
 		return -1;
 	L->t->counts.aux_buffers++;
 	L->t->counts.aux_bytes += size;
-	return spe_decoder_feed(&L->dec[L->cur], (const uint8_t *)h + h->size, (size_t)size, keep, L);
+	if (!size)
+		return 0;
+	if (q->nbufs == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct spe_aux_buf *v = realloc(q->bufs, cap * sizeof(*v));
+
+		if (!v)
+			return scx_fail("out of memory");
+		q->bufs = v;
+		q->cap = cap;
+	}
+	q->bufs[q->nbufs].p = (const uint8_t *)h + h->size;
+	q->bufs[q->nbufs].len = (size_t)size;
+	q->nbufs++;
+	return 0;
+}
+
+int spe_queue_advance(struct spe_trace *t, struct spe_queue *q)
+{
+	struct spe_record r;
+
+	q->has_head = false;
+	while (q->bi < q->nbufs) {
+		if (!spe_decoder_step(&q->dec, q->bufs[q->bi].p, q->bufs[q->bi].len, &q->pos, &r)) {
+			q->bi++;
+			q->pos = 0;
+			continue;
+		}
+		if (r.cut && !q->started) { /* perf drops cut records before a queue's first whole one */
+			t->counts.dropped_first++;
+			continue;
+		}
+		if (!r.cut) {
+			q->started = true;
+			if (r.timestamp > q->running)
+				q->running = r.timestamp;
+		}
+		q->head = r;
+		q->head_order = q->running;
+		q->has_head = true;
+		return 1;
+	}
+	if (q->dec.open) { /* perf drops a record the data ends inside */
+		t->counts.unfinished++;
+		q->dec.open = false;
+	}
+	return 0;
 }
 
 static void read_aux(struct spe_trace *t, const struct pd_file *f, const struct perf_event_header *h)
@@ -329,26 +327,21 @@ int spe_trace_load(struct spe_trace *t, const struct pd_file *f)
 			 "timestamps cannot be converted to perf time", f->path);
 		goto fail;
 	}
-	/* each queue's CPU's MIDR, when the header lists them */
+	/* each queue's CPU's MIDR, when the header lists them; its first record */
 	for (i = 0; i < t->nr_queues; i++) {
+		struct spe_queue *q = &t->queues[i];
 		size_t k;
 
-		t->queues[i].midr = t->midr;
+		q->midr = t->midr;
 		for (k = 0; k < L.nr_midrs; k++)
-			if (L.midrs[k].cpu == t->queues[i].cpu)
-				t->queues[i].midr = L.midrs[k].midr;
-		if (L.dec[i].open)
-			t->counts.unfinished++; /* perf drops a record the data ends inside */
+			if (L.midrs[k].cpu == q->cpu)
+				q->midr = L.midrs[k].midr;
+		spe_decoder_init(&q->dec, &t->counts);
+		spe_queue_advance(t, q);
 	}
-	free(L.dec);
-	free(L.started);
-	free(L.running);
 	free(L.midrs);
 	return 0;
 fail:
-	free(L.dec);
-	free(L.started);
-	free(L.running);
 	free(L.midrs);
 	spe_trace_free(t);
 	return -1;
@@ -359,7 +352,7 @@ void spe_trace_free(struct spe_trace *t)
 	size_t i;
 
 	for (i = 0; i < t->nr_queues; i++)
-		free(t->queues[i].items);
+		free(t->queues[i].bufs);
 	free(t->queues);
 	free(t->cpu_tid);
 	t->queues = NULL;

@@ -116,6 +116,7 @@ static void spe_json(struct jsonw *w, const struct process_result *r)
 	jsonw_kv_u64(w, "bad_bytes", c->bad_bytes);
 	jsonw_kv_u64(w, "bad_ops", c->bad_ops);
 	jsonw_kv_u64(w, "unfinished", c->unfinished);
+	jsonw_kv_u64(w, "dropped_first", c->dropped_first);
 	jsonw_kv_u64(w, "context_samples", c->context_samples);
 	jsonw_kv_u64(w, "switch_samples", c->switch_samples);
 	jsonw_kv_u64(w, "unknown_thread", c->unknown_thread);
