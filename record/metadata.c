@@ -195,6 +195,7 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	jsonw_kv_u64(w, "lost_samples", m->lost_samples);
 	jsonw_kv_u64(w, "throttle", m->throttle);
 	jsonw_kv_u64(w, "unthrottle", m->unthrottle);
+	jsonw_kv_u64(w, "ksymbol_trailers_fixed", m->ksymbol_fixed);
 	jsonw_key(w, "phys_addr");
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "source", r->backend.kind == MEM_BACKEND_DECODE ? "/proc/PID/pagemap while draining"

@@ -21,6 +21,7 @@
 #include "lib/error.h"
 #include "record/backend/backend.h"
 #include "record/streams/aux_area.h"
+#include "record/streams/ksymbol_fix.h"
 #include "record/decode/decode.h"
 
 /* How often the recorder drains the rings. The page-fault backend drains
@@ -596,6 +597,8 @@ static int drain_ring(struct mem_stream *ms, struct cpu_ring *r)
 				decode_stream_sideband(ms->decode, rec);
 			if (h.type == PERF_RECORD_AUX)
 				auxtrace_note_aux(&ms->aux, rec, h.size);
+			if (h.type == PERF_RECORD_KSYMBOL)
+				ms->st.ksymbol_fixed += ksymbol_fix_trailer(rec, h.size, ms->trailer_size);
 			count_record(ms, rec);
 			rc = pd_writer_add_record(ms->w, rec, h.size);
 		}

@@ -32,6 +32,8 @@ struct mem_stream_stats {
 	uint64_t first_time, last_time;
 	uint64_t rounds;
 	uint64_t foreign_ids;   /* samples that carried another program's event id, restored */
+	uint64_t ksymbol_fixed; /* KSYMBOL records whose trailer the kernel wrote short of their
+	                         * end (another recording listened too), put back: ksymbol_fix.c */
 	struct decode_stats decode; /* the decode backend's counters */
 	struct auxtrace_stats aux;  /* Arm SPE: AUX data copied, PERF_RECORD_AUX flags */
 	uint64_t aux_area_bytes;    /* Arm SPE: size of each cpu's AUX area */
