@@ -98,31 +98,43 @@ out:
 	return rc;
 }
 
-/* Affinity of displayed rows a and b (index r->m is "others"). */
+static bool unknown(const struct heatmap_in *in, size_t i, size_t j)
+{
+	return in->unknown && in->unknown[i * in->n + j];
+}
+
+/*
+ * Affinity of displayed rows a and b (index r->m is "others"); -1 when the
+ * pair cannot tell, or every folded pair behind the cell cannot.
+ */
 static double cell_value(const struct heatmap_in *in, const struct rows *r, size_t a, size_t b)
 {
 	double sum = 0;
-	size_t i, j, k = 0;
+	size_t i, j, k = 0, u_k = 0;
 
 	if (a < r->m && b < r->m)
-		return in->aff[r->unit[a] * in->n + r->unit[b]];
+		return unknown(in, r->unit[a], r->unit[b]) ? -1 : in->aff[r->unit[a] * in->n + r->unit[b]];
 	if (a < r->m || b < r->m) {
 		size_t u = r->unit[a < r->m ? a : b];
 
 		for (i = 0; i < in->n; i++)
-			if (r->folded[i]) {
+			if (r->folded[i] && unknown(in, u, i))
+				u_k++;
+			else if (r->folded[i]) {
 				sum += in->aff[u * in->n + i];
 				k++;
 			}
-		return k ? sum / (double)k : 0;
+		return k ? sum / (double)k : u_k ? -1 : 0;
 	}
 	for (i = 0; i < in->n; i++)
 		for (j = 0; j < in->n; j++)
-			if (i != j && r->folded[i] && r->folded[j]) {
+			if (i != j && r->folded[i] && r->folded[j] && unknown(in, i, j))
+				u_k++;
+			else if (i != j && r->folded[i] && r->folded[j]) {
 				sum += in->aff[i * in->n + j];
 				k++;
 			}
-	return k ? sum / (double)k : 1;
+	return k ? sum / (double)k : u_k ? -1 : 1;
 }
 
 /* White to dark blue; sqrt so that small affinities (0.05-0.3) stay visible. */
@@ -183,7 +195,7 @@ static void write_outlines(FILE *f, const struct heatmap_in *in, const struct ro
 static void write_legend(FILE *f, double x, double y)
 {
 	static const double stops[] = {0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.7, 1};
-	char c[16];
+	char c[24];
 	size_t i;
 
 	fprintf(f, "<g class=\"hm-legend\"><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">affinity</text>\n", x,
@@ -195,6 +207,10 @@ static void write_legend(FILE *f, double x, double y)
 			"stroke-width=\"0.5\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%g</text>\n",
 			x, y + (double)i * 16, c, x + 18, y + (double)i * 16 + 11, stops[i]);
 	}
+	fprintf(f,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"url(#hm-unknown)\" stroke=\"#999\" "
+		"stroke-width=\"0.5\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">cannot tell</text>\n",
+		x, y + (double)i * 16, x + 18, y + (double)i * 16 + 11);
 	fputs("</g>\n", f);
 }
 
@@ -203,7 +219,7 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 	struct rows r = {0};
 	size_t max = in->max_units ? in->max_units : HEATMAP_MAX_UNITS, m, a, b, longest = 0;
 	double cell, label_px, x0, y0, width, height;
-	char c[16];
+	char c[24];
 
 	if (max < 2)
 		max = 2;
@@ -237,6 +253,11 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 		"<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" data-units=\"%zu\" data-rows=\"%zu\">\n",
 		width, height, width, height, in->n, m);
+	/* a pair the samples cannot decide: hatched grey, not the white of 0 (which reads as "apart") */
+	fputs("<defs><pattern id=\"hm-unknown\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#e5e5e5\"/>"
+	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>\n",
+	      f);
 	for (a = 0; a < m; a++) {
 		fprintf(f,
 			"<text class=\"hm-label hm-row\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
@@ -265,6 +286,8 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 
 			if (a == b && a < r.m)
 				snprintf(c, sizeof(c), "#d9d9d9");
+			else if (v < 0)
+				snprintf(c, sizeof(c), "url(#hm-unknown)");
 			else
 				colour(v, c, sizeof(c));
 			fprintf(f,
@@ -274,11 +297,17 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 			write_name_attr(f, in, &r, a);
 			fputs("\" data-col=\"", f);
 			write_name_attr(f, in, &r, b);
-			fprintf(f, "\" data-affinity=\"%.3f\"><title>", v);
+			if (v < 0)
+				fputs("\" data-affinity=\"unknown\"><title>", f);
+			else
+				fprintf(f, "\" data-affinity=\"%.3f\"><title>", v);
 			write_name_attr(f, in, &r, a);
 			fputs(" ~ ", f);
 			write_name_attr(f, in, &r, b);
-			fprintf(f, ": affinity %.3f</title></rect>\n", v);
+			if (v < 0)
+				fputs(": cannot tell (too few line coincidences; see the list below)</title></rect>\n", f);
+			else
+				fprintf(f, ": affinity %.3f</title></rect>\n", v);
 		}
 	write_outlines(f, in, &r, x0, y0, cell);
 	write_legend(f, x0 + (double)m * cell + 16, y0 + 14);

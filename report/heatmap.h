@@ -1,7 +1,8 @@
 /*
  * heatmap.h - the sharing matrix of one cell as an inline SVG heatmap:
  * units x units ordered by subcell, merged subcells outlined, every unit
- * labelled, the affinity of each pair in a <title> (shown on hover). With
+ * labelled, the affinity of each pair in a <title> (shown on hover); a
+ * pair the line estimate cannot tell is hatched, "unknown", not 0. With
  * more than max_units units, whole subcells are kept by samples (largest
  * first) and the rest folded into one "others" row and column, whose
  * cells are the mean affinity of the folded pairs; a line above says so.
@@ -22,6 +23,7 @@ struct heatmap_in {
 	const size_t *group;      /* subcell of each unit */
 	const size_t *merged;     /* per subcell: members (1 = not merged); indexed by group */
 	const double *aff;        /* n x n, row-major */
+	const unsigned char *unknown; /* n x n: 1 where the pair cannot tell (NULL: none) */
 	size_t max_units;         /* 0: HEATMAP_MAX_UNITS */
 };
 

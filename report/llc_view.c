@@ -45,6 +45,7 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 	v->measured_samples = r->with_key;
 	v->no_cpu = r->no_cpu;
 	v->by_runtime = r->demand_by_runtime;
+	v->timelines_from_samples = r->timeline_samples > 0;
 	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
 		return scx_fail("out of memory");
 	if (add_row(v, "profile", 0, NULL, &r->total, r) < 0)
@@ -70,47 +71,42 @@ void llc_view_free(struct llc_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* "12.3%" with "[lo-hi]", or the interval alone below LLC_SHARE_MIN_POINT. */
-static void write_ratio(FILE *f, uint64_t x, uint64_t n)
+/* "12.3% [lo-hi]", or the bounds alone when no pair is decided shared. */
+static void write_est(FILE *f, const struct llc_est_fig *g)
 {
-	struct llc_share_ratio r;
-
-	llc_share_wilson(x, n, &r);
-	if (!n) {
+	if (g->state == LLC_EST_NONE)
 		fputs("-", f);
-		return;
-	}
-	if (n < LLC_SHARE_MIN_POINT)
-		fprintf(f, "%.1f-%.1f%% <small>(%llu of %llu: too few for a point)</small>", r.low * 100, r.high * 100,
-			(unsigned long long)x, (unsigned long long)n);
+	else if (g->state == LLC_EST_TOO_FEW)
+		fprintf(f, "%.1f-%.1f%% <small>(too few to say: bounds if anything is shared)</small>", g->low * 100,
+			g->high * 100);
 	else
-		fprintf(f, "%.1f%% <small>[%.1f-%.1f] %llu of %llu</small>", r.share * 100, r.low * 100, r.high * 100,
-			(unsigned long long)x, (unsigned long long)n);
+		fprintf(f, "%.1f%% <small>[%.1f-%.1f]</small>", g->share * 100, g->low * 100, g->high * 100);
 }
 
-/* Rows shown in the chart: the profile, cells and merged subcells with accesses on shared data. */
+/* Rows shown in the chart: the profile, cells and merged subcells with a figure. */
 static bool charted(const struct llc_view_row *row)
 {
-	return row->f.shared && (row->level < 2 || row->merged);
+	return row->f.llc_measured.state != LLC_EST_NONE && (row->level < 2 || row->merged);
 }
 
-static void write_bar(FILE *f, double y, uint64_t x, uint64_t n, const char *cls, const char *color)
+static void write_bar(FILE *f, double y, const struct llc_est_fig *g, const char *cls, const char *color)
 {
 	const double x0 = 230, w = 360, h = 10;
-	struct llc_share_ratio r;
 
-	llc_share_wilson(x, n, &r);
-	if (n >= LLC_SHARE_MIN_POINT)
+	if (g->state == LLC_EST_POINT)
 		fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"/>",
-			cls, x0, y, r.share * w, h, color);
-	/* the 95% interval as a whisker (alone when there are too few accesses for a point) */
-	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-width=\"1.5\"/>",
-		x0 + r.low * w, x0 + r.high * w, y + h / 2, y + h / 2);
+			cls, x0, y, g->share * w, h, color);
+	/* the interval as a whisker (alone when no pair is decided shared) */
+	if (g->state != LLC_EST_NONE)
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-width=\"1.5\"/>",
+			x0 + g->low * w, x0 + g->high * w, y + h / 2, y + h / 2);
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s ", x0 + w + 8, y + 9, cls);
-	if (n >= LLC_SHARE_MIN_POINT)
-		fprintf(f, "%.1f%%", r.share * 100);
+	if (g->state == LLC_EST_POINT)
+		fprintf(f, "%.1f%%", g->share * 100);
+	else if (g->state == LLC_EST_TOO_FEW)
+		fprintf(f, "too few to say (%.0f-%.0f%%)", g->low * 100, g->high * 100);
 	else
-		fprintf(f, "%.0f-%.0f%%", r.low * 100, r.high * 100);
+		fputs("-", f);
 	fputs("</text>", f);
 }
 
@@ -135,8 +131,8 @@ static void write_chart(FILE *f, const struct llc_view *v)
 		fprintf(f, "%.1f\">", y + 14);
 		html_esc_cut(f, row->name, 34);
 		fputs("</text>", f);
-		write_bar(f, y, row->f.llc_measured, row->f.shared, "measured", "#d62728");
-		write_bar(f, y + 13, row->f.llc_predicted, row->f.shared, "predicted", "#1f77b4");
+		write_bar(f, y, &row->f.llc_measured, "measured", "#d62728");
+		write_bar(f, y + 13, &row->f.llc_predicted, "predicted", "#1f77b4");
 		fputs("</g>", f);
 		y += 34;
 	}
@@ -152,13 +148,19 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 		fputs("<p class=\"note\">Not computed.</p>\n</section>\n", f);
 		return;
 	}
-	fputs("<p>Of the accesses (samples) on shared data (data another thread touched within the clustering's "
-	      "window, by its evidence rules), the share whose data was also touched from another "
-	      "last-level cache in the same epoch: <b>measured</b> on the CPUs the host ran them on, and "
-	      "<b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand, ", f);
+	fputs("<p>Of the accesses to data another thread also uses, the share whose previous access by another "
+	      "thread came from another last-level cache. Estimated per pair of threads from the line estimate "
+	      "(the share of each one's accesses on 64-byte lines the other uses; the sample rate cancels), each "
+	      "thread's samples, and where the partner last ran while the thread ran: <b>measured</b> from ", f);
+	fputs(v->timelines_from_samples ? "the scheduling trace, or the samples' CPUs where it has no thread"
+					: "the scheduling trace",
+	      f);
+	fputs(", and <b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand, ", f);
 	fputs(v->by_runtime ? "runtime / trace duration" : "sample share x CPUs", f);
-	fputs("). Brackets and whiskers: 95% Wilson intervals. See docs/llc-sharing.md for the model and what it "
-	      "does not capture (capacity misses, memory bandwidth, the scheduler's overheads).</p>\n<p>Topology: ",
+	fputs("). Brackets and whiskers: intervals from the pairs' intervals; \"too few to say\" when no pair is "
+	      "decided shared (the clustering's line rule). See docs/llc-sharing.md for the definition, its "
+	      "assumptions and what it does not capture (capacity misses, memory bandwidth, the scheduler's "
+	      "overheads).</p>\n<p>Topology: ",
 	      f);
 	html_esc(f, v->source);
 	fprintf(f, ", %u CPUs, %zu LLC%s, %zu node%s; %llu samples measured, %llu without a CPU.</p>\n", v->cpus,
@@ -171,11 +173,12 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 		return;
 	}
 	if (!v->measured_samples) {
-		fputs("<p class=\"note\">No sample has a CPU and evidence of data: not measured.</p>\n</section>\n", f);
+		fputs("<p class=\"note\">No sample is on data with an identity (A:/F:): not measured.</p>\n</section>\n", f);
 		return;
 	}
 	write_chart(f, v);
-	fputs("<table id=\"llc-table\"><tr><th>scope</th><th>accesses on shared data</th><th>cross-LLC measured</th>"
+	fputs("<table id=\"llc-table\"><tr><th>scope</th><th>samples on data</th><th>on shared data (est.)</th>"
+	      "<th>partners (shared/apart/cannot tell)</th><th>cross-LLC measured</th>"
 	      "<th>cross-LLC predicted</th>", f);
 	if (v->nr_nodes > 1)
 		fputs("<th>cross-node measured</th><th>cross-node predicted</th>", f);
@@ -183,21 +186,24 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 	for (i = 0; i < v->nrows; i++) {
 		const struct llc_view_row *row = &v->rows[i];
 
-		fprintf(f, "<tr class=\"llc-row\" data-level=\"%d\" data-shared=\"%llu\" data-measured=\"%llu\" "
-			   "data-predicted=\"%llu\"><td>", row->level, (unsigned long long)row->f.shared,
-			(unsigned long long)row->f.llc_measured, (unsigned long long)row->f.llc_predicted);
+		fprintf(f, "<tr class=\"llc-row\" data-level=\"%d\" data-samples=\"%llu\" data-measured=\"%.4f\" "
+			   "data-predicted=\"%.4f\"><td>", row->level, (unsigned long long)row->f.samples,
+			row->f.llc_measured.state == LLC_EST_POINT ? row->f.llc_measured.share : -1,
+			row->f.llc_predicted.state == LLC_EST_POINT ? row->f.llc_predicted.share : -1);
 		html_esc(f, row->name);
 		if (row->merged)
 			fputs("<span class=\"merged\">merged</span>", f);
-		fprintf(f, "</td><td>%llu</td><td>", (unsigned long long)row->f.shared);
-		write_ratio(f, row->f.llc_measured, row->f.shared);
+		fprintf(f, "</td><td>%llu</td><td>%.0f</td><td>%zu (%zu/%zu/%zu)</td><td>", (unsigned long long)row->f.samples,
+			row->f.shared, row->f.pairs, row->f.pairs_shared, row->f.pairs_apart,
+			row->f.pairs - row->f.pairs_shared - row->f.pairs_apart);
+		write_est(f, &row->f.llc_measured);
 		fputs("</td><td>", f);
-		write_ratio(f, row->f.llc_predicted, row->f.shared);
+		write_est(f, &row->f.llc_predicted);
 		if (v->nr_nodes > 1) {
 			fputs("</td><td>", f);
-			write_ratio(f, row->f.node_measured, row->f.shared);
+			write_est(f, &row->f.node_measured);
 			fputs("</td><td>", f);
-			write_ratio(f, row->f.node_predicted, row->f.shared);
+			write_est(f, &row->f.node_predicted);
 		}
 		fputs("</td><td>", f);
 		if (row->llc >= 0)

@@ -31,6 +31,7 @@ struct llc_view {
 	size_t nr_llcs, nr_nodes;
 	uint64_t measured_samples, no_cpu;
 	bool by_runtime;
+	bool timelines_from_samples; /* some thread's timeline came from its samples' CPUs */
 	struct llc_view_row *rows;
 	size_t nrows;
 };

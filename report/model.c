@@ -298,8 +298,12 @@ static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *
 	FILE *f = open_memstream(&buf, &len);
 	double dur = x->agg->last_ns > x->agg->first_ns ? (double)(x->agg->last_ns - x->agg->first_ns) / 1e9 : 0;
 
-	if (!f)
+	if (!f || !(c->unknown = calloc(n * n + 1, 1))) {
+		if (f)
+			fclose(f);
+		free(buf);
 		return scx_fail("out of memory");
+	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			struct pair_evidence pe;
@@ -307,6 +311,8 @@ static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *
 			sharing_pair_evidence_at(&ev[i], &ev[j], df, n, x->sp, &pe);
 			if (pe.line.verdict != SHARING_CANNOT_TELL)
 				continue;
+			if (c->aff[i * n + j] <= 0 && c->aff[j * n + i] <= 0)
+				c->unknown[i * n + j] = c->unknown[j * n + i] = 1;
 			fprintf(f, "%s ~ %s\n", x->units->v[i].name, x->units->v[j].name);
 			sharing_log_line_detail(f, "  ", &pe, x->sp, dur);
 		}
@@ -424,6 +430,7 @@ void model_free(struct model *m)
 		free(c->units);
 		free(c->subs);
 		free(c->aff);
+		free(c->unknown);
 		free(c->undecided);
 		free(c->name);
 	}

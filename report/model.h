@@ -71,6 +71,7 @@ struct model_cell {
 	struct model_unit *units;
 	size_t nunits;
 	double *aff;     /* nunits x nunits, row-major; NULL with --cluster comm */
+	unsigned char *unknown; /* nunits x nunits: 1 where the line estimate cannot tell and aff is 0 (not "apart") */
 	struct model_subcell *subs; /* config order, "rest" last when there are units */
 	size_t nsubs;
 	bool has_sched;

@@ -137,13 +137,18 @@ static void write_heatmaps(FILE *f, const struct page_in *p)
 			for (s = 0; s < c->nsubs; s++)
 				merged[s] = c->subs[s].nunits;
 			in = (struct heatmap_in){.n = c->nunits, .names = names, .samples = samples, .group = group,
-						 .merged = merged, .aff = c->aff, .max_units = p->heatmap_max_units};
+						 .merged = merged, .aff = c->aff, .unknown = c->unknown,
+						 .max_units = p->heatmap_max_units};
 			if (!any)
 				fprintf(f,
-					"<p>Affinity of each pair of units (0..1: grows with the part of each one's weight on "
-					"data both touched at the same time, data_id else the physical %s; see "
-					"docs/clustering.md), units ordered by subcell; merged subcells are outlined in red. "
-					"Hover a square for its value.%s</p>\n<div class=\"heatmaps\">\n",
+					"<p>Affinity of each pair of units (0..1; docs/clustering.md): for data with a "
+					"data_id, the line estimate: the shared fraction of each unit's accesses on "
+					"64-byte lines the other uses (the sample rate cancels), counted when the pair is "
+					"decided shared; for kernel pages and samples without a data_id, the part of each "
+					"one's weight on the same physical %s in the same or adjacent epochs. Hatched: the "
+					"samples cannot tell (unknown, not 0: too few line coincidences to decide; listed "
+					"below). Units ordered by subcell; merged subcells are outlined in red. Hover a "
+					"square for its value.%s</p>\n<div class=\"heatmaps\">\n",
 					m->line_granularity ? "line" : "page",
 					m->evidence_level ? " Evidence was sampled (see the -v text)." : "");
 			fputs("<figure class=\"heatmap-box\" data-cell=\"", f);

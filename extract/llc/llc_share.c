@@ -1,7 +1,9 @@
 /*
- * llc_share.c - counting samples per (key, thread, CPU) while extract
- * reads, and the measured and predicted cross-LLC shares (see
- * llc_share.h). Printing is in llc_share_print.c.
+ * llc_share.c - counting samples per (key, thread) and per (thread, 100
+ * ms bin, CPU) while extract reads; then the evaluation: each thread's
+ * subcell, CPU demand and predicted LLC (the placement model), the
+ * figures from extract/llc/llc_measure.c (see llc_share.h). Printing is
+ * in llc_share_print.c.
  */
 #include "extract/llc/llc_share.h"
 
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "extract/llc/config_match.h"
+#include "extract/llc/llc_measure.h"
 #include "extract/llc/placement.h"
 #include "extract/llc/share_rule.h"
 #include "lib/error.h"
@@ -23,6 +26,7 @@ void llc_share_init(struct llc_share *s, bool line_granularity, size_t max_recs)
 	s->max_recs = max_recs ? max_recs : LLC_SHARE_DEFAULT_MAX_RECS;
 	u64map_init(&s->actor_index);
 	u64map_init(&s->rec_index);
+	u64map_init(&s->bin_index);
 	strmap_init(&s->cgroups);
 }
 
@@ -35,8 +39,10 @@ void llc_share_free(struct llc_share *s)
 	free(s->actors);
 	free(s->cgroup_names);
 	free(s->recs);
+	free(s->bins);
 	u64map_free(&s->actor_index);
 	u64map_free(&s->rec_index);
+	u64map_free(&s->bin_index);
 	strmap_free(&s->cgroups);
 	memset(s, 0, sizeof(*s));
 }
@@ -121,9 +127,9 @@ static long actor_of(struct llc_share *s, const struct mem_sample *m)
 	return (long)(s->nr_actors - 1);
 }
 
-static uint64_t rec_hash(uint64_t key, uint32_t actor, int32_t cpu)
+static uint64_t rec_hash(uint64_t key, uint32_t actor)
 {
-	return hash_mix64(key ^ hash_mix64((uint64_t)actor << 32 | (uint32_t)cpu));
+	return hash_mix64(key ^ hash_mix64((uint64_t)actor << 32 | 0x5bd1e995u));
 }
 
 static bool ident_sampled(uint64_t key, unsigned level)
@@ -134,7 +140,7 @@ static bool ident_sampled(uint64_t key, unsigned level)
 static int index_rec(struct llc_share *s, size_t i)
 {
 	const struct llc_rec *r = &s->recs[i];
-	uint64_t h = rec_hash(r->key, r->actor, r->cpu), *slot;
+	uint64_t h = rec_hash(r->key, r->actor), *slot;
 
 	for (;;) {
 		if (!(slot = u64map_slot(&s->rec_index, h)))
@@ -167,12 +173,40 @@ static int shrink(struct llc_share *s)
 	return 0;
 }
 
+/* One more sample of actor a on cpu in its 100 ms bin. -1 on OOM. */
+static int bin_add(struct llc_share *s, uint32_t a, int32_t cpu, uint64_t time_ns)
+{
+	uint64_t bin = time_ns / LLC_SHARE_BIN_NS, h = hash_mix64(bin * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)a << 32 | (uint32_t)cpu)),
+		 *slot;
+
+	for (;;) {
+		struct llc_bin *b;
+
+		if (!(slot = u64map_slot(&s->bin_index, h)))
+			return -1;
+		if (!*slot)
+			break;
+		b = &s->bins[*slot - 1];
+		if (b->bin == bin && b->actor == a && b->cpu == cpu) {
+			b->samples++;
+			return 0;
+		}
+		h = hash_mix64(h + 1);
+	}
+	if (grow((void **)&s->bins, &s->cap_bins, s->nr_bins + 1, sizeof(*s->bins)) < 0)
+		return -1;
+	s->bins[s->nr_bins] = (struct llc_bin){bin, a, cpu, 1};
+	*slot = ++s->nr_bins;
+	return 0;
+}
+
 int llc_share_add(struct llc_share *s, const struct mem_sample *m)
 {
 	uint64_t key, h, *slot;
 	long a;
 
 	s->samples++;
+	s->faults += m->fault;
 	if ((a = actor_of(s, m)) == -1)
 		return -1;
 	if (a == -2) {
@@ -180,17 +214,17 @@ int llc_share_add(struct llc_share *s, const struct mem_sample *m)
 		return 0;
 	}
 	s->actors[a].samples++;
+	if (!m->has_cpu || m->cpu < 0 || m->cpu > INT32_MAX)
+		s->no_cpu++;
+	else if (bin_add(s, (uint32_t)a, (int32_t)m->cpu, m->time_ns) < 0)
+		return -1;
 	if (!share_rule_key(m, s->line_granularity, &key)) {
 		s->no_key++;
 		return 0;
 	}
-	if (!m->has_cpu || m->cpu < 0 || m->cpu > INT32_MAX) {
-		s->no_cpu++;
-		return 0;
-	}
 	if (!ident_sampled(key, s->level))
 		return 0;
-	h = rec_hash(key, (uint32_t)a, (int32_t)m->cpu);
+	h = rec_hash(key, (uint32_t)a);
 	for (;;) {
 		struct llc_rec *r;
 
@@ -199,58 +233,26 @@ int llc_share_add(struct llc_share *s, const struct mem_sample *m)
 		if (!*slot)
 			break;
 		r = &s->recs[*slot - 1];
-		if (r->key == key && r->actor == (uint32_t)a && r->cpu == (int32_t)m->cpu) {
-			r->samples++;
+		if (r->key == key && r->actor == (uint32_t)a) {
+			r->samples += r->samples < UINT32_MAX;
 			return 0;
 		}
 		h = hash_mix64(h + 1);
 	}
 	if (grow((void **)&s->recs, &s->cap_recs, s->nr_recs + 1, sizeof(*s->recs)) < 0)
 		return -1;
-	s->recs[s->nr_recs] = (struct llc_rec){key, (uint32_t)a, (int32_t)m->cpu, 1};
+	s->recs[s->nr_recs] = (struct llc_rec){key, (uint32_t)a, 1};
 	*slot = ++s->nr_recs;
 	return s->nr_recs > s->max_recs ? shrink(s) : 0;
 }
 
 /* ---- evaluation ---- */
 
-/* Who touched one key (identity x epoch): the first value and whether there were others. */
-struct who {
-	int64_t tid;
-	int llc, node, pllc, pnode;
-	bool multi_tid, multi_llc, multi_node, multi_pllc, multi_pnode;
-};
-
-static void who_add(struct who *w, bool first, int64_t tid, int llc, int node, int pllc, int pnode)
-{
-	if (first) {
-		*w = (struct who){tid, llc, node, pllc, pnode, false, false, false, false, false};
-		return;
-	}
-	w->multi_tid |= w->tid != tid;
-	w->multi_llc |= w->llc != llc;
-	w->multi_node |= w->node != node;
-	w->multi_pllc |= w->pllc != pllc;
-	w->multi_pnode |= w->pnode != pnode;
-}
-
-static int by_key_actor(const void *a, const void *b)
-{
-	const struct llc_rec *x = *(const struct llc_rec *const *)a, *y = *(const struct llc_rec *const *)b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->actor != y->actor)
-		return x->actor < y->actor ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
-}
-
 struct actor_place {
 	long cell, sub;   /* config_match */
 	long scope;       /* index into subs (or the cell's own scope) */
 	int pllc, pnode;  /* predicted */
 	double demand;    /* CPUs */
-	struct llc_share_fig f;
 };
 
 static char *scope_name(const struct cell *c, const struct cell *sub)
@@ -381,115 +383,6 @@ out:
 	return rc;
 }
 
-static void fig_add(struct llc_share_fig *to, const struct llc_share_fig *f)
-{
-	to->shared += f->shared;
-	to->llc_measured += f->llc_measured;
-	to->llc_predicted += f->llc_predicted;
-	to->node_measured += f->node_measured;
-	to->node_predicted += f->node_predicted;
-}
-
-/*
- * One access (record): on shared data when another thread touched its
- * identity within the clustering's window (sh: the window's merged who);
- * cross-LLC (node) when the identity was touched from another LLC (node)
- * in the same epoch (w), measured on the sample's LLC, predicted on the
- * thread's placed LLC.
- */
-static void judge(const struct who *sh, const struct who *w, const struct llc_rec *rec, int64_t tid, int llc, int node,
-		  const struct actor_place *p, struct llc_share_fig *f)
-{
-	if (!(sh->multi_tid || sh->tid != tid))
-		return;
-	f->shared += rec->samples;
-	f->llc_measured += w->multi_llc || w->llc != llc ? rec->samples : 0;
-	f->node_measured += w->multi_node || w->node != node ? rec->samples : 0;
-	f->llc_predicted += w->multi_pllc || w->pllc != p->pllc ? rec->samples : 0;
-	f->node_predicted += w->multi_pnode || w->pnode != p->pnode ? rec->samples : 0;
-}
-
-/* Merge into *sh (tids only) the summaries j of [s0, s1) (one identity, epochs ascending) concurrent with i. */
-static void window_tids(const struct who *who, const uint64_t *key, size_t s0, size_t s1, size_t i, struct who *sh)
-{
-	uint64_t ei = share_rule_epoch(key[i]);
-	size_t j;
-
-	*sh = who[i];
-	/* epochs ascend: scan out from i while concurrent, then the other end of the counter (wrap) */
-	for (j = i; j > s0 && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j - 1])); j--)
-		sh->multi_tid |= who[j - 1].multi_tid || who[j - 1].tid != sh->tid;
-	for (j = i + 1; j < s1 && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j])); j++)
-		sh->multi_tid |= who[j].multi_tid || who[j].tid != sh->tid;
-	for (j = s1; j > i + 1 && share_rule_epoch(key[j - 1]) > ei && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j - 1])); j--)
-		sh->multi_tid |= who[j - 1].multi_tid || who[j - 1].tid != sh->tid;
-	for (j = s0; j < i && share_rule_epoch(key[j]) < ei && share_rule_concurrent(key[i], ei, share_rule_epoch(key[j])); j++)
-		sh->multi_tid |= who[j].multi_tid || who[j].tid != sh->tid;
-}
-
-static int measure(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
-		   struct actor_place *ap)
-{
-	const struct llc_rec **v = malloc((s->nr_recs + 1) * sizeof(*v));
-	struct who *who = malloc((s->nr_recs + 1) * sizeof(*who));
-	size_t *first = malloc((s->nr_recs + 2) * sizeof(*first));
-	uint64_t *keys = malloc((s->nr_recs + 1) * sizeof(*keys));
-	size_t i, n = 0, nk = 0, s0 = 0, s1 = 0;
-
-	if (!v || !who || !first || !keys) {
-		free(v);
-		free(who);
-		free(first);
-		free(keys);
-		return scx_fail("out of memory");
-	}
-	for (i = 0; i < s->nr_recs; i++) {
-		if (llc_map_llc(e->map, s->recs[i].cpu) < 0) {
-			r->unmapped += s->recs[i].samples;
-			continue;
-		}
-		r->with_key += s->recs[i].samples;
-		v[n++] = &s->recs[i];
-	}
-	qsort(v, n, sizeof(*v), by_key_actor);
-	/* one summary per key (identity x epoch); first[k] = its first record in v */
-	for (i = 0; i < n; i++) {
-		const struct actor_place *p = &ap[v[i]->actor];
-		bool new_key = !i || v[i]->key != v[i - 1]->key;
-
-		if (new_key) {
-			keys[nk] = v[i]->key;
-			first[nk++] = i;
-		}
-		who_add(&who[nk - 1], new_key, s->actors[v[i]->actor].tid, llc_map_llc(e->map, v[i]->cpu),
-			llc_map_node(e->map, v[i]->cpu), p->pllc, p->pnode);
-	}
-	first[nk] = n;
-	for (i = 0; i < nk; i++) {
-		struct who sh;
-		size_t j;
-
-		if (i == 0 || share_rule_ident(keys[i]) != share_rule_ident(keys[s0])) { /* a new identity: its summaries [s0, s1) */
-			s0 = i;
-			for (s1 = i + 1; s1 < nk && share_rule_ident(keys[s1]) == share_rule_ident(keys[i]); s1++)
-				;
-		}
-		window_tids(who, keys, s0, s1, i, &sh);
-		for (j = first[i]; j < first[i + 1]; j++) {
-			const struct llc_rec *rec = v[j];
-			struct actor_place *p = &ap[rec->actor];
-
-			judge(&sh, &who[i], rec, s->actors[rec->actor].tid, llc_map_llc(e->map, rec->cpu),
-			      llc_map_node(e->map, rec->cpu), p, &p->f);
-		}
-	}
-	free(v);
-	free(who);
-	free(first);
-	free(keys);
-	return 0;
-}
-
 /* Distinct tids of each scope (tids are below 2^22, scopes below 2^24). */
 static int count_threads(const struct llc_share *s, struct llc_share_result *r, const struct actor_place *ap)
 {
@@ -516,6 +409,7 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 {
 	struct config_matcher cm;
 	struct actor_place *ap;
+	struct llc_measure_actor *ma = NULL;
 	size_t i;
 	int rc = -1;
 
@@ -544,22 +438,22 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 		ap[i].scope = ap[i].cell >= 0 ? scope_of(r, ap[i].cell, ap[i].sub) : -1;
 	}
 	r->demand_by_runtime = e->thread_cpus != NULL;
-	if (actor_demand(s, e, ap) < 0 || place(s, e, r, ap) < 0 || measure(s, e, r, ap) < 0)
+	if (actor_demand(s, e, ap) < 0 || place(s, e, r, ap) < 0)
 		goto out;
-	for (i = 0; i < s->nr_actors; i++) {
-		fig_add(&r->total, &ap[i].f);
-		if (ap[i].scope >= 0) {
-			fig_add(&r->subs[ap[i].scope].f, &ap[i].f);
-			fig_add(&r->cells[ap[i].cell].f, &ap[i].f);
-		}
+	if (!(ma = calloc(s->nr_actors + 1, sizeof(*ma)))) {
+		scx_fail("out of memory");
+		goto out;
 	}
-	if (count_threads(s, r, ap) < 0)
+	for (i = 0; i < s->nr_actors; i++)
+		ma[i] = (struct llc_measure_actor){ap[i].scope, ap[i].scope >= 0 ? ap[i].cell : -1, ap[i].pllc, ap[i].pnode};
+	if (llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0)
 		goto out;
 	for (i = 0; i < r->nr_subs; i++)
 		r->cells[r->subs[i].cell].threads += r->subs[i].threads;
 	rc = 0;
 out:
 	free(ap);
+	free(ma);
 	config_match_free(&cm);
 	return rc;
 }

@@ -1,9 +1,8 @@
 /*
  * llc_share_print.c - the cross-LLC figures as text (extract -v) and as
- * the JSON sidecar (schemas/llc-sharing.schema.json), with their 95%
- * Wilson intervals (see llc_share.h).
+ * the JSON sidecar (schemas/llc-sharing.schema.json), each a share with
+ * its interval, or bounds only ("too few to say"), see llc_share.h.
  */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,41 +10,14 @@
 #include "lib/error.h"
 #include "lib/jsonw.h"
 
-void llc_share_wilson(uint64_t x, uint64_t n, struct llc_share_ratio *r)
+const char *llc_share_fig_text(char *buf, size_t len, const struct llc_est_fig *g)
 {
-	double z = LLC_SHARE_Z95, p, d, c, h;
-
-	memset(r, 0, sizeof(*r));
-	r->x = x;
-	r->n = n;
-	if (!n)
-		return;
-	p = (double)x / (double)n;
-	d = 1 + z * z / (double)n;
-	c = (p + z * z / (2 * (double)n)) / d;
-	h = z * sqrt(p * (1 - p) / (double)n + z * z / (4 * (double)n * (double)n)) / d;
-	r->share = p;
-	r->low = c - h < 0 ? 0 : c - h;
-	r->high = c + h > 1 ? 1 : c + h;
-	if (x == 0)
-		r->low = 0;
-	if (x == n)
-		r->high = 1;
-}
-
-static const char *ratio_text(char *buf, size_t len, uint64_t x, uint64_t n)
-{
-	struct llc_share_ratio r;
-
-	llc_share_wilson(x, n, &r);
-	if (!n)
-		snprintf(buf, len, "-");
-	else if (n < LLC_SHARE_MIN_POINT)
-		snprintf(buf, len, "between %.1f%% and %.1f%% (%llu of %llu: too few for a point)", r.low * 100,
-			 r.high * 100, (unsigned long long)x, (unsigned long long)n);
+	if (g->state == LLC_EST_POINT)
+		snprintf(buf, len, "%.1f%% (95%% %.1f-%.1f%%)", g->share * 100, g->low * 100, g->high * 100);
+	else if (g->state == LLC_EST_TOO_FEW)
+		snprintf(buf, len, "too few to say (%.1f-%.1f%% if anything is shared)", g->low * 100, g->high * 100);
 	else
-		snprintf(buf, len, "%.1f%% (95%% CI %.1f-%.1f%%, %llu of %llu)", r.share * 100, r.low * 100,
-			 r.high * 100, (unsigned long long)x, (unsigned long long)n);
+		snprintf(buf, len, "-");
 	return buf;
 }
 
@@ -53,17 +25,23 @@ static void print_scope(FILE *f, const struct llc_share_result *r, const char *n
 {
 	char a[128], b[128];
 
-	fprintf(f, "  %s: %llu accesses on shared data", name, (unsigned long long)g->shared);
-	if (!g->shared) {
-		fprintf(f, "\n");
+	fprintf(f, "  %s: %llu samples on data", name, (unsigned long long)g->samples);
+	if (!g->pairs) {
+		fprintf(f, ", no other thread on the same data\n");
 		return;
 	}
-	fprintf(f, "; cross-LLC measured %s, predicted %s", ratio_text(a, sizeof(a), g->llc_measured, g->shared),
-		ratio_text(b, sizeof(b), g->llc_predicted, g->shared));
+	fprintf(f, ", about %.0f on data another thread uses (%zu partner%s: %zu shared, %zu apart, %zu cannot tell)",
+		g->shared, g->pairs, g->pairs == 1 ? "" : "s", g->pairs_shared, g->pairs_apart,
+		g->pairs - g->pairs_shared - g->pairs_apart);
+	if (g->llc_measured.state == LLC_EST_NONE) {
+		fprintf(f, ": nothing shared\n");
+		return;
+	}
+	fprintf(f, "; cross-LLC measured %s, predicted %s", llc_share_fig_text(a, sizeof(a), &g->llc_measured),
+		llc_share_fig_text(b, sizeof(b), &g->llc_predicted));
 	if (r->map->nr_nodes > 1)
-		fprintf(f, "; cross-node measured %s, predicted %s",
-			ratio_text(a, sizeof(a), g->node_measured, g->shared),
-			ratio_text(b, sizeof(b), g->node_predicted, g->shared));
+		fprintf(f, "; cross-node measured %s, predicted %s", llc_share_fig_text(a, sizeof(a), &g->node_measured),
+			llc_share_fig_text(b, sizeof(b), &g->node_predicted));
 	fprintf(f, "\n");
 }
 
@@ -74,10 +52,10 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 
 	fprintf(f, "\nCross-LLC sharing (%s: %u CPUs, %zu LLC%s, %zu node%s):\n", m->source, m->online, m->nr_llcs,
 		m->nr_llcs == 1 ? "" : "s", m->nr_nodes, m->nr_nodes == 1 ? "" : "s");
-	fprintf(f, "  samples: %llu with a CPU and evidence of data, %llu without a CPU, %llu no evidence (R: or no "
-		   "address), %llu on CPUs the topology does not list",
-		(unsigned long long)r->with_key, (unsigned long long)r->no_cpu, (unsigned long long)r->no_key,
-		(unsigned long long)r->unmapped);
+	fprintf(f, "  samples: %llu on data (A:/F: lines), %llu on kernel pages or without a data_id (not estimated), "
+		   "%llu no evidence (R: or no address), %llu without a CPU, %llu on CPUs the topology does not list",
+		(unsigned long long)r->with_key, (unsigned long long)r->page_keys, (unsigned long long)r->no_key,
+		(unsigned long long)r->no_cpu, (unsigned long long)r->unmapped);
 	if (r->level)
 		fprintf(f, ", identities sampled 1 in %llu", 1ULL << r->level);
 	if (r->dropped)
@@ -90,15 +68,23 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 		return;
 	}
 	if (!r->with_key) {
-		fprintf(f, "  no sample has a CPU and evidence of data (upstream's files have no \"cpu\"): not measured\n");
+		fprintf(f, "  no sample is on data with an identity (A:/F:: process writes data_id): not measured\n");
 		return;
 	}
-	fprintf(f, "  on shared data = samples on data another thread touched within the clustering's window (lines: 15 "
-		   "s either side; pages: the same or adjacent epoch); measured = of those, data also touched from another "
-		   "LLC in the same epoch, on the CPUs the samples were taken on; "
+	fprintf(f, "  measured = of the accesses to data another thread also uses, the share whose previous access by "
+		   "another thread came from another LLC: per pair the line estimate of how much each uses the other's "
+		   "lines, weighted by its samples, and where the partner last ran when the thread ran (%s); "
 		   "predicted = the same with each subcell's threads on one LLC (worst fit by CPU demand, %s; a "
 		   "subcell larger than every LLC placed thread by thread)\n",
+		r->timeline_samples || r->timeline_none ? "the scheduling trace where it has the thread, else its samples' "
+							  "CPUs per 100 ms"
+							: "the scheduling trace",
 		r->demand_by_runtime ? "runtime / trace duration" : "sample share x CPUs");
+	fprintf(f, "  timelines: %zu thread%s from the scheduling trace, %zu from their samples' CPUs, %zu with none",
+		r->timeline_sched, r->timeline_sched == 1 ? "" : "s", r->timeline_samples, r->timeline_none);
+	if (r->first_touch)
+		fprintf(f, "; the samples are page faults (first touches): a pair without recaptures cannot tell");
+	fprintf(f, "\n");
 	fprintf(f, "  placement:");
 	for (i = 0; i < r->nr_subs; i++) {
 		const struct llc_share_scope *s = &r->subs[i];
@@ -115,65 +101,70 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 	for (c = 0; c < r->nr_cells; c++) {
 		print_scope(f, r, r->cells[c].name, &r->cells[c].f);
 		for (i = 0; i < r->nr_subs; i++)
-			if (r->subs[i].cell == (long)c && r->subs[i].sub >= 0 && (r->subs[i].f.shared || r->subs[i].merged))
+			if (r->subs[i].cell == (long)c && r->subs[i].sub >= 0 && (r->subs[i].f.pairs || r->subs[i].merged))
 				print_scope(f, r, r->subs[i].name, &r->subs[i].f);
 	}
 }
 
-static void json_ratio(struct jsonw *w, const char *key, uint64_t x, uint64_t n)
+static const char *state_name(enum llc_est_state s)
 {
-	struct llc_share_ratio r;
+	return s == LLC_EST_POINT ? "point" : s == LLC_EST_TOO_FEW ? "too_few" : "none";
+}
 
-	llc_share_wilson(x, n, &r);
+static void json_num_or_null(struct jsonw *w, const char *key, bool has, double v)
+{
+	jsonw_key(w, key);
+	if (has)
+		jsonw_double(w, v, 4);
+	else
+		jsonw_null(w);
+}
+
+static void json_est(struct jsonw *w, const char *key, const struct llc_est_fig *g)
+{
 	jsonw_key(w, key);
 	jsonw_obj_open(w);
-	jsonw_kv_u64(w, "accesses", x);
-	jsonw_key(w, "share");
-	if (n >= LLC_SHARE_MIN_POINT)
-		jsonw_double(w, r.share, 4);
-	else
-		jsonw_null(w);
-	jsonw_key(w, "low");
-	if (n)
-		jsonw_double(w, r.low, 4);
-	else
-		jsonw_null(w);
-	jsonw_key(w, "high");
-	if (n)
-		jsonw_double(w, r.high, 4);
-	else
-		jsonw_null(w);
+	jsonw_kv_str(w, "state", state_name(g->state));
+	json_num_or_null(w, "share", g->state == LLC_EST_POINT, g->share);
+	json_num_or_null(w, "low", g->state != LLC_EST_NONE, g->low);
+	json_num_or_null(w, "high", g->state != LLC_EST_NONE, g->high);
 	jsonw_obj_close(w);
 }
 
-static void json_gain(struct jsonw *w, const char *key, uint64_t m, uint64_t p, uint64_t n, bool possible)
+static void json_gain(struct jsonw *w, const char *key, const struct llc_est_fig *m, const struct llc_est_fig *p,
+		      bool possible)
 {
-	jsonw_key(w, key);
-	if (possible && n >= LLC_SHARE_MIN_POINT)
-		jsonw_double(w, ((double)m - (double)p) / (double)n, 4);
-	else
-		jsonw_null(w);
+	json_num_or_null(w, key, possible && m->state == LLC_EST_POINT && p->state == LLC_EST_POINT, m->share - p->share);
 }
 
 static void json_fig(struct jsonw *w, const struct llc_share_result *r, const struct llc_share_fig *g)
 {
 	bool llcs = r->map->nr_llcs > 1, nodes = r->map->nr_nodes > 1;
 
-	jsonw_kv_u64(w, "shared_accesses", g->shared);
+	jsonw_kv_u64(w, "samples", g->samples);
+	jsonw_key(w, "shared_samples");
+	jsonw_double(w, g->shared, 1);
+	jsonw_key(w, "partners");
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "total", g->pairs);
+	jsonw_kv_u64(w, "shared", g->pairs_shared);
+	jsonw_kv_u64(w, "apart", g->pairs_apart);
+	jsonw_kv_u64(w, "cannot_tell", g->pairs - g->pairs_shared - g->pairs_apart);
+	jsonw_obj_close(w);
 	jsonw_key(w, "measured");
 	jsonw_obj_open(w);
-	json_ratio(w, "llc", g->llc_measured, g->shared);
-	json_ratio(w, "node", g->node_measured, g->shared);
+	json_est(w, "llc", &g->llc_measured);
+	json_est(w, "node", &g->node_measured);
 	jsonw_obj_close(w);
 	jsonw_key(w, "predicted");
 	jsonw_obj_open(w);
-	json_ratio(w, "llc", g->llc_predicted, g->shared);
-	json_ratio(w, "node", g->node_predicted, g->shared);
+	json_est(w, "llc", &g->llc_predicted);
+	json_est(w, "node", &g->node_predicted);
 	jsonw_obj_close(w);
 	jsonw_key(w, "gain");
 	jsonw_obj_open(w);
-	json_gain(w, "llc", g->llc_measured, g->llc_predicted, g->shared, llcs);
-	json_gain(w, "node", g->node_measured, g->node_predicted, g->shared, nodes);
+	json_gain(w, "llc", &g->llc_measured, &g->llc_predicted, llcs);
+	json_gain(w, "node", &g->node_measured, &g->node_predicted, nodes);
 	jsonw_obj_close(w);
 }
 
@@ -186,7 +177,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 
 	jsonw_init(&w);
 	jsonw_obj_open(&w);
-	jsonw_kv_u64(&w, "version", 1);
+	jsonw_kv_u64(&w, "version", 2);
 	jsonw_key(&w, "topology");
 	jsonw_obj_open(&w);
 	jsonw_kv_str(&w, "source", m->source);
@@ -208,11 +199,19 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	jsonw_obj_open(&w);
 	jsonw_kv_u64(&w, "total", r->samples);
 	jsonw_kv_u64(&w, "measured", r->with_key);
+	jsonw_kv_u64(&w, "page_keys", r->page_keys);
 	jsonw_kv_u64(&w, "no_cpu", r->no_cpu);
 	jsonw_kv_u64(&w, "no_evidence", r->no_key);
 	jsonw_kv_u64(&w, "unlisted_cpu", r->unmapped);
 	jsonw_kv_u64(&w, "dropped_threads", r->dropped);
 	jsonw_kv_u64(&w, "sampling_level", r->level);
+	jsonw_obj_close(&w);
+	jsonw_kv_bool(&w, "first_touch", r->first_touch);
+	jsonw_key(&w, "timelines");
+	jsonw_obj_open(&w);
+	jsonw_kv_u64(&w, "sched", r->timeline_sched);
+	jsonw_kv_u64(&w, "samples", r->timeline_samples);
+	jsonw_kv_u64(&w, "none", r->timeline_none);
 	jsonw_obj_close(&w);
 	jsonw_key(&w, "recorded_cpus");
 	jsonw_double(&w, r->online_cpus, 0);

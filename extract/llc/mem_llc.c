@@ -26,6 +26,15 @@ static double thread_cpus(void *ctx, int64_t tid)
 	return (double)rt->st->v[*v - 1].runtime / (double)rt->st->duration_ns;
 }
 
+static const struct sched_run *thread_runs(void *ctx, int64_t tid, size_t *n)
+{
+	const struct runtimes *rt = ctx;
+	const uint64_t *v = u64map_find(&rt->tid, (uint64_t)tid);
+
+	*n = v ? rt->st->v[*v - 1].nruns : 0;
+	return v ? rt->st->v[*v - 1].runs : NULL;
+}
+
 static int runtimes_init(struct runtimes *rt, const struct sched_threads *st)
 {
 	size_t i;
@@ -69,6 +78,7 @@ int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const stru
 			return -1;
 		}
 		e.thread_cpus = thread_cpus;
+		e.thread_runs = thread_runs;
 		e.thread_ctx = &rt;
 	}
 	if (llc_map_for_input(o->path, o->topology, &map) < 0)

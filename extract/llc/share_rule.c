@@ -25,6 +25,16 @@ uint64_t share_rule_epoch(uint64_t key)
 	return EV_IS_LINE(key) ? EV_LINE_EPOCH(key) : EV_EPOCH(key);
 }
 
+bool share_rule_is_line(uint64_t key)
+{
+	return EV_IS_LINE(key);
+}
+
+uint64_t share_rule_region(uint64_t key)
+{
+	return key >> EV_REGION_SHIFT;
+}
+
 uint64_t share_rule_object(uint64_t key)
 {
 	return EV_OBJECT(key);

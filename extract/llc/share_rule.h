@@ -25,6 +25,9 @@ bool share_rule_key(const struct mem_sample *s, bool line_granularity, uint64_t 
 /* The identity of a key (keys sort by identity, then epoch) and its epoch. */
 uint64_t share_rule_ident(uint64_t key);
 uint64_t share_rule_epoch(uint64_t key);
+/* A line key (A:/F: data, compared by the line estimate), and its region (a process's private memory, a file). */
+bool share_rule_is_line(uint64_t key);
+uint64_t share_rule_region(uint64_t key);
 /* What identity sampling goes by (a line key: its page), as the evidence maps sample. */
 uint64_t share_rule_object(uint64_t key);
 

@@ -128,6 +128,9 @@ static int threads_result(struct stats *s, struct sched_threads *out)
 		d->lat = t->a.lat; /* moved */
 		d->nlat = t->a.nlat;
 		t->a.lat = NULL;
+		d->runs = t->runs; /* moved */
+		d->nruns = t->nruns;
+		t->runs = NULL;
 	}
 	return 0;
 }
@@ -136,7 +139,7 @@ int sched_stats_threads_read(FILE *in, const char *path, sched_thread_keep_fn ke
 			     struct sched_threads *out)
 {
 	struct sched_stats_opts o = {.path = path, .by = BY_THREAD};
-	struct stats s = {.o = &o, .keep = keep, .keep_ctx = ctx};
+	struct stats s = {.o = &o, .keep = keep, .keep_ctx = ctx, .runs = true};
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -166,6 +169,7 @@ struct sched_stats_feed *sched_stats_feed_new(const char *path, sched_thread_kee
 	f->s.o = &f->o;
 	f->s.keep = keep;
 	f->s.keep_ctx = ctx;
+	f->s.runs = true;
 	sched_stats_collect_begin(&f->s);
 	return f;
 }
@@ -206,6 +210,7 @@ void sched_stats_threads_free(struct sched_threads *t)
 	for (size_t i = 0; t->v && i < t->n; i++) {
 		free(t->v[i].comm);
 		free(t->v[i].lat);
+		free(t->v[i].runs);
 	}
 	free(t->v);
 	memset(t, 0, sizeof(*t));

@@ -74,6 +74,18 @@ int sched_stats_parse_by(const char *s, enum sched_stats_by *by);
 /* One JSON document on out; with o->verbose, the chain breaks on log. -1 with scx_fail. */
 int sched_stats_run(const struct sched_stats_opts *o, FILE *in, FILE *out, FILE *log);
 
+/*
+ * Where a thread ran: on cpu between start and end, runtime ns of it
+ * (consecutive runs on one CPU are merged while the merged span stays
+ * within SCHED_RUN_SPAN_NS, so a run's time is spread over at most that).
+ */
+struct sched_run {
+	uint64_t start, end, runtime;
+	int64_t cpu;
+};
+
+#define SCHED_RUN_SPAN_NS 20000000ULL
+
 /* Per-thread results of the same pass, for extract mem -v. */
 struct sched_thread_stats {
 	int64_t tid, pid;
@@ -81,6 +93,8 @@ struct sched_thread_stats {
 	uint64_t runtime, wakeups, migrations;
 	uint64_t *lat;  /* wakeup-to-run latencies, ns, unsorted */
 	size_t nlat;
+	struct sched_run *runs; /* in time order (extract mem's reads; NULL for sched stats) */
+	size_t nruns;
 };
 
 struct sched_threads {

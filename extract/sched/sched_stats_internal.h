@@ -35,6 +35,8 @@ struct thread {
 	bool asked;       /* a record of its own showed its pid (keep() was asked, or will be) */
 	int64_t asked_pid; /* the pid that first record showed: what keep() is asked with */
 	bool ignored;     /* stats.ignored: stands for every dropped thread */
+	struct sched_run *runs; /* with stats.runs: where it ran (sched_stats.h) */
+	size_t nruns, capruns;
 };
 
 /* Dropped tids below this are a bitmap (pid_max is at most 2^22). */
@@ -68,6 +70,7 @@ struct stats {
 	/* sched stats' bound on live threads (0: none) and what it folded */
 	size_t max_threads;
 	struct sched_thread_folds folds;
+	bool runs;                /* keep each thread's runs (extract mem's per-thread reads) */
 	bool started;             /* an event with a valid time was seen: the first one at start */
 	uint64_t start, end;
 };

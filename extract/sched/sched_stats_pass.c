@@ -45,6 +45,31 @@ int sched_stats_acc_merge(struct acc *to, const struct acc *from)
 	return 0;
 }
 
+/* t ran on cpu in [start, end): merged into its last run on that CPU while the span stays short */
+static int run_add(struct stats *s, struct thread *t, int64_t cpu, uint64_t start, uint64_t end)
+{
+	struct sched_run *r = t->nruns ? &t->runs[t->nruns - 1] : NULL;
+
+	if (!s->runs || t->ignored || end <= start)
+		return 0;
+	if (r && r->cpu == cpu && start >= r->end && end - r->start <= SCHED_RUN_SPAN_NS) {
+		r->end = end;
+		r->runtime += end - start;
+		return 0;
+	}
+	if (t->nruns == t->capruns) {
+		size_t cap = t->capruns ? 2 * t->capruns : 8;
+		struct sched_run *v = realloc(t->runs, cap * sizeof(*v));
+
+		if (!v)
+			return scx_fail("out of memory");
+		t->runs = v;
+		t->capruns = cap;
+	}
+	t->runs[t->nruns++] = (struct sched_run){start, end, end - start, cpu};
+	return 0;
+}
+
 static bool is_dropped(const struct stats *s, int64_t tid)
 {
 	if ((uint64_t)tid < SCHED_TID_BITS)
@@ -98,6 +123,7 @@ static void thread_remove(struct stats *s, struct thread *t)
 	s->dead++;
 	free(t->comm);
 	free(t->a.lat);
+	free(t->runs);
 	free(t);
 }
 
@@ -276,7 +302,7 @@ static int on_switch(struct stats *s, const struct sched_event *ev, struct cpu *
 	c->chained = next != INT64_MIN;
 	c->cur_pid = next_idle ? 0 : next;
 	if (c->running && now >= c->since) {
-		if (!(t = thread_get(s, c->cur)))
+		if (!(t = thread_get(s, c->cur)) || run_add(s, t, ev->cpu, c->since, now) < 0)
 			return -1;
 		t->a.runtime += now - c->since;
 		c->a.runtime += now - c->since;
@@ -410,6 +436,7 @@ void sched_stats_state_free(struct stats *s)
 			continue;
 		free(s->threads[i]->comm);
 		free(s->threads[i]->a.lat);
+		free(s->threads[i]->runs);
 		free(s->threads[i]);
 	}
 	free(s->threads);
@@ -456,7 +483,7 @@ int sched_stats_collect_end(struct stats *s, const char *path, uint64_t *dur, si
 
 		*cpu_count += c->seen;
 		if (c->running && c->last_seen > c->since) {
-			if (!(t = thread_get(s, c->cur)))
+			if (!(t = thread_get(s, c->cur)) || run_add(s, t, (int64_t)i, c->since, c->last_seen) < 0)
 				return -1;
 			t->a.runtime += c->last_seen - c->since;
 			c->a.runtime += c->last_seen - c->since;

@@ -164,6 +164,13 @@ double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const st
 /* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */
 void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
 			   double z, bool first_touch, struct line_estimate *o);
+/*
+ * One side of o (a's, or b's with side_b): the share of its accesses on
+ * lines the other uses (f_a), with bounds at z as in the verdict (high
+ * also bounded at block level); all 0 without data in common, f and low 0
+ * when unsampled.
+ */
+void sharing_line_side(const struct line_estimate *o, bool side_b, double z, double *f, double *lo, double *hi);
 /* The bounds, verdict and "more" of o's counts (set by sharing_line_estimate, or summed over recordings;
  * o->first_touch as the caller sets it). */
 void sharing_line_decide(struct line_estimate *o, double floor, double z);

@@ -292,6 +292,35 @@ static double more_needed(const struct line_estimate *o, double floor, double z)
 	return 0;
 }
 
+void sharing_line_side(const struct line_estimate *o, bool side_b, double z, double *f, double *lo, double *hi)
+{
+	double h = (double)(side_b ? o->hb : o->ha), n = (double)(side_b ? o->n_b : o->n_a);
+	double j = (double)(side_b ? o->ja : o->jb), r = (double)(side_b ? o->ra : o->rb);
+	double jr = (double)(side_b ? o->jb : o->ja), nr = (double)(side_b ? o->na_r : o->nb_r);
+	double rblk = (double)(side_b ? o->ra_blk : o->rb_blk);
+	double bhi = frac(sharing_poisson_high(jr, z), nr, n, sharing_poisson_low(rblk, z));
+
+	*hi = frac(sharing_poisson_high(h, z), j, n, sharing_poisson_low(r, z));
+	if (*hi > bhi)
+		*hi = bhi;
+	if (!o->n_a || !o->n_b || (!o->na_r && !o->nb_r)) {
+		*f = *lo = *hi = 0;
+		return;
+	}
+	if (o->unsampled) {
+		*f = *lo = 0;
+		return;
+	}
+	*f = r > 0 ? frac(h, j, n, r) : 0;
+	*lo = frac(sharing_poisson_low(h, z), j, n, sharing_poisson_high(r, z));
+	if (*lo > *hi)
+		*lo = *hi;
+	if (*f > *hi)
+		*f = *hi;
+	if (*f < *lo)
+		*f = *lo;
+}
+
 void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,
 			   double z, bool first_touch, struct line_estimate *o)
 {

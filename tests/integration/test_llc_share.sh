@@ -1,96 +1,111 @@
 #!/usr/bin/env bash
 # test_llc_share.sh - cross-LLC sharing, measured and predicted under the
-# config (issue 20; docs/llc-sharing.md):
-#   - a synthetic perf.jsonl whose figures are known by construction
-#     (tests/tools/gen_llc_synth.py): exact counts, shares and intervals in
-#     --llc-json and -v, the placement, a one-LLC topology, the sidecar's
-#     refusals and schema, the config on stdout unchanged;
+# config (issues 20 and 27; docs/llc-sharing.md):
+#   - synthetic profiles whose figure is known by construction
+#     (tests/tools/gen_llc_synth.py: perf.jsonl + sched.jsonl, two threads
+#     on a 4 MiB region pinned apart, together, one alternating LLCs every
+#     500 ms, three threads over two LLCs): the figure is the definition's
+#     (100%, 0%, 50%, 67% within its interval) at 100, 300 and 1000 samples
+#     a second and 10 or 30 s, where the old count of lines touched from
+#     two LLCs in one second gave 0-12%; without sched.jsonl the samples'
+#     CPUs give the same; -v, --llc-json (schema) and the report agree; a
+#     one-LLC topology; the sidecar's refusals; the config unchanged;
 #   - recordings made here of the workload generator with a topology that
 #     puts cpu0 and cpu1 in two LLCs (--topology): sharing threads pinned
-#     apart score high and pinned together near zero (the measure follows
-#     placement); the planted groups unpinned (alpha+beta share) are
-#     measured above zero and predicted lower; groups that share nothing
-#     get no gain.
-# A recording on a loaded host may get few samples: each asserts on the
-# 95% intervals, and a run with fewer than 30 shared accesses where some
-# are needed is retried (up to 3 attempts), never judged.
+#     apart give ~100% and pinned together ~0%, or "too few to say" (the
+#     page-fault backend's first touches), never another figure.
 . "$(dirname "$0")/lib.sh"
 TOOLS="$TOP/tests/tools"
 WL="$TOP/$BUILD/workloads/scxprof-workload"
 SCHEMA="$TOP/schemas/llc-sharing.schema.json"
 
-# --- synthetic: exact figures ---
-S="$WORK/syn"
-python3 "$TOOLS/gen_llc_synth.py" "$S"
-SYN_OPTS=(--share-threshold 0.3 --min-shared-keys 1 --min-shared-samples 1
-	--workload-allotment-cgroup-regex 'workload-tw-syn\.allotment\.slice' -f "$S/perf.jsonl")
-"$SCXPROF" extract -v "${SYN_OPTS[@]}" --llc-json "$S/llc.json" >"$S/cfg.json" 2>"$S/err"
-check "synthetic: extract --llc-json exits 0" test -s "$S/llc.json"
-"$SCXPROF" extract "${SYN_OPTS[@]}" >"$S/cfg-plain.json" 2>/dev/null
+# --- synthetic: known answers ---
+ALLOT_SYN='workload-tw-syn\.allotment\.slice'
+# syn NAME SCENARIO RATE SECONDS: generate, extract -v --llc-json; leaves $WORK/NAME/{llc.json,err,cfg.json}
+syn() {
+	local d="$WORK/$1"
+	python3 "$TOOLS/gen_llc_synth.py" "$d" "$2" "$3" "$4" &&
+		"$SCXPROF" extract -v --workload-allotment-cgroup-regex "$ALLOT_SYN" --llc-json "$d/llc.json" \
+			-f "$d/perf.jsonl" >"$d/cfg.json" 2>"$d/err"
+}
+# known NAME WANT TOL [any]: the allotment cell's measured figure is a point within TOL of WANT and its
+# interval holds WANT (with "any": not asked of the interval, which holds the pairs' uncertainty, not the
+# timelines' when they come from samples)
+known() {
+	python3 - "$WORK/$1/llc.json" "$2" "$3" "${4:-}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); want, tol = float(sys.argv[2]), float(sys.argv[3])
+a = {c["name"]: c for c in d["cells"]}["allotment"]
+m = a["measured"]["llc"]
+assert m["state"] == "point", m
+assert abs(m["share"] - want) <= tol, (m, want)
+assert sys.argv[4] == "any" or m["low"] - 1e-4 <= want <= m["high"] + 1e-4, (m, want)
+assert a["partners"]["shared"] >= 2 and a["partners"]["apart"] == 0, a["partners"]
+PY
+}
+for run in "apart 1 0" "together 0 0" "alternating 0.5 0.0001" "three 0.6667 0.06"; do
+	set -- $run
+	for rl in "300 10" "100 10" "1000 10" "300 30"; do
+		name="$1-${rl/ /-}"
+		if syn "$name" "$1" $rl; then
+			check "synthetic $1 at ${rl% *}/s for ${rl#* } s: measured cross-LLC $2 (the definition's value)" known "$name" "$2" "$3"
+		else
+			fail "synthetic $1 at ${rl% *}/s for ${rl#* } s" "$(tail -n 2 "$WORK/$name/err")"
+		fi
+	done
+done
+S="$WORK/apart-300-10"
+check "synthetic apart: -v prints the cell's measured and predicted figures" grep -q \
+	"^  allotment: 9000 samples on data, about [0-9]* on data another thread uses (2 partners: 2 shared, 0 apart, 0 cannot tell); cross-LLC measured 100.0% (95% 100.0-100.0%), predicted 0.0% (95% 0.0-0.0%)$" "$S/err"
+check "synthetic apart: the placement keeps alpha+beta on one LLC" grep -q "^  placement: allotment/alpha+beta 2.00 CPUs -> LLC 0;" "$S/err"
+check "synthetic apart: timelines from the scheduling trace" grep -q "^  timelines: 3 threads from the scheduling trace, 0 from their samples' CPUs, 0 with none" "$S/err"
+check "synthetic apart: the sidecar's subcell, gain and counts" python3 - "$S/llc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 2 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
+assert d["samples"]["total"] == 9000 and d["samples"]["measured"] == 9000 and d["samples"]["no_cpu"] == 0, d["samples"]
+assert d["timelines"] == {"sched": 3, "samples": 0, "none": 0} and d["demand"] == "runtime" and d["first_touch"] is False
+a = {c["name"]: c for c in d["cells"]}["allotment"]
+s = {x["name"]: x for x in a["subcells"]}
+ab = s["alpha+beta"]
+assert ab["merged"] and ab["llc"] == 0 and ab["threads"] == 2 and abs(ab["demand_cpus"] - 2) < 1e-3, ab
+assert ab["predicted"]["llc"]["state"] == "point" and ab["predicted"]["llc"]["share"] == 0
+assert abs(ab["gain"]["llc"] - 1) < 1e-4 and ab["gain"]["node"] is None, ab["gain"]
+assert s["gamma"]["partners"]["total"] == 0 and s["gamma"]["measured"]["llc"]["state"] == "none", s["gamma"]
+assert 0.75 * 6000 < ab["shared_samples"] <= 6000, ab["shared_samples"]  # both use only the region (truth 6000)
+PY
+"$SCXPROF" extract --workload-allotment-cgroup-regex "$ALLOT_SYN" -f "$S/perf.jsonl" >"$S/cfg-plain.json" 2>/dev/null
 check "synthetic: the config on stdout is the same with and without --llc-json" cmp "$S/cfg.json" "$S/cfg-plain.json"
 if command -v node >/dev/null && [ -d "$TOP/tests/node_modules/ajv" ]; then
 	check "synthetic: the sidecar is valid against llc-sharing.schema.json" validate "$SCHEMA" "$S/llc.json"
+	check "synthetic three: the sidecar is valid against llc-sharing.schema.json" validate "$SCHEMA" "$WORK/three-300-10/llc.json"
 else
 	skip "synthetic: sidecar schema" "node and ajv not installed (make deps)"
 fi
-check "synthetic: exact figures (profile, cells, subcells, placement, intervals)" python3 - "$S/llc.json" <<'PY'
-import json, math, sys
-d = json.load(open(sys.argv[1]))
-def wilson(x, n, z=1.959963984540054):
-    p = x / n; den = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / den; h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (0 if x == 0 else max(0, c - h)), (1 if x == n else min(1, c + h))
-def ratio(r, x, n, what):
-    assert r["accesses"] == x, (what, r, x)
-    if n == 0:
-        assert r["share"] is None and r["low"] is None and r["high"] is None, (what, r); return
-    lo, hi = wilson(x, n)
-    assert abs(r["low"] - lo) < 6e-5 and abs(r["high"] - hi) < 6e-5, (what, r, lo, hi)
-    if n < 30: assert r["share"] is None, (what, r)
-    else: assert abs(r["share"] - x / n) < 6e-5, (what, r)
-def fig(s, n, m, p, what):
-    assert s["shared_accesses"] == n, (what, s["shared_accesses"], n)
-    ratio(s["measured"]["llc"], m, n, what + " measured"); ratio(s["predicted"]["llc"], p, n, what + " predicted")
-    ratio(s["measured"]["node"], 0, n, what + " node"); ratio(s["predicted"]["node"], 0, n, what + " node p")
-    assert s["gain"]["node"] is None, what  # one node
-    if n >= 30: assert abs(s["gain"]["llc"] - (m - p) / n) < 6e-5, (what, s["gain"])
-    else: assert s["gain"]["llc"] is None, (what, s["gain"])
-assert d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
-assert d["samples"] == {"total": 600, "measured": 577, "no_cpu": 3, "no_evidence": 20, "unlisted_cpu": 0,
-                        "dropped_threads": 0, "sampling_level": 0}, d["samples"]
-assert d["demand"] == "samples" and d["recorded_cpus"] == 4
-fig(d["profile"], 60, 20, 10, "profile")
-cells = {c["name"]: c for c in d["cells"]}
-fig(cells["allotment"], 60, 20, 10, "allotment")
-fig(cells["rest"], 0, 0, 0, "rest")
-subs = {s["name"]: s for s in cells["allotment"]["subcells"]}
-fig(subs["alpha+beta"], 55, 20, 5, "alpha+beta")
-fig(subs["gamma"], 5, 0, 5, "gamma")
-assert subs["alpha+beta"]["merged"] and not subs["gamma"]["merged"]
-assert subs["alpha+beta"]["llc"] == 0 and subs["gamma"]["llc"] == 2, subs
-assert subs["alpha+beta"]["threads"] == 3 and abs(subs["alpha+beta"]["demand_cpus"] - 88 / 600 * 4) < 1e-4
-bg = [s for s in cells["rest"]["subcells"] if s["name"] == "bg"][0]
-assert bg["llc"] is None and abs(bg["demand_cpus"] - 3.28) < 1e-4, bg  # larger than either LLC (2 CPUs)
-PY
-check "synthetic: -v prints the profile's measured and predicted figures" grep -qx \
-	"  profile: 60 accesses on shared data; cross-LLC measured 33.3% (95% CI 22.7-45.9%, 20 of 60), predicted 16.7% (95% CI 9.3-28.0%, 10 of 60)" "$S/err"
-check "synthetic: -v gives an interval, not a point, below 30 accesses" grep -qx \
-	"  allotment/gamma: 5 accesses on shared data; cross-LLC measured between 0.0% and 43.4% (0 of 5: too few for a point), predicted between 56.6% and 100.0% (5 of 5: too few for a point)" "$S/err"
-check "synthetic: -v names the placement" grep -q \
-	"^  placement: allotment/alpha+beta 0.59 CPUs -> LLC 0; allotment/gamma 0.13 CPUs -> LLC 2;.* rest/bg 3.28 CPUs, larger than every LLC: its 1 thread placed one by one" "$S/err"
+# without sched.jsonl: the samples' CPUs per 100 ms bin give the same answers
+for sc in apart alternating; do
+	D="$WORK/$sc-nosched"
+	cp -r "$WORK/$sc-300-10" "$D" && rm -f "$D/sched.jsonl" "$D/llc.json"
+	"$SCXPROF" extract -v --workload-allotment-cgroup-regex "$ALLOT_SYN" --llc-json "$D/llc.json" -f "$D/perf.jsonl" >/dev/null 2>"$D/err"
+done
+check "no sched.jsonl, apart: 100% from the samples' CPUs, and -v says where the timelines came from" bash -c \
+	"grep -q '^  timelines: 0 threads from the scheduling trace, 3 from their samples' \"'CPUs'\" '$WORK/apart-nosched/err' &&
+	 grep -q '^  allotment: .*cross-LLC measured 100.0% (95% 100.0-100.0%)' '$WORK/apart-nosched/err'"
+check "no sched.jsonl, alternating: 50% within 5 points from the samples' CPUs" known alternating-nosched 0.5 0.05 any
 
-# one LLC (--topology of a host whose four CPUs share one cache): both 0, no gain, and -v says so
+# one LLC (--topology of a host whose four CPUs share one cache): no figure, no gain, and -v says so
 python3 - "$S/topology.json" "$S/one.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 for c in t["cpus"]: c["llc"], c["llc_cpus"] = 0, "0-3"
 json.dump(t, open(sys.argv[2], "w"))
 PY
+SYN_OPTS=(--workload-allotment-cgroup-regex "$ALLOT_SYN" -f "$S/perf.jsonl")
 "$SCXPROF" extract -v "${SYN_OPTS[@]}" --topology "$S/one.json" --llc-json "$S/one-llc.json" >/dev/null 2>"$S/one.err"
 check "one LLC: -v says there is nothing to gain instead of a figure" grep -q "^  one LLC: every CPU shares it, so no access crosses LLCs" "$S/one.err"
 check "one LLC: sidecar has one_llc, both figures 0 and no gain" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); p = d["profile"]
-assert d["one_llc"] is True and p["measured"]["llc"]["accesses"] == 0 and p["predicted"]["llc"]["accesses"] == 0, p
+assert d["one_llc"] is True and p["measured"]["llc"]["share"] == 0 and p["predicted"]["llc"]["share"] == 0, p
 assert p["gain"]["llc"] is None, p' "$S/one-llc.json"
 check "--topology: the cap is the largest LLC of that topology" grep -q "cap 4.00 CPUs per cell (largest LLC of --topology)" "$S/one.err"
 
@@ -107,10 +122,11 @@ check "--llc-json: no temporary file left behind" bash -c "! ls '$S' | grep -q '
 
 # report: the same figures as a section with a chart; with one LLC it says so instead
 "$SCXPROF" report "${SYN_OPTS[@]}" -o "$S/r.html" >/dev/null 2>"$S/r.err"
-check "report: a cross-LLC section with the chart and the profile's row (60 shared, 20 measured, 10 predicted)" bash -c \
+check "report: a cross-LLC section with the chart and the cell's row (measured 1, predicted 0), describing the definition" bash -c \
 	"grep -q '<section id=\"llc\">' '$S/r.html' && grep -q '<svg id=\"llc-chart\"' '$S/r.html' &&
-	 grep -q 'data-level=\"0\" data-shared=\"60\" data-measured=\"20\" data-predicted=\"10\"' '$S/r.html' &&
-	 grep -q '<td>allotment/alpha+beta<span class=\"merged\">merged</span></td><td>55</td>' '$S/r.html'"
+	 grep -q 'data-level=\"1\" data-samples=\"9000\" data-measured=\"1.0000\" data-predicted=\"0.0000\"' '$S/r.html' &&
+	 grep -q 'previous access by another thread came from another last-level cache' '$S/r.html' &&
+	 grep -q '<td>allotment/alpha+beta<span class=\"merged\">merged</span></td><td>6000</td>' '$S/r.html'"
 "$SCXPROF" report "${SYN_OPTS[@]}" --topology "$S/one.json" -o "$S/r1.html" >/dev/null 2>&1
 check "report --topology with one LLC: the section says so, no chart" bash -c \
 	"grep -q 'id=\"llc-one\"' '$S/r1.html' && ! grep -q 'llc-chart' '$S/r1.html'"
@@ -149,33 +165,37 @@ record_llc() {
 			--llc-json "$d/llc.json" -f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err"
 }
 
-# judge NAME WHAT: python over llc.json (d) and the config (cfg); exit 3 = too few accesses (retry)
+# judge NAME WHAT: python over llc.json (d) and the config (cfg); exit 3 = no figure at all (retry).
+# The page-fault backend's samples are first touches: a pair may say "too few to say" (its bounds must
+# then hold the answer), never give another figure.
 judge() {
 	python3 - "$WORK/$1/llc.json" "$WORK/$1/cfg.json" "$2" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); cfg = json.load(open(sys.argv[2])); what = sys.argv[3]
 cells = {c["name"]: c for c in d["cells"]}
 a = cells.get("allotment")
-def conclusive(s):
-    if s is None or s["shared_accesses"] < 30: sys.exit(3)
-if what == "apart":      # threads pinned to cpu0 and cpu1: nearly every shared access crosses the LLCs
-    conclusive(a); m = a["measured"]["llc"]
-    assert m["low"] > 0.5, ("measured", m)
+def agrees(m, want, tol):
+    if m["state"] == "none": sys.exit(3)
+    if m["state"] == "too_few":
+        assert m["low"] - 1e-4 <= want <= m["high"] + 1e-4, ("too few to say, but the bounds miss", want, m)
+    else:
+        assert abs(m["share"] - want) <= tol, ("measured", m, "want", want)
+if what == "apart":      # threads pinned to cpu0 and cpu1: every shared access crosses the LLCs
+    assert a is not None; agrees(a["measured"]["llc"], 1.0, 0.02)
 elif what == "together": # both pinned to cpu0: none crosses
-    conclusive(a); m = a["measured"]["llc"]
-    assert m["accesses"] <= 0.05 * a["shared_accesses"] and m["low"] < 0.05, ("measured", m)
-elif what == "planted":  # alpha+beta merged: measured above zero, predicted lower (intervals apart)
+    assert a is not None; agrees(a["measured"]["llc"], 0.0, 0.02)
+elif what == "planted":  # alpha+beta merged: predicted on one LLC, so nothing crosses in the prediction
     subs = {s["name"]: s for s in a["subcells"]} if a else {}
     s = subs.get("alpha-+beta-")
     assert s is not None, ("alpha and beta not merged", list(subs))
-    conclusive(s)
-    m, p = s["measured"]["llc"], s["predicted"]["llc"]
-    assert m["accesses"] > 0 and m["low"] > p["high"], ("measured", m, "predicted", p)
     assert s["llc"] is not None, s
+    p = s["predicted"]["llc"]
+    if p["state"] == "none": sys.exit(3)
+    assert p["low"] == 0, p
 elif what == "negative": # nothing shared in the cell: no gain predicted
     assert a is not None, "no allotment cell"
     g = a["gain"]["llc"]
-    assert g is None or (g <= 0.05 and a["predicted"]["llc"]["low"] <= a["measured"]["llc"]["high"]), a
+    assert g is None or g <= 0.05, a
 PY
 }
 
@@ -192,10 +212,10 @@ attempt() {
 		if [ $rc -eq 0 ]; then pass "recorded: $what"; else fail "recorded: $what" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"; fi
 		return
 	done
-	skip "recorded: $what" "3 recordings with fewer than 30 accesses on shared data (host too loaded)"
+	skip "recorded: $what" "3 recordings without a figure (no pair of threads with data in common)"
 }
 
-attempt apart "sharing threads pinned apart (cpu0, cpu1) measure cross-LLC above 50%" \
+attempt apart "sharing threads pinned apart (cpu0, cpu1): 100% cross-LLC, or too few to say" \
 	alpha:1:A:$CG:0 beta:1:A:$CG:1
 # one pass (extract -f PROFILE.tar.gz, no JSONL) feeds the same counts: the same sidecar
 if [ -s "$WORK/apart/llc.json" ]; then
@@ -204,9 +224,9 @@ if [ -s "$WORK/apart/llc.json" ]; then
 	check "one pass from the archive writes the same --llc-json as process then extract" \
 		cmp "$WORK/apart/llc.json" "$WORK/apart/onepass.json"
 fi
-attempt together "sharing threads pinned together (cpu0) measure cross-LLC near 0" \
+attempt together "sharing threads pinned together (cpu0): 0% cross-LLC, or too few to say" \
 	alpha:1:A:$CG:0 beta:1:A:$CG:0
-attempt planted "planted alpha+beta unpinned: measured above zero, predicted lower under the config" \
+attempt planted "planted alpha+beta unpinned: merged, and predicted on one LLC (nothing crosses)" \
 	alpha:2:A:$CG beta:2:A:$CG gamma:2::$CG delta:2::$CG
 attempt negative "nothing shared (one thread per private region): no gain predicted" \
 	gamma:1::$CG delta:1::$CG

@@ -1,67 +1,91 @@
 #!/usr/bin/env python3
-"""gen_llc_synth.py OUTDIR - a perf.jsonl and topology.json whose cross-LLC
-figures are known by construction (tests/integration/test_llc_share.sh).
+"""gen_llc_synth.py OUTDIR [SCENARIO [RATE [SECONDS [SEED]]] - a perf.jsonl,
+sched.jsonl and topology.json whose cross-LLC figure is known by
+construction (tests/integration/test_llc_share.sh, docs/llc-sharing.md).
 
-Topology: 4 CPUs, LLC 0 = cpus 0-1, LLC 2 = cpus 2-3, one node. In the
-allotment cgroup alpha (tids 101, 102), beta (201) and gamma (301); in
-rest, bg (tid 9, 492 samples on a private page: 3.28 CPUs of 4 by sample
-share, larger than either LLC). The pages have no data_id (the physical
-page is the key: 100 ms epochs, shared with a touch in the same or an
-adjacent epoch), all in epoch 0 (t = 0.05 s) unless said:
-  P1 alpha-101 x10 cpu0, beta x10 cpu2   shared, measured cross, predicted same LLC
-  P2 alpha-101 x10 cpu0, alpha-102 x10 cpu1   shared, same LLC both ways
-  P3 alpha-102 x5 cpu0, gamma x5 cpu1   shared, measured same LLC, predicted apart
-  P4 gamma x15 cpu3 (private); P7 bg x492 cpu2 (private)
-  P5 alpha-101 x5 cpu0 at 0.05 s, beta x5 cpu2 at 0.55 s: not concurrent, not shared
-  P6 alpha-101 x5 cpu0 at 0.05 s, beta x5 cpu3 at 0.15 s: adjacent epochs: shared,
-     but not touched from two LLCs in one epoch: not cross
-  R: text alpha-101 x10, beta x10 (no evidence); beta x3 on P1 without a cpu
-With --share-threshold 0.3 --min-shared-keys 1 --min-shared-samples 1,
-alpha and beta merge (page affinity 0.51) and gamma stays alone (0.17).
-Expected: shared 60, measured cross-LLC 20, predicted 10 (gamma on LLC 2,
-alpha+beta on LLC 0); alpha+beta 55/20/5, gamma 5/0/5, rest 0.
+Topology: 4 CPUs, LLC 0 = cpus 0-1, LLC 2 = cpus 2-3, one node. Threads of
+one process (pid 100) in the allotment cgroup read and write one 4 MiB
+region (65,536 lines) at random, RATE samples a second each (default 300)
+for SECONDS (default 10); each thread runs all the time, where the
+scenario says (the sched stream has every switch):
+
+  apart        alpha (101) on cpu0, beta (102) on cpu2: 100%
+  together     alpha on cpu0, beta on cpu1 (one LLC): 0%
+  alternating  alpha on cpu0; beta on cpu1 and cpu2 in turn, 500 ms each: 50%
+  three        alpha (101) cpu0, alpha (103) cpu1, beta (102) cpu2: (1/2 + 1/2 + 1) / 3 = 67%
+
+plus a thread of its own, gamma (301, pid 300), on a private region on
+cpu3 (never shared; not in the figure). The old measure (a line touched
+from two LLCs in the same second) gives about RATE / 65536 of the truth
+here, e.g. 300/s: a few percent where the answer is 100%.
 """
-import json, os, sys
+import json, os, random, sys
 
 out = sys.argv[1]
+scenario = sys.argv[2] if len(sys.argv) > 2 else "apart"
+rate = float(sys.argv[3]) if len(sys.argv) > 3 else 300
+secs = float(sys.argv[4]) if len(sys.argv) > 4 else 10
+rng = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 1)
 os.makedirs(out, exist_ok=True)
 ALLOT = "/workload.slice/workload-tw-syn.allotment.slice/app"
-REST = "/system.slice/bg.service"
-lines = []
+T0 = 1000.0  # seconds: the recording starts here
+PAGES = 1024
 
+# thread -> list of (start, end, cpu) relative to T0
+HALF = 0.5
+def alternating(a, b):
+    runs, t, k = [], 0.0, 0
+    while t < secs:
+        runs.append((t, min(secs, t + HALF), a if k % 2 == 0 else b))
+        t += HALF
+        k += 1
+    return runs
 
-def add(comm, tid, pid, page, n, cpu, t=0.05, cgroup=ALLOT, data_id=None):
-    for i in range(n):
-        s = {"comm": comm, "tid": tid, "pid": pid, "time": "%.9f" % (t + i * 1e-6), "addr": "7f0000000000",
-             "cgroup": cgroup, "ip": "1000", "sym": "main", "dso": "/app", "phys_addr": "%x" % (page * 4096),
-             "data_page_size": 4096, "hint": 0}
-        if cpu is not None:
-            s["cpu"] = cpu
-        s["time_ns"] = int(round((t + i * 1e-6) * 1e9))
-        if data_id:
-            s["data_id"] = data_id
-        lines.append(s)
+threads = {  # tid: (comm, pid, runs)
+    "apart": {101: ("alpha", 100, [(0, secs, 0)]), 102: ("beta", 100, [(0, secs, 2)])},
+    "together": {101: ("alpha", 100, [(0, secs, 0)]), 102: ("beta", 100, [(0, secs, 1)])},
+    "alternating": {101: ("alpha", 100, [(0, secs, 0)]), 102: ("beta", 100, alternating(1, 2))},
+    "three": {101: ("alpha", 100, [(0, secs, 0)]), 103: ("alpha", 100, [(0, secs, 1)]),
+              102: ("beta", 100, [(0, secs, 2)])},
+}[scenario]
+threads[301] = ("gamma", 300, [(0, secs, 3)])
 
-
-add("alpha", 101, 100, 1, 10, 0)
-add("beta", 201, 200, 1, 10, 2)
-add("alpha", 101, 100, 2, 10, 0)
-add("alpha", 102, 100, 2, 10, 1)
-add("alpha", 102, 100, 3, 5, 0)
-add("gamma", 301, 300, 3, 5, 1)
-add("gamma", 301, 300, 4, 15, 3)
-add("bg", 9, 9, 7, 492, 2, cgroup=REST)
-add("alpha", 101, 100, 5, 5, 0)
-add("beta", 201, 200, 5, 5, 2, t=0.55)
-add("alpha", 101, 100, 6, 5, 0)
-add("beta", 201, 200, 6, 5, 3, t=0.15)
-add("alpha", 101, 100, 8, 10, 0, data_id="R:8:2:0:0")
-add("beta", 201, 200, 8, 10, 2, data_id="R:8:2:0:0")
-add("beta", 201, 200, 1, 3, None)
-lines.sort(key=lambda s: s["time_ns"])
+samples = []
+for tid, (comm, pid, runs) in threads.items():
+    for (s, e, cpu) in runs:
+        n = int(round(rate * (e - s)))
+        for _ in range(n):
+            t = T0 + rng.uniform(s, e)
+            page, line = rng.randrange(PAGES), rng.randrange(64)
+            base = 0x7f0000 if pid == 100 else 0x7e0000
+            samples.append({"comm": comm, "tid": tid, "pid": pid, "cpu": cpu, "time": "%.9f" % t,
+                            "time_ns": int(round(t * 1e9)), "addr": "%x" % ((base + page) * 4096 + line * 64),
+                            "cgroup": ALLOT, "ip": "1000", "sym": "main", "dso": "/app",
+                            "phys_addr": "%x" % ((0x100000 + page + (0 if pid == 100 else PAGES)) * 4096 + line * 64),
+                            "data_page_size": 4096, "hint": 0, "data_id": "A:%d:%x" % (pid, base + page)})
+samples.sort(key=lambda s: s["time_ns"])
 with open(os.path.join(out, "perf.jsonl"), "w") as f:
-    for s in lines:
+    for s in samples:
         f.write(json.dumps(s, separators=(",", ":")) + "\n")
+
+# sched: per CPU, idle -> thread at a run's start, thread -> idle at its end
+events = []
+def switch(t, cpu, prev, nxt):
+    pc, pp = prev if prev else ("swapper/%d" % cpu, 0)
+    nc, np_ = nxt if nxt else ("swapper/%d" % cpu, 0)
+    events.append((t, cpu, {"comm": pc, "pid": pp, "tid": pp, "cpu": cpu, "time": "%.9f" % t,
+                            "time_ns": int(round(t * 1e9)), "event": "sched:sched_switch",
+                            "trace": "%s:%d [120] R ==> %s:%d [120]" % (pc, pp, nc, np_),
+                            "fields": {"prev_comm": pc, "prev_pid": pp, "prev_prio": 120, "prev_state": "R",
+                                       "next_comm": nc, "next_pid": np_, "next_prio": 120}, "hint": 0}))
+for tid, (comm, pid, runs) in threads.items():
+    for (s, e, cpu) in runs:
+        switch(T0 + s, cpu, None, (comm, tid))
+        switch(T0 + e, cpu, (comm, tid), None)
+events.sort(key=lambda x: (x[0], 0 if x[2]["fields"]["next_pid"] == 0 else 1, x[1]))
+with open(os.path.join(out, "sched.jsonl"), "w") as f:
+    for _, _, ev in events:
+        f.write(json.dumps(ev, separators=(",", ":")) + "\n")
 
 
 def cpu(n, llc, llc_cpus):

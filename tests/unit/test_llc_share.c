@@ -1,9 +1,14 @@
 /*
- * test_llc_share.c - the cross-LLC measure's parts: the Wilson interval,
- * the worst-fit placement, the epoch window, the config matcher, and one
- * end-to-end count with chosen CPUs and keys (measured vs predicted).
+ * test_llc_share.c - the cross-LLC measure's parts: P from synthetic
+ * scheduling timelines, the estimator's known answers (pinned apart 100%,
+ * together 0%, one thread alternating LLCs at duty cycle d: d, three equal
+ * threads over two LLCs: 2/3) and its intervals, the worst-fit placement,
+ * the epoch window, the config matcher, and the same known answers end to
+ * end from synthetic samples and runs, at two sample densities, with and
+ * without a scheduling trace.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,25 +16,124 @@
 
 #include "extract/sharing/cell_config.h"
 #include "extract/llc/config_match.h"
+#include "extract/llc/llc_est.h"
 #include "extract/llc/llc_map.h"
 #include "extract/llc/llc_share.h"
 #include "extract/llc/placement.h"
 #include "extract/llc/share_rule.h"
 
-Test(llc_share, wilson_interval)
-{
-	struct llc_share_ratio r;
+#define SEC 1000000000ULL
 
-	llc_share_wilson(30, 60, &r);
-	cr_assert_float_eq(r.share, 0.5, 1e-12);
-	cr_assert_float_eq(r.low, 0.37739, 1e-4);
-	cr_assert_float_eq(r.high, 0.62261, 1e-4);
-	llc_share_wilson(0, 5, &r);
-	cr_assert(r.low == 0 && r.high > 0.43 && r.high < 0.44, "0 of 5: [0, 0.434], got [%g, %g]", r.low, r.high);
-	llc_share_wilson(5, 5, &r);
-	cr_assert(r.high == 1 && r.low > 0.56 && r.low < 0.57);
-	llc_share_wilson(0, 0, &r);
-	cr_assert(r.n == 0 && r.share == 0 && r.low == 0 && r.high == 0);
+/* A thread on llc a, and every period ns on llc b for the last duty x period of it, over [0, 10 s). */
+static void alternating(struct llc_timeline *t, int a, int b, uint64_t period, double duty)
+{
+	uint64_t on_b = (uint64_t)(duty * (double)period);
+
+	for (uint64_t s = 0; s < 10 * SEC; s += period) {
+		if (period - on_b)
+			cr_assert_eq(llc_timeline_add(t, s, s + period - on_b, (double)(period - on_b), a, 0), 0);
+		if (on_b)
+			cr_assert_eq(llc_timeline_add(t, s + period - on_b, s + period, (double)on_b, b, 0), 0);
+	}
+}
+
+Test(llc_est, pcross_from_timelines)
+{
+	struct llc_timeline i = {0}, apart = {0}, together = {0}, alt = {0}, late = {0}, quarter = {0};
+	double known;
+
+	alternating(&i, 0, 0, 10 * SEC, 0);
+	alternating(&apart, 1, 1, 10 * SEC, 0);
+	alternating(&together, 0, 0, 10 * SEC, 0);
+	alternating(&alt, 0, 1, SEC, 0.5);
+	alternating(&quarter, 0, 1, SEC, 0.25);
+	cr_assert_eq(llc_timeline_add(&late, 5 * SEC, 10 * SEC, 1, 1, 0), 0);
+	cr_assert_float_eq(llc_est_pcross(&i, &apart, false, &known), 1.0, 1e-12);
+	cr_assert_float_eq(known, 10.0 * SEC, 1);
+	cr_assert_float_eq(llc_est_pcross(&i, &together, false, &known), 0.0, 1e-12);
+	cr_assert_float_eq(llc_est_pcross(&i, &apart, true, &known), 0.0, 1e-12, "one node");
+	cr_assert_float_eq(llc_est_pcross(&i, &alt, false, &known), 0.5, 1e-12);
+	cr_assert_float_eq(llc_est_pcross(&alt, &i, false, &known), 0.5, 1e-12);
+	cr_assert_float_eq(llc_est_pcross(&i, &quarter, false, &known), 0.25, 1e-12);
+	cr_assert_float_eq(llc_est_pcross(&quarter, &i, false, &known), 0.25, 1e-12);
+	cr_assert_float_eq(llc_est_pcross(&i, &late, false, &known), 1.0, 1e-12, "before j's first run: unknown");
+	cr_assert_float_eq(known, 5.0 * SEC, 1);
+	/* j's last place holds while it sleeps: a run on llc 1 at 1 s, nothing after */
+	llc_timeline_free(&late);
+	cr_assert_eq(llc_timeline_add(&late, SEC, SEC + 1000, 1000, 1, 0), 0);
+	cr_assert_float_eq(llc_est_pcross(&i, &late, false, &known), 1.0, 1e-12);
+	cr_assert_float_eq(known, 9.0 * SEC, 1);
+	llc_timeline_free(&i);
+	llc_timeline_free(&apart);
+	llc_timeline_free(&together);
+	llc_timeline_free(&alt);
+	llc_timeline_free(&quarter);
+	llc_timeline_free(&late);
+}
+
+/* The figure of nt threads, all pairs sharing with s in [lo, hi], n samples each, on the given timelines. */
+static void figure_of(struct llc_timeline *tl, size_t nt, const double *n, double s, double lo, double hi,
+		      bool decided, struct llc_est_fig *f)
+{
+	struct llc_est_pair p[16];
+	struct llc_est_dir d[32];
+	struct llc_est_term t[32];
+	size_t np = 0, k;
+
+	for (size_t a = 0; a < nt; a++)
+		for (size_t b = a + 1; b < nt; b++)
+			p[np++] = (struct llc_est_pair){a, b, s, lo, hi, s, lo, hi, decided, false};
+	cr_assert_eq(llc_est_weights(n, nt, p, np, d), 0);
+	for (k = 0; k < 2 * np; k++) {
+		double known;
+
+		t[k] = (struct llc_est_term){d[k].w, d[k].lo, d[k].hi, llc_est_pcross(&tl[d[k].i], &tl[d[k].j], false, &known)};
+	}
+	llc_est_figure(t, 2 * np, decided, !decided, f);
+}
+
+Test(llc_est, known_answers)
+{
+	struct llc_timeline tl[3] = {{0}};
+	const double n[3] = {1000, 1000, 1000}, uneven[3] = {3000, 500, 1000};
+	struct llc_est_fig f;
+
+	/* two threads pinned to two LLCs: every shared access crosses */
+	alternating(&tl[0], 0, 0, 10 * SEC, 0);
+	alternating(&tl[1], 1, 1, 10 * SEC, 0);
+	figure_of(tl, 2, n, 1, 1, 1, true, &f);
+	cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 1) < 1e-12 && fabs(f.low - 1) < 1e-12, "apart: %g", f.share);
+	/* whatever the shares and samples: with one LLC pair the answer is the pair's P */
+	figure_of(tl, 2, uneven, 0.3, 0.1, 0.6, true, &f);
+	cr_assert(fabs(f.share - 1) < 1e-12 && fabs(f.low - 1) < 1e-12 && fabs(f.high - 1) < 1e-12);
+	llc_timeline_free(&tl[1]);
+	alternating(&tl[1], 0, 0, 10 * SEC, 0);
+	figure_of(tl, 2, n, 1, 1, 1, true, &f);
+	cr_assert(f.state == LLC_EST_POINT && fabs(f.share) < 1e-12 && f.high < 1e-12, "together: %g", f.share);
+	/* one pinned, the other alternating every 500 ms: 50%; a quarter of the time away: 25% */
+	llc_timeline_free(&tl[1]);
+	alternating(&tl[1], 0, 1, SEC, 0.5);
+	figure_of(tl, 2, uneven, 1, 1, 1, true, &f);
+	cr_assert(fabs(f.share - 0.5) < 1e-12, "alternating 500/500 ms: %g", f.share);
+	llc_timeline_free(&tl[1]);
+	alternating(&tl[1], 0, 1, SEC, 0.25);
+	figure_of(tl, 2, n, 1, 1, 1, true, &f);
+	cr_assert(fabs(f.share - 0.25) < 1e-12, "duty 0.25: %g", f.share);
+	/* three equal threads, A and B on LLC 0, C on LLC 1: (1/2 + 1/2 + 1) / 3 */
+	llc_timeline_free(&tl[1]);
+	alternating(&tl[1], 0, 0, 10 * SEC, 0);
+	alternating(&tl[2], 1, 1, 10 * SEC, 0);
+	figure_of(tl, 3, n, 1, 1, 1, true, &f);
+	cr_assert(fabs(f.share - 2.0 / 3) < 1e-12, "three threads: %g", f.share);
+	/* with the pairs' intervals the figure's interval holds the point and is within [0, 1] */
+	figure_of(tl, 3, n, 0.8, 0.5, 1, true, &f);
+	cr_assert(fabs(f.share - 2.0 / 3) < 1e-12 && f.low < f.share && f.high > f.share && f.low >= 0.3 &&
+		  f.high <= 0.9, "three threads with intervals: %g [%g, %g]", f.share, f.low, f.high);
+	/* no pair known to share: bounds only */
+	figure_of(tl, 3, n, 0.05, 0, 0.5, false, &f);
+	cr_assert(f.state == LLC_EST_TOO_FEW && f.low <= 0.5 && f.high >= 1 - 1e-12, "too few: [%g, %g]", f.low, f.high);
+	for (int k = 0; k < 3; k++)
+		llc_timeline_free(&tl[k]);
 }
 
 Test(llc_share, worst_fit_decreasing)
@@ -106,75 +210,148 @@ Test(llc_share, config_match_as_a_scheduler)
 	cell_config_free(&cfg);
 }
 
-static struct mem_sample sample(const char *comm, int64_t tid, const char *data_id, int64_t cpu, uint64_t t_ns)
-{
-	static const char *cg = "/workload.slice/tw-x.allotment/app";
-	struct mem_sample s = {0};
+static uint64_t rnd_state = 88172645463325252ULL;
 
-	s.comm = comm;
-	s.comm_len = strlen(comm);
-	s.cgroup = cg;
-	s.cgroup_len = strlen(cg);
-	s.tid = s.pid = tid;
-	s.phys_addr = 0x1000;
-	s.data_page_size = 4096;
-	s.data_id = data_id;
-	s.data_id_len = strlen(data_id);
-	s.cpu = cpu;
-	s.has_cpu = cpu >= 0;
-	s.time_ns = t_ns;
-	return s;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
 }
 
-/* alpha (cpu0) and beta (cpu1, another LLC) on one page: measured cross, predicted not (one subcell). */
-Test(llc_share, measured_follows_cpus_predicted_follows_config)
+/* Synthetic threads on one shared region of 64 pages; where each runs is a function of time. */
+struct synth {
+	const char *comm;
+	int64_t tid;
+	int llc_a, llc_b;  /* cpu = llc here: on llc_a, and on llc_b for the second half of every second */
+	struct sched_run runs[20];
+};
+
+static int cpu_at(const struct synth *t, uint64_t ns)
+{
+	return ns % SEC >= SEC / 2 ? t->llc_b : t->llc_a;
+}
+
+static const struct sched_run *synth_runs(void *ctx, int64_t tid, size_t *n)
+{
+	struct synth *v = ctx;
+
+	for (; v->comm; v++)
+		if (v->tid == tid) {
+			for (int k = 0; k < 20; k++)
+				v->runs[k] = (struct sched_run){k * SEC / 2, (k + 1) * SEC / 2, SEC / 2,
+								k % 2 ? v->llc_b : v->llc_a};
+			*n = 20;
+			return v->runs;
+		}
+	*n = 0;
+	return NULL;
+}
+
+static double synth_cpus(void *ctx, int64_t tid)
+{
+	(void)ctx;
+	(void)tid;
+	return 0.1;
+}
+
+/* The allotment cell's measured cross-LLC figure for threads v, per samples each over 10 s. */
+static struct llc_est_fig synth_measure(struct synth *v, int per, bool sched, const struct llc_map *map)
+{
+	static const char *cg = "/workload.slice/tw-x.allotment/app";
+	struct cell_config cfg;
+	struct llc_share s;
+	struct llc_share_result r;
+	struct llc_share_eval e;
+	struct llc_est_fig f;
+	char id[64];
+
+	build_config(&cfg);
+	llc_share_init(&s, false, 0);
+	for (int k = 0; k < per; k++)
+		for (struct synth *t = v; t->comm; t++) {
+			uint64_t page = rnd() % 64, line = rnd() % 64, ns = rnd() % (10 * SEC);
+			struct mem_sample m = {0};
+
+			snprintf(id, sizeof(id), "A:10:%llx", (unsigned long long)(0x7f000 + page));
+			m.comm = t->comm;
+			m.comm_len = strlen(t->comm);
+			m.cgroup = cg;
+			m.cgroup_len = strlen(cg);
+			m.tid = t->tid;
+			m.pid = 10;
+			m.phys_addr = (0x100000 + page) * 4096 + line * 64;
+			m.data_page_size = 4096;
+			m.data_id = id;
+			m.data_id_len = strlen(id);
+			m.cpu = cpu_at(t, ns);
+			m.has_cpu = true;
+			m.time_ns = ns;
+			cr_assert_eq(llc_share_add(&s, &m), 0);
+		}
+	e = (struct llc_share_eval){.cfg = &cfg, .workload = "workload.slice", .allotment_re = "tw-[a-z]+\\.allotment",
+				    .map = map, .online_cpus = 1};
+	if (sched) {
+		e.thread_cpus = synth_cpus;
+		e.thread_runs = synth_runs;
+		e.thread_ctx = v;
+	}
+	cr_assert_eq(llc_share_evaluate(&s, &e, &r), 0);
+	cr_assert_eq(r.timeline_sched, sched ? (size_t)(v[2].comm ? 3 : 2) : 0);
+	f = r.cells[0].f.llc_measured;
+	cr_assert_eq(r.cells[0].f.llc_predicted.state, LLC_EST_POINT);
+	cr_assert_float_eq(r.cells[0].f.llc_predicted.share, 0, 1e-12, "one subcell on one LLC: nothing crosses");
+	llc_share_result_free(&r);
+	llc_share_free(&s);
+	cell_config_free(&cfg);
+	return f;
+}
+
+static void two_llc_map(struct llc_map *map)
 {
 	char path[] = "/tmp/llc-topo-XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
-	struct llc_map map;
-	struct llc_share s;
-	struct llc_share_result r;
-	struct cell_config cfg;
-	struct llc_share_eval e = {0};
-	int i;
 
 	fprintf(f, "{\"version\":1,\"cpus\":[{\"cpu\":0,\"llc\":0,\"node\":0,\"llc_cpus\":\"0\"},"
-		   "{\"cpu\":1,\"llc\":1,\"node\":1,\"llc_cpus\":\"1\"}]}");
+		   "{\"cpu\":1,\"llc\":1,\"node\":0,\"llc_cpus\":\"1\"}]}");
 	fclose(f);
-	cr_assert_eq(llc_map_from_json(path, &map), 0);
+	cr_assert_eq(llc_map_from_json(path, map), 0);
 	unlink(path);
-	cr_assert(map.nr_llcs == 2 && map.nr_nodes == 2 && map.llc_of[1] == 1);
-	build_config(&cfg);
-	llc_share_init(&s, false, 0);
-	for (i = 0; i < 40; i++) {
-		struct mem_sample a = sample("alpha", 10, "F:1:2:0:1", 0, 1000), b = sample("beta", 20, "F:1:2:0:1", 1, 2000);
-		struct mem_sample g = sample("gamma", 30, "F:1:2:0:9", 1, 3000), x = sample("beta", 20, "F:1:2:0:1", -1, 0);
+}
 
-		cr_assert_eq(llc_share_add(&s, &a), 0);
-		cr_assert_eq(llc_share_add(&s, &b), 0);
-		cr_assert_eq(llc_share_add(&s, &g), 0);
-		cr_assert_eq(llc_share_add(&s, &x), 0);
+/* The known answers from samples and runs: the same at 3000 and 300 samples a thread, with and without the trace. */
+Test(llc_share, known_answers_end_to_end)
+{
+	struct synth apart[] = {{"alpha", 11, 0, 0, {{0}}}, {"beta", 12, 1, 1, {{0}}}, {NULL, 0, 0, 0, {{0}}}};
+	struct synth together[] = {{"alpha", 11, 0, 0, {{0}}}, {"beta", 12, 0, 0, {{0}}}, {NULL, 0, 0, 0, {{0}}}};
+	struct synth alt[] = {{"alpha", 11, 0, 0, {{0}}}, {"beta", 12, 0, 1, {{0}}}, {NULL, 0, 0, 0, {{0}}}};
+	struct synth three[] = {{"alpha", 11, 0, 0, {{0}}}, {"alpha", 13, 0, 0, {{0}}}, {"beta", 12, 1, 1, {{0}}},
+				{NULL, 0, 0, 0, {{0}}}};
+	struct llc_map map;
+	struct llc_est_fig f;
+
+	two_llc_map(&map);
+	for (int per = 3000; per >= 300; per /= 10) {
+		f = synth_measure(apart, per, true, &map);
+		cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 1) < 1e-9 && f.low > 1 - 1e-9, "apart at %d: %g", per,
+			  f.share);
+		f = synth_measure(together, per, true, &map);
+		cr_assert(f.state == LLC_EST_POINT && fabs(f.share) < 1e-9 && f.high < 1e-9, "together at %d: %g", per,
+			  f.share);
+		f = synth_measure(alt, per, true, &map);
+		cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 0.5) < 1e-9, "alternating at %d: %g", per, f.share);
+		f = synth_measure(three, per, true, &map);
+		cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 2.0 / 3) < 0.06 && f.low <= 2.0 / 3 &&
+				  f.high >= 2.0 / 3,
+			  "three threads at %d: %g [%g, %g]", per, f.share, f.low, f.high);
+		/* without a trace: the samples' CPUs per 100 ms */
+		f = synth_measure(apart, per, false, &map);
+		cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 1) < 1e-9, "apart from samples at %d: %g", per, f.share);
+		f = synth_measure(alt, per, false, &map);
+		cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 0.5) < 0.06, "alternating from samples at %d: %g", per,
+			  f.share);
 	}
-	e = (struct llc_share_eval){.cfg = &cfg, .workload = "workload.slice", .allotment_re = "tw-[a-z]+\\.allotment",
-				    .map = &map, .online_cpus = 1}; /* alpha+beta: 120 of 160 samples = 0.75 CPUs, fits a 1-CPU LLC */
-	cr_assert_eq(llc_share_evaluate(&s, &e, &r), 0);
-	cr_assert_eq(r.no_cpu, 40);
-	cr_assert_eq(r.total.shared, 80, "alpha's and beta's samples are on shared data; gamma's are not");
-	cr_assert_eq(r.total.llc_measured, 80);
-	cr_assert_eq(r.total.node_measured, 80);
-	cr_assert_eq(r.total.llc_predicted, 0, "alpha+beta share one LLC under the config");
-	cr_assert_eq(r.subs[0].f.shared, 80);
-	cr_assert_eq(r.subs[0].threads, 2);
-	cr_assert_eq(r.subs[0].llc, 0);
-	llc_share_result_free(&r);
-	/* on 2 recorded CPUs the same subcell needs 1.5 CPUs: larger than an LLC, its threads go one by one */
-	e.online_cpus = 2;
-	cr_assert_eq(llc_share_evaluate(&s, &e, &r), 0);
-	cr_assert_eq(r.subs[0].llc, -1);
-	cr_assert_eq(r.total.llc_predicted, 80, "alpha and beta placed on different LLCs");
-	llc_share_result_free(&r);
-	llc_share_free(&s);
-	cell_config_free(&cfg);
 	llc_map_free(&map);
 }

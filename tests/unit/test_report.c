@@ -60,6 +60,7 @@ Test(report_html, escapes_markup_quotes_controls_and_bad_utf8)
 struct hm_case {
 	size_t n, groups, max;
 	const char *prefix;
+	bool unknown_01; /* u0 ~ u1 cannot tell (affinity 0) */
 };
 
 static void heatmap_fn(FILE *f, const void *arg)
@@ -69,6 +70,7 @@ static void heatmap_fn(FILE *f, const void *arg)
 	uint64_t *samples = calloc(c->n, sizeof(*samples));
 	size_t *group = calloc(c->n, sizeof(*group)), *merged = calloc(c->n, sizeof(*merged)), i, j;
 	double *aff = calloc(c->n * c->n, sizeof(*aff));
+	unsigned char *unknown = calloc(c->n * c->n, 1);
 	struct heatmap_in in;
 
 	for (i = 0; i < c->n; i++) {
@@ -79,9 +81,14 @@ static void heatmap_fn(FILE *f, const void *arg)
 		for (j = 0; j < c->n; j++)
 			aff[i * c->n + j] = i == j ? 1 : (i % c->groups == j % c->groups ? 0.5 : 0.01);
 	}
+	if (c->unknown_01) {
+		aff[1] = aff[c->n] = 0;
+		unknown[1] = unknown[c->n] = 1;
+	}
 	in = (struct heatmap_in){.n = c->n, .names = (const char *const *)names, .samples = samples,
-				 .group = group, .merged = merged, .aff = aff, .max_units = c->max};
+				 .group = group, .merged = merged, .aff = aff, .unknown = unknown, .max_units = c->max};
 	cr_assert_eq(heatmap_write(f, &in), 0);
+	free(unknown);
 	for (i = 0; i < c->n; i++)
 		free(names[i]);
 	free(names);
@@ -102,6 +109,20 @@ Test(report_heatmap, one_square_per_pair_and_merged_subcells_outlined)
 	cr_assert_eq(count(s, "class=\"hm-cluster\""), 2);
 	cr_assert(strstr(s, "data-row=\"u0\" data-col=\"u4\" data-affinity=\"0.500\""));
 	cr_assert_null(strstr(s, "fold-note"));
+	free(s);
+}
+
+Test(report_heatmap, a_pair_that_cannot_tell_is_unknown_not_zero)
+{
+	struct hm_case c = {.n = 6, .groups = 4, .max = 0, .prefix = "u", .unknown_01 = true};
+	char *s = capture(heatmap_fn, &c);
+
+	cr_assert_eq(count(s, "class=\"hm-cell\""), 36);
+	cr_assert(strstr(s, "data-row=\"u0\" data-col=\"u1\" data-affinity=\"unknown\"><title>u0 ~ u1: cannot tell"));
+	cr_assert(strstr(s, "data-row=\"u1\" data-col=\"u0\" data-affinity=\"unknown\""));
+	cr_assert_eq(count(s, "data-affinity=\"unknown\""), 2, "only that pair");
+	cr_assert_eq(count(s, "fill=\"url(#hm-unknown)\" stroke=\"#fff\""), 2, "hatched, not white");
+	cr_assert(strstr(s, "cannot tell</text>"), "the legend says what hatched means");
 	free(s);
 }
 

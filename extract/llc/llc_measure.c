@@ -1,0 +1,407 @@
+/*
+ * llc_measure.c - from the counts to the figures (see llc_measure.h and
+ * docs/llc-sharing.md "The measure").
+ */
+#include "extract/llc/llc_measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "extract/llc/share_rule.h"
+#include "extract/sharing/sharing.h"
+#include "lib/error.h"
+
+/* One direction i -> j as a term of the four figures, with i's scope. */
+struct dterm {
+	long scope, cell;
+	struct llc_est_term t[4]; /* llc measured, llc predicted, node measured, node predicted */
+	bool shared, apart;
+};
+
+struct ctx {
+	const struct llc_share *s;
+	const struct llc_share_eval *e;
+	const struct llc_measure_actor *act;
+	struct llc_share_result *r;
+	uint32_t *order;           /* recs by (actor, key) */
+	uint64_t *keys, *samples;  /* line keys in that order */
+	double *w;
+	struct evidence *ev;       /* per actor: its line keys */
+	double *n;                 /* per actor: samples on line keys */
+	struct llc_est_pair *pairs;
+	size_t np;
+	struct llc_est_dir *dirs;
+	struct llc_timeline *tl;   /* per actor */
+	struct dterm *terms;
+	size_t nterms;
+};
+
+static const struct llc_share *sort_s;
+
+static int by_actor_key(const void *x, const void *y)
+{
+	const struct llc_rec *a = &sort_s->recs[*(const uint32_t *)x], *b = &sort_s->recs[*(const uint32_t *)y];
+
+	if (a->actor != b->actor)
+		return a->actor < b->actor ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Each actor's line keys as evidence (keys ascending); page keys only counted. */
+static int evidence(struct ctx *c)
+{
+	const struct llc_share *s = c->s;
+	size_t i, k = 0;
+
+	if (!(c->order = malloc((s->nr_recs + 1) * sizeof(*c->order))) ||
+	    !(c->keys = malloc((s->nr_recs + 1) * sizeof(*c->keys))) ||
+	    !(c->samples = malloc((s->nr_recs + 1) * sizeof(*c->samples))) ||
+	    !(c->w = malloc((s->nr_recs + 1) * sizeof(*c->w))) || !(c->ev = calloc(s->nr_actors + 1, sizeof(*c->ev))) ||
+	    !(c->n = calloc(s->nr_actors + 1, sizeof(*c->n))))
+		return scx_fail("out of memory");
+	for (i = 0; i < s->nr_recs; i++)
+		c->order[i] = (uint32_t)i;
+	sort_s = s;
+	qsort(c->order, s->nr_recs, sizeof(*c->order), by_actor_key);
+	for (i = 0; i < s->nr_recs; i++) {
+		const struct llc_rec *r = &s->recs[c->order[i]];
+		struct evidence *e = &c->ev[r->actor];
+
+		if (!share_rule_is_line(r->key)) {
+			c->r->page_keys += r->samples;
+			continue;
+		}
+		if (!e->n)
+			e->keys = &c->keys[k], e->samples = &c->samples[k], e->w = &c->w[k];
+		c->keys[k] = r->key;
+		c->samples[k] = r->samples;
+		c->w[k] = r->samples;
+		e->n++;
+		e->total += r->samples;
+		c->n[r->actor] += r->samples;
+		c->r->with_key += r->samples;
+		k++;
+	}
+	return 0;
+}
+
+struct region_actor {
+	uint64_t region;
+	uint32_t actor;
+};
+
+static int by_region(const void *x, const void *y)
+{
+	const struct region_actor *a = x, *b = y;
+
+	if (a->region != b->region)
+		return a->region < b->region ? -1 : 1;
+	return a->actor < b->actor ? -1 : a->actor > b->actor;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The pairs of actors (different threads) with a region in common, each with its line estimate. */
+static int pairs(struct ctx *c)
+{
+	const struct llc_share *s = c->s;
+	struct region_actor *ra = malloc((s->nr_recs + 1) * sizeof(*ra));
+	uint64_t *cand = NULL;
+	size_t nra = 0, ncand = 0, capcand = 0, i, j, g;
+	int rc = -1;
+
+	if (!ra)
+		return scx_fail("out of memory");
+	for (i = 0; i < s->nr_actors; i++)
+		for (j = 0; j < c->ev[i].n; j++) {
+			uint64_t reg = share_rule_region(c->ev[i].keys[j]);
+
+			if (j == 0 || reg != share_rule_region(c->ev[i].keys[j - 1]))
+				ra[nra++] = (struct region_actor){reg, (uint32_t)i};
+		}
+	qsort(ra, nra, sizeof(*ra), by_region);
+	for (g = 0; g < nra; g = i) {
+		for (i = g; i < nra && ra[i].region == ra[g].region; i++)
+			;
+		for (size_t x = g; x < i; x++)
+			for (size_t y = x + 1; y < i; y++) {
+				if (s->actors[ra[x].actor].tid == s->actors[ra[y].actor].tid)
+					continue;
+				if (ncand == capcand) {
+					size_t cap = capcand ? 2 * capcand : 64;
+					uint64_t *v = realloc(cand, cap * sizeof(*v));
+
+					if (!v)
+						goto oom;
+					cand = v;
+					capcand = cap;
+				}
+				cand[ncand++] = (uint64_t)ra[x].actor << 32 | ra[y].actor;
+			}
+	}
+	qsort(cand, ncand, sizeof(*cand), cmp_u64);
+	if (!(c->pairs = calloc(ncand + 1, sizeof(*c->pairs))))
+		goto oom;
+	for (i = 0; i < ncand; i++) {
+		size_t a = cand[i] >> 32, b = cand[i] & 0xffffffffu;
+		struct line_estimate o;
+		struct llc_est_pair *p;
+
+		if (i && cand[i] == cand[i - 1])
+			continue;
+		sharing_line_estimate(&c->ev[a], &c->ev[b], SHARE_WINDOW_EPOCHS, SHARE_THRESHOLD_DEFAULT, SHARE_Z_DEFAULT,
+				      c->r->first_touch, &o);
+		if (!o.na_r && !o.nb_r)
+			continue;
+		p = &c->pairs[c->np++];
+		p->a = a;
+		p->b = b;
+		sharing_line_side(&o, false, LLC_SHARE_Z95, &p->s_ab, &p->lo_ab, &p->hi_ab);
+		sharing_line_side(&o, true, LLC_SHARE_Z95, &p->s_ba, &p->lo_ba, &p->hi_ba);
+		p->shared = o.verdict == SHARING_SHARED;
+		p->apart = o.verdict == SHARING_APART;
+	}
+	rc = 0;
+	goto out;
+oom:
+	scx_fail("out of memory");
+out:
+	free(ra);
+	free(cand);
+	return rc;
+}
+
+static int by_actor_bin(const void *x, const void *y)
+{
+	const struct llc_bin *a = x, *b = y;
+
+	if (a->actor != b->actor)
+		return a->actor < b->actor ? -1 : 1;
+	if (a->bin != b->bin)
+		return a->bin < b->bin ? -1 : 1;
+	return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+}
+
+/* An actor's timeline from its samples: each 100 ms bin split among its CPUs by their samples. */
+static int timeline_of_bins(struct ctx *c, const struct llc_bin *b, size_t n, struct llc_timeline *t)
+{
+	size_t i, g;
+
+	for (g = 0; g < n; g = i) {
+		uint64_t tot = 0, cum = 0, start = b[g].bin * LLC_SHARE_BIN_NS;
+
+		for (i = g; i < n && b[i].bin == b[g].bin; i++)
+			if (llc_map_llc(c->e->map, b[i].cpu) >= 0)
+				tot += b[i].samples;
+		for (i = g; i < n && b[i].bin == b[g].bin; i++) {
+			int llc = llc_map_llc(c->e->map, b[i].cpu);
+
+			if (llc < 0)
+				continue;
+			if (llc_timeline_add(t, start + LLC_SHARE_BIN_NS * cum / tot,
+					     start + LLC_SHARE_BIN_NS * (cum + b[i].samples) / tot, (double)b[i].samples, llc,
+					     llc_map_node(c->e->map, b[i].cpu)) < 0)
+				return -1;
+			cum += b[i].samples;
+		}
+	}
+	return 0;
+}
+
+/* Every actor's timeline: its thread's runs in the scheduling trace, else its samples' CPUs. */
+static int timelines(struct ctx *c)
+{
+	const struct llc_share *s = c->s;
+	struct llc_bin *b = malloc((s->nr_bins + 1) * sizeof(*b));
+	size_t i, g, a;
+
+	if (!b || !(c->tl = calloc(s->nr_actors + 1, sizeof(*c->tl)))) {
+		free(b);
+		return scx_fail("out of memory");
+	}
+	memcpy(b, s->bins, s->nr_bins * sizeof(*b));
+	qsort(b, s->nr_bins, sizeof(*b), by_actor_bin);
+	for (i = 0; i < s->nr_bins; i++)
+		if (llc_map_llc(c->e->map, b[i].cpu) < 0)
+			c->r->unmapped += b[i].samples;
+	for (a = 0, g = 0; a < s->nr_actors; a++) {
+		size_t nruns = 0, e;
+		const struct sched_run *runs = c->e->thread_runs ? c->e->thread_runs(c->e->thread_ctx, s->actors[a].tid, &nruns)
+								 : NULL;
+
+		while (g < s->nr_bins && b[g].actor < a)
+			g++;
+		for (e = g; e < s->nr_bins && b[e].actor == a; e++)
+			;
+		for (i = 0; runs && i < nruns; i++) {
+			int llc = llc_map_llc(c->e->map, runs[i].cpu);
+
+			if (llc >= 0 && llc_timeline_add(&c->tl[a], runs[i].start, runs[i].end, (double)runs[i].runtime, llc,
+							 llc_map_node(c->e->map, runs[i].cpu)) < 0)
+				goto fail;
+		}
+		if (c->tl[a].n)
+			c->r->timeline_sched++;
+		else if (timeline_of_bins(c, &b[g], e - g, &c->tl[a]) < 0)
+			goto fail;
+		else if (c->tl[a].n)
+			c->r->timeline_samples++;
+		else if (c->ev[a].n)
+			c->r->timeline_none++;
+		g = e;
+	}
+	free(b);
+	return 0;
+fail:
+	free(b);
+	return -1;
+}
+
+/* The terms: every direction with a weight, P measured from the timelines and predicted from the placement. */
+static int terms(struct ctx *c)
+{
+	size_t k;
+
+	if (!(c->dirs = calloc(2 * c->np + 1, sizeof(*c->dirs))) || !(c->terms = calloc(2 * c->np + 1, sizeof(*c->terms))))
+		return scx_fail("out of memory");
+	if (llc_est_weights(c->n, c->s->nr_actors, c->pairs, c->np, c->dirs) < 0)
+		return -1;
+	for (k = 0; k < 2 * c->np; k++) {
+		const struct llc_est_dir *d = &c->dirs[k];
+		const struct llc_measure_actor *ai = &c->act[d->i], *aj = &c->act[d->j];
+		struct dterm *t = &c->terms[c->nterms];
+		double known, known_node, p_llc, p_node;
+
+		if (d->hi <= 0)
+			continue;
+		p_llc = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], false, &known);
+		p_node = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], true, &known_node);
+		if (known <= 0) /* no time when both places are known: not in any figure */
+			continue;
+		t->scope = ai->scope;
+		t->cell = ai->cell;
+		t->t[0] = (struct llc_est_term){d->w, d->lo, d->hi, p_llc};
+		t->t[1] = (struct llc_est_term){d->w, d->lo, d->hi, ai->pllc != aj->pllc};
+		t->t[2] = (struct llc_est_term){d->w, d->lo, d->hi, p_node};
+		t->t[3] = (struct llc_est_term){d->w, d->lo, d->hi, ai->pnode != aj->pnode};
+		t->shared = d->shared;
+		t->apart = d->apart;
+		c->nterms++;
+	}
+	return 0;
+}
+
+/* The figures of the terms v[0..n) (pointers into c->terms) into f. -1 on OOM. */
+static int figure(const struct dterm *const *v, size_t n, struct llc_share_fig *f)
+{
+	struct llc_est_term *t = malloc((n + 1) * sizeof(*t));
+	struct llc_est_fig *out[4] = {&f->llc_measured, &f->llc_predicted, &f->node_measured, &f->node_predicted};
+	bool undecided = false, shared = false;
+	size_t i, k;
+
+	if (!t)
+		return scx_fail("out of memory");
+	f->pairs = n;
+	for (i = 0; i < n; i++) {
+		f->pairs_shared += v[i]->shared;
+		f->pairs_apart += v[i]->apart;
+		undecided |= !v[i]->shared && !v[i]->apart;
+		shared |= v[i]->shared;
+	}
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < n; i++)
+			t[i] = v[i]->t[k];
+		llc_est_figure(t, n, shared, undecided, out[k]);
+	}
+	f->shared = f->llc_measured.weight;
+	free(t);
+	return 0;
+}
+
+static long key_scope(const struct dterm *t)
+{
+	return t->scope;
+}
+
+static long key_cell(const struct dterm *t)
+{
+	return t->cell;
+}
+
+static long (*sort_key)(const struct dterm *);
+
+static int by_sort_key(const void *x, const void *y)
+{
+	long a = sort_key(*(const struct dterm *const *)x), b = sort_key(*(const struct dterm *const *)y);
+
+	return a < b ? -1 : a > b;
+}
+
+/* The figures of every scope (subs or cells, by key) out of v, sorted by key; scope i's into f(i). */
+static int figures_by(const struct dterm **v, size_t n, long (*key)(const struct dterm *), struct llc_share_scope *sc,
+		      size_t nsc)
+{
+	size_t i, g;
+
+	sort_key = key;
+	qsort(v, n, sizeof(*v), by_sort_key);
+	for (g = 0; g < n; g = i) {
+		long k = key(v[g]);
+
+		for (i = g; i < n && key(v[i]) == k; i++)
+			;
+		if (k >= 0 && (size_t)k < nsc && figure(&v[g], i - g, &sc[k].f) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int llc_measure(const struct llc_share *s, const struct llc_share_eval *e, const struct llc_measure_actor *act,
+		struct llc_share_result *r)
+{
+	struct ctx c = {.s = s, .e = e, .act = act, .r = r};
+	const struct dterm **v = NULL;
+	size_t i, a;
+	int rc = -1;
+
+	r->first_touch = s->faults * 2 > s->samples;
+	if (evidence(&c) < 0 || pairs(&c) < 0 || timelines(&c) < 0 || terms(&c) < 0)
+		goto out;
+	for (a = 0; a < s->nr_actors; a++) {
+		r->total.samples += (uint64_t)c.n[a];
+		if (act[a].scope >= 0) {
+			r->subs[act[a].scope].f.samples += (uint64_t)c.n[a];
+			r->cells[act[a].cell].f.samples += (uint64_t)c.n[a];
+		}
+	}
+	if (!(v = malloc((c.nterms + 1) * sizeof(*v)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (i = 0; i < c.nterms; i++)
+		v[i] = &c.terms[i];
+	if (figure(v, c.nterms, &r->total) < 0 || figures_by(v, c.nterms, key_scope, r->subs, r->nr_subs) < 0 ||
+	    figures_by(v, c.nterms, key_cell, r->cells, r->nr_cells) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(v);
+	free(c.order);
+	free(c.keys);
+	free(c.samples);
+	free(c.w);
+	free(c.ev);
+	free(c.n);
+	free(c.pairs);
+	free(c.dirs);
+	free(c.terms);
+	for (a = 0; c.tl && a < s->nr_actors; a++)
+		llc_timeline_free(&c.tl[a]);
+	free(c.tl);
+	return rc;
+}

@@ -1,0 +1,125 @@
+/*
+ * llc_types.h - the data of the cross-LLC figures (extract/llc/llc_share.h):
+ * the counts kept while extract reads (struct llc_share), what an
+ * evaluation needs besides them (struct llc_share_eval) and its result
+ * (struct llc_share_result, the figures per scope). Types only, shared by
+ * the counting and evaluation (llc_share.c), the figures
+ * (llc/llc_measure.c), the printing and the report.
+ */
+#ifndef SCX_EXTRACT_LLC_TYPES_H
+#define SCX_EXTRACT_LLC_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extract/sharing/cell_config.h"
+#include "extract/llc/llc_est.h"
+#include "extract/llc/llc_map.h"
+#include "extract/sched/sched_stats.h"
+#include "lib/strmap.h"
+#include "lib/u64map.h"
+
+#define LLC_SHARE_MAX_ACTORS ((size_t)1 << 16)
+#define LLC_SHARE_Z95 1.959963984540054
+/* The samples' CPUs are kept per bin of this length (the timelines without a scheduling trace). */
+#define LLC_SHARE_BIN_NS 100000000ULL
+
+struct llc_actor {
+	int64_t tid;
+	uint32_t cgroup;    /* index into cgroup_names */
+	size_t cgroup_len;
+	char *comm;
+	size_t comm_len;
+	uint64_t hint;
+	uint64_t samples;   /* all its samples (its CPU demand by sample share) */
+};
+
+struct llc_rec {
+	uint64_t key;       /* share_rule key: identity x epoch */
+	uint32_t actor;
+	uint32_t samples;
+};
+
+/* Where an actor's samples were taken: per 100 ms bin and CPU. */
+struct llc_bin {
+	uint64_t bin;
+	uint32_t actor;
+	int32_t cpu;
+	uint64_t samples;
+};
+
+struct llc_share {
+	bool line_granularity;
+	size_t max_recs;
+	struct llc_actor *actors;
+	size_t nr_actors, cap_actors;
+	struct u64map actor_index;   /* hash of (tid, cgroup, comm, hint) -> index + 1 */
+	struct strmap cgroups;       /* cgroup path -> index */
+	char **cgroup_names;
+	size_t nr_cgroups, cap_cgroups;
+	struct llc_rec *recs;
+	size_t nr_recs, cap_recs;
+	struct u64map rec_index;     /* hash of (key, actor) -> index + 1 */
+	struct llc_bin *bins;
+	size_t nr_bins, cap_bins;
+	struct u64map bin_index;     /* hash of (bin, actor, cpu) -> index + 1 */
+	unsigned level;
+	size_t last_actor;           /* index + 1 of the previous sample's actor (consecutive samples are often one thread's) */
+	uint64_t samples;            /* every sample seen */
+	uint64_t no_cpu;             /* samples without a CPU */
+	uint64_t no_key;             /* samples that are no evidence */
+	uint64_t dropped;            /* samples of actors beyond LLC_SHARE_MAX_ACTORS */
+	uint64_t faults;             /* page-fault samples (first touches) */
+};
+
+/* The figures of one scope (the profile, a cell, a subcell): its threads' accesses. */
+struct llc_share_fig {
+	uint64_t samples;              /* its threads' samples on data (A:/F: lines) */
+	double shared;                 /* of them, on data another thread uses (estimated: sum of the weights) */
+	size_t pairs, pairs_shared, pairs_apart; /* (thread, partner) with data in common, by the pair's verdict */
+	struct llc_est_fig llc_measured, llc_predicted, node_measured, node_predicted;
+};
+
+struct llc_share_scope {
+	char *name;          /* "allotment", "allotment/alpha-+beta-" */
+	long cell, sub;      /* config indexes; sub -1 for a cell (or a cell without subcells) */
+	bool merged;         /* a subcell of two or more units ('+' in its name) */
+	double demand;       /* CPUs (runtime / duration, or sample share x recorded CPUs); subcells only */
+	int llc;             /* predicted LLC index, -1 when spread over LLCs (subcells only) */
+	size_t threads;      /* distinct tids */
+	struct llc_share_fig f;
+};
+
+struct llc_share_result {
+	const struct llc_map *map;
+	struct llc_share_fig total;
+	struct llc_share_scope *cells, *subs;
+	size_t nr_cells, nr_subs;
+	uint64_t samples, no_cpu, no_key, unmapped, dropped, with_key;
+	uint64_t page_keys;  /* samples on page keys (K:, no data_id): not in the line estimate */
+	unsigned level;
+	bool first_touch;    /* the samples are page faults: pairs cannot tell without recaptures */
+	size_t timeline_sched, timeline_samples, timeline_none; /* actors by where their timeline came from */
+	double online_cpus;  /* of the recording: demand = samples share x online_cpus */
+	bool demand_by_runtime; /* the scheduling trace's runtime was the demand */
+};
+
+/* What the evaluation needs besides the counts. */
+struct llc_share_eval {
+	const struct cell_config *cfg;
+	const char *workload, *allotment_re; /* the cgroup rule (config_match.h) */
+	const struct llc_map *map;           /* LLCs and nodes evaluated against */
+	double online_cpus;                  /* CPUs of the recording, for demand by sample share */
+	/*
+	 * With a scheduling trace: a thread's CPUs (runtime / trace duration),
+	 * shared among its actors by their samples; NULL: demand by sample
+	 * share x online_cpus.
+	 */
+	double (*thread_cpus)(void *ctx, int64_t tid);
+	/* With a scheduling trace: where the thread ran (sched_stats.h; *n 0: not in the trace). */
+	const struct sched_run *(*thread_runs)(void *ctx, int64_t tid, size_t *n);
+	void *thread_ctx;
+};
+
+#endif
