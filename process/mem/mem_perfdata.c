@@ -268,7 +268,10 @@ static void spe_summary(struct emitter *e, const struct spe_trace *t, const char
 	if (c->samples && !res->spe.midr)
 		process_warn(res, "%s: no CPUID (MIDR) of the recording host: Arm SPE data source levels "
 			     "from the events packet, as for a core other than Neoverse N1/N2/V1", path);
-	if (c->samples && !t->use_context)
+	if (c->samples && t->timeless)
+		process_warn(res, "%s: no event samples its time: Arm SPE samples have time 0 and no thread "
+			     "(tid -1), as perf makes them", path);
+	else if (c->samples && !t->use_context)
 		process_warn(res, "%s: Arm SPE data has no CONTEXT packets: samples attributed to threads by "
 			     "the CPUs' switch records (%llu samples), which may be inexact",
 			     path, (unsigned long long)c->switch_samples);
