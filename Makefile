@@ -75,8 +75,10 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread
 
+# the build uses every cpu; tests/run.sh runs the scripts two at a time
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: check-deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS) $(BENCH_TOOLS)
+	@$(MAKE) -j$(NPROC) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS) $(BENCH_TOOLS)
 	@BUILD=$(BUILD) bash tests/run.sh
 
 asan:

@@ -1,50 +1,136 @@
 #!/usr/bin/env bash
 # run.sh - runs every test: the criterion unit binary and each integration
-# script in tests/integration/, then prints one closing line
+# script in tests/integration/, JOBS at a time (default 2), then prints a
+# wall-time table (slowest first) and one closing line
 # "N passed, N failed, N skipped" that sums both.
 #
 # Integration scripts report each check on its own line as
 #   PASS: name | FAIL: name: why | SKIP: name: reason
 # (helpers in tests/integration/lib.sh). A script that exits non-zero without
-# reporting a FAIL counts as one failure.
+# reporting a FAIL counts as one failure. Each script's lines are printed
+# together when it ends, so two running at once never interleave.
+#
+# Scripts scope what they record and check to cgroups, bpffs mounts and
+# directories of their own, so two can run at once. Lines in a script's
+# first 60 lines tell this runner more:
+#   # suite: alone  it cannot run beside another (it measures the machine
+#                   as a whole): it starts once nothing else runs, and
+#                   nothing starts beside it;
+#   # suite: long   it takes minutes: it starts first, so the short ones
+#                   fill the other slot meanwhile;
+#   # suite: once   what it checks does not depend on the build under test
+#                   (source files, the fuzz targets' own ASan build): with
+#                   SUITE_SECOND_PASS=1 (make asan after make test, .ci/run)
+#                   it is not run again, and the runner says so.
+# TESTS=WORDS runs the scripts whose names contain one of the words (and
+# the unit tests unless UNIT=0).
 set -u
 BUILD=${BUILD:-build}
+JOBS=${JOBS:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 export SCXPROF="$top/$BUILD/scxprof" BUILD TOP="$top"
 passed=0 failed=0 skipped=0
 logdir=$(mktemp -d /tmp/scxprof-tests.XXXXXX)
+t_start=$(date +%s%N)
+
+# now_ms: milliseconds since the run started
+now_ms() { echo $((($(date +%s%N) - t_start) / 1000000)); }
+# secs MS: MS as seconds with one decimal
+secs() { printf '%d.%d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 
 # Unit tests (criterion). TAP output gives exact pass/fail/skip counts.
-if [ -x "$top/$BUILD/unit-tests" ]; then
-	echo "== unit tests"
-	"$top/$BUILD/unit-tests" --tap="$logdir/unit.tap" -j2 2>&1 | tail -n 30
-	p=$(grep -cE '^ok ' "$logdir/unit.tap" | tr -d ' ')
-	s=$(grep -cE '^ok .*# SKIP' "$logdir/unit.tap" | tr -d ' ')
-	f=$(grep -cE '^not ok' "$logdir/unit.tap" | tr -d ' ')
-	grep -E '^ok .*# SKIP' "$logdir/unit.tap" | sed 's/^/  SKIP: /'
-	grep -E '^not ok' "$logdir/unit.tap" | sed 's/^/  FAIL: /'
+unit_job() {
+	"$top/$BUILD/unit-tests" --tap="$logdir/unit.tap" -j2 >"$logdir/unit.log" 2>&1
+}
+unit_report() {
+	echo "== unit tests ($(secs "$1") s)"
+	tail -n 30 "$logdir/unit.log"
+	local p s f
+	p=$(grep -cE '^ok ' "$logdir/unit.tap" 2>/dev/null); s=$(grep -cE '^ok .*# SKIP' "$logdir/unit.tap" 2>/dev/null)
+	f=$(grep -cE '^not ok' "$logdir/unit.tap" 2>/dev/null)
+	grep -E '^ok .*# SKIP' "$logdir/unit.tap" 2>/dev/null | sed 's/^/  SKIP: /'
+	grep -E '^not ok' "$logdir/unit.tap" 2>/dev/null | sed 's/^/  FAIL: /'
 	# a crashed suite may leave fewer tap lines than tests; criterion reports it
-	if ! grep -qE '^1\.\.[0-9]+' "$logdir/unit.tap"; then f=$((f + 1)); echo "  FAIL: unit-tests produced no TAP plan"; fi
+	if ! grep -qE '^1\.\.[0-9]+' "$logdir/unit.tap" 2>/dev/null; then f=$((f + 1)); echo "  FAIL: unit-tests produced no TAP plan"; fi
 	passed=$((passed + p - s)); skipped=$((skipped + s)); failed=$((failed + f))
-fi
+}
 
-for t in "$here"/integration/test_*.sh; do
-	[ -e "$t" ] || continue
-	name=$(basename "$t" .sh)
-	if [ -n "${TESTS:-}" ] && ! [[ "$name" == *$TESTS* ]]; then continue; fi
-	echo "== $name"
-	out="$logdir/$name.log"
-	bash "$t" >"$out" 2>&1
-	rc=$?
+script_report() {
+	local name=$1 rc=$2 ms=$3 out="$logdir/$1.log" p f s
+	echo "== $name ($(secs "$ms") s)"
 	grep -E '^(PASS|FAIL|SKIP): ' "$out"
 	p=$(grep -cE '^PASS: ' "$out"); f=$(grep -cE '^FAIL: ' "$out"); s=$(grep -cE '^SKIP: ' "$out")
-	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1; echo "FAIL: $name: exited $rc"; tail -n 20 "$out" | sed 's/^/    /'
 	elif [ "$f" -gt 0 ]; then
 		echo "    (log: $out)"; grep -vE '^(PASS|SKIP): ' "$out" | tail -n 25 | sed 's/^/    /'
 	fi
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+}
+
+# marked NAME WORD: the script NAME has the line "# suite: WORD"
+marked() { [ "$1" != unit ] && head -n 60 "$here/integration/$1.sh" | grep -qx "# suite: $2"; }
+alone() { marked "$1" alone; }
+# wanted NAME: TESTS is empty or one of its words is in NAME
+wanted() {
+	local w
+	[ -z "${TESTS:-}" ] && return 0
+	for w in $TESTS; do [[ "$1" == *$w* ]] && return 0; done
+	return 1
+}
+
+# the queue: the long scripts, the unit tests (beside the first script),
+# then the rest in name order
+long=() rest=() again=()
+for t in "$here"/integration/test_*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	wanted "$name" || continue
+	if [ -n "${SUITE_SECOND_PASS:-}" ] && marked "$name" once; then again+=("$name"); continue; fi
+	if marked "$name" long; then long+=("$name"); else rest+=("$name"); fi
+done
+queue=("${long[@]:0:1}")
+if [ -x "$top/$BUILD/unit-tests" ] && [ "${UNIT:-1}" != 0 ]; then queue+=(unit); fi
+queue+=("${long[@]:1}" "${rest[@]}")
+for name in "${again[@]}"; do
+	echo "== $name: not run again (# suite: once: the same checks ran in the first pass)"
+done
+
+declare -A name_of=() start_of=()
+times=()
+running=0
+# reap: wait for one job to end, print its report and record its time
+reap() {
+	local pid rc name ms
+	wait -n -p pid
+	rc=$?
+	name=${name_of[$pid]}
+	ms=$(($(now_ms) - ${start_of[$pid]}))
+	unset "name_of[$pid]" "start_of[$pid]"
+	running=$((running - 1))
+	if [ "$name" = unit ]; then unit_report "$ms"; else script_report "$name" "$rc" "$ms"; fi
+	times+=("$ms $name")
+}
+for name in "${queue[@]}"; do
+	lim=$JOBS
+	if alone "$name"; then lim=1; fi
+	while [ "$running" -ge "$lim" ]; do reap; done
+	if [ "$name" = unit ]; then
+		unit_job &
+	else
+		bash "$here/integration/$name.sh" >"$logdir/$name.log" 2>&1 &
+	fi
+	name_of[$!]=$name start_of[$!]=$(now_ms)
+	running=$((running + 1))
+	# an alone script ends before the next starts
+	if alone "$name"; then while [ "$running" -gt 0 ]; do reap; done; fi
+done
+while [ "$running" -gt 0 ]; do reap; done
+
+echo "== wall time per script (JOBS=$JOBS), slowest first; total $(secs "$(now_ms)") s"
+printf '%s\n' "${times[@]}" | sort -rn | while read -r ms name; do
+	printf '  %7s s  %s\n' "$(secs "$ms")" "$name"
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -6,6 +6,10 @@
 # target left behind by an API change (make test does not otherwise compile
 # fuzz/) and a parser that breaks an invariant on an input that once crashed
 # it. Time-bounded fuzzing is `make fuzz`.
+# The targets are their own clang ASan build (build-fuzz/), the same in
+# make test and make asan: tests/run.sh runs this once per .ci/run.
+# suite: long
+# suite: once
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v clang >/dev/null; then
@@ -25,7 +29,7 @@ for src in fuzz/fuzz_*.c; do
 	bins+=("build-fuzz/$name")
 done
 # the fuzz objects need the BPF skeletons of the plain build (-Ibuild/bpf)
-if make --no-print-directory BUILD=build "${bins[@]}" >"$WORK/build.log" 2>&1; then
+if make -j"$(nproc)" --no-print-directory BUILD=build "${bins[@]}" >"$WORK/build.log" 2>&1; then
 	pass "all ${#bins[@]} fuzz targets build"
 else
 	fail "fuzz targets build" "$(grep -m 3 -E 'error' "$WORK/build.log" | tr '\n' ' ')"

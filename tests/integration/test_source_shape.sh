@@ -27,6 +27,7 @@
 # tests/tools/include_graph.py does the graph work (a module is X.c with X.h).
 # KNOWN_* list what was there when a rule was written; an empty list means
 # any new circle, misplaced declaration or long file fails.
+# suite: once
 . "$(dirname "$0")/lib.sh"
 GRAPH="$TOP/tests/tools/include_graph.py"
 DIRS="lib process record extract report pipeline cmd bpf fuzz tests/unit tests/workloads bench"
