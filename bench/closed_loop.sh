@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# closed_loop.sh - issue 27's closed loop on this VM: does a config's
+# placement achieve what extract predicted? Under a topology that puts cpu0
+# and cpu1 in two LLCs, for each workload:
+#   1. run it unpinned (or pinned badly), record SECS, extract: the config
+#      and the allotment cell's predicted cross-LLC figure with its interval;
+#   2. run it again, fresh, apply that config with `scxprof place --follow`
+#      (the model's own placement, pinned with sched_setaffinity), record
+#      SECS, extract: the measured figure is what the placement achieved;
+#   3. print predicted vs achieved, and whether the achieved share is inside
+#      the predicted interval.
+# Workloads (default: all four):
+#   truth     llc-truth alpha-0:0 beta-0:1 (pinned apart), then unpinned and placed;
+#             1 MiB random read/write, each thread at most 40% busy (-u 40) so the
+#             pair fits one 1-CPU LLC: the answer is exact (placed together: 0%)
+#   planted   the workload generator (scxprof-workload, as make demo: alpha:2 + beta:2
+#             share region A, gamma:2 and delta:2 private), page-fault backend
+#   prodcons  llc-truth -k ring: a producer and a consumer over a 1 MiB ring, 40% busy
+#   redis     redis-server --io-threads 2 on loopback under redis-benchmark (both in
+#             the run's cgroup), decode backend
+# usage: bench/closed_loop.sh [-F HZ] [-t SECS] [-o DIR] [WORKLOAD...]
+# DIR (default a new /tmp/closed-loop.XXXXXX) keeps every recording, config,
+# plan and --llc-json. Root; one recording at a time (system-wide sampling).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+BUILD=${BUILD:-build}
+SCXPROF=${SCXPROF:-$top/$BUILD/scxprof}
+WL=$top/$BUILD/workloads/llc-truth
+GEN=$top/$BUILD/workloads/scxprof-workload
+hz=default secs=8 dir=""
+while getopts "F:t:o:" o; do
+	case $o in
+	F) hz=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	o) dir=$OPTARG ;;
+	*) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- truth planted prodcons redis
+[ -n "$dir" ] || dir=$(mktemp -d /tmp/closed-loop.XXXXXX)
+mkdir -p "$dir"
+. "$here/llc_lib.sh"
+llc_split "$dir/split.json"
+
+# start NAME CMD...: CMD in the cgroup, in the background (its pid in LLC_PIDS)
+start() {
+	local name=$1; shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$LLC_CG2/$LLC_CG" "$@" >"$dir/$name.wl.log" 2>&1 &
+	LLC_PIDS+=($!) # sh execs the workload: this is its pid
+}
+stop_all() {
+	local p
+	for p in "${LLC_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	LLC_PIDS=()
+}
+wait_file() { # FILE PID: until FILE exists (or PID is gone)
+	while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null; do sleep 0.05; done
+	[ -s "$1" ]
+}
+
+# run_truth NAME PLACED: the workload of $workload, pinned as in run 1 or unpinned (run 2)
+launch() {
+	local w=$1 run=$2 name=$3 ready="$dir/$3.ready" d=$((secs + 30))
+	rm -f "$ready"
+	case $w in
+	truth)
+		if [ "$run" = 1 ]; then start "$name" "$WL" -d $d -m 1 -u 40 -R "$ready" alpha-0:0 beta-0:1
+		else start "$name" "$WL" -d $d -m 1 -u 40 -R "$ready" alpha-0 beta-0; fi
+		wait_file "$ready" "${LLC_PIDS[-1]}" ;;
+	prodcons)
+		start "$name" "$WL" -k ring -d $d -m 1 -u 40 -R "$ready" producer-0 consumer-0
+		wait_file "$ready" "${LLC_PIDS[-1]}" ;;
+	planted)
+		start "$name" "$GEN" -d $d -p 64 -H 20 alpha:2:A beta:2:A gamma:2 delta:2
+		sleep 0.5 ;;
+	redis)
+		local port=$((26000 + $$ % 3000))
+		start "$name.server" redis-server --port $port --bind 127.0.0.1 --save '' --appendonly no \
+			--io-threads 2 --io-threads-do-reads yes --daemonize no
+		while [ "$(redis-cli -p $port ping 2>/dev/null)" != PONG ] && kill -0 "${LLC_PIDS[-1]}" 2>/dev/null; do sleep 0.1; done
+		start "$name.client" redis-benchmark -p $port -t set,get -n 100000000 -c 50 -P 4 -d 256 --threads 2 -q
+		sleep 0.5 ;;
+	esac
+}
+
+backend_of() { [ "$1" = planted ] && echo page-fault || echo decode; }
+
+# record_run NAME WORKLOAD: record SECS system-wide while the workload runs, extract with the split topology
+record_run() {
+	local name=$1 w=$2 f=()
+	[ "$hz" = default ] || f=(-F "$hz")
+	rm -rf "$dir/$name" "$dir/$name.tar.gz"
+	"$SCXPROF" record "${f[@]}" --backend "$(backend_of $w)" -t "$secs" -o "$dir/$name" >"$dir/$name.record.log" 2>&1 &&
+		llc_extract "$SCXPROF" "$dir/$name.tar.gz" "$dir/split.json" "$dir/$name"
+}
+
+echo "| workload | predicted (run 1, under its config) | achieved (run 2, placed) | inside the interval |"
+echo "|---|---|---|---|"
+for w in "$@"; do
+	if [ "$w" = redis ] && ! command -v redis-server >/dev/null; then
+		echo "| redis | (redis-server not installed) | | |"
+		continue
+	fi
+	launch $w 1 "$w-1" && record_run "$w-1" $w
+	rc=$?
+	stop_all
+	if [ $rc -ne 0 ]; then
+		echo "| $w | run 1 failed: $(tail -n 1 "$dir/$w-1.err" "$dir/$w-1.record.log" 2>/dev/null | tr '\n' ' ') | | |"
+		continue
+	fi
+	launch $w 2 "$w-2"
+	"$SCXPROF" place -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" --window 500 --follow \
+		--interval 200 >"$dir/$w-2.plan" 2>"$dir/$w-2.place.err" &
+	pp=$!
+	LLC_PIDS+=($pp)
+	while ! grep -q '^tid' "$dir/$w-2.plan" && kill -0 $pp 2>/dev/null; do sleep 0.05; done
+	record_run "$w-2" $w
+	rc=$?
+	stop_all
+	if [ $rc -ne 0 ] || ! grep -q '^tid' "$dir/$w-2.plan"; then
+		echo "| $w | run 2 failed: $(tail -n 1 "$dir/$w-2.place.err" "$dir/$w-2.err" "$dir/$w-2.record.log" 2>/dev/null | tr '\n' ' ') | | |"
+		continue
+	fi
+	# shellcheck disable=SC2046
+	read -r ps pl ph px pn pst <<<"$(llc_figure "$dir/$w-1.llc.json" predicted)"
+	# shellcheck disable=SC2046
+	read -r ms ml mh mx mn mst <<<"$(llc_figure "$dir/$w-2.llc.json" measured)"
+	inside=$(python3 -c '
+import sys
+pl, ph, ms, ml, mh = sys.argv[1:]
+if "-" in (pl, ph) or (ms == "-" and ml == "-"): print("cannot tell")
+else:
+    a = float(ms) if ms != "-" else None
+    lo, hi = float(pl), float(ph)
+    if a is not None: print("yes" if lo - 1e-9 <= a <= hi + 1e-9 else "no")
+    else: print("intervals overlap" if float(ml) <= hi and float(mh) >= lo else "no")' "$pl" "$ph" "$ms" "$ml" "$mh")
+	echo "| $w | $(llc_pct $ps $pl $ph $px $pn $pst) | $(llc_pct $ms $ml $mh $mx $mn $mst) | $inside |"
+done
+echo "(recordings, configs, plans and --llc-json in $dir)"

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# llc_truth.sh - the cross-LLC figure on workloads whose answer is known
+# (docs/llc-sharing.md "## Measured"): tests/workloads/llc-truth with two or
+# three threads on one 4 MiB region, pinned by the workload itself, under a
+# topology that puts cpu0 and cpu1 in two LLCs. The truth, by the
+# definition "of the accesses to data another thread also uses, the share
+# whose previous access by another thread came from another LLC":
+#   apart        alpha-0:0 beta-0:1                   100%
+#   together     alpha-0:0 beta-0:0                     0%
+#   alternating  alpha-0:0 beta-0:0/1 (500 ms each)    50%
+#   three        alpha-0:0 beta-0:0 gamma-0:1          67%
+# Recording and extracting are separate steps, so one recording is
+# extracted by two builds (before and after a change) on the same samples:
+#   bench/llc_truth.sh record DIR               record every case x CELLS (existing ones kept)
+#   bench/llc_truth.sh extract DIR LABEL BIN    extract each with BIN into DIR/LABEL/
+#   bench/llc_truth.sh table DIR LABEL...       one markdown row per case and cell
+# CELLS (environment): "HZ:SECS ..." (default "250:10 default:10 4000:10
+# default:30"; HZ "default" is record's own rate). Run as root, one at a
+# time on a shared machine (each recording is system-wide).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+BUILD=${BUILD:-build}
+SCXPROF=${SCXPROF:-$top/$BUILD/scxprof}
+WL=${WL:-$top/$BUILD/workloads/llc-truth}
+CELLS=${CELLS:-250:10 default:10 4000:10 default:30}
+CASES="apart together alternating three"
+
+threads_of() {
+	case $1 in
+	apart) echo "alpha-0:0 beta-0:1" ;;
+	together) echo "alpha-0:0 beta-0:0" ;;
+	alternating) echo "alpha-0:0 beta-0:0/1@0.5" ;;
+	three) echo "alpha-0:0 beta-0:0 gamma-0:1" ;;
+	esac
+}
+truth_of() {
+	case $1 in apart) echo 100 ;; together) echo 0 ;; alternating) echo 50 ;; three) echo 66.7 ;; esac
+}
+
+cmd=${1:-}
+dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+mkdir -p "$dir"
+case $cmd in
+record)
+	. "$here/llc_lib.sh"
+	for cell in $CELLS; do
+		hz=${cell%%:*} secs=${cell##*:}
+		for c in $CASES; do
+			out="$dir/$c-$hz-${secs}s"
+			[ -s "$out.tar.gz" ] && continue
+			# shellcheck disable=SC2046
+			if llc_record "$out" "$hz" "$secs" "$WL" -d "$secs" -P 1000 $(threads_of $c); then
+				echo "recorded $out.tar.gz"
+			else
+				echo "record failed: $out ($(tail -n 2 "$out.record.log" | tr '\n' ' '))" >&2
+			fi
+		done
+	done
+	;;
+extract)
+	label=${3:?label} bin=${4:?binary}
+	. "$here/llc_lib.sh"
+	mkdir -p "$dir/$label"
+	llc_split "$dir/split.json"
+	for p in "$dir"/*.tar.gz; do
+		n=$(basename "$p" .tar.gz)
+		llc_extract "$bin" "$p" "$dir/split.json" "$dir/$label/$n" ||
+			echo "extract failed: $n ($(tail -n 1 "$dir/$label/$n.err"))" >&2
+	done
+	;;
+table)
+	shift 2
+	printf '| case (truth) | rate, length |'
+	for l in "$@"; do printf ' %s |' "$l"; done
+	printf '\n|---|---|'
+	for l in "$@"; do printf -- '---|'; done
+	printf '\n'
+	. "$here/llc_lib.sh" >/dev/null 2>&1
+	for c in $CASES; do
+		for cell in $CELLS; do
+			hz=${cell%%:*} secs=${cell##*:} n="$c-$hz-${secs}s"
+			[ -s "$dir/$n.tar.gz" ] || continue
+			printf '| %s (%s%%) | %s, %s s |' "$c" "$(truth_of $c)" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs"
+			for l in "$@"; do
+				if [ -s "$dir/$l/$n.llc.json" ]; then
+					# shellcheck disable=SC2046
+					printf ' %s |' "$(llc_pct $(llc_figure "$dir/$l/$n.llc.json" measured))"
+				else
+					printf ' (no figure) |'
+				fi
+			done
+			printf '\n'
+		done
+	done
+	;;
+*)
+	echo "llc_truth.sh: unknown step '$cmd' (record, extract, table)" >&2
+	exit 2
+	;;
+esac
