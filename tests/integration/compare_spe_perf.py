@@ -6,7 +6,7 @@ synthesizes from it (the oracle), sample by sample, in order.
 usage: compare_spe_perf.py PERF_DATA PERF_JSONL
 Runs: perf script -i PERF_DATA --itrace=M --ns
         -F hw:tid,pid,time,cpu,ip,addr,data_src,weight[,phys_addr]
-(phys_addr when the arm_spe event samples it) and checks
+(phys_addr when the arm_spe event samples it, time when any event does) and checks
 pid, tid, cpu, time, ip, addr, phys_addr, data_src (the whole
 perf_mem_data_src: operation, level, snoop, TLB, ...) and weight (total
 latency) of every sample. Prints the sample count, a per-field mismatch
@@ -18,22 +18,27 @@ import subprocess
 import sys
 
 
-def spe_has_phys(data):
-    """whether the file's PMU event (type above PERF_TYPE_BREAKPOINT) samples PHYS_ADDR"""
+def spe_sample_types(data):
+    """(whether the file's PMU event (type above PERF_TYPE_BREAKPOINT)
+    samples PHYS_ADDR, whether any event samples TIME)"""
     d = open(data, "rb").read()
     attr_size, off, size = struct.unpack_from("<QQQ", d, 16)
+    phys, timed = None, False
     for o in range(off, off + size, attr_size):
         typ, = struct.unpack_from("<I", d, o)
         st, = struct.unpack_from("<Q", d, o + 24)
-        if typ > 5:
-            return bool(st & (1 << 19))
-    raise SystemExit(data + ": no PMU event of a dynamic type")
+        timed = timed or bool(st & 4)
+        if typ > 5 and phys is None:
+            phys = bool(st & (1 << 19))
+    if phys is None:
+        raise SystemExit(data + ": no PMU event of a dynamic type")
+    return phys, timed
 
 
 def perf_samples(data):
     # -F hw:...: perf leaves out phys_addr silently when the event lacks it
-    has_phys = spe_has_phys(data)
-    fields = "tid,pid,time,cpu,ip,addr,data_src,weight" + (",phys_addr" if has_phys else "")
+    has_phys, timed = spe_sample_types(data)
+    fields = "tid,pid," + ("time," if timed else "") + "cpu,ip,addr,data_src,weight" + (",phys_addr" if has_phys else "")
     out = subprocess.run(["perf", "script", "-i", data, "--itrace=M", "--ns", "-F", "hw:" + fields],
                          capture_output=True, text=True, errors="replace")
     if out.returncode != 0:
@@ -43,8 +48,12 @@ def perf_samples(data):
         if not line.strip():
             continue
         # " 4100/4100  [000]     1.200000000:  ffff80000000  288100142 |OP LOAD|...|BLK  N/A   7  aaaad0000400  8000000000"
-        head, _, rest = line.partition(":")
-        ids, cpu, time = head.split()
+        if timed:
+            head, _, rest = line.partition(":")
+            ids, cpu, time = head.split()
+        else:  # no time: "  -1/-1    [000]     ffff80000000 ..."
+            ids, cpu, rest = line.split(None, 2)
+            time = "0.000000000"
         pid, tid = ids.split("/")
         tok = rest.split()
         tail = tok[-3:] if has_phys else tok[-2:] + [None]

@@ -9,9 +9,9 @@
 # data_src, weight = total latency); one-pass extract must print what
 # process + extract print; hostile variants either agree with perf (bytes of
 # no packet, cut records, split packets, AUX records outside the data,
-# FINISHED_ROUND records), give the same samples (the versioned header of
-# perf >= 6.9, which perf 6.1 cannot read) or fail with one line naming the
-# file and no output.
+# FINISHED_ROUND records, no event timed), give the same samples (the
+# versioned header of perf >= 6.9, which perf 6.1 cannot read) or fail with
+# one line naming the file and no output.
 . "$(dirname "$0")/lib.sh"
 ENC="$TOP/tests/tools/spe_encode.py"
 CMP="$TOP/tests/integration/compare_spe_perf.py"

@@ -192,10 +192,12 @@ class PerfData:
     """Records appended in file order; write() lays out header, attrs, ids,
     data and features."""
 
-    def __init__(self, midr, ncpus, pa, ts=True):
+    def __init__(self, midr, ncpus, pa, ts=True, timed=True):
+        """timed=False: no event samples its time (perf then times nothing)"""
         self.ncpus = ncpus
         self.midr = midr
-        self.st = S_IP | S_TID | S_TIME | S_CPU | S_IDENTIFIER
+        self.timed = timed
+        self.st = S_IP | S_TID | (S_TIME if timed else 0) | S_CPU | S_IDENTIFIER
         spe_st = self.st | (S_PHYS if pa else 0)
         config = (1 if ts else 0) | (2 if pa else 0) | (1 << 33)  # ts_enable, pa_enable, load_filter
         self.spe_ids = [100 + c for c in range(ncpus)]
@@ -212,6 +214,8 @@ class PerfData:
 
     def trailer(self, pid, tid, time, cpu, ident):
         # sample_id_all: TID, TIME, CPU, IDENTIFIER (perf_event.h order)
+        if not self.timed:
+            return struct.pack("<iiIIQ", pid, tid, cpu, 0, ident)
         return struct.pack("<iiQIIQ", pid, tid, time, cpu, 0, ident)
 
     def add(self, typ, misc, body, trailer=b"", payload=b""):
@@ -545,6 +549,16 @@ def agree_rounds(path):
     pd.write(path)
 
 
+def agree_timeless(path):
+    """No event samples its time: perf gives every sample time 0 and no
+    thread (tid -1), queue by queue."""
+    pd = PerfData(MIDR_N1, 2, pa=True, timed=False)
+    common_start(pd, [(4100, 4100, "spe-main"), (4200, 4200, "spe-other")])
+    for cpu in range(2):
+        pd.aux_chunk(cpu, b"".join(make_record(cpu * 8 + k, cpu, [4100, 4200][cpu], pa=True) for k in range(8)), 0)
+    pd.write(path)
+
+
 def same_v2(path):
     """spe_ctx_pa.data with the versioned AUXTRACE_INFO (perf >= 6.9, which
     perf 6.1 cannot read): process must make the same samples from it."""
@@ -554,6 +568,7 @@ def same_v2(path):
 HOSTILE = {
     "agree-garbage.data": agree_garbage,
     "agree-rounds.data": agree_rounds,
+    "agree-timeless.data": agree_timeless,
     "same-v2.data": same_v2,
     "agree-wrapped.data": agree_wrapped,
     "fail-info-short.data": fail_info_short,
