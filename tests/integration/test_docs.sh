@@ -6,6 +6,7 @@
 # relative link of README.md and docs/*.md names a file that exists; and every
 # source path they and the man page name exists (files move between rooms).
 # Reads files only: no build, no recording.
+# suite: once
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 
