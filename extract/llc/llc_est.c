@@ -80,13 +80,7 @@ double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j
 	return kn > 0 ? cross / kn : 0;
 }
 
-/* Per thread: the sums over its partners k of n_k s_ki (point, low, high) and how many partners. */
-struct sums {
-	double d, lo, hi;
-	size_t partners, positive;
-};
-
-static void dir(const double *n, const struct sums *si, size_t i, size_t j, double s_ij, double lo_ij, double hi_ij,
+static void dir(const double *n, const struct llc_est_sums *si, size_t i, size_t j, double s_ij, double lo_ij, double hi_ij,
 		double s_ji, double lo_ji, double hi_ji, struct llc_est_dir *o)
 {
 	double w, wlo, whi, rest_hi, rest_lo;
@@ -114,14 +108,9 @@ static void dir(const double *n, const struct sums *si, size_t i, size_t j, doub
 	o->hi = n[i] * hi_ij * whi;
 }
 
-int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, size_t np, struct llc_est_dir *out)
+void llc_est_sums(const double *n, const struct llc_est_pair *p, size_t np, struct llc_est_sums *s)
 {
-	struct sums *s = calloc(nt ? nt : 1, sizeof(*s));
-	size_t k;
-
-	if (!s)
-		return scx_fail("out of memory");
-	for (k = 0; k < np; k++) {
+	for (size_t k = 0; k < np; k++) {
 		const struct llc_est_pair *q = &p[k];
 
 		s[q->a].d += n[q->b] * q->s_ba;
@@ -135,29 +124,42 @@ int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, si
 		s[q->b].partners++;
 		s[q->b].positive += q->s_ba > 0;
 	}
-	for (k = 0; k < np; k++) {
-		const struct llc_est_pair *q = &p[k];
+}
 
-		dir(n, &s[q->a], q->a, q->b, q->s_ab, q->lo_ab, q->hi_ab, q->s_ba, q->lo_ba, q->hi_ba, &out[2 * k]);
-		dir(n, &s[q->b], q->b, q->a, q->s_ba, q->lo_ba, q->hi_ba, q->s_ab, q->lo_ab, q->hi_ab, &out[2 * k + 1]);
-		out[2 * k].shared = out[2 * k + 1].shared = q->shared;
-		out[2 * k].apart = out[2 * k + 1].apart = q->apart;
-	}
+void llc_est_pair_dirs(const double *n, const struct llc_est_sums *s, const struct llc_est_pair *q,
+		       struct llc_est_dir out[2])
+{
+	dir(n, &s[q->a], q->a, q->b, q->s_ab, q->lo_ab, q->hi_ab, q->s_ba, q->lo_ba, q->hi_ba, &out[0]);
+	dir(n, &s[q->b], q->b, q->a, q->s_ba, q->lo_ba, q->hi_ba, q->s_ab, q->lo_ab, q->hi_ab, &out[1]);
+	out[0].shared = out[1].shared = q->shared;
+	out[0].apart = out[1].apart = q->apart;
+}
+
+int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, size_t np, struct llc_est_dir *out)
+{
+	struct llc_est_sums *s = calloc(nt ? nt : 1, sizeof(*s));
+
+	if (!s)
+		return scx_fail("out of memory");
+	llc_est_sums(n, p, np, s);
+	for (size_t k = 0; k < np; k++)
+		llc_est_pair_dirs(n, s, &p[k], &out[2 * k]);
 	free(s);
 	return 0;
 }
 
-static int by_p(const void *x, const void *y)
-{
-	const struct llc_est_term *a = x, *b = y;
+/* Terms are gathered by P into this many buckets for the interval (P within 1/LLC_EST_BUCKETS). */
+#define LLC_EST_BUCKETS 4096
 
-	return a->p < b->p ? -1 : a->p > b->p;
-}
+struct bucket {
+	double lo, hi, lop, hip;
+};
 
 void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_undecided, struct llc_est_fig *out)
 {
 	double sw = 0, swp = 0, slo = 0, shi = 0, slop = 0, ship = 0, hk = 0, hpk = 0, lk = 0, lpk = 0;
 	double lo = 1, hi = 0;
+	struct bucket *b;
 	size_t k;
 
 	*out = (struct llc_est_fig){LLC_EST_NONE, 0, 0, 0, 0};
@@ -172,14 +174,28 @@ void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_
 	out->weight = sw;
 	if (shi <= 0 || (!any_shared && !any_undecided))
 		return;
-	qsort(t, n, sizeof(*t), by_p);
+	if (!(b = calloc(LLC_EST_BUCKETS + 1, sizeof(*b)))) { /* no interval without memory: the widest */
+		lo = 0;
+		hi = 1;
+		goto point;
+	}
+	for (k = 0; k < n; k++) {
+		double p = t[k].p < 0 ? 0 : t[k].p > 1 ? 1 : t[k].p;
+		struct bucket *x = &b[(size_t)(p * LLC_EST_BUCKETS)];
+
+		x->lo += t[k].lo;
+		x->hi += t[k].hi;
+		x->lop += t[k].lo * t[k].p;
+		x->hip += t[k].hi * t[k].p;
+	}
 	/*
 	 * The extreme weighted means over weights within [lo, hi]: the lowest
 	 * puts the high weights on the k lowest P and the low ones on the rest,
 	 * the highest the other way round, for some k (hk, hpk: the sums of hi
-	 * and hi x P over the k lowest; lk, lpk: of lo).
+	 * and hi x P over the k lowest; lk, lpk: of lo). Terms are taken by
+	 * bucket of P, so the order within one (1/4096 wide) is not searched.
 	 */
-	for (k = 0; k <= n; k++) {
+	for (k = 0; k <= LLC_EST_BUCKETS + 1; k++) {
 		double dmin = hk + (slo - lk), nmin = hpk + (slop - lpk);
 		double dmax = lk + (shi - hk), nmax = lpk + (ship - hpk);
 
@@ -187,15 +203,21 @@ void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_
 			lo = nmin / dmin;
 		if (dmax > 0 && nmax / dmax > hi)
 			hi = nmax / dmax;
-		if (k == n)
+		if (k == LLC_EST_BUCKETS + 1)
 			break;
-		hk += t[k].hi;
-		hpk += t[k].hi * t[k].p;
-		lk += t[k].lo;
-		lpk += t[k].lo * t[k].p;
+		hk += b[k].hi;
+		hpk += b[k].hip;
+		lk += b[k].lo;
+		lpk += b[k].lop;
 	}
+	free(b);
+point:
 	out->low = lo > hi ? hi : lo;
 	out->high = hi;
+	if (out->low < 0)
+		out->low = 0;
+	if (out->high > 1)
+		out->high = 1;
 	if (any_shared && slo > 0 && sw > 0) {
 		out->state = LLC_EST_POINT;
 		out->share = swp / sw;

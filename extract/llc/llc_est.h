@@ -69,9 +69,20 @@ struct llc_est_dir {
 	bool shared, apart;
 };
 
+/* Per thread: the sums over its partners k of n_k s_ki (point, low, high) and how many partners. */
+struct llc_est_sums {
+	double d, lo, hi;
+	size_t partners, positive;
+};
+
+/* sums[i] of nt threads over the np pairs, n[] each thread's samples on data. */
+void llc_est_sums(const double *n, const struct llc_est_pair *p, size_t np, struct llc_est_sums *sums);
+/* out[0], out[1]: a -> b and b -> a of one pair. */
+void llc_est_pair_dirs(const double *n, const struct llc_est_sums *sums, const struct llc_est_pair *p,
+		       struct llc_est_dir out[2]);
 /*
  * out[2k], out[2k+1]: a -> b and b -> a of pair k, with n[] each thread's
- * samples on data. -1 on OOM.
+ * samples on data (the two above). -1 on OOM.
  */
 int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, size_t np, struct llc_est_dir *out);
 
@@ -92,7 +103,7 @@ struct llc_est_fig {
 	double weight;           /* sum of W: estimated samples on shared data */
 };
 
-/* The figure of n terms (reordered); any_shared: some pair is decided shared, any_undecided: some cannot tell. */
+/* The figure of n terms; any_shared: some pair is decided shared, any_undecided: some cannot tell. */
 void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_undecided, struct llc_est_fig *out);
 
 #endif

@@ -11,10 +11,11 @@
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
-/* One direction i -> j as a term of the four figures, with i's scope. */
+/* One direction i -> j as a term of the four figures, with i's scope (kept small: one per direction). */
 struct dterm {
-	long scope, cell;
-	struct llc_est_term t[4]; /* llc measured, llc predicted, node measured, node predicted */
+	int32_t scope, cell;
+	float w, lo, hi;
+	float p[4]; /* llc measured, llc predicted, node measured, node predicted */
 	bool shared, apart;
 };
 
@@ -85,17 +86,24 @@ static int evidence(struct ctx *c)
 	return 0;
 }
 
-struct region_actor {
-	uint64_t region;
+/*
+ * A line sampled by more threads than this names no pair by itself (its
+ * k x k pairs would cost more than the rest: a global counter, allocator
+ * metadata); its threads are paired through the other lines they share.
+ */
+#define LLC_LINE_MAX_THREADS 64
+
+struct line_actor {
+	uint64_t line;
 	uint32_t actor;
 };
 
-static int by_region(const void *x, const void *y)
+static int by_line(const void *x, const void *y)
 {
-	const struct region_actor *a = x, *b = y;
+	const struct line_actor *a = x, *b = y;
 
-	if (a->region != b->region)
-		return a->region < b->region ? -1 : 1;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
 	return a->actor < b->actor ? -1 : a->actor > b->actor;
 }
 
@@ -106,73 +114,81 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The pairs of actors (different threads) with a region in common, each with its line estimate. */
+/* The pair's line estimate and both sides into c->pairs (when the pair has data in common). */
+static void estimate(struct ctx *c, size_t a, size_t b)
+{
+	struct line_estimate o;
+	struct llc_est_pair *p;
+
+	sharing_line_estimate(&c->ev[a], &c->ev[b], SHARE_WINDOW_EPOCHS, SHARE_THRESHOLD_DEFAULT, SHARE_Z_DEFAULT,
+			      c->r->first_touch, &o);
+	if (!o.na_r && !o.nb_r)
+		return;
+	p = &c->pairs[c->np++];
+	p->a = a;
+	p->b = b;
+	sharing_line_side(&o, false, LLC_SHARE_Z95, &p->s_ab, &p->lo_ab, &p->hi_ab);
+	sharing_line_side(&o, true, LLC_SHARE_Z95, &p->s_ba, &p->lo_ba, &p->hi_ba);
+	p->shared = o.verdict == SHARING_SHARED;
+	p->apart = o.verdict == SHARING_APART;
+}
+
+/*
+ * The pairs of actors (different threads) sampled on a common line (in any
+ * epoch), each with its line estimate. A pair with no line in common has
+ * no coincidence to estimate from (f = 0): it is not weighed.
+ */
 static int pairs(struct ctx *c)
 {
 	const struct llc_share *s = c->s;
-	struct region_actor *ra = malloc((s->nr_recs + 1) * sizeof(*ra));
-	uint64_t *cand = NULL;
-	size_t nra = 0, ncand = 0, capcand = 0, i, j, g;
+	struct line_actor *la = malloc((s->nr_recs + 1) * sizeof(*la));
+	struct u64map seen;
+	uint64_t *keys = NULL, k, v;
+	size_t nla = 0, i, j, g, n = 0, pos = 0;
 	int rc = -1;
 
-	if (!ra)
+	u64map_init(&seen);
+	if (!la)
 		return scx_fail("out of memory");
 	for (i = 0; i < s->nr_actors; i++)
 		for (j = 0; j < c->ev[i].n; j++) {
-			uint64_t reg = share_rule_region(c->ev[i].keys[j]);
+			uint64_t line = share_rule_ident(c->ev[i].keys[j]);
 
-			if (j == 0 || reg != share_rule_region(c->ev[i].keys[j - 1]))
-				ra[nra++] = (struct region_actor){reg, (uint32_t)i};
+			if (j == 0 || line != share_rule_ident(c->ev[i].keys[j - 1]))
+				la[nla++] = (struct line_actor){line, (uint32_t)i};
 		}
-	qsort(ra, nra, sizeof(*ra), by_region);
-	for (g = 0; g < nra; g = i) {
-		for (i = g; i < nra && ra[i].region == ra[g].region; i++)
+	qsort(la, nla, sizeof(*la), by_line);
+	for (g = 0; g < nla; g = i) {
+		for (i = g; i < nla && la[i].line == la[g].line; i++)
 			;
+		if (i - g > LLC_LINE_MAX_THREADS)
+			continue;
 		for (size_t x = g; x < i; x++)
 			for (size_t y = x + 1; y < i; y++) {
-				if (s->actors[ra[x].actor].tid == s->actors[ra[y].actor].tid)
-					continue;
-				if (ncand == capcand) {
-					size_t cap = capcand ? 2 * capcand : 64;
-					uint64_t *v = realloc(cand, cap * sizeof(*v));
+				uint64_t key = (uint64_t)la[x].actor << 32 | la[y].actor, *slot;
 
-					if (!v)
-						goto oom;
-					cand = v;
-					capcand = cap;
-				}
-				cand[ncand++] = (uint64_t)ra[x].actor << 32 | ra[y].actor;
+				if (s->actors[la[x].actor].tid == s->actors[la[y].actor].tid)
+					continue;
+				if (!(slot = u64map_slot(&seen, key + 1)))
+					goto out;
+				n += !*slot;
+				*slot = 1;
 			}
 	}
-	qsort(cand, ncand, sizeof(*cand), cmp_u64);
-	if (!(c->pairs = calloc(ncand + 1, sizeof(*c->pairs))))
-		goto oom;
-	for (i = 0; i < ncand; i++) {
-		size_t a = cand[i] >> 32, b = cand[i] & 0xffffffffu;
-		struct line_estimate o;
-		struct llc_est_pair *p;
-
-		if (i && cand[i] == cand[i - 1])
-			continue;
-		sharing_line_estimate(&c->ev[a], &c->ev[b], SHARE_WINDOW_EPOCHS, SHARE_THRESHOLD_DEFAULT, SHARE_Z_DEFAULT,
-				      c->r->first_touch, &o);
-		if (!o.na_r && !o.nb_r)
-			continue;
-		p = &c->pairs[c->np++];
-		p->a = a;
-		p->b = b;
-		sharing_line_side(&o, false, LLC_SHARE_Z95, &p->s_ab, &p->lo_ab, &p->hi_ab);
-		sharing_line_side(&o, true, LLC_SHARE_Z95, &p->s_ba, &p->lo_ba, &p->hi_ba);
-		p->shared = o.verdict == SHARING_SHARED;
-		p->apart = o.verdict == SHARING_APART;
+	if (!(c->pairs = calloc(n + 1, sizeof(*c->pairs))) || !(keys = malloc((n + 1) * sizeof(*keys)))) {
+		scx_fail("out of memory");
+		goto out;
 	}
+	for (n = 0; u64map_next_u64(&seen, &pos, &k, &v);)
+		keys[n++] = k - 1;
+	qsort(keys, n, sizeof(*keys), cmp_u64); /* in order of the actors, whatever the map's */
+	for (i = 0; i < n; i++)
+		estimate(c, keys[i] >> 32, keys[i] & 0xffffffffu);
 	rc = 0;
-	goto out;
-oom:
-	scx_fail("out of memory");
 out:
-	free(ra);
-	free(cand);
+	free(la);
+	free(keys);
+	u64map_free(&seen);
 	return rc;
 }
 
@@ -265,34 +281,37 @@ fail:
 /* The terms: every direction with a weight, P measured from the timelines and predicted from the placement. */
 static int terms(struct ctx *c)
 {
-	size_t k;
+	struct llc_est_sums *sums = calloc(c->s->nr_actors + 1, sizeof(*sums));
+	size_t k, x;
 
-	if (!(c->dirs = calloc(2 * c->np + 1, sizeof(*c->dirs))) || !(c->terms = calloc(2 * c->np + 1, sizeof(*c->terms))))
+	if (!sums || !(c->terms = calloc(2 * c->np + 1, sizeof(*c->terms)))) {
+		free(sums);
 		return scx_fail("out of memory");
-	if (llc_est_weights(c->n, c->s->nr_actors, c->pairs, c->np, c->dirs) < 0)
-		return -1;
-	for (k = 0; k < 2 * c->np; k++) {
-		const struct llc_est_dir *d = &c->dirs[k];
-		const struct llc_measure_actor *ai = &c->act[d->i], *aj = &c->act[d->j];
-		struct dterm *t = &c->terms[c->nterms];
-		double known, known_node, p_llc, p_node;
-
-		if (d->hi <= 0)
-			continue;
-		p_llc = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], false, &known);
-		p_node = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], true, &known_node);
-		if (known <= 0) /* no time when both places are known: not in any figure */
-			continue;
-		t->scope = ai->scope;
-		t->cell = ai->cell;
-		t->t[0] = (struct llc_est_term){d->w, d->lo, d->hi, p_llc};
-		t->t[1] = (struct llc_est_term){d->w, d->lo, d->hi, ai->pllc != aj->pllc};
-		t->t[2] = (struct llc_est_term){d->w, d->lo, d->hi, p_node};
-		t->t[3] = (struct llc_est_term){d->w, d->lo, d->hi, ai->pnode != aj->pnode};
-		t->shared = d->shared;
-		t->apart = d->apart;
-		c->nterms++;
 	}
+	llc_est_sums(c->n, c->pairs, c->np, sums);
+	for (k = 0; k < c->np; k++) {
+		struct llc_est_dir dirs[2];
+
+		llc_est_pair_dirs(c->n, sums, &c->pairs[k], dirs);
+		for (x = 0; x < 2; x++) {
+			const struct llc_est_dir *d = &dirs[x];
+			const struct llc_measure_actor *ai = &c->act[d->i], *aj = &c->act[d->j];
+			struct dterm *t = &c->terms[c->nterms];
+			double known, known_node, p_llc, p_node;
+
+			if (d->hi <= 0)
+				continue;
+			p_llc = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], false, &known);
+			if (known <= 0) /* no time when both places are known: not in any figure */
+				continue;
+			p_node = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], true, &known_node);
+			*t = (struct dterm){(int32_t)ai->scope, (int32_t)ai->cell, (float)d->w, (float)d->lo, (float)d->hi,
+					    {(float)p_llc, ai->pllc != aj->pllc, (float)p_node, ai->pnode != aj->pnode},
+					    d->shared, d->apart};
+			c->nterms++;
+		}
+	}
+	free(sums);
 	return 0;
 }
 
@@ -315,7 +334,7 @@ static int figure(const struct dterm *const *v, size_t n, struct llc_share_fig *
 	}
 	for (k = 0; k < 4; k++) {
 		for (i = 0; i < n; i++)
-			t[i] = v[i]->t[k];
+			t[i] = (struct llc_est_term){v[i]->w, v[i]->lo, v[i]->hi, v[i]->p[k]};
 		llc_est_figure(t, n, shared, undecided, out[k]);
 	}
 	f->shared = f->llc_measured.weight;
@@ -370,8 +389,20 @@ int llc_measure(const struct llc_share *s, const struct llc_share_eval *e, const
 	int rc = -1;
 
 	r->first_touch = s->faults * 2 > s->samples;
-	if (evidence(&c) < 0 || pairs(&c) < 0 || timelines(&c) < 0 || terms(&c) < 0)
+	if (evidence(&c) < 0 || pairs(&c) < 0)
 		goto out;
+	/* the keys were for the pairs' estimates: give their memory back before the timelines and terms */
+	free(c.order);
+	free(c.keys);
+	free(c.samples);
+	free(c.w);
+	c.order = NULL;
+	c.keys = c.samples = NULL;
+	c.w = NULL;
+	if (timelines(&c) < 0 || terms(&c) < 0)
+		goto out;
+	free(c.pairs);
+	c.pairs = NULL;
 	for (a = 0; a < s->nr_actors; a++) {
 		r->total.samples += (uint64_t)c.n[a];
 		if (act[a].scope >= 0) {
@@ -398,7 +429,6 @@ out:
 	free(c.ev);
 	free(c.n);
 	free(c.pairs);
-	free(c.dirs);
 	free(c.terms);
 	for (a = 0; c.tl && a < s->nr_actors; a++)
 		llc_timeline_free(&c.tl[a]);
