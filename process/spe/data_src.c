@@ -55,55 +55,48 @@ struct parts {
 	uint64_t lvl, snoop, lvlnum, remote, snoopx, dtlb;
 };
 
+/* What each Neoverse data source says (perf 6.1's arm_spe__synth_data_source_neoverse). */
+static const struct {
+	uint16_t source;
+	struct parts p;
+} nv_sources[] = {
+	{NV_L1D, {.lvl = PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_L1,
+		  .snoop = PERF_MEM_SNOOP_NONE}},
+	{NV_L2, {.lvl = PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_L2,
+		 .snoop = PERF_MEM_SNOOP_NONE}},
+	{NV_PEER_CORE, {.lvl = PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_L2,
+			.snoopx = PERF_MEM_SNOOPX_PEER}},
+	/* L1 or L2 of another core: a cache-to-cache transfer */
+	{NV_LOCAL_CLUSTER, {.lvl = PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_L3,
+			    .snoopx = PERF_MEM_SNOOPX_PEER}},
+	{NV_PEER_CLUSTER, {.lvl = PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_L3,
+			   .snoopx = PERF_MEM_SNOOPX_PEER}},
+	/* the system cache, taken as L3 */
+	{NV_SYS_CACHE, {.lvl = PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_L3,
+			.snoop = PERF_MEM_SNOOP_HIT}},
+	/* another socket, level unknown (later perf: REM_CCE1, ANY_CACHE) */
+	{NV_REMOTE, {.lvl = PERF_MEM_LVL_NA, .lvlnum = PERF_MEM_LVLNUM_NA, .remote = PERF_MEM_REMOTE_REMOTE,
+		     .snoopx = PERF_MEM_SNOOPX_PEER}},
+	{NV_DRAM, {.lvl = PERF_MEM_LVL_LOC_RAM | PERF_MEM_LVL_HIT, .lvlnum = PERF_MEM_LVLNUM_RAM,
+		   .snoop = PERF_MEM_SNOOP_NONE}},
+};
+
 static void neoverse(const struct spe_record *r, struct parts *p)
 {
+	size_t i;
+
 	if (r->op & SPE_OP_ST) { /* no level is known for stores */
 		p->lvl = PERF_MEM_LVL_NA;
 		p->lvlnum = PERF_MEM_LVLNUM_NA;
 		p->snoop = PERF_MEM_SNOOP_NA;
 		return;
 	}
-	switch (r->source) {
-	case NV_L1D:
-		p->lvl = PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT;
-		p->lvlnum = PERF_MEM_LVLNUM_L1;
-		p->snoop = PERF_MEM_SNOOP_NONE;
-		break;
-	case NV_L2:
-		p->lvl = PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT;
-		p->lvlnum = PERF_MEM_LVLNUM_L2;
-		p->snoop = PERF_MEM_SNOOP_NONE;
-		break;
-	case NV_PEER_CORE:
-		p->lvl = PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT;
-		p->lvlnum = PERF_MEM_LVLNUM_L2;
-		p->snoopx = PERF_MEM_SNOOPX_PEER;
-		break;
-	case NV_LOCAL_CLUSTER: /* L1 or L2 of another core: a cache-to-cache transfer */
-	case NV_PEER_CLUSTER:
-		p->lvl = PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT;
-		p->lvlnum = PERF_MEM_LVLNUM_L3;
-		p->snoopx = PERF_MEM_SNOOPX_PEER;
-		break;
-	case NV_SYS_CACHE: /* the system cache, taken as L3 */
-		p->lvl = PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT;
-		p->lvlnum = PERF_MEM_LVLNUM_L3;
-		p->snoop = PERF_MEM_SNOOP_HIT;
-		break;
-	case NV_REMOTE: /* another socket, level unknown (later perf: REM_CCE1, ANY_CACHE) */
-		p->lvl = PERF_MEM_LVL_NA;
-		p->lvlnum = PERF_MEM_LVLNUM_NA;
-		p->remote = PERF_MEM_REMOTE_REMOTE;
-		p->snoopx = PERF_MEM_SNOOPX_PEER;
-		break;
-	case NV_DRAM:
-		p->lvl = PERF_MEM_LVL_LOC_RAM | PERF_MEM_LVL_HIT;
-		p->lvlnum = PERF_MEM_LVLNUM_RAM;
-		p->snoop = PERF_MEM_SNOOP_NONE;
-		break;
-	default:
-		break;
-	}
+	for (i = 0; i < sizeof(nv_sources) / sizeof(nv_sources[0]); i++)
+		if (nv_sources[i].source == r->source) {
+			*p = nv_sources[i].p;
+			return;
+		}
+	/* other values: no level */
 }
 
 static void generic(const struct spe_record *r, struct parts *p)
