@@ -195,6 +195,7 @@ static struct json_object *parse_file(const char *path)
 		return NULL;
 	}
 	n = fread(buf, 1, (size_t)st.st_size, f);
+	buf[n] = '\0'; /* strspn below reads up to the NUL */
 	if (ferror(f)) {
 		scx_fail_errno("%s: read", path);
 	} else if (!(tok = json_tokener_new())) {
