@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "cmd/signals.h"
-#include "extract/sharing/mem_groups.h"
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
 const struct opt_choice extract_args_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};

@@ -1,9 +1,9 @@
 /*
  * extract_multi.c - extract over several recordings (see extract_multi.h):
  * each recording through the usual stage with an evidence observer
- * (extract/evidence/evidence_collect.h), its evidence written as a file or, in the
+ * (extract/evidence/evidence.h), its evidence written as a file or, in the
  * one-shot run, written to memory and read back exactly as a file would
- * be, then combined (extract/evidence/evidence_merge.h). The one-shot run and the
+ * be, then combined (extract/evidence/evidence.h). The one-shot run and the
  * combine of evidence files are therefore the same computation.
  */
 #include "cmd/extract_multi.h"
@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/extract_args.h"
-#include "extract/evidence/evidence_collect.h"
-#include "extract/evidence/evidence_file.h"
+#include "extract/evidence/evidence.h"
 #include "lib/error.h"
 
 /* Run one recording with the collector; rec holds its evidence (caller evf_free). */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "extract/evidence/evidence_merge.h"
+#include "extract/evidence/evidence.h"
 #include "extract/extract_mem.h"
 
 /* Run the stage on one recording (o->path), the config to out: -1 + scx_fail. */

@@ -8,16 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sharing/cell_config.h"
-#include "extract/mem/mem_agg.h"
-#include "extract/llc/llc_share.h"
-#include "extract/sharing/mem_groups.h"
-#include "extract/llc/mem_llc.h"
-#include "extract/sharing/mem_report.h"
-#include "extract/sched/mem_sched.h"
-#include "extract/sched/mem_sched_async.h"
 #include "extract/sharing/sharing.h"
-#include "extract/llc/topology.h"
+#include "extract/mem/mem.h"
+#include "extract/llc/llc.h"
+#include "extract/sched/sched.h"
 #include "lib/error.h"
 
 struct run {
@@ -29,7 +23,7 @@ struct run {
 	bool has_sched, sched_header;
 	double min_share;
 	bool has_llc;
-	struct llc_share llc; /* cross-LLC counts (mem_llc.h) when has_llc */
+	struct llc_share llc; /* cross-LLC counts (llc.h) when has_llc */
 	struct mem_llc_opts llc_opts;
 };
 

@@ -9,8 +9,7 @@
  *    keeps every cell, subcell, clause, CommPrefix and Hint it accepted.
  * Seeds: fuzz/corpus/cell_config/.
  */
-#include "extract/sharing/cell_config.h"
-#include "extract/sharing/cell_config_read.h"
+#include "extract/sharing/sharing.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

@@ -11,8 +11,7 @@
  *    config without error.
  * Seeds: fuzz/corpus/evidence/.
  */
-#include "extract/evidence/evidence_file.h"
-#include "extract/evidence/evidence_merge.h"
+#include "extract/evidence/evidence.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

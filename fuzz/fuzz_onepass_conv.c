@@ -18,7 +18,7 @@
  * data_sym; then up to 16 bytes of numbers (pid, tid, cpu, time, hint).
  * Seeds: fuzz/corpus/onepass_conv/.
  */
-#include "extract/mem/jsonl_scan.h"
+#include "extract/mem/mem.h"
 #include "extract/sched/sched_events.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/jsonw.h"

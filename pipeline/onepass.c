@@ -31,9 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem_agg.h"
-#include "extract/sched/mem_sched.h"
-#include "extract/sched/sched_events.h"
+#include "extract/mem/mem.h"
+#include "extract/sched/sched.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/batch_queue.h"

@@ -1,7 +1,7 @@
 /*
  * sample_conv.h - one process-stage sample (struct mem_record, what
  * `process` formats as a perf.jsonl line) as the struct mem_sample
- * extract's scanner (extract/mem/jsonl_scan.h) makes of that line, without the
+ * extract's scanner (extract/mem/mem.h) makes of that line, without the
  * line: the same bytes and numbers, so one-pass extract aggregates exactly
  * what process + extract would.
  *
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/mem/jsonl_scan.h"
+#include "extract/mem/mem.h"
 #include "process/emit/emit.h"
 
 /* Most arena bytes sample_conv() writes for r. */

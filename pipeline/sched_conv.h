@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extract/sched/sched_events.h"
+#include "extract/sched/sched.h"
 #include "process/sched/sched.h"
 
 /* What sched_conv learnt of the last event name (a stream has a handful). */

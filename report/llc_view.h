@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "extract/llc/llc_share.h"
+#include "extract/llc/llc.h"
 
 struct llc_view_row {
 	char *name;

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem_agg.h"
-#include "extract/mem/comm_name.h"
-#include "extract/sharing/mem_groups.h"
+#include "extract/mem/mem.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
@@ -179,7 +177,7 @@ out:
 	return rc;
 }
 
-/* tid -> kind + 1 of the groups holding most of its samples (extract/sched/mem_sched.h's "major" cell) */
+/* tid -> kind + 1 of the groups holding most of its samples (extract/sched/sched.h's "major" cell) */
 static int tid_kinds(struct model *m, const struct mem_agg *a)
 {
 	struct u64map per;

@@ -14,7 +14,7 @@
 
 #include "extract/extract_mem.h"
 #include "lib/u64map.h"
-#include "extract/sched/mem_sched.h"
+#include "extract/sched/sched.h"
 
 struct model_unit {
 	char *name;      /* "web" or "web@hint=7" */
@@ -99,7 +99,7 @@ void model_free(struct model *m);
 
 /*
  * Series of a task interval for the CPU chart, as extract mem attributes
- * threads (extract/sched/mem_sched.h) but whole: the cell holding most of the
+ * threads (extract/sched/sched.h) but whole: the cell holding most of the
  * thread's samples, in it the subcell whose unit has comm's normalized
  * name (and hint);
  * -1 for threads never sampled or matching no unit. Without sched.jsonl's

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extract/sched/sched_util.h"
+#include "extract/sched/sched.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "report/cpu_chart.h"

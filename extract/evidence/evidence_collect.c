@@ -1,16 +1,15 @@
 /*
  * evidence_collect.c - one recording's evidence from extract mem's cells
- * (see evidence_collect.h): for each cell, its units as the config has
+ * (see evidence.h): for each cell, its units as the config has
  * them, and for each pair the statistics sharing_pair_evidence_at()
  * computes before it decides anything (extract/sharing/sharing.h), so that the
  * decision can be taken again on their sums over recordings.
  */
-#include "extract/evidence/evidence_collect.h"
+#include "extract/evidence/evidence.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sharing/mem_groups.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 

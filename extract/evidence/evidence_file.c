@@ -1,11 +1,11 @@
 /*
- * evidence_file.c - one recording's evidence as JSON (see evidence_file.h
+ * evidence_file.c - one recording's evidence as JSON (see evidence.h
  * and schemas/evidence.schema.json): the writer, and the parser of what
  * may be anybody's file. Doubles are written with 17 significant digits,
  * so a value read back is the value written (the combine over files gives
  * the config of the one-shot run byte for byte).
  */
-#include "extract/evidence/evidence_file.h"
+#include "extract/evidence/evidence.h"
 
 #include <errno.h>
 #include <json-c/json.h>

@@ -1,20 +1,18 @@
 /*
- * evidence_merge.c - the combine over recordings (see evidence_merge.h):
+ * evidence_merge.c - the combine over recordings (see evidence.h):
  * check that the recordings were extracted alike, build each top-level
  * cell's units as the union by name, sum every pair's statistics over the
  * recordings that have both units, decide on the sums as one recording's
  * would be decided (page affinity, line estimate: extract/sharing/sharing.h),
  * cluster, and print the config and the -v report.
  */
-#include "extract/evidence/evidence_merge.h"
+#include "extract/evidence/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
-#include "extract/sharing/cell_config.h"
-#include "extract/sharing/mem_groups.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
@@ -263,7 +261,7 @@ static int sum_pairs(const struct evf_recording *recs, size_t n, enum evf_cell_k
 	return 0;
 }
 
-/* Sums over many recordings stay within what the decision's arithmetic takes (evidence_file.h). */
+/* Sums over many recordings stay within what the decision's arithmetic takes (evidence.h). */
 static uint64_t cl(uint64_t x)
 {
 	return x < EVF_MAX_COUNT ? x : EVF_MAX_COUNT;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/sharing/cell_config.h"
+#include "extract/sharing/sharing.h"
 
 struct config_matcher {
 	const struct cell_config *cfg;

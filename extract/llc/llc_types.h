@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/sharing/cell_config.h"
+#include "extract/sharing/sharing.h"
 #include "extract/llc/llc_est.h"
 #include "extract/llc/llc_map.h"
-#include "extract/sched/sched_stats.h"
+#include "extract/sched/sched.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"
 

@@ -1,7 +1,7 @@
 /*
- * mem_llc.c - extract mem's cross-LLC step (see mem_llc.h).
+ * mem_llc.c - extract mem's cross-LLC step (see llc.h).
  */
-#include "extract/llc/mem_llc.h"
+#include "extract/llc/llc.h"
 
 #include "extract/llc/llc_map.h"
 #include "extract/llc/topology.h"

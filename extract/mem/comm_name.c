@@ -1,7 +1,7 @@
 /*
- * comm_name.c - normalized comms (see comm_name.h).
+ * comm_name.c - normalized comms (see mem.h).
  */
-#include "extract/mem/comm_name.h"
+#include "extract/mem/mem.h"
 
 size_t comm_name_normalize(const char *comm, size_t len)
 {

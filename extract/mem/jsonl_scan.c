@@ -1,9 +1,9 @@
 /*
- * jsonl_scan.c - the perf.jsonl line scanner (see jsonl_scan.h). One pass
+ * jsonl_scan.c - the perf.jsonl line scanner (see mem.h). One pass
  * over the bytes: a cursor struct, one function per JSON value kind, and a
  * dispatch on the key name. Nothing is allocated.
  */
-#include "extract/mem/jsonl_scan.h"
+#include "extract/mem/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/llc/llc_map.h"
+#include "extract/llc/llc.h"
 #include "extract/place/place_plan.h"
 
 struct place_tids {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "extract/extract_mem.h"
-#include "extract/llc/placement.h"
+#include "extract/llc/llc.h"
 #include "lib/error.h"
 
 static char *scope_name(const struct cell *c, const struct cell *sub)

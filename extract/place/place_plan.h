@@ -16,9 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/sharing/cell_config.h"
-#include "extract/llc/config_match.h"
-#include "extract/llc/llc_map.h"
+#include "extract/sharing/sharing.h"
+#include "extract/llc/llc.h"
 
 struct place_thread {
 	int64_t tid, pid;

@@ -11,11 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extract/sharing/cell_config_read.h"
-#include "extract/llc/llc_map.h"
+#include "extract/sharing/sharing.h"
+#include "extract/llc/llc.h"
 #include "extract/place/place_host.h"
 #include "extract/place/place_plan.h"
-#include "extract/llc/placement.h"
 #include "lib/error.h"
 
 struct run {

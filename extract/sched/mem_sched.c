@@ -1,15 +1,15 @@
 /*
  * mem_sched.c - sched.jsonl stats per extract mem cell, unit and subcell
- * (see mem_sched.h). Thread counts are small, so each question is a scan
+ * (see sched.h). Thread counts are small, so each question is a scan
  * over all threads.
  */
-#include "extract/sched/mem_sched.h"
+#include "extract/sched/sched.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/comm_name.h"
+#include "extract/mem/mem.h"
 #include "lib/error.h"
 
 #define NOT_IN_CELL (-2)

@@ -1,9 +1,9 @@
 /*
  * mem_sched_async.c - sched JSONL read beside perf.jsonl (see
- * mem_sched_async.h). The thread's error message is copied out, since
+ * sched.h). The thread's error message is copied out, since
  * scx_fail's buffer is per thread.
  */
-#include "extract/sched/mem_sched_async.h"
+#include "extract/sched/sched.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

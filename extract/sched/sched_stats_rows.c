@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/llc/topology.h"
+#include "extract/llc/llc.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/u64map.h"

@@ -1,10 +1,10 @@
 /*
  * cell_config.c - building the cell config and printing it the way
- * upstream's serde_json pretty printer does (see cell_config.h). The
+ * upstream's serde_json pretty printer does (see sharing.h). The
  * printer is a tiny indenting emitter: open/close containers, separators
  * and serde's string escaping.
  */
-#include "extract/sharing/cell_config.h"
+#include "extract/sharing/sharing.h"
 
 #include <stdlib.h>
 #include <string.h>

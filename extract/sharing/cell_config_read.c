@@ -1,8 +1,8 @@
 /*
  * cell_config_read.c - the cell config's JSON reader (see
- * cell_config_read.h), json-c over the whole file.
+ * sharing.h), json-c over the whole file.
  */
-#include "extract/sharing/cell_config_read.h"
+#include "extract/sharing/sharing.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

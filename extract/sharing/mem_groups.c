@@ -1,15 +1,15 @@
 /*
  * mem_groups.c - comm summaries and upstream's significant units (see
- * mem_groups.h). Summaries are built once per group set at the end of the
+ * sharing.h). Summaries are built once per group set at the end of the
  * stream, so clarity wins over speed here: collect, sort, merge.
  */
-#include "extract/sharing/mem_groups.h"
+#include "extract/sharing/sharing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/comm_name.h"
+#include "extract/mem/mem.h"
 #include "lib/error.h"
 
 bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct)

@@ -1,13 +1,12 @@
 /*
- * mem_report.c - the -v/-vv text (see mem_report.h). Every percentage has
+ * mem_report.c - the -v/-vv text (see sharing.h). Every percentage has
  * two decimals; a line is shown when its share is strictly above 1% (or
  * always with -vv), the others are counted in a "... K more" line.
  */
-#include "extract/sharing/mem_report.h"
+#include "extract/sharing/sharing.h"
 
 #include <stdlib.h>
 
-#include "extract/sharing/mem_groups.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -49,7 +48,7 @@ static void write_comm(FILE *f, const struct norm_comm *c, uint64_t total, int v
 }
 
 /*
- * Names the group's Misra-Gries table evicted (mem_agg.h): how many, with
+ * Names the group's Misra-Gries table evicted (mem.h): how many, with
  * how many samples, and the bound that makes it safe.
  */
 static uint64_t allotment_samples(const struct mem_agg *a)

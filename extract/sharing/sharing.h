@@ -1,7 +1,173 @@
 /*
- * sharing.h - sharing-aware clustering of extract mem's units.
+ * sharing.h - the contract of extract/sharing/: from aggregated samples to
+ * a cell config: the config's data structure and printer (cell_config.c)
+ * and its reader for `scxprof place` (cell_config_read.c),
+ * the comm summaries and upstream's units (mem_groups.c), the -v/-vv report
+ * (mem_report.c), and the sharing-aware clustering of the units with its
+ * evidence (sharing.c, sharing_evidence.c, sharing_lines.c, sharing_log.c).
+ * The rest of extract includes nothing else from this room.
+ */
+#ifndef SCX_EXTRACT_SHARING_H
+#define SCX_EXTRACT_SHARING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "extract/mem/mem.h"
+
+/* ---- cell_config.c: the cell config extract mem prints: a list of top-level
+ * cells (one per group kind present: allotment, workload, rest), each with
+ * optional subcells. Subcell `matches` is a list of clauses (OR), each a
+ * list of conditions (AND): CommPrefix and optionally Hint.
  *
- * Evidence (mem_agg.h): per unit, the keys (data identity, time epoch) it
+ * cell_config_write() prints it exactly as upstream's
+ * serde_json::to_string_pretty followed by a newline (2-space indent,
+ * "key": value, [] and {} for empty containers), so configs compare
+ * byte for byte.
+ */
+struct cell_clause {
+	char *comm_prefix; /* NULL: the empty clause (matches anything) */
+	bool has_hint;
+	uint64_t hint;
+};
+
+enum cell_top_match { TOP_NONE, TOP_CGROUP_REGEX, TOP_CGROUP_CONTAINS, TOP_EMPTY };
+
+struct cell {
+	char *name;
+	enum cell_top_match top;  /* top-level cells: their simple matcher */
+	char *top_value;          /* CgroupRegex / CgroupContains value */
+	struct cell_clause *clauses; /* subcells: matches */
+	size_t nr_clauses;
+	struct cell *subcells;
+	size_t nr_subcells;
+};
+
+struct cell_config {
+	struct cell *cells;
+	size_t nr_cells;
+};
+
+/* Append helpers (copy strings); return NULL / -1 on OOM (scx_fail). */
+struct cell *cell_config_add_subcell(struct cell *parent, const char *name);
+struct cell *cell_config_add(struct cell_config *c, const char *name, enum cell_top_match top,
+			     const char *value);
+int cell_config_add_clause(struct cell *c, const char *comm_prefix, bool has_hint, uint64_t hint);
+void cell_config_free(struct cell_config *c);
+
+/* Print the config (pretty JSON + "\n"). -1 (scx_fail) on write error. */
+int cell_config_write(const struct cell_config *c, FILE *f);
+
+/* ---- cell_config_read.c: reading back the cell config extract prints
+ * (extract/sharing/sharing.h), for `scxprof place`: a JSON array of top-level
+ * cells, each {"name": S, "matches": {"CgroupRegex": S} | {"CgroupContains":
+ * S} | {}, "subcells": [...]?}, each subcell {"name": S, "matches":
+ * [[{"CommPrefix": S}?, {"Hint": U64}?], ...]} (clauses OR, conditions
+ * AND; an empty clause matches anything). Unknown keys, a subcell with
+ * subcells, a Hint that is not an unsigned 64-bit integer or a string with
+ * a NUL in it are refused: the config a scheduler would read must be the
+ * one placed.
+ */
+/* Largest config file read. */
+#define CELL_CONFIG_MAX_BYTES (64u << 20)
+
+/* Read the config at path into *c (freed by cell_config_free). -1 (scx_fail naming path and what is wrong) on error. */
+int cell_config_read(const char *path, struct cell_config *c);
+
+/* ---- mem_groups.c: upstream's comm-level view of a set of groups: comms
+ * normalized by stripping trailing ASCII digits, with their concrete comms
+ * and hint values (comm_summary), and the significant "units" upstream
+ * turns into subcells (a normalized comm above 5% of the group's samples,
+ * split into NAME@hint=H units with --use-hints), each with its match
+ * clauses. The report (-v) and both clustering modes start from these.
+ */
+/* Upstream's significance threshold: strictly above 5% of the samples. */
+#define SIGNIFICANT_PCT 5.0
+
+struct name_count {
+	char *name;
+	uint64_t count;
+	bool folded; /* the concretes beyond MEM_AGG_CONCRETES_MAX of a name (name: the normalized comm) */
+};
+
+struct hint_count {
+	uint64_t hint, count;
+	bool other; /* hints folded by the name bound (mem.h): never a unit */
+};
+
+struct comm_ref {
+	size_t group, comm; /* indexes into mem_agg groups / their comms */
+};
+
+struct norm_comm {
+	char *name; /* normalized comm */
+	uint64_t count;
+	struct name_count *concretes; /* one per distinct concrete comm */
+	size_t nr_concretes;
+	struct hint_count *hints;     /* one per distinct hint value */
+	size_t nr_hints;
+	struct comm_ref *srcs;        /* the comm_recs it was built from */
+	size_t nr_srcs;
+};
+
+struct comm_summary {
+	struct norm_comm *comms;
+	size_t nr;
+	uint64_t total; /* samples of all the groups summarized */
+};
+
+/* Summarize the groups whose indexes are listed. -1 on OOM. */
+int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+		       struct comm_summary *out);
+/* Report order: comms by count (desc) then name; concretes and hints likewise by count. */
+void mem_groups_summary_sort_by_count(struct comm_summary *s);
+/* Config order: comms, concretes and hints by name / value. */
+void mem_groups_summary_sort_by_name(struct comm_summary *s);
+void mem_groups_summary_free(struct comm_summary *s);
+
+/* True when count is strictly above pct% of total, computed as upstream does (pct 5). */
+bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct);
+
+struct unit {
+	char *name;                 /* "web" or "alpha@hint=7" */
+	struct cell_clause *clauses;
+	size_t nr_clauses;
+	uint64_t count;             /* samples of the unit */
+	const struct norm_comm *comm;
+	bool by_hint;               /* only the samples with this hint */
+	uint64_t hint;
+};
+
+struct unit_list {
+	struct unit *v;
+	size_t n;
+};
+
+/*
+ * Upstream's subcells of a summary (which must be sorted by name): each
+ * normalized comm above min_share percent (upstream: SIGNIFICANT_PCT), or
+ * with use_hints its hint values above min_share percent of the comm when
+ * it has more than one. -1 on OOM.
+ */
+int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out);
+void mem_groups_unit_list_free(struct unit_list *u);
+
+
+
+/*
+ * Indexes of all groups in upstream's order: allotment matches by name,
+ * then the workload group, then rest. Caller frees; NULL on OOM (or when
+ * there are no groups, with *n == 0).
+ */
+size_t *mem_groups_in_order(const struct mem_agg *a, size_t *n);
+/* Indexes of the groups of one kind, in the same order. */
+size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n);
+
+/* ---- sharing.c, sharing_evidence.c, sharing_lines.c, sharing_log.c: sharing-aware clustering of extract mem's units.
+ *
+ * Evidence (mem.h): per unit, the keys (data identity, time epoch) it
  * touched with their summed weight and sample count. Two units share an
  * identity when both touched it in the same or adjacent epochs. Each
  * shared key counts with idf(k) / idf_max, idf = ln((N + 1) / df) where df
@@ -17,17 +183,6 @@
  * all samples x online CPUs) would exceed the cap is refused and the next
  * best pair is tried. docs/clustering.md has the evidence for defaults.
  */
-#ifndef SCX_EXTRACT_SHARING_H
-#define SCX_EXTRACT_SHARING_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
-#include "extract/mem/mem_agg.h"
-#include "extract/sharing/mem_groups.h"
-
 /* Defaults; docs/clustering.md says how they were chosen. */
 #define SHARE_THRESHOLD_DEFAULT 0.065
 #define SHARE_MIN_KEYS_DEFAULT 4
@@ -207,5 +362,13 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 int sharing_cluster_matrix(const struct unit_list *units, const double *aff, const struct sharing_params *p,
 			   FILE *log, struct clustering *out);
 void sharing_clustering_free(struct clustering *c);
+
+/* ---- mem_report.c: extract mem's -v/-vv report, upstream's exact text: the
+ * total, then one block per group (allotment matches by name, the workload
+ * group, rest) with its normalized comms, their hints (--use-hints) and,
+ * with -vv, their concrete comms.
+ */
+/* Write the report for verbosity >= 1 into f. -1 on OOM. */
+int mem_report_write(FILE *f, const struct mem_agg *a, int verbosity, bool use_hints);
 
 #endif

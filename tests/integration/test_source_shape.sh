@@ -131,7 +131,10 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # time-ordered walk over perf.data, emit/ the memory stream's sink and
 # formatting, summary/ metadata.json read and process.json written) each
 # show one, the header named after the room (emit.h includes its parts
-# mem_jsonl.h and emit_pool.h).
+# mem_jsonl.h and emit_pool.h). extract/'s rooms likewise: mem/mem.h,
+# sharing/sharing.h, evidence/evidence.h, sched/sched.h (it includes its
+# parts sched_events.h and sched_stats.h), llc/llc.h (llc_share.h,
+# topology.h, llc_map.h, placement.h, config_match.h).
 CONTRACTS='record/backend: backend.h
 record/decode: decode.h
 record/perfdata: perfdata.h
@@ -141,7 +144,12 @@ process/sched: sched.h
 process/order: order.h
 process/emit: emit.h
 process/summary: summary.h
-lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h'
+lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h
+extract/mem: mem.h
+extract/sharing: sharing.h
+extract/evidence: evidence.h
+extract/sched: sched.h
+extract/llc: llc.h'
 LIBRARY="lib process record extract report pipeline cmd"
 while IFS=: read -r room heads; do
 	heads=${heads# }

@@ -10,12 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sharing/cell_config.h"
-#include "extract/mem/jsonl_scan.h"
-#include "extract/mem/mem_agg.h"
-#include "extract/mem/comm_name.h"
-#include "extract/sharing/mem_groups.h"
 #include "extract/sharing/sharing.h"
+#include "extract/mem/mem.h"
 #include "extract/llc/topology.h"
 #include "lib/error.h"
 

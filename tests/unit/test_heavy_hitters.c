@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "extract/mem/heavy_hitters.h"
-#include "extract/mem/mem_agg.h"
-#include "extract/sharing/mem_groups.h"
+#include "extract/mem/mem.h"
+#include "extract/sharing/sharing.h"
 
 /* A caller of mg_counters: key and since-admission count per entry. */
 struct driver {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extract/sharing/cell_config.h"
+#include "extract/sharing/sharing.h"
 #include "extract/llc/config_match.h"
 #include "extract/llc/llc_est.h"
 #include "extract/llc/llc_map.h"

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extract/sharing/cell_config.h"
-#include "extract/sharing/cell_config_read.h"
+#include "extract/sharing/sharing.h"
 #include "extract/llc/llc_map.h"
 #include "extract/llc/llc_share.h"
 #include "extract/place/place_plan.h"

@@ -1,5 +1,22 @@
 /*
- * evidence_file.h - one recording's unit-level sharing evidence, the
+ * evidence.h - the contract of extract/evidence/: one config from several
+ * recordings: one recording's evidence as a file (evidence_file.c), collected
+ * from extract mem's cells (evidence_collect.c), and the combine over
+ * recordings (evidence_merge.c). The rest of the library includes nothing
+ * else from this room.
+ */
+#ifndef SCX_EXTRACT_EVIDENCE_H
+#define SCX_EXTRACT_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "extract/extract_mem.h"
+#include "extract/sharing/sharing.h"
+
+/* ---- evidence_file.c: one recording's unit-level sharing evidence, the
  * per-recording half of `extract --evidence-out` / `--evidence-in` and of
  * `extract -f A -f B` (schemas/evidence.schema.json): the top-level cells
  * with their units (match clauses, samples, CPU demand, evidence totals)
@@ -9,16 +26,6 @@
  * versioned JSON document and read back (hostile input: every value is
  * checked, one error line naming the file).
  */
-#ifndef SCX_EXTRACT_EVIDENCE_FILE_H
-#define SCX_EXTRACT_EVIDENCE_FILE_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
-#include "extract/sharing/cell_config.h"
-
 #define EVF_FORMAT "scxprof-evidence"
 #define EVF_VERSION 1
 #define EVF_MAX_BYTES (256u << 20) /* a file larger than this is refused */
@@ -82,5 +89,44 @@ int evf_parse(const char *buf, size_t len, const char *name, struct evf_recordin
 int evf_read(const char *path, struct evf_recording *r);
 void evf_free(struct evf_recording *r);
 const char *evf_kind_name(enum evf_cell_kind k);
+
+/* ---- evidence_collect.c: the per-recording step of a combine over
+ * recordings: an extract_mem observer (extract/extract_mem.h) that turns
+ * each top-level cell the stage decided into its evidence.h record:
+ * units, demand, and the page and line statistics of every pair of units
+ * that have anything in common.
+ */
+struct evidence_collect {
+	struct evf_recording rec; /* filled by the observer; the caller owns it (evf_free) */
+	struct extract_mem_observer obs;
+};
+
+/* Set c up for extract_mem_run*(): pass &c->obs as o->observer. source names the recording. */
+int evidence_collect_init(struct evidence_collect *c, const struct extract_mem_opts *o, const char *source);
+
+/* ---- evidence_merge.c: one cell config from the evidence of several
+ * recordings (extract -f A -f B ..., extract --evidence-in FILE ...).
+ * Units are matched by name within their top-level cell; evidence never
+ * joins two recordings: each pair's statistics (evidence.h) are
+ * summed over the recordings that have both units, and the sharing
+ * decision (extract/sharing/sharing.h) is taken once on the sums; a unit's CPU
+ * demand is its largest over the recordings, the cap the smallest.
+ */
+struct evidence_merge_opts {
+	double share_threshold; /* < 0: SHARE_THRESHOLD_DEFAULT */
+	double max_cell_cpus;   /* <= 0: the smallest cap of the recordings */
+	size_t min_keys;        /* 0: SHARE_MIN_KEYS_DEFAULT */
+	uint64_t min_samples;   /* 0: SHARE_MIN_SAMPLES_DEFAULT */
+	int verbose;            /* -v report into log */
+};
+
+/*
+ * Combine recs[0..n) (reordered: by source, so that the result does not
+ * depend on the order they were given in) and write the config to out,
+ * the -v report to log. -1 (scx_fail) when they disagree on what a
+ * combine needs the same (granularity, hints, the cells' matches).
+ */
+int evidence_merge_run(struct evf_recording *recs, size_t n, const struct evidence_merge_opts *o, FILE *out,
+		       FILE *log);
 
 #endif

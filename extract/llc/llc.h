@@ -1,0 +1,53 @@
+/*
+ * llc.h - the contract of extract/llc/: cross-LLC sharing, measured and
+ * predicted under a cell config (docs/llc-sharing.md): extract mem's step
+ * (mem_llc.c) is declared here; the measure and its figures (llc_share.h),
+ * the topology.json reader (topology.h), CPU -> LLC and node (llc_map.h),
+ * the placement model (placement.h) and where a thread lands under a config
+ * (config_match.h) are part of the contract through this header, files of
+ * their own (llc_share.h includes the types, llc_types.h, and llc_est.h);
+ * share_rule.h and llc_measure.h are the room's own.
+ */
+#ifndef SCX_EXTRACT_LLC_H
+#define SCX_EXTRACT_LLC_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "extract/llc/config_match.h"
+#include "extract/llc/llc_map.h"
+#include "extract/llc/llc_share.h"
+#include "extract/llc/placement.h"
+#include "extract/llc/topology.h"
+#include "extract/mem/mem.h"
+#include "extract/sched/sched.h"
+#include "extract/sharing/sharing.h"
+
+/* ---- mem_llc.c: extract mem's cross-LLC step (extract/llc/llc_share.h): count
+ * the samples while the stream is read, then, once the config is built,
+ * evaluate it against the topology (--topology FILE, else topology.json
+ * next to the input, else this host), print the -v section and hand the
+ * result to the observer (the CLI's JSON sidecar, the report).
+ */
+/* What the step needs of extract mem's options. */
+struct mem_llc_opts {
+	const char *path;      /* the input: topology.json next to it */
+	const char *topology;  /* --topology FILE, NULL: next to path, else this host */
+	bool print;            /* the -v section */
+	bool line_granularity;
+	size_t max_recs;       /* 0: default */
+	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
+	void *ctx;
+};
+
+/* Start counting: hooks the counter into the aggregation's options. */
+void mem_llc_start(struct llc_share *s, const struct mem_llc_opts *o, struct mem_agg_opts *ao);
+/*
+ * Evaluate cfg; -v section into log (when o->print); o->on_llc. sched
+ * (may be NULL): threads' runtime / trace duration is the demand. -1
+ * (scx_fail) on error.
+ */
+int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
+		   const struct cell_config *cfg, const struct mem_sched *sched, FILE *log);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * sched.h - the contract of extract/sched/: sched JSONL and what is
+ * computed from it: `extract sched util` (sched_util.c, sched_util_cats.c),
+ * and extract mem's scheduling stats per cell and unit (mem_sched.c), read
+ * beside perf.jsonl on a thread of its own (mem_sched_async.c). The reader of
+ * sched JSONL (sched_events.h) and `extract sched stats` (sched_stats.h) are
+ * part of the contract through this header, files of their own;
+ * sched_events_fast.h, sched_stats_internal.h and sched_util_internal.h are
+ * the room's own.
+ */
+#ifndef SCX_EXTRACT_SCHED_H
+#define SCX_EXTRACT_SCHED_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "extract/mem/mem.h"
+#include "extract/sched/sched_events.h"
+#include "extract/sched/sched_stats.h"
+#include "extract/sharing/sharing.h"
+
+/* ---- sched_util.c, sched_util_cats.c: `extract sched util`: time-weighted CPU busy utilization
+ * per window from sched JSONL, with upstream's (scx_characterize) rules:
+ *
+ * - Per CPU, what runs is the task of the last sched_switch (none when the
+ *   next task is pid 0 or a swapper), overridden by a stack of hardirq and
+ *   softirq sections (irq_handler_exit pops the latest hardirq,
+ *   softirq_exit the latest softirq of any kind). NET_RX is softirq-rx,
+ *   NET_TX softirq-tx, other actions softirq-other; a task whose comm
+ *   starts with "ksoftirqd/" counts as softirq-other.
+ * - A record of the running tid whose hint differs from the running hint
+ *   changes it (splits the interval); sched_switch takes next_hint.
+ * - An nmi:* event whose trace has "delta_ns: N" is cut out: the current
+ *   interval ends at time-N, [time-N, time) is nmi, and the next starts at
+ *   time.
+ * - Each CPU's last interval ends at the CPU's last record. The trace runs
+ *   from the first to the last record (file order); windows of --window-ms
+ *   from the start, the last one partial. Percentages are of window width
+ *   x CPUs seen, printed with SCHED_UTIL_DECIMALS decimals.
+ * - Categories: COMM (exact), GLOB (* and ?), either with @hint=H; naming a
+ *   comm with a hint adds COMM@hint=0; hardirq, softirq-rx, softirq-tx,
+ *   softirq-other and nmi are always added. An interval matching two
+ *   categories is an error (checked per window, as upstream).
+ */
+/* Decimals of every percentage printed (fixed, for every window size). */
+#define SCHED_UTIL_DECIMALS 4
+
+struct sched_util_opts {
+	const char *path;       /* for messages */
+	uint64_t window_ms;     /* > 0 */
+	const char *categories; /* comma list, may be NULL or "" */
+	int verbose;
+};
+
+/* Check the options (window, category syntax). -1 with scx_fail. */
+int sched_util_check_opts(const struct sched_util_opts *o);
+/* One JSON line per window on out; -v summary on err. -1 with scx_fail. */
+int sched_util_run(const struct sched_util_opts *o, FILE *in, FILE *out, FILE *err);
+
+/*
+ * The same busy intervals split into the caller's series instead of
+ * categories: classify(ctx, tid, comm, hint) names the series of a task's
+ * interval (or -1: none); system sections (irq, softirq, nmi) belong to
+ * none. For scxprof report's per-cell CPU chart.
+ */
+struct sched_util_series_opts {
+	const char *path;  /* for messages */
+	uint64_t window_ns;
+	size_t nseries;
+	long (*classify)(void *ctx, int64_t tid, const char *comm, uint64_t hint);
+	void *ctx;
+	volatile int *stop; /* polled; may be NULL */
+};
+
+struct sched_util_windows {
+	uint64_t trace_start_ns, trace_end_ns, window_ns;
+	size_t nwindows, nseries, cpu_count;
+	/* nwindows rows of 1 + nseries busy ns: [0] everything busy, [1 + s] series s.
+	 * A row's capacity is its width (the last one may be partial) x cpu_count. */
+	uint64_t *busy;
+};
+
+/* -1 with scx_fail (as sched_util_run). */
+int sched_util_series(const struct sched_util_series_opts *o, FILE *in, struct sched_util_windows *out);
+void sched_util_windows_free(struct sched_util_windows *w);
+
+/* ---- mem_sched.c: scheduling stats for extract mem: per-thread results of
+ * sched.jsonl (extract/sched/sched_stats) attributed to the cells and units of
+ * the memory samples. sched.jsonl has no cgroup: a thread's runtime is
+ * charged to the groups of its samples in perf.jsonl in proportion to its
+ * samples there (a thread moved into its cgroup after fork goes mostly
+ * where it ran), or, when the thread itself was never sampled, to the
+ * groups of its process's (tgid's) samples; its wakeups, migrations and
+ * latencies count in the cell that holds most of those samples. Within a
+ * cell it belongs to the unit whose normalized comm is the thread's last
+ * sched comm normalized (and, for NAME@hint=H units, whose hint is the
+ * tid's first sample hint); threads of a cell that match no unit count in
+ * its "rest" subcell; threads whose process was never sampled either are
+ * left out (and counted by mem_sched_report_unattributed). A unit's CPU
+ * demand is its runtime divided by the trace duration.
+ */
+struct sampled;
+
+struct mem_sched {
+	const char *path;
+	struct sched_threads st;
+	struct sched_stats_feed *feed; /* between mem_sched_begin and mem_sched_end */
+	struct sampled *sampled;       /* its filter's state */
+};
+
+/* -v: how many threads were charged through their process, and how many not at all. */
+int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a);
+
+/*
+ * Read path (sched JSONL) for the samples of a (read with track_tids):
+ * only threads sampled themselves or whose process was keep their state,
+ * the others count in the unattributed line. -1 with scx_fail.
+ */
+int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a);
+/*
+ * The same, fed one event at a time (one-pass extract): begin (label names
+ * the stream in messages and -v), mem_sched_event for each event in stream
+ * order, end. mem_sched_free in any case.
+ */
+int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg *a);
+int mem_sched_event(struct mem_sched *m, const struct sched_event *ev);
+/*
+ * Or begin before the samples are all counted (one-pass extract with
+ * threads: the sched stream is aggregated beside the memory stream):
+ * begin_early keeps every thread, mem_sched_filter, once a is complete,
+ * drops those mem_sched_begin would have; the results are the same.
+ */
+int mem_sched_begin_early(struct mem_sched *m, const char *label);
+int mem_sched_filter(struct mem_sched *m, const struct mem_agg *a);
+int mem_sched_end(struct mem_sched *m);
+void mem_sched_free(struct mem_sched *m);
+
+/* demand[i] = runtime of unit i / trace duration, in CPUs. -1 on OOM. */
+int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		     const struct unit_list *u, double *demand);
+
+/* Scheduling numbers of a set of threads (a cell, a subcell). */
+struct mem_sched_line {
+	char *name;          /* NULL for the cell itself, else the subcell name (malloc'ed) */
+	double cpus;         /* runtime / trace duration */
+	double cpu_pct;      /* cpus as a percentage of the CPUs seen */
+	uint64_t runtime_ns, wakeups, migrations, threads;
+	size_t nlat;         /* wakeup-to-run latencies */
+	uint64_t lat_p50_ns, lat_p99_ns; /* 0 when nlat == 0 */
+};
+
+/*
+ * The lines mem_sched_report prints, as numbers: [0] the cell, then one per
+ * subcell (cluster, or unit when cl is NULL), then "rest" when there are
+ * units. *out is malloc'ed (free with mem_sched_lines_free). -1 on OOM.
+ */
+int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		    const struct unit_list *u, const struct clustering *cl, struct mem_sched_line **out, size_t *n);
+void mem_sched_lines_free(struct mem_sched_line *v, size_t n);
+
+/*
+ * One line for the cell and one per subcell (clusters of units, or one
+ * per unit when cl is NULL, then "rest" when there are units):
+ *   "  sched NAME: cpu X.XX (Y.Y%), runtime Z.Z ms, wakeups N,
+ *    latency p50 A.A us p99 B.B us, migrations M"
+ * NAME is the cell name, or CELL/SUBCELL. -1 on OOM.
+ */
+int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+		     const char *cell_name, const struct unit_list *u, const struct clustering *cl);
+
+/* ---- mem_sched_async.c: the two-step path's sched JSONL read on a thread of
+ * its own while perf.jsonl is read (extract -f perf.jsonl -j 2 and more):
+ * the events go into a mem_sched begun early (every thread kept), and once
+ * the samples are all counted the filter mem_sched_load would have applied
+ * from the start is installed; the results are mem_sched_load's.
+ */
+struct mem_sched_async;
+
+/* Start reading path into m (which the thread owns until finish or
+ * cancel). NULL with scx_fail when no thread could be started. */
+struct mem_sched_async *mem_sched_async_start(struct mem_sched *m, const char *path);
+/* Wait for the end of the stream, then filter by a's samples and end m:
+ * 0, or -1 with the thread's scx_fail message (the first error of the
+ * stream, as mem_sched_load gives it). Frees t. */
+int mem_sched_async_finish(struct mem_sched_async *t, const struct mem_agg *a);
+/* The samples failed: stop the thread at its next event and free t (m is
+ * left for mem_sched_free). */
+void mem_sched_async_cancel(struct mem_sched_async *t);
+
+#endif
