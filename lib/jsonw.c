@@ -4,11 +4,13 @@
  */
 #include "jsonw.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "utf8.h"
+#include "version.h"
 
 void jsonw_init(struct jsonw *w)
 {
@@ -366,4 +368,167 @@ int jsonw_flush_to(struct jsonw *w, FILE *f, const char *what)
 		return scx_fail_errno("%s: write failed", what);
 	w->len = 0;
 	return 0;
+}
+
+/* ---- fields ---------------------------------------------------------------- */
+
+void jsonw_kv_null(struct jsonw *w, const char *key)
+{
+	jsonw_key(w, key);
+	jsonw_null(w);
+}
+
+bool jsonw_kv_obj_or_null(struct jsonw *w, const char *key, bool present)
+{
+	jsonw_key(w, key);
+	if (!present) {
+		jsonw_null(w);
+		return false;
+	}
+	jsonw_obj_open(w);
+	return true;
+}
+
+void jsonw_kv_hex(struct jsonw *w, const char *key, uint64_t v)
+{
+	jsonw_key(w, key);
+	jsonw_hex_str(w, v);
+}
+
+void jsonw_kv_str_or_null(struct jsonw *w, const char *key, const char *s)
+{
+	jsonw_key(w, key);
+	if (s)
+		jsonw_str(w, s);
+	else
+		jsonw_null(w);
+}
+
+void jsonw_kv_u64_or_null(struct jsonw *w, const char *key, bool has, uint64_t v)
+{
+	jsonw_key(w, key);
+	if (has)
+		jsonw_u64(w, v);
+	else
+		jsonw_null(w);
+}
+
+void jsonw_kv_i64_or_null(struct jsonw *w, const char *key, bool has, int64_t v)
+{
+	jsonw_key(w, key);
+	if (has)
+		jsonw_i64(w, v);
+	else
+		jsonw_null(w);
+}
+
+void jsonw_kv_double_exact(struct jsonw *w, const char *key, double v)
+{
+	char b[64];
+	int n = snprintf(b, sizeof(b), "%.17g", isfinite(v) ? v : 0.0);
+
+	jsonw_key(w, key);
+	value_prefix(w);
+	jsonw_raw(w, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
+}
+
+void jsonw_kv_str_array(struct jsonw *w, const char *key, const char *const *s, size_t n)
+{
+	jsonw_key(w, key);
+	jsonw_arr_open(w);
+	for (size_t i = 0; i < n; i++)
+		jsonw_str(w, s[i]);
+	jsonw_arr_close(w);
+}
+
+void jsonw_kv_u32_array(struct jsonw *w, const char *key, const uint32_t *v, size_t n)
+{
+	jsonw_key(w, key);
+	jsonw_arr_open(w);
+	for (size_t i = 0; i < n; i++)
+		jsonw_u64(w, v[i]);
+	jsonw_arr_close(w);
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The key of one member path of JSONW_KV_U64S's text ("r->syms.dsos_loaded":
+ * "dsos_loaded"), the text moved past it and its comma. False when the item
+ * is not a path of member names. */
+static bool next_member_key(const char **text, const char **key, size_t *len)
+{
+	const char *p = *text, *start;
+
+	while (*p == ' ')
+		p++;
+	start = p;
+	*key = p;
+	while (*p && *p != ',') {
+		if (p[0] == '-' && p[1] == '>') {
+			p += 2;
+			*key = p;
+		} else if (*p == '.') {
+			*key = ++p;
+		} else if (ident_char(*p) || *p == ' ') {
+			p++;
+		} else {
+			return false;
+		}
+	}
+	*len = (size_t)(p - *key);
+	while (*len && (*key)[*len - 1] == ' ')
+		(*len)--;
+	*text = *p ? p + 1 : p;
+	if (*key == start || !*len)
+		return false;
+	for (size_t i = 0; i < *len; i++)
+		if (!ident_char((*key)[i]))
+			return false;
+	return true;
+}
+
+void jsonw_kv_u64s(struct jsonw *w, const char *members, const uint64_t *v, size_t n)
+{
+	const char *text = members, *key;
+	char name[128];
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		if (!next_member_key(&text, &key, &len) || len >= sizeof(name)) {
+			fprintf(stderr, "jsonw_kv_u64s: '%s': item %zu is not a member path\n", members, i + 1);
+			abort();
+		}
+		memcpy(name, key, len);
+		name[len] = '\0';
+		jsonw_kv_u64(w, name, v[i]);
+	}
+}
+
+/* ---- files of one object --------------------------------------------------- */
+
+void jsonw_file_open(struct jsonw *w)
+{
+	jsonw_init(w);
+	jsonw_obj_open(w);
+}
+
+void jsonw_summary_open(struct jsonw *w)
+{
+	jsonw_file_open(w);
+	jsonw_kv_str(w, "tool", "scxprof");
+	jsonw_kv_str(w, "version", SCXPROF_VERSION);
+}
+
+int jsonw_file_close(struct jsonw *w, FILE *f, const char *what)
+{
+	int rc;
+
+	jsonw_obj_close(w);
+	jsonw_newline(w);
+	rc = jsonw_flush_to(w, f, what);
+	jsonw_free(w);
+	return rc;
 }

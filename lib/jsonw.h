@@ -55,6 +55,48 @@ void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);
 void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v);
 void jsonw_kv_bool(struct jsonw *w, const char *key, bool v);
 
+/*
+ * Fields: the one way the files we write (metadata.json, process.json, the
+ * evidence files) write a key and its value.
+ */
+void jsonw_kv_null(struct jsonw *w, const char *key);
+/* A section that may be absent: "key":{ opened (true; close it), or
+ * "key":null when !present (false). */
+bool jsonw_kv_obj_or_null(struct jsonw *w, const char *key, bool present);
+/* v as jsonw_hex_str writes it: "key":"1f" */
+void jsonw_kv_hex(struct jsonw *w, const char *key, uint64_t v);
+/* s, or null when s is NULL */
+void jsonw_kv_str_or_null(struct jsonw *w, const char *key, const char *s);
+/* v, or null when !has */
+void jsonw_kv_u64_or_null(struct jsonw *w, const char *key, bool has, uint64_t v);
+void jsonw_kv_i64_or_null(struct jsonw *w, const char *key, bool has, int64_t v);
+/* v with 17 significant digits (%.17g: read back, it is v); not finite: 0 */
+void jsonw_kv_double_exact(struct jsonw *w, const char *key, double v);
+void jsonw_kv_str_array(struct jsonw *w, const char *key, const char *const *s, size_t n);
+void jsonw_kv_u32_array(struct jsonw *w, const char *key, const uint32_t *v, size_t n);
+/*
+ * JSONW_KV_U64S(w, p->a, p->b, q.c, ...): each value (converted to
+ * uint64_t) as a field named after its member, "a", "b", "c", in order: the
+ * counters of a struct written under their own names. Each argument must be
+ * a path of member names (p->a.b); anything else aborts with the text (a
+ * mistake in the source, found by the first test that writes the file).
+ */
+#define JSONW_KV_U64S(w, ...)                                                    \
+	jsonw_kv_u64s((w), #__VA_ARGS__, (const uint64_t[]){__VA_ARGS__},          \
+		      sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+void jsonw_kv_u64s(struct jsonw *w, const char *members, const uint64_t *v, size_t n);
+
+/*
+ * A file of one JSON object on one line (metadata.json, process.json, the
+ * evidence and --llc-json files): jsonw_file_open() starts w and the object,
+ * jsonw_file_close() closes it, ends the line, writes it all to f and frees
+ * w (jsonw_flush_to's result). jsonw_summary_open() starts it with the
+ * "tool" and "version" fields of the summary files.
+ */
+void jsonw_file_open(struct jsonw *w);
+void jsonw_summary_open(struct jsonw *w);
+int jsonw_file_close(struct jsonw *w, FILE *f, const char *what);
+
 /* End a JSONL line: '\n' and a fresh top level. */
 void jsonw_newline(struct jsonw *w);
 

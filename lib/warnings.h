@@ -29,4 +29,8 @@ struct warnings {
 void warnings_add(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void warnings_vadd(struct warnings *w, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+struct jsonw;
+/* The lines as a field of a summary file: "key":["...", ...] */
+void warnings_kv_json(struct jsonw *jw, const char *key, const struct warnings *w);
+
 #endif

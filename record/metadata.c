@@ -10,7 +10,6 @@
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/kernel_id.h"
-#include "lib/version.h"
 #include "bpf/sched.h"
 #include "record/yield_prio.h"
 
@@ -21,14 +20,10 @@ static void attr_json(struct jsonw *w, const struct mem_event *ev)
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "name", ev->name);
 	jsonw_kv_u64(w, "type", a->type);
-	jsonw_key(w, "config");
-	jsonw_hex_str(w, a->config);
-	jsonw_key(w, "config1");
-	jsonw_hex_str(w, a->config1);
-	jsonw_key(w, "config2");
-	jsonw_hex_str(w, a->config2);
-	jsonw_key(w, "sample_type");
-	jsonw_hex_str(w, a->sample_type);
+	jsonw_kv_hex(w, "config", a->config);
+	jsonw_kv_hex(w, "config1", a->config1);
+	jsonw_kv_hex(w, "config2", a->config2);
+	jsonw_kv_hex(w, "sample_type", a->sample_type);
 	jsonw_kv_bool(w, "freq", a->freq);
 	jsonw_kv_u64(w, "sample_period_or_freq", a->sample_period);
 	jsonw_kv_u64(w, "precise_ip", a->precise_ip);
@@ -81,34 +76,17 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	const struct decode_stats *d = &r->mem.decode;
 	const struct perf_event_attr *a = &r->backend.ev[0].attr;
 
-	jsonw_key(w, "decode");
-	if (r->backend.kind != MEM_BACKEND_DECODE) {
-		jsonw_null(w);
+	if (!jsonw_kv_obj_or_null(w, "decode", r->backend.kind == MEM_BACKEND_DECODE))
 		return;
-	}
-	jsonw_obj_open(w);
 	jsonw_kv_str(w, "decoder", r->backend.decoder);
 	jsonw_kv_str(w, "event", "cpu-clock");
-	jsonw_key(w, "freq_hz");
-	if (a->freq)
-		jsonw_u64(w, a->sample_freq);
-	else
-		jsonw_null(w);
-	jsonw_key(w, "period_ns");
-	if (a->freq)
-		jsonw_null(w);
-	else
-		jsonw_u64(w, a->sample_period);
-	jsonw_key(w, "regs_user_mask");
-	jsonw_hex_str(w, a->sample_regs_user);
-	jsonw_key(w, "output_sample_type");
-	jsonw_hex_str(w, r->backend.out_attr.sample_type);
-	jsonw_kv_u64(w, "ticks", d->ticks);
-	jsonw_kv_u64(w, "decoded", d->decoded);
+	jsonw_kv_u64_or_null(w, "freq_hz", a->freq, a->sample_freq);
+	jsonw_kv_u64_or_null(w, "period_ns", !a->freq, a->sample_period);
+	jsonw_kv_hex(w, "regs_user_mask", a->sample_regs_user);
+	jsonw_kv_hex(w, "output_sample_type", r->backend.out_attr.sample_type);
+	JSONW_KV_U64S(w, d->ticks, d->decoded);
 	jsonw_kv_u64(w, "decoded_previous", d->decoded_prev);
-	jsonw_kv_u64(w, "accesses", d->accesses);
-	jsonw_kv_u64(w, "loads", d->loads);
-	jsonw_kv_u64(w, "stores", d->stores);
+	JSONW_KV_U64S(w, d->accesses, d->loads, d->stores);
 	jsonw_key(w, "skipped");
 	jsonw_obj_open(w);
 	jsonw_kv_u64(w, "kernel_mode", d->skip_kernel);
@@ -120,16 +98,12 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "vector_index", d->skip_unsupported);
 	jsonw_kv_u64(w, "previous_clobbered", d->skip_clobbered);
 	jsonw_obj_close(w);
-	jsonw_kv_u64(w, "phys_resolved", d->phys_resolved);
-	jsonw_kv_u64(w, "phys_unresolved", d->phys_unresolved);
-	jsonw_kv_u64(w, "decode_ns", d->decode_ns);
-	jsonw_kv_u64(w, "maps_reads", d->maps_reads);
+	JSONW_KV_U64S(w, d->phys_resolved, d->phys_unresolved, d->decode_ns, d->maps_reads);
 	jsonw_kv_u64(w, "dsos_mapped", d->dsos_opened);
 	jsonw_kv_u64(w, "text_reads_from_file", d->text_from_file);
 	jsonw_kv_u64(w, "text_reads_from_memory", d->text_from_memory);
 	jsonw_kv_u64(w, "previous_walks", d->prev_walks);
-	jsonw_kv_u64(w, "pagemap_reads", d->pagemap_reads);
-	jsonw_kv_u64(w, "kpageflags_reads", d->kpageflags_reads);
+	JSONW_KV_U64S(w, d->pagemap_reads, d->kpageflags_reads);
 	jsonw_kv_u64(w, "drain_passes", d->passes);
 	jsonw_obj_close(w);
 }
@@ -140,22 +114,14 @@ static void arm_spe_json(struct jsonw *w, const struct record_result *r)
 {
 	const struct auxtrace_stats *a = &r->mem.aux;
 
-	jsonw_key(w, "arm_spe");
-	if (r->backend.kind != MEM_BACKEND_ARM_SPE) {
-		jsonw_null(w);
+	if (!jsonw_kv_obj_or_null(w, "arm_spe", r->backend.kind == MEM_BACKEND_ARM_SPE))
 		return;
-	}
-	jsonw_obj_open(w);
 	jsonw_kv_str(w, "pid_method", r->backend.pid_method ? r->backend.pid_method : "");
 	jsonw_kv_str(w, "pid_source", r->backend.pid_source);
 	jsonw_kv_bool(w, "context_switch_records", r->backend.context_switch);
 	jsonw_kv_bool(w, "physical_addresses", r->backend.phys_addr);
 	jsonw_kv_u64(w, "aux_area_bytes", r->mem.aux_area_bytes);
-	jsonw_key(w, "time_conv_adjust_ns");
-	if (r->mem.time_conv_adjusted)
-		jsonw_i64(w, r->mem.time_conv_adjust_ns);
-	else
-		jsonw_null(w);
+	jsonw_kv_i64_or_null(w, "time_conv_adjust_ns", r->mem.time_conv_adjusted, r->mem.time_conv_adjust_ns);
 	jsonw_kv_u64(w, "auxtrace_records", a->records);
 	jsonw_kv_u64(w, "aux_bytes", a->bytes);
 	jsonw_kv_u64(w, "aux_bytes_overwritten", a->bytes_overwritten);
@@ -171,12 +137,8 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	const struct mem_stream_stats *m = &r->mem;
 	size_t i;
 
-	jsonw_key(w, "mem");
-	if (!r->mem_on) {
-		jsonw_null(w);
+	if (!jsonw_kv_obj_or_null(w, "mem", r->mem_on))
 		return;
-	}
-	jsonw_obj_open(w);
 	jsonw_kv_str(w, "file", "perf.mem.data");
 	jsonw_kv_str(w, "backend", mem_backend_name(r->backend.kind));
 	jsonw_kv_str(w, "pmu", r->backend.pmu);
@@ -188,13 +150,8 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	for (i = 0; i < r->backend.nr_events; i++)
 		attr_json(w, &r->backend.ev[i]);
 	jsonw_arr_close(w);
-	jsonw_kv_u64(w, "samples", m->samples);
-	jsonw_kv_u64(w, "records", m->records);
-	jsonw_kv_u64(w, "lost_records", m->lost_records);
-	jsonw_kv_u64(w, "lost_events", m->lost_events);
-	jsonw_kv_u64(w, "lost_samples", m->lost_samples);
-	jsonw_kv_u64(w, "throttle", m->throttle);
-	jsonw_kv_u64(w, "unthrottle", m->unthrottle);
+	JSONW_KV_U64S(w, m->samples, m->records, m->lost_records, m->lost_events, m->lost_samples, m->throttle,
+		      m->unthrottle);
 	jsonw_kv_u64(w, "ksymbol_trailers_fixed", m->ksymbol_fixed);
 	jsonw_key(w, "phys_addr");
 	jsonw_obj_open(w);
@@ -215,12 +172,8 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 
 static void hints_json(struct jsonw *w, const struct record_opts *o, const struct record_result *r)
 {
-	jsonw_key(w, "hints");
-	if (!r->hints_on) {
-		jsonw_null(w);
+	if (!jsonw_kv_obj_or_null(w, "hints", r->hints_on))
 		return;
-	}
-	jsonw_obj_open(w);
 	jsonw_kv_str(w, "file", "hints.jsonl");
 	jsonw_kv_str(w, "map", o->hints_map);
 	jsonw_kv_str(w, "mode", r->hints_mode);
@@ -238,18 +191,11 @@ static void sched_json(struct jsonw *w, const struct record_result *r)
 	const struct sched_stream_stats *s = &r->sched;
 	size_t i;
 
-	jsonw_key(w, "sched");
-	if (!r->sched_on) {
-		jsonw_null(w);
+	if (!jsonw_kv_obj_or_null(w, "sched", r->sched_on))
 		return;
-	}
-	jsonw_obj_open(w);
 	jsonw_kv_str(w, "file", "sched.data");
 	jsonw_kv_u64(w, "format_version", SCHED_DATA_VERSION);
-	jsonw_kv_u64(w, "records", s->records);
-	jsonw_kv_u64(w, "drops", s->drops);
-	jsonw_kv_u64(w, "drops_nmi", s->drops_nmi);
-	jsonw_kv_u64(w, "lost", s->lost);
+	JSONW_KV_U64S(w, s->records, s->drops, s->drops_nmi, s->lost);
 	jsonw_key(w, "hits_by_tracepoint");
 	jsonw_obj_open(w);
 	for (i = 0; i < s->nr_attached; i++)
@@ -262,18 +208,9 @@ static void sched_json(struct jsonw *w, const struct record_result *r)
 		if (s->skipped_nested[i])
 			jsonw_kv_u64(w, s->attached[i], s->skipped_nested[i]);
 	jsonw_obj_close(w);
-	jsonw_kv_u64(w, "ring_mb", s->ring_mb);
-	jsonw_kv_u64(w, "start_ns", s->start_ns);
-	jsonw_key(w, "attached");
-	jsonw_arr_open(w);
-	for (i = 0; i < s->nr_attached; i++)
-		jsonw_str(w, s->attached[i]);
-	jsonw_arr_close(w);
-	jsonw_key(w, "missing");
-	jsonw_arr_open(w);
-	for (i = 0; i < s->nr_missing; i++)
-		jsonw_str(w, s->missing[i]);
-	jsonw_arr_close(w);
+	JSONW_KV_U64S(w, s->ring_mb, s->start_ns);
+	jsonw_kv_str_array(w, "attached", s->attached, s->nr_attached);
+	jsonw_kv_str_array(w, "missing", s->missing, s->nr_missing);
 	jsonw_obj_close(w);
 }
 
@@ -296,29 +233,16 @@ static void recorder_json(struct jsonw *w, const struct record_result *r)
 	jsonw_i64(w, getpid());
 	jsonw_arr_close(w);
 	jsonw_kv_str(w, "comm", comm);
-	jsonw_key(w, "command_pid");
-	if (r->command_pid > 0)
-		jsonw_i64(w, r->command_pid);
-	else
-		jsonw_null(w);
+	jsonw_kv_i64_or_null(w, "command_pid", r->command_pid > 0, r->command_pid);
 	jsonw_obj_close(w);
 }
 
 int metadata_write(FILE *out, const struct record_opts *o, const struct record_result *r)
 {
 	struct jsonw w;
-	size_t i;
-	int rc;
 
-	jsonw_init(&w);
-	jsonw_obj_open(&w);
-	jsonw_kv_str(&w, "tool", "scxprof");
-	jsonw_kv_str(&w, "version", SCXPROF_VERSION);
-	jsonw_key(&w, "command_line");
-	jsonw_arr_open(&w);
-	for (i = 0; i < (size_t)o->argc; i++)
-		jsonw_str(&w, o->argv[i]);
-	jsonw_arr_close(&w);
+	jsonw_summary_open(&w);
+	jsonw_kv_str_array(&w, "command_line", (const char *const *)o->argv, (size_t)o->argc);
 	host_json(&w);
 	jsonw_kv_str(&w, "clock", "CLOCK_MONOTONIC");
 	jsonw_kv_u64(&w, "start_ns", r->start_mono_ns);
@@ -326,24 +250,12 @@ int metadata_write(FILE *out, const struct record_opts *o, const struct record_r
 	jsonw_kv_u64(&w, "start_wall_ns", r->start_wall_ns);
 	jsonw_kv_u64(&w, "end_wall_ns", r->end_wall_ns);
 	jsonw_kv_u64(&w, "timeout_s", o->timeout_s);
-	jsonw_key(&w, "drain_nice");
-	if (r->drain_yielded)
-		jsonw_u64(&w, YIELD_NICE);
-	else
-		jsonw_null(&w);
+	jsonw_kv_u64_or_null(&w, "drain_nice", r->drain_yielded, YIELD_NICE);
 	jsonw_kv_u64(&w, "drain_boosts", r->drain_boosts);
 	recorder_json(&w, r);
 	mem_json(&w, o, r);
 	sched_json(&w, r);
 	hints_json(&w, o, r);
-	jsonw_key(&w, "warnings");
-	jsonw_arr_open(&w);
-	for (i = 0; i < r->warnings.nr; i++)
-		jsonw_str(&w, r->warnings.line[i]);
-	jsonw_arr_close(&w);
-	jsonw_obj_close(&w);
-	jsonw_newline(&w);
-	rc = jsonw_flush_to(&w, out, "metadata.json");
-	jsonw_free(&w);
-	return rc;
+	warnings_kv_json(&w, "warnings", &r->warnings);
+	return jsonw_file_close(&w, out, "metadata.json");
 }

@@ -27,74 +27,37 @@ const char *evf_kind_name(enum evf_cell_kind k)
 
 /* --- writing --- */
 
-static void kv_double(struct jsonw *w, const char *key, double v)
-{
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "%.17g", isfinite(v) ? v : 0.0);
-
-	jsonw_key(w, key);
-	jsonw_raw(w, buf, (size_t)n);
-	w->need_comma = true;
-}
-
-static void kv_opt_hint(struct jsonw *w, const char *key, bool has, uint64_t hint)
-{
-	jsonw_key(w, key);
-	if (has)
-		jsonw_u64(w, hint);
-	else
-		jsonw_null(w);
-}
-
 static void write_unit(struct jsonw *w, const struct evf_unit *u)
 {
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "name", u->name);
 	jsonw_kv_str(w, "comm", u->comm);
-	kv_opt_hint(w, "hint", u->by_hint, u->hint);
+	jsonw_kv_u64_or_null(w, "hint", u->by_hint, u->hint);
 	jsonw_key(w, "clauses");
 	jsonw_arr_open(w);
 	for (size_t i = 0; i < u->nr_clauses; i++) {
 		jsonw_obj_open(w);
-		jsonw_key(w, "comm_prefix");
-		if (u->clauses[i].comm_prefix)
-			jsonw_str(w, u->clauses[i].comm_prefix);
-		else
-			jsonw_null(w);
-		kv_opt_hint(w, "hint", u->clauses[i].has_hint, u->clauses[i].hint);
+		jsonw_kv_str_or_null(w, "comm_prefix", u->clauses[i].comm_prefix);
+		jsonw_kv_u64_or_null(w, "hint", u->clauses[i].has_hint, u->clauses[i].hint);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
-	jsonw_kv_u64(w, "samples", u->samples);
-	jsonw_kv_u64(w, "line_samples", u->line_samples);
-	kv_double(w, "weight", u->weight);
-	kv_double(w, "demand", u->demand);
+	JSONW_KV_U64S(w, u->samples, u->line_samples);
+	jsonw_kv_double_exact(w, "weight", u->weight);
+	jsonw_kv_double_exact(w, "demand", u->demand);
 	jsonw_obj_close(w);
 }
 
 static void write_pair(struct jsonw *w, const struct evf_pair *p)
 {
 	jsonw_obj_open(w);
-	jsonw_kv_u64(w, "a", p->a);
-	jsonw_kv_u64(w, "b", p->b);
-	jsonw_kv_u64(w, "keys", p->keys);
-	jsonw_kv_u64(w, "samples_a", p->samples_a);
-	jsonw_kv_u64(w, "samples_b", p->samples_b);
-	kv_double(w, "wa", p->wa);
-	kv_double(w, "wb", p->wb);
-	jsonw_kv_u64(w, "na_r", p->na_r);
-	jsonw_kv_u64(w, "nb_r", p->nb_r);
-	jsonw_kv_u64(w, "ja", p->ja);
-	jsonw_kv_u64(w, "jb", p->jb);
-	jsonw_kv_u64(w, "ha", p->ha);
-	jsonw_kv_u64(w, "hb", p->hb);
-	jsonw_kv_u64(w, "ra", p->ra);
-	jsonw_kv_u64(w, "rb", p->rb);
-	jsonw_kv_u64(w, "ra_blk", p->ra_blk);
-	jsonw_kv_u64(w, "rb_blk", p->rb_blk);
-	jsonw_kv_u64(w, "lines", p->lines);
-	kv_double(w, "lwa", p->lwa);
-	kv_double(w, "lwb", p->lwb);
+	JSONW_KV_U64S(w, p->a, p->b, p->keys, p->samples_a, p->samples_b);
+	jsonw_kv_double_exact(w, "wa", p->wa);
+	jsonw_kv_double_exact(w, "wb", p->wb);
+	JSONW_KV_U64S(w, p->na_r, p->nb_r, p->ja, p->jb, p->ha, p->hb, p->ra, p->rb, p->ra_blk, p->rb_blk,
+		      p->lines);
+	jsonw_kv_double_exact(w, "lwa", p->lwa);
+	jsonw_kv_double_exact(w, "lwb", p->lwb);
 	jsonw_obj_close(w);
 }
 
@@ -105,11 +68,7 @@ static void write_cell(struct jsonw *w, const struct evf_cell *c)
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "name", c->name);
 	jsonw_kv_str(w, "kind", evf_kind_name(c->kind));
-	jsonw_key(w, "match");
-	if (c->match)
-		jsonw_str(w, c->match);
-	else
-		jsonw_null(w);
+	jsonw_kv_str_or_null(w, "match", c->match);
 	jsonw_key(w, "units");
 	jsonw_arr_open(w);
 	for (i = 0; i < c->nr_units; i++) {
@@ -130,21 +89,18 @@ static void write_cell(struct jsonw *w, const struct evf_cell *c)
 int evf_write(const struct evf_recording *r, FILE *f)
 {
 	struct jsonw w;
-	int rc;
 
-	jsonw_init(&w);
-	jsonw_obj_open(&w);
+	jsonw_file_open(&w);
 	jsonw_kv_str(&w, "format", EVF_FORMAT);
 	jsonw_kv_u64(&w, "version", EVF_VERSION);
 	jsonw_kv_str(&w, "source", r->source ? r->source : "");
-	jsonw_kv_u64(&w, "samples", r->samples);
-	jsonw_kv_u64(&w, "fault_samples", r->fault_samples);
-	kv_double(&w, "duration_s", r->duration_s);
-	kv_double(&w, "online_cpus", r->online_cpus);
-	kv_double(&w, "cap_cpus", r->cap_cpus);
+	JSONW_KV_U64S(&w, r->samples, r->fault_samples);
+	jsonw_kv_double_exact(&w, "duration_s", r->duration_s);
+	jsonw_kv_double_exact(&w, "online_cpus", r->online_cpus);
+	jsonw_kv_double_exact(&w, "cap_cpus", r->cap_cpus);
 	jsonw_kv_str(&w, "granularity", r->line_granularity ? "line" : "page");
 	jsonw_kv_bool(&w, "use_hints", r->use_hints);
-	kv_double(&w, "min_share", r->min_share);
+	jsonw_kv_double_exact(&w, "min_share", r->min_share);
 	jsonw_key(&w, "cells");
 	jsonw_arr_open(&w);
 	for (size_t i = 0; i < r->nr_cells; i++) {
@@ -152,11 +108,7 @@ int evf_write(const struct evf_recording *r, FILE *f)
 		write_cell(&w, &r->cells[i]);
 	}
 	jsonw_arr_close(&w);
-	jsonw_obj_close(&w);
-	jsonw_raw(&w, "\n", 1);
-	rc = jsonw_flush_to(&w, f, "evidence");
-	jsonw_free(&w);
-	return rc;
+	return jsonw_file_close(&w, f, "evidence");
 }
 
 /* --- freeing --- */

@@ -174,10 +174,8 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	const struct llc_map *m = r->map;
 	struct jsonw w;
 	size_t i, c;
-	int rc;
 
-	jsonw_init(&w);
-	jsonw_obj_open(&w);
+	jsonw_file_open(&w);
 	jsonw_kv_u64(&w, "version", 2);
 	jsonw_key(&w, "topology");
 	jsonw_obj_open(&w);
@@ -252,9 +250,5 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 		jsonw_obj_close(&w);
 	}
 	jsonw_arr_close(&w);
-	jsonw_obj_close(&w);
-	jsonw_newline(&w);
-	rc = jsonw_flush_to(&w, f, "the LLC sharing JSON");
-	jsonw_free(&w);
-	return rc;
+	return jsonw_file_close(&w, f, "the LLC sharing JSON");
 }

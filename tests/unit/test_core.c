@@ -182,6 +182,38 @@ Test(jsonw, jsonl_lines_restart_at_top_level)
 	jsonw_free(&w);
 }
 
+/* the field writers of the summary and evidence files */
+Test(jsonw, fields_null_or_value_hex_exact_doubles_and_member_names)
+{
+	struct { uint64_t lost; struct { uint32_t dsos_loaded; } syms; } r = {7, {3}}, *p = &r;
+	const char *names[] = {"a", "b\"c"};
+	const uint32_t tids[] = {5, 6};
+	struct jsonw w;
+	char *s;
+
+	jsonw_file_open(&w);
+	JSONW_KV_U64S(&w, p->lost, r.syms.dsos_loaded);
+	jsonw_kv_hex(&w, "h", 0x1f);
+	jsonw_kv_str_or_null(&w, "s", NULL);
+	jsonw_kv_u64_or_null(&w, "u", true, 9);
+	jsonw_kv_i64_or_null(&w, "i", false, -1);
+	jsonw_kv_double_exact(&w, "d", 0.1);
+	jsonw_kv_double_exact(&w, "inf", 1.0 / 0.0);
+	jsonw_kv_str_array(&w, "n", names, 2);
+	jsonw_kv_u32_array(&w, "t", tids, 2);
+	cr_assert(!jsonw_kv_obj_or_null(&w, "none", false));
+	cr_assert(jsonw_kv_obj_or_null(&w, "some", true));
+	jsonw_kv_null(&w, "x");
+	jsonw_obj_close(&w);
+	jsonw_obj_close(&w);
+	s = jsonw_text(&w);
+	cr_assert_str_eq(s, "{\"lost\":7,\"dsos_loaded\":3,\"h\":\"1f\",\"s\":null,\"u\":9,\"i\":null,"
+			    "\"d\":0.10000000000000001,\"inf\":0,\"n\":[\"a\",\"b\\\"c\"],\"t\":[5,6],"
+			    "\"none\":null,\"some\":{\"x\":null}}");
+	free(s);
+	jsonw_free(&w);
+}
+
 /* perf flushes, at each round end, what is at or below the previous round's max */
 Test(order, rounds_release_one_round_late_and_sort)
 {
