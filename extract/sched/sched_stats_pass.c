@@ -58,7 +58,7 @@ static int run_add(struct stats *s, struct thread *t, int64_t cpu, uint64_t star
 		return 0;
 	}
 	if (t->nruns == t->capruns) {
-		size_t cap = t->capruns ? 2 * t->capruns : 8;
+		size_t cap = t->capruns ? 2 * t->capruns : 1;
 		struct sched_run *v = realloc(t->runs, cap * sizeof(*v));
 
 		if (!v)
