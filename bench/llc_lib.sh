@@ -20,6 +20,12 @@ llc_cleanup() {
 }
 trap llc_cleanup EXIT
 
+# llc_serve CMD...: a server in the cgroup, in the background ($! is its pid)
+llc_serve() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$LLC_CG2/$LLC_CG" "$@" >/dev/null 2>&1 &
+	LLC_PIDS+=($!)
+}
+
 # llc_split FILE: a topology.json with cpu0 and cpu1 in LLCs of their own
 llc_split() {
 	cat >"$1" <<'JSON'

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # llc_truth.sh - the cross-LLC figure on workloads whose answer is known
 # (docs/llc-sharing.md "## Measured"): tests/workloads/llc-truth with two or
-# three threads on one 4 MiB region, pinned by the workload itself, under a
-# topology that puts cpu0 and cpu1 in two LLCs. The truth, by the
+# three threads on one 4 MiB region, pinned by the workload itself, each at
+# most BUSY% of a CPU (default 40: two on one CPU run as fast as apart, so
+# access rates do not depend on the placement), under a topology that puts
+# cpu0 and cpu1 in two LLCs. The truth, by the
 # definition "of the accesses to data another thread also uses, the share
 # whose previous access by another thread came from another LLC":
 #   apart        alpha-0:0 beta-0:1                   100%
 #   together     alpha-0:0 beta-0:0                     0%
 #   alternating  alpha-0:0 beta-0:0/1 (500 ms each)    50%
 #   three        alpha-0:0 beta-0:0 gamma-0:1          67%
+# and two real programs, unpinned, whose figure should not move with the
+# sample rate (CASES="redis memcached", their own DIR):
+#   redis        redis-server --io-threads 2 under redis-benchmark (loopback)
+#   memcached    memcached -t 4 under memcslap (loopback)
 # Recording and extracting are separate steps, so one recording is
 # extracted by two builds (before and after a change) on the same samples:
 #   bench/llc_truth.sh record DIR               record every case x CELLS (existing ones kept)
@@ -24,7 +30,8 @@ BUILD=${BUILD:-build}
 SCXPROF=${SCXPROF:-$top/$BUILD/scxprof}
 WL=${WL:-$top/$BUILD/workloads/llc-truth}
 CELLS=${CELLS:-250:10 default:10 4000:10 default:30}
-CASES="apart together alternating three"
+CASES=${CASES:-apart together alternating three}
+BUSY=${BUSY:-40}
 
 threads_of() {
 	case $1 in
@@ -35,7 +42,31 @@ threads_of() {
 	esac
 }
 truth_of() {
-	case $1 in apart) echo 100 ;; together) echo 0 ;; alternating) echo 50 ;; three) echo 66.7 ;; esac
+	case $1 in apart) echo 100% ;; together) echo 0% ;; alternating) echo 50% ;; three) echo 66.7% ;; *) echo "unknown" ;; esac
+}
+
+# record_real OUT HZ SECS CASE: the server in the cgroup, the client (also in it) recorded for SECS
+record_real() {
+	local out=$1 hz=$2 secs=$3 port=$((27000 + $$ % 2000)) srv rc
+	case $4 in
+	redis)
+		llc_serve redis-server --port $port --bind 127.0.0.1 --save '' --appendonly no --io-threads 2 \
+			--io-threads-do-reads yes --daemonize no
+		srv=$!
+		while [ "$(redis-cli -p $port ping 2>/dev/null)" != PONG ] && kill -0 $srv 2>/dev/null; do sleep 0.1; done
+		llc_record "$out" "$hz" "$secs" timeout "$secs" redis-benchmark -p $port -t set,get -n 100000000 -c 50 -P 4 \
+			-d 256 --threads 2 -q
+		rc=$? ;;
+	memcached)
+		llc_serve memcached -t 4 -p $port -U 0 -u root -m 64 -l 127.0.0.1
+		srv=$!
+		while ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && kill -0 $srv 2>/dev/null; do sleep 0.1; done
+		llc_record "$out" "$hz" "$secs" timeout "$secs" memcslap -s 127.0.0.1:$port -c 4 -e 100000000 -l 5000 -t set
+		rc=$? ;;
+	esac
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	[ -s "$out.tar.gz" ] && return 0 || return $rc
 }
 
 cmd=${1:-}
@@ -50,8 +81,13 @@ record)
 		for c in $CASES; do
 			out="$dir/$c-$hz-${secs}s"
 			[ -s "$out.tar.gz" ] && continue
-			# shellcheck disable=SC2046
-			if llc_record "$out" "$hz" "$secs" "$WL" -d "$secs" -P 1000 $(threads_of $c); then
+			if [ -z "$(threads_of $c)" ]; then
+				record_real "$out" "$hz" "$secs" $c
+			else
+				# shellcheck disable=SC2046
+				llc_record "$out" "$hz" "$secs" "$WL" -d "$secs" -u "$BUSY" -P 1000 $(threads_of $c)
+			fi
+			if [ $? -eq 0 ]; then
 				echo "recorded $out.tar.gz"
 			else
 				echo "record failed: $out ($(tail -n 2 "$out.record.log" | tr '\n' ' '))" >&2
@@ -82,7 +118,7 @@ table)
 		for cell in $CELLS; do
 			hz=${cell%%:*} secs=${cell##*:} n="$c-$hz-${secs}s"
 			[ -s "$dir/$n.tar.gz" ] || continue
-			printf '| %s (%s%%) | %s, %s s |' "$c" "$(truth_of $c)" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs"
+			printf '| %s (%s) | %s, %s s |' "$c" "$(truth_of $c)" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs"
 			for l in "$@"; do
 				if [ -s "$dir/$l/$n.llc.json" ]; then
 					# shellcheck disable=SC2046

@@ -20,8 +20,13 @@
  *   the producer waits when it is a whole ring ahead of the slowest).
  * Truths under a topology with one LLC per CPU, by the definition "of the
  * accesses to data another thread also uses, the share whose previous
- * access by another thread came from another LLC" (rw, equal rates):
+ * access by another thread came from another LLC" (rw):
  *   a:0 b:1 -> 100%; a:0 b:0 -> 0%; a:0 b:0/1@D -> D; a:0 b:0 c:1 -> 2/3.
+ * The last two hold for equal access rates: with -u 40 two threads on one
+ * CPU run as fast as on two (at 100% busy they halve each other's rate
+ * while together, and a:0 b:0 c:1 is 3/4 of accesses, c's being half).
+ * Pinned threads are created on their CPU (and the main thread faults the
+ * region in from the first thread's CPU), so they never run elsewhere.
  * -u PCT: each thread works PCT% of every 10 ms and sleeps the rest
  * (default 100), so its CPU demand is at most PCT/100 of a CPU.
  * With -R, READYFILE is created once every thread runs (where it was
@@ -193,8 +198,6 @@ static void *run(void *arg)
 	double t0;
 
 	pthread_setname_np(pthread_self(), th->name);
-	if (th->cpu_a >= 0)
-		pin(th->cpu_a);
 	atomic_fetch_add(&running, 1);
 	t0 = now();
 	if (ring)
@@ -247,6 +250,7 @@ bad:
 int main(int argc, char **argv)
 {
 	const char *ready = NULL;
+	cpu_set_t all;
 	long mib = 4;
 	int opt, i;
 
@@ -269,11 +273,30 @@ int main(int argc, char **argv)
 	region = mmap(NULL, words * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED)
 		die("mmap");
-	memset(region, 1, words * 8); /* every page faulted in before the threads start */
+	/* every page faulted in before the threads start, from the first thread's CPU (its LLC owns the lines) */
+	if (sched_getaffinity(0, sizeof(all), &all) < 0)
+		die("sched_getaffinity");
+	if (threads[0].cpu_a >= 0)
+		pin(threads[0].cpu_a);
+	memset(region, 1, words * 8);
+	if (sched_setaffinity(0, sizeof(all), &all) < 0) /* unpinned threads inherit it */
+		die("sched_setaffinity");
 	t_end = now() + seconds;
-	for (i = 0; i < nr_threads; i++)
-		if ((errno = pthread_create(&threads[i].t, NULL, run, &threads[i])) != 0)
+	for (i = 0; i < nr_threads; i++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+
+		/* a pinned thread is created on its CPU: it never runs anywhere else */
+		pthread_attr_init(&attr);
+		if (threads[i].cpu_a >= 0) {
+			CPU_ZERO(&set);
+			CPU_SET(threads[i].cpu_a, &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
+		if ((errno = pthread_create(&threads[i].t, &attr, run, &threads[i])) != 0)
 			die("pthread_create");
+		pthread_attr_destroy(&attr);
+	}
 	while (atomic_load(&running) < nr_threads)
 		usleep(1000);
 	if (ready) {
