@@ -19,6 +19,8 @@
 # extracted by two builds (before and after a change) on the same samples:
 #   bench/llc_truth.sh record DIR               record every case x CELLS (existing ones kept)
 #   bench/llc_truth.sh extract DIR LABEL BIN    extract each with BIN into DIR/LABEL/
+#   bench/llc_truth.sh schedule DIR             the definition's value from each recording's
+#                                               scheduling stream (bench/llc_truth_sched.py)
 #   bench/llc_truth.sh table DIR LABEL...       one markdown row per case and cell
 # CELLS (environment): "HZ:SECS ..." (default "250:10 default:10 4000:10
 # default:30"; HZ "default" is record's own rate). Run as root, one at a
@@ -48,20 +50,21 @@ truth_of() {
 # record_real OUT HZ SECS CASE: the server in the cgroup, the client (also in it) recorded for SECS
 record_real() {
 	local out=$1 hz=$2 secs=$3 port=$((27000 + $$ % 2000)) srv rc
+	local for_secs='timeout "$0" "$@" >/dev/null 2>&1; exit 0' # the client for SECS, then a clean exit for record
 	case $4 in
 	redis)
 		llc_serve redis-server --port $port --bind 127.0.0.1 --save '' --appendonly no --io-threads 2 \
 			--io-threads-do-reads yes --daemonize no
 		srv=$!
 		while [ "$(redis-cli -p $port ping 2>/dev/null)" != PONG ] && kill -0 $srv 2>/dev/null; do sleep 0.1; done
-		llc_record "$out" "$hz" "$secs" timeout "$secs" redis-benchmark -p $port -t set,get -n 100000000 -c 50 -P 4 \
+		llc_record "$out" "$hz" "$secs" sh -c "$for_secs" "$secs" redis-benchmark -p $port -t set,get -n 100000000 -c 50 -P 4 \
 			-d 256 --threads 2 -q
 		rc=$? ;;
 	memcached)
 		llc_serve memcached -t 4 -p $port -U 0 -u root -m 64 -l 127.0.0.1
 		srv=$!
 		while ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && kill -0 $srv 2>/dev/null; do sleep 0.1; done
-		llc_record "$out" "$hz" "$secs" timeout "$secs" memcslap -s 127.0.0.1:$port -c 4 -e 100000000 -l 5000 -t set
+		llc_record "$out" "$hz" "$secs" sh -c "$for_secs" "$secs" memcslap -s 127.0.0.1:$port -c 4 -e 100000000 -l 5000 -t set
 		rc=$? ;;
 	esac
 	kill $srv 2>/dev/null
@@ -106,11 +109,22 @@ extract)
 			echo "extract failed: $n ($(tail -n 1 "$dir/$label/$n.err"))" >&2
 	done
 	;;
+schedule)
+	for p in "$dir"/*.tar.gz; do
+		n=$(basename "$p" .tar.gz)
+		[ -s "$dir/$n.schedule" ] && continue
+		rm -rf "$dir/proc/$n"
+		mkdir -p "$dir/proc"
+		"$SCXPROF" process --no-perfetto -f "$p" -o "$dir/proc/$n" >/dev/null 2>&1 &&
+			python3 "$here/llc_truth_sched.py" "$dir/proc/$n" >"$dir/$n.schedule" 2>&1 || echo "schedule failed: $n" >&2
+		rm -rf "$dir/proc/$n"
+	done
+	;;
 table)
 	shift 2
-	printf '| case (truth) | rate, length |'
+	printf '| case (truth) | rate, length | schedule |'
 	for l in "$@"; do printf ' %s |' "$l"; done
-	printf '\n|---|---|'
+	printf '\n|---|---|---|'
 	for l in "$@"; do printf -- '---|'; done
 	printf '\n'
 	. "$here/llc_lib.sh" >/dev/null 2>&1
@@ -118,7 +132,8 @@ table)
 		for cell in $CELLS; do
 			hz=${cell%%:*} secs=${cell##*:} n="$c-$hz-${secs}s"
 			[ -s "$dir/$n.tar.gz" ] || continue
-			printf '| %s (%s) | %s, %s s |' "$c" "$(truth_of $c)" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs"
+			printf '| %s (%s) | %s, %s s | %s |' "$c" "$(truth_of $c)" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs" \
+				"$(sed -n 's/^schedule: //p' "$dir/$n.schedule" 2>/dev/null)"
 			for l in "$@"; do
 				if [ -s "$dir/$l/$n.llc.json" ]; then
 					# shellcheck disable=SC2046
