@@ -85,7 +85,7 @@ llc_pct() {
 import sys
 s, lo, hi, x, n, st = (sys.argv[1:] + ["-"] * 6)[:6]
 p = lambda v: "%.1f%%" % (100 * float(v))
-if st == "none" or (st == "count" and n == "0"): print("none (no data in common)" if st == "none" else "no shared accesses")
+if st == "none" or (st == "count" and n == "0"): print("none: no line seen from two threads" if st == "none" else "no shared accesses")
 elif st == "count" and s == "-": print("between %s and %s (%s of %s: too few for a point)" % (p(lo), p(hi), x, n))
 elif st == "count": print("%s (95%% CI %s-%s, %s of %s)" % (p(s), p(lo)[:-1], p(hi), x, n))
 elif st == "too_few": print("between %s and %s (too few to say)" % (p(lo), p(hi)))
