@@ -45,24 +45,6 @@ static void release_comm_ev_ids(struct mem_agg *a, const struct comm_rec *c)
 		release_ev_id(a, c->hints[h].ev_id);
 }
 
-int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 4;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return scx_fail("out of memory (%zu entries)", n);
-	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 
 long mem_agg_new_group(struct mem_agg *a, const char *key, size_t len, int kind, bool indexed)
 {

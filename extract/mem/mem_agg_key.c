@@ -133,13 +133,6 @@ static int keep_at_level(uint64_t key, void *arg)
 	return key_sampled(key, *(unsigned *)arg);
 }
 
-static int keep_object_at_level(uint64_t object, void *arg)
-{
-	unsigned level = *(unsigned *)arg;
-
-	return level == 0 || (hash_mix64(object) >> (64 - level)) == 0;
-}
-
 /* Raise the sampling level until the evidence fits the budget again. */
 static int shrink_evidence(struct mem_agg *a)
 {
@@ -160,13 +153,6 @@ static int shrink_evidence(struct mem_agg *a)
 			return -1;
 	}
 	return 0;
-}
-
-int mem_agg_trim_objects(struct mem_agg *a)
-{
-	size_t dropped;
-
-	return u64map_filter(&a->ident_object, keep_object_at_level, &a->level, &dropped);
 }
 
 /*

@@ -95,13 +95,6 @@ struct mem_agg_shards {
 	atomic_uint level;        /* published */
 };
 
-unsigned mem_agg_key_depth(uint64_t key)
-{
-	uint64_t h = hash_mix64(EV_OBJECT(key));
-
-	return h ? (unsigned)__builtin_clzll(h) : 63;
-}
-
 /* The level one thread holding these counts would raise to from level. */
 static unsigned level_for(const uint64_t *depth, size_t max_keys, unsigned level)
 {
