@@ -3,7 +3,7 @@
 # is exact (bench/closed_loop.sh runs the others): under a topology that
 # puts cpu0 and cpu1 in two LLCs, two threads that read and write one
 # region (tests/workloads/llc-truth, each at most 40% busy so the pair fits
-# one 1-CPU LLC) run pinned apart; record 5 s at 1 kHz, extract: the config must put
+# one 1-CPU LLC) run pinned apart; record 5 s at 2 kHz, extract: the config must put
 # them in one subcell and predict 0% cross-LLC. A fresh run of the same
 # threads, unpinned, is placed with `scxprof place` per that config (both
 # on one LLC: checked in /proc/TID/status), recorded and extracted again:
@@ -46,9 +46,10 @@ run() {
 	while [ ! -s "$WORK/$name.ready" ] && kill -0 $wl 2>/dev/null; do sleep 0.05; done
 	[ -s "$WORK/$name.ready" ]
 }
-# rec NAME: record 5 s system-wide at 1 kHz, extract with the split topology
+# rec NAME: record 5 s system-wide at 2 kHz, extract with the split topology
 rec() {
-	"$SCXPROF" record -F 1000 -t 5 -o "$WORK/$1" >"$WORK/$1.record.log" 2>&1 &&
+	rm -rf "$WORK/$1" "$WORK/$1.tar.gz" "$WORK/$1.llc.json" # a retry records again; extract never overwrites --llc-json
+	"$SCXPROF" record -F 2000 -t 5 -o "$WORK/$1" >"$WORK/$1.record.log" 2>&1 &&
 		"$SCXPROF" extract -v -f "$WORK/$1.tar.gz" --topology "$WORK/split.json" --workload-allotment-cgroup-regex "$ALLOT" \
 			--llc-json "$WORK/$1.llc.json" >"$WORK/$1.cfg.json" 2>"$WORK/$1.err"
 }
