@@ -240,7 +240,8 @@ static int timelines(struct ctx *c)
 		free(b);
 		return scx_fail("out of memory");
 	}
-	memcpy(b, s->bins, s->nr_bins * sizeof(*b));
+	if (s->nr_bins)
+		memcpy(b, s->bins, s->nr_bins * sizeof(*b));
 	qsort(b, s->nr_bins, sizeof(*b), by_actor_bin);
 	for (i = 0; i < s->nr_bins; i++)
 		if (llc_map_llc(c->e->map, b[i].cpu) < 0)
