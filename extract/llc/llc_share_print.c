@@ -69,7 +69,7 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 		return;
 	}
 	if (!r->with_key) {
-		fprintf(f, "  no sample is on data with an identity (A:/F:: process writes data_id): not measured\n");
+		fprintf(f, "  no sample is on data with an identity (A:/F:, the data_id process writes): not measured\n");
 		return;
 	}
 	fprintf(f, "  measured = of the accesses to data another thread also uses, the share whose previous access by "
