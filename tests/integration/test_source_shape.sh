@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# test_source_shape.sh - the source tree keeps its shape (issues 14 and 21):
+# test_source_shape.sh - the source tree keeps its shape (issues 14, 21, 29):
 # - no include circle among the modules of the whole tree (lib/ process/
 #   record/ extract/ report/ cmd/ bpf/ fuzz/ tests/unit/ tests/workloads/
 #   bench/, their folders included);
+# - no two .c files of that tree call each other (A uses a function B
+#   defines and B one A defines: a module split into a ring; its parts
+#   should call a core, never each other);
 # - each header of lib/ process/ record/ extract/ report/ declares only
 #   what its own module defines (cmd/commands.h, the CLI's command table, is
 #   the one header that names other files' functions); in the folders that are rooms of their own
@@ -37,6 +40,7 @@ process/mem process/sched process/order process/emit process/summary
 extract/mem extract/sharing extract/evidence extract/sched extract/llc extract/place"
 
 KNOWN_CYCLES=''
+KNOWN_CALLS=''
 KNOWN_DECLS=''
 KNOWN_LONG=''
 
@@ -86,11 +90,28 @@ else
 	fail "include_graph.py: X_internal.h belongs to module X" "$out"
 fi
 
+# two files that call each other's functions (a ring, which includes cannot
+# show): planted, with a one-way call and a same-named static that must not count
+mkdir -p "$WORK/t5/m"
+printf 'int pong(int n);\nint ping(int n)\n{\n\treturn n ? pong(n - 1) : 0;\n}\n' >"$WORK/t5/m/a.c"
+printf 'int ping(int n);\nint pong(int n)\n{\n\treturn n ? ping(n - 1) : 1;\n}\n' >"$WORK/t5/m/b.c"
+printf 'int ping(int n);\nint solo(void);\nint top(void)\n{\n\treturn ping(3) + solo();\n}\n' >"$WORK/t5/m/c.c"
+printf 'static int top(void)\n{\n\treturn 0;\n}\nint solo(void)\n{\n\treturn top(); /* ping( in a comment */\n}\n' >"$WORK/t5/m/d.c"
+out=$(python3 "$GRAPH" --root "$WORK/t5" --calls m 2>&1)
+if [ $? -eq 1 ] && grep -qx 'calls: m/a.c <-> m/b.c (m/a.c uses pong; m/b.c uses ping)' <<<"$out" &&
+	grep -qx '1 pairs of files that call each other' <<<"$out"; then
+	pass "include_graph.py --calls finds two planted files that call each other (and not a one-way call or a static of the same name)"
+else
+	fail "include_graph.py --calls finds two planted files that call each other (and not a one-way call or a static of the same name)" "$out"
+fi
+
 found=$(cd "$TOP" && python3 "$GRAPH" $DIRS | grep '^cycle: ')
 against_known "no include circle among modules of $DIRS but the known ones" "$KNOWN_CYCLES" "$found"
 found=$(cd "$TOP" && python3 "$GRAPH" --decls $DECL_DIRS | grep ': declares ')
 against_known "headers of $DECL_DIRS declare only their own module's functions but the known ones" \
 	"$KNOWN_DECLS" "$found"
+found=$(cd "$TOP" && python3 "$GRAPH" --calls $DIRS | grep '^calls: ')
+against_known "no two files of $DIRS call each other's functions but the known ones" "$KNOWN_CALLS" "$found"
 found=$(cd "$TOP" && python3 "$GRAPH" --decls $ROOMS | grep ': declares ')
 against_known "each header of $ROOMS declares only its own module's functions" "" "$found"
 for room in $ROOMS; do

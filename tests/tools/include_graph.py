@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""include_graph.py [--root DIR] [--edges] [--decls] DIR... - find include
-circles among modules, and (--decls) headers that declare functions another
-module defines.
+"""include_graph.py [--root DIR] [--edges] [--decls|--calls] DIR... - find
+include circles among modules, (--decls) headers that declare functions
+another module defines, and (--calls) two files that call each other.
 
 A module is a .c file and the .h of the same name beside it (process/emit/emit.c
 and process/emit/emit.h are the module process/emit/emit); an X_internal.h beside X.c
@@ -29,6 +29,17 @@ beside it. A function declared in
 one module's header and defined in another's hides a dependency from the
 include graph (a dispatcher whose callees are declared in its own header).
 Prints "HEADER: declares NAME, defined in FILE" and exits 1 when there is any.
+
+--calls checks instead that no two .c files call each other: file A uses
+(calls, or takes the address of) a function file B defines and B uses one
+A defines. Includes cannot show this (both may include one header, or a
+shared internal one): a module split in parts that call each other is a
+ring, where the parts should call a core and never each other. A function
+is a non-static definition at column 0 (FUNC_DEF); a name defined in more
+than one file, or by the using file itself (a static of the same name), is
+not counted; comments and string literals are skipped. Prints
+"calls: A <-> B (A uses f, ...; B uses g, ...)" per pair and exits 1 when
+there is any.
 """
 import os
 import re
@@ -87,6 +98,38 @@ def misplaced_declarations(root, dirs):
                 continue
             out.append(f"{header}: declares {name}, defined in {src}")
     return sorted(out)
+
+
+STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+# any function definition at column 0, static ones too (a file's own names)
+ANY_DEF = re.compile(r"^(?!typedef\b|extern\b|return\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\([^;{}]*?\)\s*\{", re.M)
+
+
+def mutual_calls(root, dirs):
+    """Pairs of .c files each using a function the other defines."""
+    defined, own, uses = {}, {}, {}
+    for rel in source_files(root, dirs):
+        if not rel.endswith(".c"):
+            continue
+        text = STRING.sub('""', strip_comments(read(root, rel)))
+        for name in FUNC_DEF.findall(text):
+            defined.setdefault(name, set()).add(rel)
+        own[rel] = set(ANY_DEF.findall(text))
+        uses[rel] = set(IDENT.findall(text))
+    dep = {}
+    for f, names in uses.items():
+        for name in names - own[f]:
+            where = defined.get(name, ())
+            if len(where) == 1:
+                dep.setdefault(f, {}).setdefault(next(iter(where)), set()).add(name)
+    out = []
+    for a in sorted(dep):
+        for b in sorted(dep[a]):
+            if a < b and a in dep.get(b, {}):
+                out.append(f"calls: {a} <-> {b} ({a} uses {', '.join(sorted(dep[a][b]))}; "
+                           f"{b} uses {', '.join(sorted(dep[b][a]))})")
+    return out
 
 
 def module_of(path):
@@ -191,6 +234,7 @@ def main(argv):
     root = "."
     show_edges = False
     decls = False
+    calls = False
     dirs = []
     i = 0
     while i < len(argv):
@@ -202,6 +246,8 @@ def main(argv):
             show_edges = True
         elif argv[i] == "--decls":
             decls = True
+        elif argv[i] == "--calls":
+            calls = True
         else:
             dirs.append(argv[i].rstrip("/"))
         i += 1
@@ -212,6 +258,12 @@ def main(argv):
         if not os.path.isdir(os.path.join(root, d)):
             print(f"include_graph.py: {d}: not a directory under {root}", file=sys.stderr)
             return 2
+    if calls:
+        bad = mutual_calls(root, dirs)
+        for line in bad:
+            print(line)
+        print(f"{len(bad)} pairs of files that call each other")
+        return 1 if bad else 0
     if decls:
         bad = misplaced_declarations(root, dirs)
         for line in bad:
