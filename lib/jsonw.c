@@ -79,31 +79,24 @@ static void value_prefix(struct jsonw *w)
 	w->need_comma = true;
 }
 
-void jsonw_obj_open(struct jsonw *w)
+/* An object or array opens as a value and closes as one. */
+static void open_container(struct jsonw *w, char c)
 {
 	value_prefix(w);
-	put_char(w, '{');
+	put_char(w, c);
 	w->need_comma = false;
 }
 
-void jsonw_obj_close(struct jsonw *w)
+static void close_container(struct jsonw *w, char c)
 {
-	put_char(w, '}');
+	put_char(w, c);
 	w->need_comma = true;
 }
 
-void jsonw_arr_open(struct jsonw *w)
-{
-	value_prefix(w);
-	put_char(w, '[');
-	w->need_comma = false;
-}
-
-void jsonw_arr_close(struct jsonw *w)
-{
-	put_char(w, ']');
-	w->need_comma = true;
-}
+void jsonw_obj_open(struct jsonw *w) { open_container(w, '{'); }
+void jsonw_obj_close(struct jsonw *w) { close_container(w, '}'); }
+void jsonw_arr_open(struct jsonw *w) { open_container(w, '['); }
+void jsonw_arr_close(struct jsonw *w) { close_container(w, ']'); }
 
 static char *put_escape_char(char *p, unsigned char c)
 {
@@ -378,13 +371,19 @@ void jsonw_kv_null(struct jsonw *w, const char *key)
 	jsonw_null(w);
 }
 
-bool jsonw_kv_obj_or_null(struct jsonw *w, const char *key, bool present)
+/* "key": and, when !present, null: false then, the value is written */
+static bool key_or_null(struct jsonw *w, const char *key, bool present)
 {
 	jsonw_key(w, key);
-	if (!present) {
+	if (!present)
 		jsonw_null(w);
+	return present;
+}
+
+bool jsonw_kv_obj_or_null(struct jsonw *w, const char *key, bool present)
+{
+	if (!key_or_null(w, key, present))
 		return false;
-	}
 	jsonw_obj_open(w);
 	return true;
 }
@@ -397,29 +396,20 @@ void jsonw_kv_hex(struct jsonw *w, const char *key, uint64_t v)
 
 void jsonw_kv_str_or_null(struct jsonw *w, const char *key, const char *s)
 {
-	jsonw_key(w, key);
-	if (s)
+	if (key_or_null(w, key, s != NULL))
 		jsonw_str(w, s);
-	else
-		jsonw_null(w);
 }
 
 void jsonw_kv_u64_or_null(struct jsonw *w, const char *key, bool has, uint64_t v)
 {
-	jsonw_key(w, key);
-	if (has)
+	if (key_or_null(w, key, has))
 		jsonw_u64(w, v);
-	else
-		jsonw_null(w);
 }
 
 void jsonw_kv_i64_or_null(struct jsonw *w, const char *key, bool has, int64_t v)
 {
-	jsonw_key(w, key);
-	if (has)
+	if (key_or_null(w, key, has))
 		jsonw_i64(w, v);
-	else
-		jsonw_null(w);
 }
 
 void jsonw_kv_double_exact(struct jsonw *w, const char *key, double v)

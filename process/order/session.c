@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/upper_bound.h"
 
 #define UNKNOWN "[unknown]"
 
@@ -96,17 +97,7 @@ static int maps_reserve(struct session_maps *m, size_t extra)
 /* Index of the first map whose end is above addr. */
 static size_t maps_lower(const struct session_maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return UPPER_BOUND(m->v, m->n, end, addr);
 }
 
 /* The map holding addr, or NULL; *hint: where the last lookup of its kind

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/upper_bound.h"
 
 struct rd {
 	const uint8_t *p;
@@ -499,15 +500,7 @@ void tf_field_text(const struct tf_field *f, const void *raw, size_t raw_size, c
 
 const char *tf_ksym(const struct tf_data *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nr_ksyms;
+	size_t lo = UPPER_BOUND(d->ksyms, d->nr_ksyms, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? d->ksyms[lo - 1].name : NULL;
 }

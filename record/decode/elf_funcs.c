@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/upper_bound.h"
+
 #define MAX_LOADS 16
 
 struct load {
@@ -125,17 +127,9 @@ int elf_funcs_load(const uint8_t *img, size_t size, struct elf_funcs *out)
 
 const struct elf_func *elf_funcs_find(const struct elf_funcs *fs, uint64_t off)
 {
-	size_t lo = 0, hi = fs->n;
-
 	/* the last function starting at or before off */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = UPPER_BOUND(fs->f, fs->n, start, off);
 
-		if (fs->f[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || off > fs->f[lo - 1].end)
 		return NULL;
 	return &fs->f[lo - 1];

@@ -14,6 +14,7 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "lib/jsonw.h"
+#include "lib/upper_bound.h"
 #include "lib/data_src.h"
 #include "process/order/order.h"
 
@@ -212,6 +213,25 @@ Test(jsonw, fields_null_or_value_hex_exact_doubles_and_member_names)
 			    "\"none\":null,\"some\":{\"x\":null}}");
 	free(s);
 	jsonw_free(&w);
+}
+
+/* the binary search of the address tables (maps, tracing-data ksyms, ELF functions) */
+Test(upper_bound, counts_keys_at_or_below_against_a_linear_scan)
+{
+	struct { uint32_t pad; uint64_t key; char name; } v[9];
+	const uint64_t keys[9] = {0, 3, 3, 3, 10, 11, 11, 40, UINT64_MAX};
+
+	for (size_t i = 0; i < 9; i++)
+		v[i].key = keys[i];
+	for (size_t n = 0; n <= 9; n++)
+		for (uint64_t k = 0; k < 45; k++) {
+			size_t want = 0;
+
+			while (want < n && v[want].key <= k)
+				want++;
+			cr_assert_eq(UPPER_BOUND(v, n, key, k), want, "n %zu key %llu", n, (unsigned long long)k);
+		}
+	cr_assert_eq(UPPER_BOUND(v, 9, key, UINT64_MAX), 9);
 }
 
 /* perf flushes, at each round end, what is at or below the previous round's max */
