@@ -100,6 +100,8 @@ static int measure(struct run *r, const struct place_tids *tids, bool first, str
 		}
 		v[i].demand = first ? (double)(t1 - t0[i]) / ((double)r->o->window_ms * 1e6)
 				    : (double)t1 / ((double)r->o->interval_ms * 1e6);
+		if (v[i].demand > 1) /* a thread renamed long after it started: one thread uses at most one CPU */
+			v[i].demand = 1;
 		if (r->hints_fd >= 0) {
 			if ((x = place_host_hint(r->hints_fd, v[i].tid, &v[i].hint)) < 0)
 				goto out;
