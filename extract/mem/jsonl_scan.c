@@ -451,16 +451,24 @@ static int scan_nullable_string(struct cursor *c, const char *key, const char **
 	return scan_string_key(c, key, v, n);
 }
 
+/* A value that matters only as a string: 1 and *t, *n when it is one,
+ * 0 when it is anything else (checked and skipped), -1 on a syntax error. */
+static int scan_if_string(struct cursor *c, const char **t, size_t *n)
+{
+	if (c->p >= c->end || *c->p != '"')
+		return scan_value(c, 1) < 0 ? -1 : 0;
+	return scan_string(c, t, n) < 0 ? -1 : 1;
+}
+
 /* addr (the virtual data address, hex string; anything else gives 0): the line when phys_addr has none */
 static int scan_addr(struct cursor *c, struct mem_sample *s)
 {
 	const char *t;
 	size_t n;
+	int rc = scan_if_string(c, &t, &n);
 
-	if (c->p >= c->end || *c->p != '"')
-		return scan_value(c, 1);
-	if (scan_string(c, &t, &n) < 0)
-		return -1;
+	if (rc <= 0)
+		return rc;
 	if (parse_hex(t, n, &s->addr) < 0)
 		s->addr = 0; /* not a hex address: no line */
 	return 0;
@@ -528,11 +536,10 @@ static int scan_event(struct cursor *c, struct mem_sample *s)
 {
 	const char *t;
 	size_t n;
+	int rc = scan_if_string(c, &t, &n);
 
-	if (c->p >= c->end || *c->p != '"')
-		return scan_value(c, 1);
-	if (scan_string(c, &t, &n) < 0)
-		return -1;
+	if (rc <= 0)
+		return rc;
 	s->fault = jsonl_event_is_fault(t, n);
 	return 0;
 }

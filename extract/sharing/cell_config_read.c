@@ -88,6 +88,22 @@ static int read_clause(const struct at *a, struct json_object *cl, struct cell *
 	return cell_config_add_clause(sub, prefix, has_hint, hint);
 }
 
+/* A subcell or a cell: an object of keys only, with a "name" string; its
+ * "name" and "matches" members (matches NULL when absent). */
+static int read_named(const struct at *a, struct json_object *o, const char *const *keys,
+		      struct json_object **name, struct json_object **matches)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return bad(a, "not an object");
+	if (only_keys(a, o, keys) < 0)
+		return -1;
+	json_object_object_get_ex(o, "name", name);
+	json_object_object_get_ex(o, "matches", matches);
+	if (!string_of(*name))
+		return bad(a, "no \"name\" string");
+	return 0;
+}
+
 static int read_subcell(struct at *a, struct json_object *o, struct cell *parent)
 {
 	static const char *const keys[] = {"name", "matches", NULL};
@@ -95,14 +111,8 @@ static int read_subcell(struct at *a, struct json_object *o, struct cell *parent
 	struct cell *sub;
 	size_t i;
 
-	if (!json_object_is_type(o, json_type_object))
-		return bad(a, "not an object");
-	if (only_keys(a, o, keys) < 0)
+	if (read_named(a, o, keys, &name, &matches) < 0)
 		return -1;
-	json_object_object_get_ex(o, "name", &name);
-	json_object_object_get_ex(o, "matches", &matches);
-	if (!string_of(name))
-		return bad(a, "no \"name\" string");
 	if (!matches || !json_object_is_type(matches, json_type_array))
 		return bad(a, "\"matches\" is not an array of clauses");
 	if (!(sub = cell_config_add_subcell(parent, string_of(name))))
@@ -145,14 +155,8 @@ static int read_cell(struct at *a, size_t idx, struct json_object *o, struct cel
 	struct cell *cell;
 	size_t i;
 
-	if (!json_object_is_type(o, json_type_object))
-		return bad(a, "not an object");
-	if (only_keys(a, o, keys) < 0)
+	if (read_named(a, o, keys, &name, &matches) < 0)
 		return -1;
-	json_object_object_get_ex(o, "name", &name);
-	json_object_object_get_ex(o, "matches", &matches);
-	if (!string_of(name))
-		return bad(a, "no \"name\" string");
 	if (read_top(a, matches, &top, &value) < 0)
 		return -1;
 	if (json_object_object_get_ex(o, "subcells", &subs) && !json_object_is_type(subs, json_type_array))
