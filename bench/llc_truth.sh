@@ -22,8 +22,8 @@
 #   bench/llc_truth.sh schedule DIR             the definition's value from each recording's
 #                                               scheduling stream (bench/llc_truth_sched.py)
 #   bench/llc_truth.sh table DIR LABEL...       one markdown row per case and cell
-# CELLS (environment): "HZ:SECS ..." (default "250:10 default:10 4000:10
-# default:30"; HZ "default" is record's own rate). Run as root, one at a
+# CELLS (environment): "HZ:SECS ..." (default "250:10 default:10 4000:10 250:30
+# default:30 4000:30"; HZ "default" is record's own rate). Run as root, one at a
 # time on a shared machine (each recording is system-wide).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +31,7 @@ top=$(dirname "$here")
 BUILD=${BUILD:-build}
 SCXPROF=${SCXPROF:-$top/$BUILD/scxprof}
 WL=${WL:-$top/$BUILD/workloads/llc-truth}
-CELLS=${CELLS:-250:10 default:10 4000:10 default:30}
+CELLS=${CELLS:-250:10 default:10 4000:10 250:30 default:30 4000:30}
 CASES=${CASES:-apart together alternating three}
 BUSY=${BUSY:-40}
 
