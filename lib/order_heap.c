@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 
 static int less(const struct order_heap_ent *a, const struct order_heap_ent *b)
 {
@@ -17,14 +18,8 @@ int order_heap_push(struct order_heap *h, uint64_t ts, uint64_t key)
 	struct order_heap_ent e = {ts, key};
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 1024;
-		struct order_heap_ent *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return scx_fail("out of memory (reorder window of %zu records)", h->n);
-		h->v = v, h->cap = cap;
-	}
+	if (h->n == h->cap && !GROW(h->v, h->cap, 1024))
+		return scx_fail("out of memory (reorder window of %zu records)", h->n);
 	for (i = h->n++; i > 0 && less(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
 		h->v[i] = h->v[(i - 1) / 2];
 	h->v[i] = e;

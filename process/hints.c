@@ -24,6 +24,7 @@
 #include "process/hints.h"
 
 #include "lib/error.h"
+#include "lib/grow.h"
 #include "lib/linereader.h"
 
 #include <errno.h>
@@ -330,15 +331,8 @@ static int loader_push(struct loader *ld, const struct raw_update *u)
 	struct hints_index *h = ld->h;
 	struct tid_slot *s;
 
-	if (ld->nr == ld->cap) {
-		size_t cap = ld->cap ? ld->cap * 2 : 1024;
-		struct raw_update *n = realloc(ld->raw, cap * sizeof(*n));
-
-		if (!n)
-			return scx_fail("out of memory");
-		ld->raw = n;
-		ld->cap = cap;
-	}
+	if (ld->nr == ld->cap && !GROW(ld->raw, ld->cap, 1024))
+		return scx_fail("out of memory");
 	s = table_get(h, u->tid);
 	if (!s)
 		return -1;
@@ -363,10 +357,10 @@ static int cmp_raw(const void *a, const void *b)
 	const struct raw_update *x = a, *y = b;
 
 	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+		return CMP3(x->tid, y->tid);
 	if (x->timestamp != y->timestamp)
-		return x->timestamp < y->timestamp ? -1 : 1;
-	return x->seq < y->seq ? -1 : (x->seq > y->seq);
+		return CMP3(x->timestamp, y->timestamp);
+	return CMP3(x->seq, y->seq);
 }
 
 /* Sort the loaded lines and give every tid slot its range of updates. */

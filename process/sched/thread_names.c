@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 
 void thread_names_init(struct thread_names *t)
 {
@@ -53,15 +54,8 @@ int thread_names_note(struct thread_names *t, int64_t tid, uint64_t time_ns, con
 		}
 		return 0;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct thread_name *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return scx_fail("out of memory (thread names)");
-		t->v = v;
-		t->cap = cap;
-	}
+	if (t->n == t->cap && !GROW(t->v, t->cap, 256))
+		return scx_fail("out of memory (thread names)");
 	e = &t->v[t->n];
 	e->tid = (uint32_t)tid;
 	e->seq = (uint32_t)t->n;
@@ -103,10 +97,10 @@ static int by_tid_time(const void *a, const void *b)
 	const struct thread_name *x = a, *y = b;
 
 	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+		return CMP3(x->tid, y->tid);
 	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return CMP3(x->time_ns, y->time_ns);
+	return CMP3(x->seq, y->seq);
 }
 
 void thread_names_finish(struct thread_names *t)
