@@ -73,10 +73,12 @@ static void print_summary(const struct record_result *r, const char *where)
 		       r->backend.pid_source);
 	else if (r->mem_on)
 		printf("Memory samples: %llu (%s; lost %llu events, %llu samples; phys_addr from pagemap %llu, "
-		       "unresolved %llu)\n", (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),
+		       "unresolved %llu, %llu of them drained after their process exited)\n",
+		       (unsigned long long)r->mem.samples, mem_backend_name(r->backend.kind),
 		       (unsigned long long)r->mem.lost_events, (unsigned long long)r->mem.lost_samples,
 		       (unsigned long long)(r->mem.phys_resolved + r->mem.decode.phys_resolved),
-		       (unsigned long long)(r->mem.phys_unresolved + r->mem.decode.phys_unresolved));
+		       (unsigned long long)(r->mem.phys_unresolved + r->mem.decode.phys_unresolved),
+		       (unsigned long long)(r->mem.phys_exited + r->mem.decode.phys_exited));
 	if (r->mem_on && r->backend.kind == MEM_BACKEND_DECODE)
 		printf("Decoded: %llu of %llu cpu-clock samples gave data addresses (%llu at the IP, %llu the "
 		       "instruction before; skipped: %llu kernel mode, %llu no memory operand, %llu fs/gs, "

@@ -161,6 +161,7 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	jsonw_kv_u64(w, "from_kernel", m->phys_kernel);
 	jsonw_kv_u64(w, "from_pagemap", m->phys_resolved + m->decode.phys_resolved);
 	jsonw_kv_u64(w, "unresolved", m->phys_unresolved + m->decode.phys_unresolved);
+	jsonw_kv_u64(w, "unresolved_exited", m->phys_exited + m->decode.phys_exited);
 	jsonw_obj_close(w);
 	decode_json(w, r);
 	arm_spe_json(w, r);

@@ -102,6 +102,7 @@ struct decode_stats {
 	uint64_t skip_unsupported; /* gather/scatter (vector index), bound tables */
 	uint64_t skip_clobbered;   /* the instruction before overwrote its own address registers */
 	uint64_t phys_resolved, phys_unresolved;
+	uint64_t phys_exited;      /* of phys_unresolved: the process had exited before the drain (pagemap_stats) */
 	uint64_t decode_ns;        /* recorder thread CPU time draining the stream: text, decoding, pagemap, writing */
 	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory, prev_walks;
 	uint64_t pagemap_reads, kpageflags_reads; /* preads (pagemap.c) */
@@ -167,6 +168,10 @@ struct pagemap_cache;
 struct pagemap_stats {
 	uint64_t pagemap_reads;    /* preads of a block of pagemap entries */
 	uint64_t kpageflags_reads; /* preads of one PFN's page flags */
+	/* lookups that gave 0 because the process had exited before the drain
+	 * reached its sample: its page tables are gone, nobody can read them
+	 * any more (the loss a pagemap-based backend cannot avoid) */
+	uint64_t exited;
 };
 
 /* NULL when out of memory (scx_fail set). */
@@ -174,8 +179,9 @@ struct pagemap_cache *pagemap_new(void);
 /* A new drain pass: blocks read earlier are read again when needed. */
 void pagemap_next_pass(struct pagemap_cache *pc);
 /* Physical address of vaddr in pid, 0 when the page is not present, the
- * PFN is hidden (no CAP_SYS_ADMIN) or it is the zero page; *page_size gets
- * the page's size when nonzero is returned. */
+ * PFN is hidden (no CAP_SYS_ADMIN), it is the zero page or pid has exited
+ * (counted in pagemap_stats' exited); *page_size gets the page's size when
+ * nonzero is returned. */
 uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_t *page_size);
 /* pid exec'd or exited: an open pagemap file keeps reading the old
  * address space (the mm is bound at open), so close it. */

@@ -304,6 +304,7 @@ void decode_stream_stats(const struct decode_stream *ds, struct decode_stats *ou
 	out->prev_walks = t->prev_walks;
 	out->pagemap_reads = pagemap_stats(ds->pm)->pagemap_reads;
 	out->kpageflags_reads = pagemap_stats(ds->pm)->kpageflags_reads;
+	out->phys_exited = pagemap_stats(ds->pm)->exited;
 }
 
 void decode_stream_free(struct decode_stream *ds)

@@ -3,6 +3,7 @@
  */
 #include "record/decode/decode.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #define PAGEMAP_BLOCKS 256
 #define KPF_SLOTS 1024   /* page flags remembered per pass (direct-mapped by PFN) */
 #define KPF_HUGE_BITS ((1ULL << 17) | (1ULL << 22)) /* KPF_HUGE, KPF_THP */
+#define USER_VA_TOP (1ULL << 47) /* x86-64 4-level paging, arm64 48-bit VA: user space is below */
 
 struct pagemap_cache {
 	struct { int pid, fd; uint64_t used; } slot[PAGEMAP_SLOTS];
@@ -108,7 +110,10 @@ static int pagemap_fd(struct pagemap_cache *pc, int pid)
 	return pc->slot[victim].fd;
 }
 
-/* The pagemap entry of virtual page vpage of pid, from this pass's blocks. */
+/* The pagemap entry of virtual page vpage of pid, from this pass's blocks:
+ * 0, -1 when it cannot be read, -2 when that is because pid has exited (no
+ * /proc/PID any more, or its pagemap reads nothing below the top of a user
+ * address space: the mm is gone). */
 static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint64_t *entry)
 {
 	uint64_t blk = vpage / PAGEMAP_BLOCK;
@@ -119,11 +124,13 @@ static int pagemap_entry(struct pagemap_cache *pc, int pid, uint64_t vpage, uint
 	if (pc->block[slot].pass != pc->pass || pc->block[slot].pid != pid || pc->block[slot].block != blk) {
 		fd = pagemap_fd(pc, pid);
 		if (fd <= 0)
-			return -1;
+			return errno == ENOENT || errno == ESRCH ? -2 : -1;
 		n = pread(fd, pc->block[slot].entry, sizeof(pc->block[slot].entry), (off_t)(blk * PAGEMAP_BLOCK * 8));
 		pc->st.pagemap_reads++;
-		if (n <= 0)
-			return -1;
+		if (n < 0)
+			return errno == ESRCH ? -2 : -1;
+		if (n == 0)
+			return vpage * pc->page_size < USER_VA_TOP ? -2 : -1;
 		if ((size_t)n < sizeof(pc->block[slot].entry)) /* end of the address space */
 			memset((char *)pc->block[slot].entry + n, 0, sizeof(pc->block[slot].entry) - (size_t)n);
 		pc->block[slot].pass = pc->pass;
@@ -158,8 +165,13 @@ uint64_t pagemap_phys(struct pagemap_cache *pc, int pid, uint64_t vaddr, uint64_
 	uint64_t entry, pfn, sub;
 	uint64_t page = pc->page_size;
 
-	if (pagemap_entry(pc, pid, vaddr / page, &entry) < 0)
+	switch (pagemap_entry(pc, pid, vaddr / page, &entry)) {
+	case -2:
+		pc->st.exited++;
 		return 0;
+	case -1:
+		return 0;
+	}
 	if (!(entry >> 63 & 1))
 		return 0;
 	pfn = entry & ((1ULL << 55) - 1);

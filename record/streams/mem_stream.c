@@ -635,6 +635,8 @@ int mem_stream_drain(struct mem_stream *ms)
 	ms->st.rounds++;
 	if (ms->decode)
 		decode_stream_stats(ms->decode, &ms->st.decode);
+	if (ms->pagemaps)
+		ms->st.phys_exited = pagemap_stats(ms->pagemaps)->exited;
 	return pd_writer_add_record(ms->w, &round, sizeof(round));
 }
 

@@ -29,6 +29,7 @@ struct mem_stream_stats {
 	uint64_t samples, records;
 	uint64_t lost_records, lost_events, lost_samples, throttle, unthrottle;
 	uint64_t phys_resolved, phys_unresolved, phys_kernel; /* kernel: the kernel gave it */
+	uint64_t phys_exited;   /* of phys_unresolved: the process had exited before the drain */
 	uint64_t first_time, last_time;
 	uint64_t rounds;
 	uint64_t foreign_ids;   /* samples that carried another program's event id, restored */
