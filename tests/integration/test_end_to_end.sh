@@ -2,7 +2,17 @@
 # test_end_to_end.sh - the README's first command: `make demo`'s pipeline
 # (record the planted workload, process, extract) must recover the planted
 # groups: alpha and beta in one subcell, gamma and delta apart.
+# The recordings sample every page fault of the host (-c 1); a recorder
+# starved by other sessions drains late and its ring overflows, and the
+# records lost then include the workload's own COMM, MMAP2 and CGROUP
+# records: its samples come out as cgroup "unknown", sym [unknown], and the
+# allotment cell is missing (seen at load ~25: 267,817 events lost of
+# 512,677, "planted groups NOT recovered: subcells []"). So the test runs
+# in a session of its own whose autogroup has nice -20 (lib.sh's
+# own_session, as the sharing tests): busy loops and suites elsewhere do
+# not starve the recorder.
 . "$(dirname "$0")/lib.sh"
+own_session "$@"
 if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
 	skip "end to end" "perf_event_open of software events is refused here"
 	exit 0
