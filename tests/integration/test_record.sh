@@ -5,7 +5,14 @@
 # perf.mem.data without a warning, our process agreeing with perf script
 # on every sample, physical addresses (every planted write of the recorded
 # workload has one, shared pages shared), and failure/interrupt behaviour.
+# It runs in a session of its own at autogroup nice -20 (lib.sh's
+# own_session): its recordings sample every page fault of the host (-c 1),
+# and a recorder starved by other sessions overflows its ring and loses the
+# workload's COMM and MMAP2 records with the samples (at load ~25: "BUILD_ID:
+# the recorded workload" and "every planted write: 0 of 0", its samples
+# without symbols).
 . "$(dirname "$0")/lib.sh"
+own_session "$@"
 WL="$TOP/$BUILD/workloads/scxprof-workload"
 
 if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
