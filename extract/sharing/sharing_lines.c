@@ -143,6 +143,37 @@ static void common_block(const struct evidence *a, size_t i, size_t i1, const st
 	}
 }
 
+typedef void common_fn(const struct evidence *a, size_t i, size_t i1, const struct evidence *b, size_t j, size_t j1,
+		       unsigned window, struct line_estimate *o);
+
+/* The runs of keys with the same key >> shift that a[i..i1) and b[j..j1)
+ * (both sorted) both have, each handed to each() in key order. Inlined, so
+ * each() is a direct call as in the two loops this replaces. */
+static inline __attribute__((always_inline)) void common_runs(const struct evidence *a, size_t i, size_t i1,
+							       const struct evidence *b, size_t j, size_t j1,
+							       unsigned shift, common_fn *each, unsigned window,
+							       struct line_estimate *o)
+{
+	while (i < i1 && j < j1) {
+		uint64_t ka = a->keys[i] >> shift, kb = b->keys[j] >> shift;
+		size_t ie, je;
+
+		if (ka < kb) {
+			i = run_end(a, i, shift);
+			continue;
+		}
+		if (kb < ka) {
+			j = run_end(b, j, shift);
+			continue;
+		}
+		ie = run_end(a, i, shift);
+		je = run_end(b, j, shift);
+		each(a, i, ie, b, j, je, window, o);
+		i = ie;
+		j = je;
+	}
+}
+
 /* One common region: block-level counts, and line-level ones in common blocks. */
 static void common_region(const struct evidence *a, size_t i, size_t i1, const struct evidence *b, size_t j, size_t j1,
 			  unsigned window, struct line_estimate *o)
@@ -151,24 +182,7 @@ static void common_region(const struct evidence *a, size_t i, size_t i1, const s
 	o->nb_r += samples_in(b, j, j1);
 	o->ra_blk += block_repeats(a, i, i1);
 	o->rb_blk += block_repeats(b, j, j1);
-	while (i < i1 && j < j1) {
-		uint64_t ba = a->keys[i] >> EV_BLOCK_SHIFT, bb = b->keys[j] >> EV_BLOCK_SHIFT;
-		size_t ie, je;
-
-		if (ba < bb) {
-			i = run_end(a, i, EV_BLOCK_SHIFT);
-			continue;
-		}
-		if (bb < ba) {
-			j = run_end(b, j, EV_BLOCK_SHIFT);
-			continue;
-		}
-		ie = run_end(a, i, EV_BLOCK_SHIFT);
-		je = run_end(b, j, EV_BLOCK_SHIFT);
-		common_block(a, i, ie, b, j, je, window, o);
-		i = ie;
-		j = je;
-	}
+	common_runs(a, i, i1, b, j, j1, EV_BLOCK_SHIFT, common_block, window, o);
 }
 
 /*
@@ -330,24 +344,7 @@ void sharing_line_estimate(const struct evidence *a, const struct evidence *b, u
 	o->first_touch = first_touch;
 	o->n_a = samples_in(a, i, a->n);
 	o->n_b = samples_in(b, j, b->n);
-	while (i < a->n && j < b->n) {
-		uint64_t ra = a->keys[i] >> EV_REGION_SHIFT, rb = b->keys[j] >> EV_REGION_SHIFT;
-		size_t ie, je;
-
-		if (ra < rb) {
-			i = run_end(a, i, EV_REGION_SHIFT);
-			continue;
-		}
-		if (rb < ra) {
-			j = run_end(b, j, EV_REGION_SHIFT);
-			continue;
-		}
-		ie = run_end(a, i, EV_REGION_SHIFT);
-		je = run_end(b, j, EV_REGION_SHIFT);
-		common_region(a, i, ie, b, j, je, window, o);
-		i = ie;
-		j = je;
-	}
+	common_runs(a, i, a->n, b, j, b->n, EV_REGION_SHIFT, common_region, window, o);
 	sharing_line_decide(o, floor, z);
 }
 
