@@ -43,7 +43,7 @@ help:
 	@echo "make test       check deps, build, run unit + integration tests"
 	@echo "make asan       the same tests under ASan+UBSan (build-asan/)"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60)"
-	@echo "make bench      benchmarks against perf (ratios, median of 3)"
+	@echo "make bench      benchmarks against perf (ratios, median of 3), the suite's studies"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 
 deps:

@@ -160,3 +160,10 @@ perf_record_clean() {
 	done
 	return 3
 }
+
+# study: true under `make bench` (SCX_STUDY=1, bench/bench_studies.sh). A
+# script that repeats recordings to show a rate or a distribution (every
+# sample rate, every region size, the bound of a detection limit) makes
+# under `make test` one recording per behaviour, with every assertion that
+# guards a behaviour, and the repetitions only when study is true.
+study() { [ -n "${SCX_STUDY:-}" ]; }

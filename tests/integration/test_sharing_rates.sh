@@ -17,6 +17,11 @@
 #                (fixed rounds): shared and merged when the samples that
 #                can coincide exceed 1.5x the detection limit, never apart
 #                (the block at the end says how).
+# make test records each behaviour once: planted at the default rate,
+# interleaved heap at the default rate and mmap at -F 10000, false sharing,
+# warm-share at 900 rounds (never apart; merged if shared, not merged if it
+# cannot tell; shared above the n_eff bound). make bench (lib.sh's study)
+# adds the other rates, the page-fault backend and the doubled rounds.
 # A run where a thread kind is no unit, or where the pair that must merge
 # says "cannot tell" (too few samples on a loaded host: the tool's honest
 # answer, docs/clustering.md "Detection limit"), is retried with twice the
@@ -89,8 +94,14 @@ conclusive() {
 	return 1
 }
 
+# make test: the planted pair at the default rate, interleaved heap at the
+# default rate and mmap at -F 10000, false sharing, one warm-share; make
+# bench (study): every rate and the page-fault backend, and warm-share's
+# rounds doubled until n_eff passes the bound
 rates=("-F 250" "" "-F 4000" "-F 10000")
-for r in "${rates[@]}" "--backend page-fault"; do
+planted_rates=("${rates[@]}" "--backend page-fault")
+study || planted_rates=("")
+for r in "${planted_rates[@]}"; do
 	n="planted${r// /}"
 	# shellcheck disable=SC2086
 	if conclusive "$n" "alpha- beta- gamma-" alpha- beta- -- $r -- "$WL/scxprof-workload" -d @D -W 100 -P alpha:1:A beta:1:A gamma:1; then
@@ -103,6 +114,10 @@ done
 for m in heap mmap; do
 	for r in "${rates[@]}"; do
 		[ "$m" = mmap ] && [ "$r" = "" -o "$r" = "-F 4000" ] && continue # mmap at the extremes only
+		if ! study; then # heap at the default rate, mmap at -F 10000
+			[ "$m" = heap ] && [ "$r" != "" ] && continue
+			[ "$m" = mmap ] && [ "$r" != "-F 10000" ] && continue
+		fi
 		n="interleaved-$m${r// /}"
 		# shellcheck disable=SC2086
 		if conclusive "$n" "alpha- beta-" -- $r -- "$WL/interleaved" -d @D -m $m; then
@@ -159,7 +174,9 @@ print("%d %d %d" % (int(pairs ** 0.5), len(t["alpha-0"]), len(b)))
 PY
 }
 verdict32=""
-for rounds in 900 1800 3600; do
+rounds32="900 1800 3600"
+study || rounds32=900 # make test: one recording, never apart, merged iff shared
+for rounds in $rounds32; do
 	d="$WORK/ws32-$rounds"
 	mkdir -p "$d"
 	if ! "$SCXPROF" record -t 900 --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" \
@@ -192,6 +209,6 @@ for rounds in 900 1800 3600; do
 		sh -c "grep -qx 'alpha-' '$d/sub' && grep -qx 'beta-' '$d/sub'"
 	rm -rf "$d/prof.out"
 done
-if [ "$verdict32" = "cannot tell" ]; then
+if [ "$verdict32" = "cannot tell" ] && study; then
 	fail "warm-share 32 MiB at the default rate" "n_eff stayed below $SHARED_32_NEFF after 3600 rounds (a host this loaded cannot check the bound)"
 fi

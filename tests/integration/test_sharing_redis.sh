@@ -8,7 +8,8 @@
 # shared pages beside it; the config must put io_thd_ and redis-server in one
 # subcell whatever the number of stray pages, and redis-benchmark, which
 # talks to the server only through sockets, in a subcell of its own. Server
-# and client run in allotment cgroups of this run's own. Two conclusive runs:
+# and client run in allotment cgroups of this run's own. One conclusive run
+# (two under make bench, lib.sh's study):
 # a run where io_thd_, redis-server or redis-benchmark is no unit (5% of the
 # cell's samples: on a loaded host redis-benchmark's user-space share swings,
 # 0.3% in one run seen at load 15) says nothing and is recorded again, up to
@@ -44,9 +45,12 @@ ALLOT="workload-tw-(rsrv|rcli)-$$\\.allotment\\.slice"
 IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"')
 cgdir() { echo "$cg2/workload.slice/workload-tw-$1-$$.allotment.slice"; }
 
+# make test: one conclusive run; make bench (study): two
+need=1
+study && need=2
 conclusive=0
 for run in 1 2 3 4 5 6 7 8; do
-	[ $conclusive -ge 2 ] && break
+	[ $conclusive -ge $need ] && break
 	d="$WORK/r$run"
 	mkdir -p "$d"
 	port=$((25000 + ($$ + run) % 4000))
@@ -82,4 +86,4 @@ for run in 1 2 3 4 5 6 7 8; do
 	check "redis run $run: -v names the merge and its evidence" \
 		grep -Eq '^  merge io_thd_ \+ redis-server: affinity' "$d/err"
 done
-[ $conclusive -ge 2 ] && pass "redis: 2 conclusive runs" || fail "redis: 2 conclusive runs" "only $conclusive"
+[ $conclusive -ge $need ] && pass "redis: $need conclusive run(s)" || fail "redis: $need conclusive run(s)" "only $conclusive"
