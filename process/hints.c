@@ -356,11 +356,7 @@ static int cmp_raw(const void *a, const void *b)
 {
 	const struct raw_update *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return CMP3(x->tid, y->tid);
-	if (x->timestamp != y->timestamp)
-		return CMP3(x->timestamp, y->timestamp);
-	return CMP3(x->seq, y->seq);
+	return CMP3(x->tid, y->tid) ?: CMP3(x->timestamp, y->timestamp) ?: CMP3(x->seq, y->seq);
 }
 
 /* Sort the loaded lines and give every tid slot its range of updates. */

@@ -96,11 +96,7 @@ static int by_tid_time(const void *a, const void *b)
 {
 	const struct thread_name *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return CMP3(x->tid, y->tid);
-	if (x->time_ns != y->time_ns)
-		return CMP3(x->time_ns, y->time_ns);
-	return CMP3(x->seq, y->seq);
+	return CMP3(x->tid, y->tid) ?: CMP3(x->time_ns, y->time_ns) ?: CMP3(x->seq, y->seq);
 }
 
 void thread_names_finish(struct thread_names *t)
