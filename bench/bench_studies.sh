@@ -14,4 +14,4 @@ for t in "$here"/../tests/integration/test_*.sh; do
 	grep -qE '(^|[;&|!]\s*|\s)study( |$)' "$t" && names="$names $(basename "$t" .sh)"
 done
 echo "== studies (SCX_STUDY=1):$names"
-SCX_STUDY=1 UNIT=0 TESTS="$names" exec bash "$here/../tests/run.sh"
+SCX_STUDY=1 UNIT_TESTS=0 TESTS="$names" exec bash "$here/../tests/run.sh"

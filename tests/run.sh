@@ -23,7 +23,7 @@
 #                   SUITE_SECOND_PASS=1 (make asan after make test, .ci/run)
 #                   it is not run again, and the runner says so.
 # TESTS=WORDS runs the scripts whose names contain one of the words (and
-# the unit tests unless UNIT=0).
+# the unit tests unless UNIT_TESTS=0).
 set -u
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-2}
@@ -91,7 +91,7 @@ for t in "$here"/integration/test_*.sh; do
 	if marked "$name" long; then long+=("$name"); else rest+=("$name"); fi
 done
 queue=("${long[@]:0:1}")
-if [ -x "$top/$BUILD/unit-tests" ] && [ "${UNIT:-1}" != 0 ]; then queue+=(unit); fi
+if [ -x "$top/$BUILD/unit-tests" ] && [ "${UNIT_TESTS:-1}" != 0 ]; then queue+=(unit); fi
 queue+=("${long[@]:1}" "${rest[@]}")
 for name in "${again[@]}"; do
 	echo "== $name: not run again (# suite: once: the same checks ran in the first pass)"
