@@ -134,30 +134,15 @@ static void estimate(struct ctx *c, size_t a, size_t b)
 }
 
 /*
- * The pairs of actors (different threads) sampled on a common line (in any
- * epoch), each with its line estimate. A pair with no line in common has
- * no coincidence to estimate from (f = 0): it is not weighed.
+ * Every pair of actors (different threads) within one group of la[0..nla)
+ * (sorted by key) of at most LLC_LINE_MAX_THREADS actors into seen; *n
+ * counts the new ones. -1 on OOM.
  */
-static int pairs(struct ctx *c)
+static int pairs_of_groups(const struct llc_share *s, const struct line_actor *la, size_t nla, struct u64map *seen,
+			   size_t *n)
 {
-	const struct llc_share *s = c->s;
-	struct line_actor *la = malloc((s->nr_recs + 1) * sizeof(*la));
-	struct u64map seen;
-	uint64_t *keys = NULL, k, v;
-	size_t nla = 0, i, j, g, n = 0, pos = 0;
-	int rc = -1;
+	size_t i, g;
 
-	u64map_init(&seen);
-	if (!la)
-		return scx_fail("out of memory");
-	for (i = 0; i < s->nr_actors; i++)
-		for (j = 0; j < c->ev[i].n; j++) {
-			uint64_t line = share_rule_ident(c->ev[i].keys[j]);
-
-			if (j == 0 || line != share_rule_ident(c->ev[i].keys[j - 1]))
-				la[nla++] = (struct line_actor){line, (uint32_t)i};
-		}
-	qsort(la, nla, sizeof(*la), by_line);
 	for (g = 0; g < nla; g = i) {
 		for (i = g; i < nla && la[i].line == la[g].line; i++)
 			;
@@ -169,12 +154,60 @@ static int pairs(struct ctx *c)
 
 				if (s->actors[la[x].actor].tid == s->actors[la[y].actor].tid)
 					continue;
-				if (!(slot = u64map_slot(&seen, key + 1)))
-					goto out;
-				n += !*slot;
+				if (!(slot = u64map_slot(seen, key + 1)))
+					return -1;
+				*n += !*slot;
 				*slot = 1;
 			}
 	}
+	return 0;
+}
+
+/* la[0..) as (line, or region with region, actor) of every actor's line keys, sorted; their count. */
+static size_t line_actors(const struct ctx *c, struct line_actor *la, bool region)
+{
+	size_t nla = 0;
+
+	for (size_t i = 0; i < c->s->nr_actors; i++)
+		for (size_t j = 0; j < c->ev[i].n; j++) {
+			uint64_t k = c->ev[i].keys[j];
+			uint64_t id = region ? share_rule_region(k) : share_rule_ident(k);
+
+			if (j == 0 || id != (region ? share_rule_region(c->ev[i].keys[j - 1])
+						    : share_rule_ident(c->ev[i].keys[j - 1])))
+				la[nla++] = (struct line_actor){id, (uint32_t)i};
+		}
+	qsort(la, nla, sizeof(*la), by_line);
+	return nla;
+}
+
+/*
+ * The pairs of actors (different threads) sampled on a common line (in any
+ * epoch), and those sampled in a common region (a process's memory, a
+ * file) of at most LLC_LINE_MAX_THREADS threads, each with its line
+ * estimate. A pair in one region without a line in common is not known to
+ * share nothing: its estimate is 0 within [0, the bound the line estimate
+ * gives without a coincidence], so it weighs nothing in the point but
+ * widens the interval (docs/llc-sharing.md "The interval").
+ */
+static int pairs(struct ctx *c)
+{
+	const struct llc_share *s = c->s;
+	struct line_actor *la = malloc((s->nr_recs + 1) * sizeof(*la));
+	struct u64map seen;
+	uint64_t *keys = NULL, k, v;
+	size_t nla, i, n = 0, pos = 0;
+	int rc = -1;
+
+	u64map_init(&seen);
+	if (!la)
+		return scx_fail("out of memory");
+	nla = line_actors(c, la, false);
+	if (pairs_of_groups(s, la, nla, &seen, &n) < 0)
+		goto out;
+	nla = line_actors(c, la, true);
+	if (pairs_of_groups(s, la, nla, &seen, &n) < 0)
+		goto out;
 	if (!(c->pairs = calloc(n + 1, sizeof(*c->pairs))) || !(keys = malloc((n + 1) * sizeof(*keys)))) {
 		scx_fail("out of memory");
 		goto out;

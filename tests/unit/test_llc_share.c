@@ -256,40 +256,39 @@ static double synth_cpus(void *ctx, int64_t tid)
 	return 0.1;
 }
 
-/* The allotment cell's measured cross-LLC figure for threads v, per samples each over 10 s. */
-static struct llc_est_fig synth_measure(struct synth *v, int per, bool sched, const struct llc_map *map)
+/* One sample of thread t on line `line` of page `page` of the shared region at ns (its CPU by cpu_at). */
+static void synth_sample(struct llc_share *s, const struct synth *t, uint64_t page, uint64_t line, uint64_t ns)
 {
 	static const char *cg = "/workload.slice/tw-x.allotment/app";
+	struct mem_sample m = {0};
+	char id[64];
+
+	snprintf(id, sizeof(id), "A:10:%llx", (unsigned long long)(0x7f000 + page));
+	m.comm = t->comm;
+	m.comm_len = strlen(t->comm);
+	m.cgroup = cg;
+	m.cgroup_len = strlen(cg);
+	m.tid = t->tid;
+	m.pid = 10;
+	m.phys_addr = (0x100000 + page) * 4096 + line * 64;
+	m.data_page_size = 4096;
+	m.data_id = id;
+	m.data_id_len = strlen(id);
+	m.cpu = cpu_at(t, ns);
+	m.has_cpu = true;
+	m.time_ns = ns;
+	cr_assert_eq(llc_share_add(s, &m), 0);
+}
+
+/* The allotment cell's measured cross-LLC figure of threads v from the samples in s (freed). */
+static struct llc_est_fig synth_figure(struct synth *v, struct llc_share *s, bool sched, const struct llc_map *map)
+{
 	struct cell_config cfg;
-	struct llc_share s;
 	struct llc_share_result r;
 	struct llc_share_eval e;
 	struct llc_est_fig f;
-	char id[64];
 
 	build_config(&cfg);
-	llc_share_init(&s, false, 0);
-	for (int k = 0; k < per; k++)
-		for (struct synth *t = v; t->comm; t++) {
-			uint64_t page = rnd() % 64, line = rnd() % 64, ns = rnd() % (10 * SEC);
-			struct mem_sample m = {0};
-
-			snprintf(id, sizeof(id), "A:10:%llx", (unsigned long long)(0x7f000 + page));
-			m.comm = t->comm;
-			m.comm_len = strlen(t->comm);
-			m.cgroup = cg;
-			m.cgroup_len = strlen(cg);
-			m.tid = t->tid;
-			m.pid = 10;
-			m.phys_addr = (0x100000 + page) * 4096 + line * 64;
-			m.data_page_size = 4096;
-			m.data_id = id;
-			m.data_id_len = strlen(id);
-			m.cpu = cpu_at(t, ns);
-			m.has_cpu = true;
-			m.time_ns = ns;
-			cr_assert_eq(llc_share_add(&s, &m), 0);
-		}
 	e = (struct llc_share_eval){.cfg = &cfg, .workload = "workload.slice", .allotment_re = "tw-[a-z]+\\.allotment",
 				    .map = map, .online_cpus = 1};
 	if (sched) {
@@ -297,15 +296,30 @@ static struct llc_est_fig synth_measure(struct synth *v, int per, bool sched, co
 		e.thread_runs = synth_runs;
 		e.thread_ctx = v;
 	}
-	cr_assert_eq(llc_share_evaluate(&s, &e, &r), 0);
+	cr_assert_eq(llc_share_evaluate(s, &e, &r), 0);
 	cr_assert_eq(r.timeline_sched, sched ? (size_t)(v[2].comm ? 3 : 2) : 0);
 	f = r.cells[0].f.llc_measured;
 	cr_assert_eq(r.cells[0].f.llc_predicted.state, LLC_EST_POINT);
 	cr_assert_float_eq(r.cells[0].f.llc_predicted.share, 0, 1e-12, "one subcell on one LLC: nothing crosses");
 	llc_share_result_free(&r);
-	llc_share_free(&s);
+	llc_share_free(s);
 	cell_config_free(&cfg);
 	return f;
+}
+
+/* The allotment cell's measured cross-LLC figure for threads v, per samples each over 10 s on 64 pages. */
+static struct llc_est_fig synth_measure(struct synth *v, int per, bool sched, const struct llc_map *map)
+{
+	struct llc_share s;
+
+	llc_share_init(&s, false, 0);
+	for (int k = 0; k < per; k++)
+		for (struct synth *t = v; t->comm; t++) {
+			uint64_t page = rnd() % 64, line = rnd() % 64, ns = rnd() % (10 * SEC);
+
+			synth_sample(&s, t, page, line, ns);
+		}
+	return synth_figure(v, &s, sched, map);
 }
 
 static void two_llc_map(struct llc_map *map)
@@ -353,5 +367,56 @@ Test(llc_share, known_answers_end_to_end)
 		cr_assert(f.state == LLC_EST_POINT && fabs(f.share - 0.5) < 0.06, "alternating from samples at %d: %g", per,
 			  f.share);
 	}
+	llc_map_free(&map);
+}
+
+/*
+ * Three threads on one 4 MiB region, two on LLC 0 and one on LLC 1, as
+ * sparse as a default-rate recording (287, 283 and 440 samples in 10 s):
+ * the two on LLC 0 happen to have no line in common, the one on LLC 1 one
+ * with each. By the definition every access is to data all three use, so
+ * the figure is sum_i n_i sum_j w_ij P_ij / sum_i n_i with w_ij = n_j /
+ * (sum of the other two), 77.8% here. The pair without a common line is
+ * not known to share nothing: the interval must hold that value (with the
+ * pair left out every term has P = 1 and the bounds were 100-100%).
+ */
+Test(llc_share, pair_without_common_line_in_bounds)
+{
+	struct synth three[] = {{"alpha", 11, 0, 0, {{0}}}, {"alpha", 13, 0, 0, {{0}}}, {"beta", 12, 1, 1, {{0}}},
+				{NULL, 0, 0, 0, {{0}}}};
+	const double n[3] = {287, 283, 440};
+	const uint64_t pages = 1024, lines = pages * 64;
+	uint64_t *seen = calloc(lines, sizeof(*seen)); /* bit t: thread t sampled the line */
+	double truth = 0;
+	struct llc_share s;
+	struct llc_map map;
+	struct llc_est_fig f;
+
+	cr_assert(seen);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (three[i].llc_a != three[j].llc_a)
+				truth += n[i] * n[j] / (n[0] + n[1] + n[2] - n[i]) / (n[0] + n[1] + n[2]);
+	cr_assert(fabs(truth - 0.778) < 5e-4, "the definition's value: %g", truth);
+	two_llc_map(&map);
+	llc_share_init(&s, false, 0);
+	for (int t = 0; t < 3; t++)
+		for (int k = 0; k < (int)n[t]; k++) {
+			uint64_t l = rnd() % lines, ns = rnd() % (10 * SEC);
+
+			if (t == 2 && k < 2) { /* one line in common with each of the other two */
+				for (l = 0; !(seen[l] & (1u << k)); l++)
+					;
+			}
+			while (t == 1 && (seen[l] & 1)) /* none in common between the two on LLC 0 */
+				l = rnd() % lines;
+			seen[l] |= 1u << t;
+			synth_sample(&s, &three[t], l / 64, l % 64, ns);
+		}
+	free(seen);
+	f = synth_figure(three, &s, true, &map);
+	cr_assert(f.state != LLC_EST_NONE, "the three share data: a figure or bounds");
+	cr_assert(f.low <= truth && truth <= f.high, "the definition's %.1f%% within [%.1f%%, %.1f%%] (state %d)",
+		  100 * truth, 100 * f.low, 100 * f.high, f.state);
 	llc_map_free(&map);
 }
