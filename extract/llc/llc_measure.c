@@ -87,9 +87,10 @@ static int evidence(struct ctx *c)
 }
 
 /*
- * A line sampled by more threads than this names no pair by itself (its
- * k x k pairs would cost more than the rest: a global counter, allocator
- * metadata); its threads are paired through the other lines they share.
+ * A line or region sampled by more threads than this names no pair by
+ * itself (its k x k pairs would cost more than the rest: a global counter,
+ * allocator metadata, a process of many threads); its threads are paired
+ * through the other lines they share.
  */
 #define LLC_LINE_MAX_THREADS 64
 
