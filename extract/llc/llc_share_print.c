@@ -27,8 +27,8 @@ static void print_scope(FILE *f, const struct llc_share_result *r, const char *n
 
 	fprintf(f, "  %s: %llu samples on data", name, (unsigned long long)g->samples);
 	if (!g->pairs) {
-		fprintf(f, ", no line of them sampled from another thread too (nothing shared, or too few samples "
-			   "to see it)\n");
+		fprintf(f, ", no line or region of them sampled from another thread too (nothing shared, or too few "
+			   "samples to see it)\n");
 		return;
 	}
 	fprintf(f, ", about %.0f on data another thread uses (%zu partner%s: %zu shared, %zu apart, %zu cannot tell)",
