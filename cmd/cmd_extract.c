@@ -72,7 +72,7 @@ static const char summary[] =
 	"a unit's demand is its largest, the cap the smallest; -v says on how many\n"
 	"recordings each pair shared. --evidence-out FILE writes one recording's evidence\n"
 	"(schemas/evidence.schema.json); --evidence-in FILE... combines such files (with\n"
-	"any -f) into the same config as the one-shot run. See README.md.\n"
+	"any -f) into the same config as the one-shot run. See docs/extract.md.\n"
 	"`extract sched util` and `extract sched stats` read sched JSONL (see their --help).";
 
 static const char sched_util_summary[] =

@@ -27,7 +27,7 @@ for byte, as `scxprof extract -f A -f B ...` over the same recordings.
 Without --scheduler it starts a LocalCluster of --workers processes. The
 workers need scxprof on their PATH (or --scxprof) and the recordings at the
 same path (a shared filesystem, or one directory per host and a scheduler
-that places each task where its file is). README.md ("Many recordings, one
+that places each task where its file is). docs/extract.md ("Many recordings, one
 config") shows the same map/combine on Spark and as a Kubernetes Job.
 """
 import argparse

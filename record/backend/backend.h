@@ -33,7 +33,7 @@ enum mem_backend_kind {
 #define MEM_BACKEND_DEFAULT_LDLAT 10
 #define MEM_BACKEND_DEFAULT_FREQ 4000 /* perf's default when no period is given */
 /* cpu-clock rate of the decode backend per CPU, from `make bench`
- * (bench/bench_decode.sh; README "Performance"): in a VM each sample's
+ * (bench/bench_decode.sh; docs/performance.md): in a VM each sample's
  * timer interrupt costs the workload about 25 us (the kernel's share,
  * the same for perf record), +2.7-3.0% at 1000 Hz before the recorder's
  * own CPU; 500 Hz keeps the whole under 3% and still gives hundreds of
