@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alone
 # test_sharing_redis.sh - a real service whose sharing is one hot structure
 # (docs/clustering.md, "Minimum evidence"): redis-server with two I/O
 # threads (--io-threads 2 --io-threads-do-reads yes) under redis-benchmark,
