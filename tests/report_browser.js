@@ -18,7 +18,13 @@ async function main() {
 	const [w, h] = (size || '1200x900').split('x').map(Number);
 	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'scxprof-chromium-'));
 	// a fresh, empty profile directory (playwright passes it as --user-data-dir)
+	// playwright's 30 s default bounds (launch, goto, the screenshot's wait for
+	// fonts) are a timing assertion: at load ~20 a 200-unit full-page
+	// screenshot took longer ("page rendered in chromium: - fonts loaded").
+	// The page is a local file, so only a hang needs a bound: 10 min.
+	const bound = 600000;
 	const browser = await chromium.launchPersistentContext(profile, {
+		timeout: bound,
 		executablePath: '/usr/bin/chromium',
 		headless: true,
 		viewport: { width: w, height: h },
@@ -28,6 +34,8 @@ async function main() {
 	});
 	try {
 		const page = await browser.newPage();
+		page.setDefaultTimeout(bound);
+		page.setDefaultNavigationTimeout(bound);
 		const url = 'file://' + path.resolve(file);
 		const requests = [], errors = [], dialogs = [];
 		page.on('request', r => { if (r.url() !== url) requests.push(r.url()); });
