@@ -22,6 +22,9 @@
 #                   (source files, the fuzz targets' own ASan build): with
 #                   SUITE_SECOND_PASS=1 (make asan after make test, .ci/run)
 #                   it is not run again, and the runner says so.
+# Scripts that only read a recording share one (lib.sh's shared_recording):
+# it is made on first use into SCX_SHARED_DIR (default: a directory of this
+# run's, removed at the end; .ci/run gives both passes the same one).
 # TESTS=WORDS runs the scripts whose names contain one of the words (and
 # the unit tests unless UNIT_TESTS=0).
 set -u
@@ -32,6 +35,10 @@ top=$(cd "$here/.." && pwd)
 export SCXPROF="$top/$BUILD/scxprof" BUILD TOP="$top"
 passed=0 failed=0 skipped=0
 logdir=$(mktemp -d /tmp/scxprof-tests.XXXXXX)
+if [ -z "${SCX_SHARED_DIR:-}" ]; then
+	export SCX_SHARED_DIR="$logdir/shared"
+	trap 'rm -rf "$logdir/shared"' EXIT
+fi
 t_start=$(date +%s%N)
 
 # now_ms: milliseconds since the run started

@@ -167,3 +167,35 @@ perf_record_clean() {
 # under `make test` one recording per behaviour, with every assertion that
 # guards a behaviour, and the repetitions only when study is true.
 study() { [ -n "${SCX_STUDY:-}" ]; }
+
+# shared_recording DEST: copy the suite's shared recording to DEST (made once
+# per suite run, on first use, into $SCX_SHARED_DIR, which tests/run.sh sets;
+# .ci/run keeps one for both passes). For scripts whose checks are about the
+# readers (process, extract, report, gen_profile), not about record or its
+# options: `record --backend page-fault` of the demo workload (alpha and beta
+# share region A, gamma and delta alone, -d 1 -p 64 -H 20), with sched.data.
+# Two scripts asking at once: the second waits on the lock for the first's
+# recording. It is made in a session of its own at autogroup nice -20 (as
+# own_session), so the suite's other slot and busy loops do not starve the
+# recorder. A failed recording is not made again: every script asking says
+# it failed (SHARED_WHY holds the reason) and returns 1. Run alone (not
+# through run.sh), a script makes its own in $WORK.
+shared_recording() {
+	local dir=${SCX_SHARED_DIR:-$WORK/shared}
+	mkdir -p "$dir" || return 1
+	(
+		flock 9 || exit 1
+		[ -e "$dir/rc" ] && exit 0
+		rm -rf "$dir/rec"
+		setsid -w sh -c 'echo -20 >/proc/self/autogroup 2>/dev/null; exec "$@"' sh \
+			"$SCXPROF" record -t 20 --backend page-fault -o "$dir/rec" --disable-archive -- \
+			"$TOP/$BUILD/workloads/scxprof-workload" -d 1 -p 64 -H 20 alpha:2:A beta:2:A gamma:2 delta:2 \
+			>"$dir/record.out" 2>"$dir/record.err"
+		echo $? >"$dir/rc"
+	) 9>"$dir/lock"
+	if [ "$(cat "$dir/rc" 2>/dev/null)" != 0 ]; then
+		SHARED_WHY="the shared recording failed (exit $(cat "$dir/rc" 2>/dev/null)): $(tail -n 3 "$dir/record.err" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	fi
+	cp -r "$dir/rec" "$1"
+}

@@ -16,9 +16,9 @@ if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null
 	exit 0
 fi
 cd "$WORK" || exit 1
-if ! "$SCXPROF" record -t 20 -o src --disable-archive --backend page-fault -- \
-	"$TOP/$BUILD/workloads/scxprof-workload" -d 1 -p 64 -H 5 alpha:2:A beta:2 >rec.out 2>rec.err; then
-	fail "record a source profile" "$(tail -n 3 rec.err)"
+# the source: the suite's shared recording (lib.sh)
+if ! shared_recording src; then
+	fail "the shared recording (lib.sh)" "$SHARED_WHY"
 	exit 0
 fi
 if "$gen" src prof --samples 50000 --cgroups 6 --cpus 8 >gen.out 2>gen.err; then

@@ -12,14 +12,13 @@ if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null
 	exit 0
 fi
 cd "$WORK" || exit 1
-if ! "$SCXPROF" record -t 20 -o prof --disable-archive --backend page-fault -- \
-	"$TOP/$BUILD/workloads/scxprof-workload" -d 1 -p 64 -H 5 alpha:2:A beta:2:A gamma:2 >rec.out 2>rec.err; then
-	fail "record a profile" "$(tail -n 3 rec.err)"
+if ! shared_recording prof; then
+	fail "the shared recording (lib.sh)" "$SHARED_WHY"
 	exit 0
 fi
 if [ -s prof/sched.data ]; then has_sched=1; else has_sched=0; fi
 "$SCXPROF" process -f prof -o plain >/dev/null 2>p.err || { fail "process (plain)" "$(tail -n 3 p.err)"; exit 0; }
-assert_onepass "zstd test's recording" "$WORK/prof"
+assert_onepass "the shared recording" "$WORK/prof"
 if "$SCXPROF" process -f prof -z -o z >z.out 2>z.err; then
 	pass "process -z runs"
 else
