@@ -5,12 +5,15 @@
  * failed). Call it when the array is full:
  *   if (t->n == t->cap && !GROW(t->v, t->cap, 256))
  *       return scx_fail("out of memory (thread names)");
+ * grow_to() makes room for a given count at once (an index written past
+ * the end, a table read in), the new elements zeroed.
  */
 #ifndef SCX_GROW_H
 #define SCX_GROW_H
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define GROW(arr, cap, first)                                                          \
 	({                                                                             \
@@ -22,6 +25,29 @@
 		}                                                                      \
 		grow_v_ != NULL;                                                       \
 	})
+
+/*
+ * Room for need elements of elem bytes in *arr, which has *cap now: the
+ * capacity doubles from *cap (first when it is 0) until it holds need, the
+ * new elements zeroed. True when there is room, false when memory ran out
+ * (*arr and *cap untouched, the caller says what failed).
+ */
+static inline bool grow_to(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap : first;
+	void *p;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	if (!(p = realloc(*arr, n * elem)))
+		return false;
+	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
+	*arr = p;
+	*cap = n;
+	return true;
+}
 
 /* The sign of a - b for qsort comparators: -1, 0 or 1. */
 #define CMP3(a, b) (((a) > (b)) - ((a) < (b)))

@@ -9,18 +9,12 @@
 #include <stdlib.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 
 int llc_timeline_add(struct llc_timeline *t, uint64_t start, uint64_t end, double weight, int32_t llc, int32_t node)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct llc_seg *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return scx_fail("out of memory");
-		t->v = v;
-		t->cap = cap;
-	}
+	if (t->n == t->cap && !GROW(t->v, t->cap, 8))
+		return scx_fail("out of memory");
 	t->v[t->n++] = (struct llc_seg){start, end < start ? start : end, weight, llc, node};
 	return 0;
 }

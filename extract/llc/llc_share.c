@@ -15,6 +15,7 @@
 #include "extract/llc/placement.h"
 #include "extract/llc/share_rule.h"
 #include "lib/error.h"
+#include "lib/grow.h"
 #include "lib/hash.h"
 
 #define LLC_SHARE_DEFAULT_MAX_RECS ((size_t)1 << 18)
@@ -49,18 +50,7 @@ void llc_share_free(struct llc_share *s)
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if (!(p = realloc(*arr, ncap * elem)))
-		return scx_fail("out of memory");
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return grow_to(arr, cap, need, elem, 64) ? 0 : scx_fail("out of memory");
 }
 
 static long cgroup_index(struct llc_share *s, const char *cg, size_t len)

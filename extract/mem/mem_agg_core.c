@@ -14,24 +14,12 @@
 #include "extract/mem/mem.h"
 #include "extract/mem/mem_agg_internal.h"
 #include "lib/error.h"
+#include "lib/grow.h"
 #include "lib/hash.h"
 
 int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t n = *cap ? *cap : 4;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return scx_fail("out of memory (%zu entries)", n);
-	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
-	*arr = p;
-	*cap = n;
-	return 0;
+	return grow_to(arr, cap, need, elem, 4) ? 0 : scx_fail("out of memory (%zu entries)", need);
 }
 
 unsigned mem_agg_key_depth(uint64_t key)

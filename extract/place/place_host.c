@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -44,15 +45,8 @@ int place_tids_add(struct place_tids *t, int64_t tid)
 {
 	if (place_tids_has(t, tid))
 		return 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		int64_t *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return scx_fail("out of memory");
-		t->v = v;
-		t->cap = cap;
-	}
+	if (t->n == t->cap && !GROW(t->v, t->cap, 64))
+		return scx_fail("out of memory");
 	t->v[t->n++] = tid;
 	return 0;
 }

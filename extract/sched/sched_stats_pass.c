@@ -14,19 +14,13 @@
 
 #include "extract/sched/sched_events.h"
 #include "lib/error.h"
+#include "lib/grow.h"
 #include "lib/u64map.h"
 
 static int lat_add(struct acc *a, uint64_t v)
 {
-	if (a->nlat == a->caplat) {
-		size_t cap = a->caplat ? 2 * a->caplat : 16;
-		uint64_t *l = realloc(a->lat, cap * sizeof(*l));
-
-		if (!l)
-			return scx_fail("out of memory");
-		a->lat = l;
-		a->caplat = cap;
-	}
+	if (a->nlat == a->caplat && !GROW(a->lat, a->caplat, 16))
+		return scx_fail("out of memory");
 	a->lat[a->nlat++] = v;
 	return 0;
 }
@@ -57,15 +51,8 @@ static int run_add(struct stats *s, struct thread *t, int64_t cpu, uint64_t star
 		r->runtime += end - start;
 		return 0;
 	}
-	if (t->nruns == t->capruns) {
-		size_t cap = t->capruns ? 2 * t->capruns : 1;
-		struct sched_run *v = realloc(t->runs, cap * sizeof(*v));
-
-		if (!v)
-			return scx_fail("out of memory");
-		t->runs = v;
-		t->capruns = cap;
-	}
+	if (t->nruns == t->capruns && !GROW(t->runs, t->capruns, 1))
+		return scx_fail("out of memory");
 	t->runs[t->nruns++] = (struct sched_run){start, end, end - start, cpu};
 	return 0;
 }
@@ -238,19 +225,9 @@ static struct cpu *cpu_get(struct stats *s, int64_t cpu)
 		scx_fail("%s: cpu %lld is out of range", s->o->path, (long long)cpu);
 		return NULL;
 	}
-	if ((size_t)cpu >= s->ncpus) {
-		size_t n = s->ncpus ? s->ncpus : 16;
-		struct cpu *c;
-
-		while (n <= (size_t)cpu)
-			n *= 2;
-		if (!(c = realloc(s->cpus, n * sizeof(*c)))) {
-			scx_fail("out of memory");
-			return NULL;
-		}
-		memset(c + s->ncpus, 0, (n - s->ncpus) * sizeof(*c));
-		s->cpus = c;
-		s->ncpus = n;
+	if (!grow_to((void **)&s->cpus, &s->ncpus, (size_t)cpu + 1, sizeof(*s->cpus), 16)) {
+		scx_fail("out of memory");
+		return NULL;
 	}
 	return &s->cpus[cpu];
 }

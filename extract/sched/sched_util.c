@@ -15,6 +15,7 @@
 
 #include "extract/sched/sched_events.h"
 #include "lib/error.h"
+#include "lib/grow.h"
 #include "lib/jsonw.h"
 
 /* what runs: a task (comm, hint) or a system section, or nothing */
@@ -185,15 +186,8 @@ static int sync_state(struct util *u, struct cpu_state *s, uint64_t t)
 
 static int push(struct cpu_state *s, int sys)
 {
-	if (s->nstack == s->capstack) {
-		size_t cap = s->capstack ? 2 * s->capstack : 8;
-		int *st = realloc(s->stack, cap * sizeof(int));
-
-		if (!st)
-			return scx_fail("out of memory");
-		s->stack = st;
-		s->capstack = cap;
-	}
+	if (s->nstack == s->capstack && !GROW(s->stack, s->capstack, 8))
+		return scx_fail("out of memory");
 	s->stack[s->nstack++] = sys;
 	return 0;
 }
@@ -234,23 +228,13 @@ static bool nmi_delta(const struct sched_event *ev, uint64_t *delta)
 
 static struct cpu_state *cpu_get(struct util *u, uint32_t cpu)
 {
-	if (cpu >= u->ncpus) {
-		size_t n = u->ncpus ? u->ncpus : 16;
-		struct cpu_state *c;
-
-		while (n <= cpu)
-			n *= 2;
-		if (n > (1u << 20)) {
-			scx_fail("%s: cpu %u is out of range (at most %u)", u->o->path, cpu, (1u << 20) - 1);
-			return NULL;
-		}
-		if (!(c = realloc(u->cpus, n * sizeof(*c)))) {
-			scx_fail("out of memory");
-			return NULL;
-		}
-		memset(c + u->ncpus, 0, (n - u->ncpus) * sizeof(*c));
-		u->cpus = c;
-		u->ncpus = n;
+	if (cpu >= (1u << 20)) {
+		scx_fail("%s: cpu %u is out of range (at most %u)", u->o->path, cpu, (1u << 20) - 1);
+		return NULL;
+	}
+	if (!grow_to((void **)&u->cpus, &u->ncpus, (size_t)cpu + 1, sizeof(*u->cpus), 16)) {
+		scx_fail("out of memory");
+		return NULL;
 	}
 	return &u->cpus[cpu];
 }

@@ -23,19 +23,31 @@ static void *grow_one(void *arr, size_t n, size_t elem)
 	return p;
 }
 
+/* A new cell named name at the end of *cells (*n of them), zeroed but for its name. */
+static struct cell *new_cell(struct cell **cells, size_t *n, const char *name)
+{
+	struct cell *v = grow_one(*cells, *n, sizeof(*v)), *cell;
+
+	if (!v)
+		return NULL;
+	*cells = v;
+	cell = &v[(*n)++];
+	if (!(cell->name = strdup(name))) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	return cell;
+}
+
 struct cell *cell_config_add(struct cell_config *c, const char *name, enum cell_top_match top,
 			     const char *value)
 {
-	struct cell *cells = grow_one(c->cells, c->nr_cells, sizeof(*cells)), *cell;
+	struct cell *cell = new_cell(&c->cells, &c->nr_cells, name);
 
-	if (!cells)
+	if (!cell)
 		return NULL;
-	c->cells = cells;
-	cell = &cells[c->nr_cells++];
-	cell->name = strdup(name);
 	cell->top = top;
-	cell->top_value = value ? strdup(value) : NULL;
-	if (!cell->name || (value && !cell->top_value)) {
+	if (value && !(cell->top_value = strdup(value))) {
 		scx_fail("out of memory");
 		return NULL;
 	}
@@ -44,18 +56,7 @@ struct cell *cell_config_add(struct cell_config *c, const char *name, enum cell_
 
 struct cell *cell_config_add_subcell(struct cell *parent, const char *name)
 {
-	struct cell *subs = grow_one(parent->subcells, parent->nr_subcells, sizeof(*subs)), *cell;
-
-	if (!subs)
-		return NULL;
-	parent->subcells = subs;
-	cell = &subs[parent->nr_subcells++];
-	cell->name = strdup(name);
-	if (!cell->name) {
-		scx_fail("out of memory");
-		return NULL;
-	}
-	return cell;
+	return new_cell(&parent->subcells, &parent->nr_subcells, name);
 }
 
 int cell_config_add_clause(struct cell *c, const char *comm_prefix, bool has_hint, uint64_t hint)

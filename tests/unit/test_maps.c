@@ -1,12 +1,13 @@
 /*
  * test_maps.c - lib/u64map (pointer and number values, growth from a
- * small first table, filter) and lib/strmap.
+ * small first table, filter), lib/strmap and lib/grow.h's grow_to.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/hash.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"
@@ -128,4 +129,27 @@ Test(hash, values_never_change)
 	cr_assert_eq(hash_mix64(1), 0x5692161d100b05e5ULL);
 	cr_assert_eq(hash_bytes("", 0), 0x9e3779b97f4a7c15ULL);
 	cr_assert_neq(hash_bytes("abcdefgh", 8), hash_bytes("abcdefgi", 8));
+}
+
+Test(grow, to_a_count_doubling_with_new_elements_zeroed)
+{
+	int *v = NULL;
+	size_t cap = 0;
+
+	cr_assert(grow_to((void **)&v, &cap, 0, sizeof(*v), 16), "no room needed");
+	cr_assert_null(v);
+	cr_assert_eq(cap, 0);
+	cr_assert(grow_to((void **)&v, &cap, 5, sizeof(*v), 16));
+	cr_assert_eq(cap, 16, "the first capacity");
+	for (size_t i = 0; i < cap; i++)
+		cr_assert_eq(v[i], 0);
+	v[15] = 7;
+	cr_assert(grow_to((void **)&v, &cap, 16, sizeof(*v), 16));
+	cr_assert_eq(cap, 16, "room already");
+	cr_assert(grow_to((void **)&v, &cap, 33, sizeof(*v), 16));
+	cr_assert_eq(cap, 64, "doubled until it holds the count");
+	cr_assert_eq(v[15], 7, "kept");
+	for (size_t i = 16; i < cap; i++)
+		cr_assert_eq(v[i], 0, "new element %zu zeroed", i);
+	free(v);
 }
