@@ -7,21 +7,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "lib/hash.h"
 #include "lib/jsonw.h"
 
 bool data_id_name_is_anon(const char *name)
 {
 	return name[0] == '[' || !strncmp(name, "//anon", 6) || !strncmp(name, "anon_inode:", 11) ||
 	       name[0] == '\0';
-}
-
-static uint64_t path_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
 }
 
 /* A path that names one object for the whole recording. */
@@ -45,7 +37,7 @@ static bool file_identity(const struct data_id_map *m, uint32_t *maj, uint32_t *
 	if (!path_is_unique(m->name))
 		return false;
 	*maj = *min = 0;
-	*ino = path_hash(m->name);
+	*ino = hash_fnv1a_str(m->name);
 	*ino_gen = 0;
 	return true;
 }

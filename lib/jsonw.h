@@ -160,6 +160,16 @@ static inline char *jsonw_put_i64(char *p, int64_t v)
 	return jsonw_put_u64(p, u);
 }
 
+/*
+ * The hot formatters' fields: a literal's bytes (no NUL) at p, and a key
+ * literal (quotes, colon and any leading comma: ",\"pid\":") followed by
+ * its value; each gives the end of what it wrote.
+ */
+#define JSONW_PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+#define JSONW_PUT_KV_U64(p, key, v) jsonw_put_u64(JSONW_PUT_LIT(p, key), (v))
+#define JSONW_PUT_KV_I64(p, key, v) jsonw_put_i64(JSONW_PUT_LIT(p, key), (v))
+#define JSONW_PUT_KV_STR(p, key, s, n) jsonw_put_str(JSONW_PUT_LIT(p, key), (s), (n))
+
 /* v < 10^9 as exactly 9 digits, leading zeros kept (the ns of a time). */
 static inline char *jsonw_put_9digits(char *p, uint32_t v)
 {

@@ -46,16 +46,19 @@ struct raw_update {
 	uint64_t seq;
 };
 
+/* The times a tid is seen at on one timeline, in the order they come */
+struct tid_clock {
+	bool seen;      /* a time was seen */
+	bool unordered; /* the tid is counted among those whose time went back */
+	uint64_t last;  /* the previous time */
+};
+
 struct tid_slot {
 	uint32_t tid;
 	int32_t tgid;           /* of the tid's last line in the file */
 	bool used;
-	bool has_file_ts;       /* load: an update of this tid was seen */
-	bool has_lookup;        /* a lookup of this tid was made */
-	bool unordered_update;  /* counted among the affected tids */
-	bool unordered_lookup;
-	uint64_t last_file_ts;  /* load: timestamp of the previous line */
-	uint64_t last_lookup;   /* time of the previous lookup */
+	struct tid_clock file;   /* load: the timestamps of the tid's lines */
+	struct tid_clock lookup; /* the times of the tid's lookups */
 	size_t first, count;    /* range in hints_index.updates */
 	size_t cursor;          /* index within the range */
 };
@@ -180,6 +183,24 @@ static void add_example(uint32_t *ex, size_t *nr, uint32_t tid)
 			return;
 	if (*nr < HINTS_MAX_EXAMPLES)
 		ex[(*nr)++] = tid;
+}
+
+/*
+ * t, the next time of tid on clock c: when it goes back, count it in
+ * *unordered, the tid once in *tids_total and among the examples ex.
+ */
+static void clock_next(struct tid_clock *c, uint64_t t, uint32_t tid, uint64_t *unordered, uint64_t *tids_total,
+		       uint32_t *ex, size_t *nr_ex)
+{
+	if (c->seen && t < c->last) {
+		(*unordered)++;
+		if (!c->unordered)
+			(*tids_total)++;
+		c->unordered = true;
+		add_example(ex, nr_ex, tid);
+	}
+	c->seen = true;
+	c->last = t;
 }
 
 /* ---- parsing one line ------------------------------------------------ */
@@ -336,15 +357,8 @@ static int loader_push(struct loader *ld, const struct raw_update *u)
 	s = table_get(h, u->tid);
 	if (!s)
 		return -1;
-	if (s->has_file_ts && u->timestamp < s->last_file_ts) {
-		h->st.unordered_updates++;
-		if (!s->unordered_update)
-			h->st.unordered_update_tids_total++;
-		s->unordered_update = true;
-		add_example(h->st.unordered_update_tids, &h->st.nr_unordered_update_tids, u->tid);
-	}
-	s->has_file_ts = true;
-	s->last_file_ts = u->timestamp;
+	clock_next(&s->file, u->timestamp, u->tid, &h->st.unordered_updates, &h->st.unordered_update_tids_total,
+		   h->st.unordered_update_tids, &h->st.nr_unordered_update_tids);
 	s->tgid = u->tgid;
 	ld->raw[ld->nr] = *u;
 	ld->raw[ld->nr].seq = ld->nr;
@@ -470,15 +484,8 @@ static size_t search_upto(const struct hint_update *u, size_t count, uint64_t t)
 
 static void note_lookup_order(struct hints_index *h, struct tid_slot *s, uint64_t t)
 {
-	if (s->has_lookup && t < s->last_lookup) {
-		h->st.unordered_lookups++;
-		if (!s->unordered_lookup)
-			h->st.unordered_lookup_tids_total++;
-		s->unordered_lookup = true;
-		add_example(h->st.unordered_lookup_tids, &h->st.nr_unordered_lookup_tids, s->tid);
-	}
-	s->has_lookup = true;
-	s->last_lookup = t;
+	clock_next(&s->lookup, t, s->tid, &h->st.unordered_lookups, &h->st.unordered_lookup_tids_total,
+		   h->st.unordered_lookup_tids, &h->st.nr_unordered_lookup_tids);
 }
 
 /* Latest update of s at or before t, or NULL; moves the cursor. */

@@ -172,6 +172,27 @@ static void write_name_attr(FILE *f, const struct heatmap_in *in, const struct r
 		fputs("others", f);
 }
 
+/* A label's text element from its data-name on: the name, its tooltip,
+ * its text and the closing tag */
+static void write_label_rest(FILE *f, const struct heatmap_in *in, const struct rows *r, size_t a)
+{
+	write_name_attr(f, in, r, a);
+	fputs("\"><title>", f);
+	write_label_title(f, in, r, a);
+	fputs("</title>", f);
+	write_label_text(f, in, r, a);
+	fputs("</text>\n", f);
+}
+
+/* The names of rows a and b with sep between them (a cell's two ends) */
+static void write_name_pair(FILE *f, const struct heatmap_in *in, const struct rows *r, size_t a, const char *sep,
+			    size_t b)
+{
+	write_name_attr(f, in, r, a);
+	fputs(sep, f);
+	write_name_attr(f, in, r, b);
+}
+
 static void write_outlines(FILE *f, const struct heatmap_in *in, const struct rows *r, double x0, double y0,
 			   double cell)
 {
@@ -263,22 +284,12 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 			"<text class=\"hm-label hm-row\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 			"dominant-baseline=\"middle\" font-size=\"%.0f\" data-name=\"",
 			x0 - 4, y0 + ((double)a + 0.5) * cell, cell < 14 ? 10.0 : 12.0);
-		write_name_attr(f, in, &r, a);
-		fputs("\"><title>", f);
-		write_label_title(f, in, &r, a);
-		fputs("</title>", f);
-		write_label_text(f, in, &r, a);
-		fputs("</text>\n", f);
+		write_label_rest(f, in, &r, a);
 		fprintf(f,
 			"<text class=\"hm-label hm-col\" transform=\"translate(%.1f,%.1f) rotate(-90)\" "
 			"dominant-baseline=\"middle\" font-size=\"%.0f\" data-name=\"",
 			x0 + ((double)a + 0.5) * cell, y0 - 4, cell < 14 ? 10.0 : 12.0);
-		write_name_attr(f, in, &r, a);
-		fputs("\"><title>", f);
-		write_label_title(f, in, &r, a);
-		fputs("</title>", f);
-		write_label_text(f, in, &r, a);
-		fputs("</text>\n", f);
+		write_label_rest(f, in, &r, a);
 	}
 	for (a = 0; a < m; a++)
 		for (b = 0; b < m; b++) {
@@ -294,16 +305,12 @@ int heatmap_write(FILE *f, const struct heatmap_in *in)
 				"<rect class=\"hm-cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 				"fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\" data-row=\"",
 				x0 + (double)b * cell, y0 + (double)a * cell, cell, cell, c);
-			write_name_attr(f, in, &r, a);
-			fputs("\" data-col=\"", f);
-			write_name_attr(f, in, &r, b);
+			write_name_pair(f, in, &r, a, "\" data-col=\"", b);
 			if (v < 0)
 				fputs("\" data-affinity=\"unknown\"><title>", f);
 			else
 				fprintf(f, "\" data-affinity=\"%.3f\"><title>", v);
-			write_name_attr(f, in, &r, a);
-			fputs(" ~ ", f);
-			write_name_attr(f, in, &r, b);
+			write_name_pair(f, in, &r, a, " ~ ", b);
 			if (v < 0)
 				fputs(": cannot tell (too few line coincidences; see the list below)</title></rect>\n", f);
 			else

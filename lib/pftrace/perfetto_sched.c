@@ -242,22 +242,34 @@ static void compact_ts(struct pb_buf *b, uint64_t ts, uint64_t *last, uint32_t c
 	*last = ts;
 }
 
+/* Room in the bundle for a compact event of kind at ts, flushing as
+ * needed, and its timestamp appended to ts_arr (last and count: the chain's
+ * last timestamp and length, which a flush resets); the index of its comm
+ * in *idx. */
+static int compact_begin(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, enum sched_kind kind, uint64_t ts,
+			 struct pb_buf *ts_arr, uint64_t *last, const uint32_t *count, const char *comm, int *idx)
+{
+	if (tie_before(c, kind, ts) && flush_cpu(t, cpu, c) < 0)
+		return -1;
+	if (make_room(t, cpu, c, ts, last, *count) < 0)
+		return -1;
+	*idx = comm_index(c, comm);
+	if (*idx < 0) { /* cannot happen after make_room; keep the invariant anyway */
+		if (flush_cpu(t, cpu, c) < 0)
+			return -1;
+		*idx = comm_index(c, comm);
+	}
+	compact_ts(ts_arr, ts, last, *count);
+	return 0;
+}
+
 static int compact_switch(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, const struct pftrace_sched_rec *r)
 {
 	const struct sched_vals *v = r->v;
 	int idx;
 
-	if (tie_before(c, SK_SWITCH, r->time_ns) && flush_cpu(t, cpu, c) < 0)
+	if (compact_begin(t, cpu, c, SK_SWITCH, r->time_ns, &c->arr[SW_TS], &c->last_sw_ts, &c->nsw, v->comm2, &idx) < 0)
 		return -1;
-	if (make_room(t, cpu, c, r->time_ns, &c->last_sw_ts, c->nsw) < 0)
-		return -1;
-	idx = comm_index(c, v->comm2);
-	if (idx < 0) { /* cannot happen after make_room; keep the invariant anyway */
-		if (flush_cpu(t, cpu, c) < 0)
-			return -1;
-		idx = comm_index(c, v->comm2);
-	}
-	compact_ts(&c->arr[SW_TS], r->time_ns, &c->last_sw_ts, c->nsw);
 	pb_raw_varint(&c->arr[SW_STATE], (uint64_t)report_state(v->state));
 	pb_raw_varint(&c->arr[SW_PID], (uint64_t)(int64_t)(int32_t)v->pid2);
 	pb_raw_varint(&c->arr[SW_PRIO], (uint64_t)(int64_t)(int32_t)v->prio2);
@@ -271,17 +283,8 @@ static int compact_waking(struct pftrace *t, uint32_t cpu, struct pft_cpu *c, co
 	const struct sched_vals *v = r->v;
 	int idx;
 
-	if (tie_before(c, SK_WAKING, r->time_ns) && flush_cpu(t, cpu, c) < 0)
+	if (compact_begin(t, cpu, c, SK_WAKING, r->time_ns, &c->arr[WK_TS], &c->last_wk_ts, &c->nwk, v->comm, &idx) < 0)
 		return -1;
-	if (make_room(t, cpu, c, r->time_ns, &c->last_wk_ts, c->nwk) < 0)
-		return -1;
-	idx = comm_index(c, v->comm);
-	if (idx < 0) {
-		if (flush_cpu(t, cpu, c) < 0)
-			return -1;
-		idx = comm_index(c, v->comm);
-	}
-	compact_ts(&c->arr[WK_TS], r->time_ns, &c->last_wk_ts, c->nwk);
 	pb_raw_varint(&c->arr[WK_PID], (uint64_t)(int64_t)(int32_t)v->pid);
 	pb_raw_varint(&c->arr[WK_CPU], (uint64_t)(int64_t)(int32_t)v->a0);
 	pb_raw_varint(&c->arr[WK_PRIO], (uint64_t)(int64_t)(int32_t)v->prio);

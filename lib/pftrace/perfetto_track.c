@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/hash.h"
 #include "lib/data_src.h"
 
 #define STRINGS_MAX (1u << 20)
@@ -91,11 +92,7 @@ struct pft_strings {
 
 static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h | 1;
+	return hash_fnv1a(HASH_FNV1A_INIT, s, n) | 1;
 }
 
 static void intern_free(struct pft_intern *in)

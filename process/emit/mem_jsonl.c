@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
-
 #define ARENA_MAX (64u << 20) /* the cache starts over past this */
 #define CHUNK_MIN (64u << 10)
 #define COPY_SLACK 32         /* copies run in 32-byte steps: room past the end */
@@ -192,12 +190,9 @@ static inline char *put_hex_str(char *p, uint64_t v)
 /* {"comm":...,"tid":...,"pid":... */
 static char *put_thread(char *p, const struct mem_record *r, size_t comm_len)
 {
-	p = LIT(p, "{\"comm\":");
-	p = jsonw_put_str(p, r->comm, comm_len);
-	p = LIT(p, ",\"tid\":");
-	p = jsonw_put_i64(p, r->tid);
-	p = LIT(p, ",\"pid\":");
-	return jsonw_put_i64(p, r->pid);
+	p = JSONW_PUT_KV_STR(p, "{\"comm\":", r->comm, comm_len);
+	p = JSONW_PUT_KV_I64(p, ",\"tid\":", r->tid);
+	return JSONW_PUT_KV_I64(p, ",\"pid\":", r->pid);
 }
 
 /* The line's start, kept per thread while its comm, tid and pid repeat. */
@@ -276,13 +271,13 @@ static char *put_data_id(char *p, const struct data_id *d, struct mem_jsonl_ctx 
 static char *identity(char *p, const struct mem_record *r, const struct name *e, struct mem_jsonl_ctx *c)
 {
 	if (r->data_map) {
-		p = LIT(p, ",\"data_map\":");
+		p = JSONW_PUT_LIT(p, ",\"data_map\":");
 		p = put_name(p, &e[3]);
 	}
-	p = LIT(p, ",\"data_id\":");
+	p = JSONW_PUT_LIT(p, ",\"data_id\":");
 	p = put_data_id(p, &r->data_id, c);
 	if (r->data_sym) {
-		p = LIT(p, ",\"data_sym\":");
+		p = JSONW_PUT_LIT(p, ",\"data_sym\":");
 		p = put_name(p, &e[4]);
 	}
 	return p;
@@ -292,32 +287,26 @@ static char *extras(char *p, const struct mem_record *r, const struct name *e, s
 		    const char *frac)
 {
 	if (r->event) {
-		p = LIT(p, ",\"event\":");
+		p = JSONW_PUT_LIT(p, ",\"event\":");
 		p = put_name(p, &e[2]);
 	}
 	if (r->has_cpu) {
-		p = LIT(p, ",\"cpu\":");
-		p = jsonw_put_u64(p, r->cpu);
+		p = JSONW_PUT_KV_U64(p, ",\"cpu\":", r->cpu);
 	}
 	if (r->has_time_ns) {
-		p = LIT(p, ",\"time_ns\":");
+		p = JSONW_PUT_LIT(p, ",\"time_ns\":");
 		p = put_time_ns(p, r->time_ns, c, frac);
 	}
 	if (r->has_period) {
-		p = LIT(p, ",\"period\":");
-		p = jsonw_put_u64(p, r->period);
+		p = JSONW_PUT_KV_U64(p, ",\"period\":", r->period);
 	}
 	if (r->has_weight) {
-		p = LIT(p, ",\"weight\":");
-		p = jsonw_put_u64(p, r->weight);
+		p = JSONW_PUT_KV_U64(p, ",\"weight\":", r->weight);
 	}
 	if (r->has_weight_struct) {
-		p = LIT(p, ",\"weight_struct\":{\"var1\":");
-		p = jsonw_put_u64(p, r->var1);
-		p = LIT(p, ",\"var2\":");
-		p = jsonw_put_u64(p, r->var2);
-		p = LIT(p, ",\"var3\":");
-		p = jsonw_put_u64(p, r->var3);
+		p = JSONW_PUT_KV_U64(p, ",\"weight_struct\":{\"var1\":", r->var1);
+		p = JSONW_PUT_KV_U64(p, ",\"var2\":", r->var2);
+		p = JSONW_PUT_KV_U64(p, ",\"var3\":", r->var3);
 		*p++ = '}';
 	}
 	if (r->has_data_src && r->data_src != c->unknown_src) {
@@ -329,7 +318,7 @@ static char *extras(char *p, const struct mem_record *r, const struct name *e, s
 			return p;
 		}
 		t = data_src_text(&c->data_src, r->data_src, &n);
-		p = LIT(p, ",\"data_src\":");
+		p = JSONW_PUT_LIT(p, ",\"data_src\":");
 		memcpy(p, t, n);
 		p += n;
 	}
@@ -360,26 +349,23 @@ void mem_jsonl_line(struct jsonw *w, const struct mem_record *r, struct mem_json
 	if (!p)
 		return;
 	p = put_thread_cached(p, r, comm_len, c);
-	p = LIT(p, ",\"time\":");
+	p = JSONW_PUT_LIT(p, ",\"time\":");
 	p = put_time(p, c, r->time_ns, &frac);
-	p = LIT(p, ",\"addr\":");
+	p = JSONW_PUT_LIT(p, ",\"addr\":");
 	p = put_hex_str(p, r->addr);
-	p = LIT(p, ",\"cgroup\":");
-	p = jsonw_put_str(p, r->cgroup, cgroup_len);
-	p = LIT(p, ",\"ip\":");
+	p = JSONW_PUT_KV_STR(p, ",\"cgroup\":", r->cgroup, cgroup_len);
+	p = JSONW_PUT_LIT(p, ",\"ip\":");
 	p = put_hex_str(p, r->ip);
-	p = LIT(p, ",\"sym\":");
+	p = JSONW_PUT_LIT(p, ",\"sym\":");
 	p = put_name(p, &e[0]);
-	p = LIT(p, ",\"dso\":");
+	p = JSONW_PUT_LIT(p, ",\"dso\":");
 	p = put_name(p, &e[1]);
-	p = LIT(p, ",\"phys_addr\":");
+	p = JSONW_PUT_LIT(p, ",\"phys_addr\":");
 	p = put_hex_str(p, r->phys_addr);
-	p = LIT(p, ",\"data_page_size\":");
-	p = jsonw_put_u64(p, r->data_page_size);
-	p = LIT(p, ",\"hint\":");
-	p = jsonw_put_u64(p, r->hint);
+	p = JSONW_PUT_KV_U64(p, ",\"data_page_size\":", r->data_page_size);
+	p = JSONW_PUT_KV_U64(p, ",\"hint\":", r->hint);
 	p = extras(p, r, e, c, frac);
 	p = identity(p, r, e, c);
-	p = LIT(p, "}\n");
+	p = JSONW_PUT_LIT(p, "}\n");
 	jsonw_commit(w, p);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/hash.h"
 #include "lib/upper_bound.h"
 
 #define UNKNOWN "[unknown]"
@@ -18,14 +19,7 @@
 
 static uint64_t name_hash(const char *s, const uint8_t *bid, size_t bid_size)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	for (i = 0; i < bid_size; i++)
-		h = (h ^ bid[i]) * 0x100000001b3ULL;
-	return h;
+	return hash_fnv1a(hash_fnv1a_str(s), bid, bid_size);
 }
 
 static bool dso_has_no_file(const char *name);

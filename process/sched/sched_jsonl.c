@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static bool is_swapper(const char *comm, int64_t pid)
 {
 	return pid == 0 || !strncmp(comm, "swapper", 7);
@@ -201,8 +200,6 @@ static void kv_fields(struct jsonw *w, const char *t, size_t len)
 		kv_text(w, kv.key, kv.kl, kv.val, kv.vl);
 }
 
-#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
-
 /* kv_fields, into p (room for kv_fields_max(len)); the end */
 static size_t kv_fields_max(size_t len)
 {
@@ -235,32 +232,23 @@ static char *switch_fields_put(char *p, const struct sched_line *l)
 {
 	const struct sched_switch_info *sw = l->sw;
 
-	p = PUT_LIT(p, "\"prev_comm\":");
-	p = jsonw_put_str(p, sw->prev_comm, strlen(sw->prev_comm));
-	p = PUT_LIT(p, ",\"prev_pid\":");
-	p = jsonw_put_i64(p, sw->prev_pid);
-	p = PUT_LIT(p, ",\"prev_prio\":");
-	p = jsonw_put_i64(p, sw->prev_prio);
-	p = PUT_LIT(p, ",\"prev_state\":");
-	p = jsonw_put_str(p, sw->prev_state, strlen(sw->prev_state));
-	p = PUT_LIT(p, ",\"next_comm\":");
-	p = jsonw_put_str(p, sw->next_comm, strlen(sw->next_comm));
-	p = PUT_LIT(p, ",\"next_pid\":");
-	p = jsonw_put_i64(p, sw->next_pid);
-	p = PUT_LIT(p, ",\"next_prio\":");
-	p = jsonw_put_i64(p, sw->next_prio);
+	p = JSONW_PUT_KV_STR(p, "\"prev_comm\":", sw->prev_comm, strlen(sw->prev_comm));
+	p = JSONW_PUT_KV_I64(p, ",\"prev_pid\":", sw->prev_pid);
+	p = JSONW_PUT_KV_I64(p, ",\"prev_prio\":", sw->prev_prio);
+	p = JSONW_PUT_KV_STR(p, ",\"prev_state\":", sw->prev_state, strlen(sw->prev_state));
+	p = JSONW_PUT_KV_STR(p, ",\"next_comm\":", sw->next_comm, strlen(sw->next_comm));
+	p = JSONW_PUT_KV_I64(p, ",\"next_pid\":", sw->next_pid);
+	p = JSONW_PUT_KV_I64(p, ",\"next_prio\":", sw->next_prio);
 	if (is_swapper(sw->next_comm, sw->next_pid))
-		p = PUT_LIT(p, ",\"cpu_idle\":true");
+		p = JSONW_PUT_LIT(p, ",\"cpu_idle\":true");
 	else
-		p = PUT_LIT(p, ",\"cpu_idle\":false");
+		p = JSONW_PUT_LIT(p, ",\"cpu_idle\":false");
 	if (is_swapper(sw->prev_comm, sw->prev_pid))
-		p = PUT_LIT(p, ",\"prev_idle\":true");
+		p = JSONW_PUT_LIT(p, ",\"prev_idle\":true");
 	else
-		p = PUT_LIT(p, ",\"prev_idle\":false");
-	p = PUT_LIT(p, ",\"prev_hint\":");
-	p = jsonw_put_u64(p, l->prev_hint);
-	p = PUT_LIT(p, ",\"next_hint\":");
-	return jsonw_put_u64(p, l->next_hint);
+		p = JSONW_PUT_LIT(p, ",\"prev_idle\":false");
+	p = JSONW_PUT_KV_U64(p, ",\"prev_hint\":", l->prev_hint);
+	return JSONW_PUT_KV_U64(p, ",\"next_hint\":", l->next_hint);
 }
 
 /*
@@ -287,27 +275,20 @@ void sched_jsonl_line(struct jsonw *w, const struct sched_line *l)
 		return;
 	if (w->need_comma)
 		*p++ = ',';
-	p = PUT_LIT(p, "{\"comm\":");
-	p = jsonw_put_str(p, l->comm, comm_len);
-	p = PUT_LIT(p, ",\"pid\":");
-	p = jsonw_put_i64(p, l->pid);
-	p = PUT_LIT(p, ",\"tid\":");
-	p = jsonw_put_i64(p, l->tid);
-	p = PUT_LIT(p, ",\"cpu\":");
-	p = jsonw_put_i64(p, l->cpu);
-	p = PUT_LIT(p, ",\"time\":");
-	p = jsonw_put_u64(p, l->time_ns / 1000000000ULL);
+	p = JSONW_PUT_KV_STR(p, "{\"comm\":", l->comm, comm_len);
+	p = JSONW_PUT_KV_I64(p, ",\"pid\":", l->pid);
+	p = JSONW_PUT_KV_I64(p, ",\"tid\":", l->tid);
+	p = JSONW_PUT_KV_I64(p, ",\"cpu\":", l->cpu);
+	p = JSONW_PUT_KV_U64(p, ",\"time\":", l->time_ns / 1000000000ULL);
 	{ /* ".%09llu": 1000000000 + the fraction has 10 digits, the first a '1' */
 		char *dot = p;
 
 		p = jsonw_put_u64(p, l->time_ns % 1000000000ULL + 1000000000ULL);
 		*dot = '.';
 	}
-	p = PUT_LIT(p, ",\"event\":");
-	p = jsonw_put_str(p, l->event, event_len);
-	p = PUT_LIT(p, ",\"trace\":");
-	p = jsonw_put_str(p, trace, trace_len);
-	p = PUT_LIT(p, ",\"fields\":{");
+	p = JSONW_PUT_KV_STR(p, ",\"event\":", l->event, event_len);
+	p = JSONW_PUT_KV_STR(p, ",\"trace\":", trace, trace_len);
+	p = JSONW_PUT_LIT(p, ",\"fields\":{");
 	if (l->sw)
 		p = switch_fields_put(p, l);
 	else if (!nmi)
@@ -320,11 +301,9 @@ void sched_jsonl_line(struct jsonw *w, const struct sched_line *l)
 		if (!(p = jsonw_reserve(w, 96)))
 			return;
 	}
-	p = PUT_LIT(p, "},\"hint\":");
-	p = jsonw_put_u64(p, l->hint);
-	p = PUT_LIT(p, ",\"time_ns\":");
-	p = jsonw_put_u64(p, l->time_ns);
-	p = PUT_LIT(p, "}\n");
+	p = JSONW_PUT_KV_U64(p, "},\"hint\":", l->hint);
+	p = JSONW_PUT_KV_U64(p, ",\"time_ns\":", l->time_ns);
+	p = JSONW_PUT_LIT(p, "}\n");
 	jsonw_commit(w, p);
 	w->need_comma = false;
 }

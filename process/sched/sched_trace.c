@@ -169,21 +169,22 @@ static void tb_i64(struct tb *b, int64_t v, int width)
 	tb_num(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0, width);
 }
 
+/* A literal key ("comm=", " pid=") and its value */
+#define TB_KV_STR(b, key, s) (TB_LIT(b, key), tb_str((b), (s)))
+#define TB_KV_I64(b, key, v) (TB_LIT(b, key), tb_i64((b), (v), 0))
+
 /* "comm=C pid=P": the head of a task's fields */
 static void tb_comm_pid(struct tb *b, const char *comm, int64_t pid)
 {
-	TB_LIT(b, "comm=");
-	tb_str(b, comm);
-	TB_LIT(b, " pid=");
-	tb_i64(b, pid, 0);
+	TB_KV_STR(b, "comm=", comm);
+	TB_KV_I64(b, " pid=", pid);
 }
 
 /* "comm=C pid=P prio=N": the first task of wakeups, migrations and exits */
 static void tb_task(struct tb *b, const struct sched_vals *v)
 {
 	tb_comm_pid(b, v->comm, v->pid);
-	TB_LIT(b, " prio=");
-	tb_i64(b, v->prio, 0);
+	TB_KV_I64(b, " prio=", v->prio);
 }
 
 size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *out, size_t size)
@@ -195,20 +196,13 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		return 0;
 	switch (k) {
 	case SK_SWITCH:
-		TB_LIT(&b, "prev_comm=");
-		tb_str(&b, v->comm);
-		TB_LIT(&b, " prev_pid=");
-		tb_i64(&b, v->pid, 0);
-		TB_LIT(&b, " prev_prio=");
-		tb_i64(&b, v->prio, 0);
-		TB_LIT(&b, " prev_state=");
-		tb_str(&b, v->state);
-		TB_LIT(&b, " ==> next_comm=");
-		tb_str(&b, v->comm2);
-		TB_LIT(&b, " next_pid=");
-		tb_i64(&b, v->pid2, 0);
-		TB_LIT(&b, " next_prio=");
-		tb_i64(&b, v->prio2, 0);
+		TB_KV_STR(&b, "prev_comm=", v->comm);
+		TB_KV_I64(&b, " prev_pid=", v->pid);
+		TB_KV_I64(&b, " prev_prio=", v->prio);
+		TB_KV_STR(&b, " prev_state=", v->state);
+		TB_KV_STR(&b, " ==> next_comm=", v->comm2);
+		TB_KV_I64(&b, " next_pid=", v->pid2);
+		TB_KV_I64(&b, " next_prio=", v->prio2);
 		break;
 	case SK_WAKEUP: case SK_WAKEUP_NEW: case SK_WAKING:
 		tb_task(&b, v);
@@ -217,10 +211,8 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		break;
 	case SK_MIGRATE:
 		tb_task(&b, v);
-		TB_LIT(&b, " orig_cpu=");
-		tb_i64(&b, v->a0, 0);
-		TB_LIT(&b, " dest_cpu=");
-		tb_i64(&b, v->a1, 0);
+		TB_KV_I64(&b, " orig_cpu=", v->a0);
+		TB_KV_I64(&b, " dest_cpu=", v->a1);
 		break;
 	case SK_EXIT:
 		tb_task(&b, v);
@@ -228,19 +220,14 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 			tb_str(&b, v->a0 ? " group_dead=true" : " group_dead=false");
 		break;
 	case SK_EXEC:
-		TB_LIT(&b, "filename=");
-		tb_str(&b, v->str);
-		TB_LIT(&b, " pid=");
-		tb_i64(&b, v->pid, 0);
-		TB_LIT(&b, " old_pid=");
-		tb_i64(&b, v->pid2, 0);
+		TB_KV_STR(&b, "filename=", v->str);
+		TB_KV_I64(&b, " pid=", v->pid);
+		TB_KV_I64(&b, " old_pid=", v->pid2);
 		break;
 	case SK_FORK:
 		tb_comm_pid(&b, v->comm, v->pid);
-		TB_LIT(&b, " child_comm=");
-		tb_str(&b, v->comm2);
-		TB_LIT(&b, " child_pid=");
-		tb_i64(&b, v->pid2, 0);
+		TB_KV_STR(&b, " child_comm=", v->comm2);
+		TB_KV_I64(&b, " child_pid=", v->pid2);
 		break;
 	case SK_STAT_RUNTIME:
 		tb_comm_pid(&b, v->comm, v->pid);
@@ -254,14 +241,11 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		}
 		break;
 	case SK_IRQ_ENTRY:
-		TB_LIT(&b, "irq=");
-		tb_i64(&b, v->a0, 0);
-		TB_LIT(&b, " name=");
-		tb_str(&b, v->str);
+		TB_KV_I64(&b, "irq=", v->a0);
+		TB_KV_STR(&b, " name=", v->str);
 		break;
 	case SK_IRQ_EXIT:
-		TB_LIT(&b, "irq=");
-		tb_i64(&b, v->a0, 0);
+		TB_KV_I64(&b, "irq=", v->a0);
 		tb_str(&b, v->a1 ? " ret=handled" : " ret=unhandled");
 		break;
 	case SK_SOFTIRQ_ENTRY: case SK_SOFTIRQ_EXIT: case SK_SOFTIRQ_RAISE:
@@ -277,16 +261,13 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		break;
 	case SK_NMI:
 		tb_str(&b, v->str);
-		TB_LIT(&b, "() delta_ns: ");
-		tb_i64(&b, v->a0, 0);
+		TB_KV_I64(&b, "() delta_ns: ", v->a0);
 		if (v->has_a1) {
-			TB_LIT(&b, " handled: ");
-			tb_i64(&b, v->a1, 0);
+			TB_KV_I64(&b, " handled: ", v->a1);
 		}
 		break;
 	case SK_TIMER_ENTRY: case SK_TIMER_EXIT: case SK_RESCHED_ENTRY: case SK_RESCHED_EXIT:
-		TB_LIT(&b, "vector=");
-		tb_i64(&b, v->a0, 0);
+		TB_KV_I64(&b, "vector=", v->a0);
 		break;
 	default:
 		tb_str(&b, v->str);

@@ -31,25 +31,19 @@ static int rd_bytes(struct rd *r, size_t n, const uint8_t **out)
 	return 0;
 }
 
-static int rd_u32(struct rd *r, uint32_t *v)
+/* the next n bytes into v (a u32 or u64), as stored */
+static int rd_copy(struct rd *r, void *v, size_t n)
 {
 	const uint8_t *b = NULL;
 
-	if (rd_bytes(r, 4, &b) < 0)
+	if (rd_bytes(r, n, &b) < 0)
 		return -1;
-	memcpy(v, b, 4);
+	memcpy(v, b, n);
 	return 0;
 }
 
-static int rd_u64(struct rd *r, uint64_t *v)
-{
-	const uint8_t *b = NULL;
-
-	if (rd_bytes(r, 8, &b) < 0)
-		return -1;
-	memcpy(v, b, 8);
-	return 0;
-}
+static int rd_u32(struct rd *r, uint32_t *v) { return rd_copy(r, v, sizeof(*v)); }
+static int rd_u64(struct rd *r, uint64_t *v) { return rd_copy(r, v, sizeof(*v)); }
 
 static int rd_string(struct rd *r, const char **s)
 {

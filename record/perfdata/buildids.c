@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/hash.h"
 #include "lib/kernel_id.h"
 #include "lib/vdso.h"
 
@@ -26,15 +27,6 @@ void buildids_init(struct buildids *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static int grow(struct buildids *b)
 {
 	size_t cap = b->cap ? b->cap * 2 : 256;
@@ -45,7 +37,7 @@ static int grow(struct buildids *b)
 	for (size_t i = 0; i < b->cap; i++) {
 		if (!b->slots[i])
 			continue;
-		size_t j = name_hash(b->slots[i]) & (cap - 1);
+		size_t j = hash_fnv1a_str(b->slots[i]) & (cap - 1);
 
 		while (slots[j])
 			j = (j + 1) & (cap - 1);
@@ -65,7 +57,7 @@ static void add_name(struct buildids *b, const char *name, size_t len)
 		b->oom = true;
 		return;
 	}
-	for (i = name_hash(name) & (b->cap - 1); b->slots[i]; i = (i + 1) & (b->cap - 1))
+	for (i = hash_fnv1a_str(name) & (b->cap - 1); b->slots[i]; i = (i + 1) & (b->cap - 1))
 		if (!strcmp(b->slots[i], name))
 			return;
 	if (!(b->slots[i] = strndup(name, len))) {
