@@ -7,9 +7,12 @@
 set -u
 LLC_CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$LLC_CG2" ] || { echo "no cgroup2 mount" >&2; exit 1; }
-LLC_CG="workload.slice/workload-tw-llcbench-$$.allotment.slice"
+# LLC_TAG (default llcbench) names the cgroup: two scripts that run at once with
+# two tags keep each other's threads out of their allotment cells
+LLC_TAG=${LLC_TAG:-llcbench}
+LLC_CG="workload.slice/workload-tw-$LLC_TAG-$$.allotment.slice"
 # matches this script's cgroup whatever its pid: recordings of earlier runs extract the same way
-LLC_ALLOT='workload-tw-llcbench-[0-9]+\.allotment\.slice'
+LLC_ALLOT="workload-tw-$LLC_TAG-[0-9]+\\.allotment\\.slice"
 mkdir -p "$LLC_CG2/$LLC_CG"
 LLC_PIDS=()
 llc_cleanup() {
@@ -46,12 +49,13 @@ llc_record() {
 		"$LLC_CG2/$LLC_CG" "$@" >"$out.record.log" 2>&1
 }
 
-# llc_extract BIN PROFILE TOPOLOGY OUTPREFIX: the config (OUTPREFIX.cfg.json),
+# llc_extract BIN PROFILE TOPOLOGY OUTPREFIX [ARG...]: the config (OUTPREFIX.cfg.json),
 # -v (OUTPREFIX.err) and --llc-json (OUTPREFIX.llc.json) of BIN's one-pass extract
+# (ARGs added to its command line)
 llc_extract() {
 	rm -f "$4.llc.json"
 	"$1" extract -v -f "$2" --topology "$3" --workload-allotment-cgroup-regex "$LLC_ALLOT" \
-		--llc-json "$4.llc.json" >"$4.cfg.json" 2>"$4.err"
+		--llc-json "$4.llc.json" "${@:5}" >"$4.cfg.json" 2>"$4.err"
 }
 
 # llc_figure LLCJSON WHICH [SCOPE]: "share low high x n state" of the

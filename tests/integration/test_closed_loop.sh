@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# test_closed_loop.sh - issue 27's closed loop, one short case whose answer
-# is exact (bench/closed_loop.sh runs the others): under a topology that
-# puts cpu0 and cpu1 in two LLCs, two threads that read and write one
-# region (tests/workloads/llc-truth, each at most 40% busy so the pair fits
-# one 1-CPU LLC) run pinned apart; record 5 s at 2 kHz, extract: the config must put
-# them in one subcell and predict 0% cross-LLC. A fresh run of the same
-# threads, unpinned, is placed with `scxprof place` per that config (both
-# on one LLC: checked in /proc/TID/status), recorded and extracted again:
-# the achieved (measured) figure must be inside the first recording's
-# predicted interval. Both are exactly 0 by construction (nothing of the
-# workload runs on the other LLC), so no check depends on timing: a first
-# run whose config does not merge the pair, or whose figure is not decided
-# (fewer than 30 accesses on shared data, or "too few" in the estimate), says
-# nothing and is recorded again (up to 3 attempts), never judged.
+# test_closed_loop.sh - issue 27's closed loop on this VM (bench/closed_loop.sh
+# runs the longer workloads): under a topology that puts cpu0 and cpu1 in two
+# LLCs, a workload of tests/workloads/llc-truth (threads that read and write
+# one 64 KiB region at random, each at most 40% busy) is recorded 5 s at
+# 2 kHz and extracted; a fresh run of the same threads is placed with
+# `scxprof place` per that config (checked in /proc/TID/status), recorded and
+# extracted again, and the achieved (measured) figure must be inside the
+# first recording's predicted interval. Two cases:
+#   zero      alpha-0, beta-0 pinned apart in run 1 (0.8 CPUs: one subcell
+#             that fits one 1-CPU LLC): predicted exactly 0%, achieved 0%;
+#   spread    a-0, b-0, c-0, d-0 unpinned (1.6 CPUs: the clustering's cap of
+#             one LLC refuses the merge of all four, so two subcells of two,
+#             placed on the two LLCs): predicted 2/3 of the pairs across
+#             LLCs, not 0%; achieved within that interval and the predicted
+#             point within the achieved interval. Four equal threads split
+#             two and two make the figure insensitive (to first order) to
+#             how fast each thread runs in either run, which the
+#             prediction cannot know (docs/llc-sharing.md, "The placement
+#             model").
+# The region is small (1024 lines) so that 5 s at 2 kHz sees thousands of
+# lines from two threads even when the threads get a tenth of their CPU: the
+# figures are always decided, so nothing is recorded again or skipped.
+# suite: alone
+# (it pins threads to the CPUs and needs the four threads' 1.6 CPUs: a
+# script beside it would take them)
 . "$(dirname "$0")/lib.sh"
 own_session "$@"
 WL="$TOP/$BUILD/workloads/llc-truth"
@@ -41,99 +52,113 @@ JSON
 run() {
 	local name=$1; shift
 	rm -f "$WORK/$name.ready"
-	"${IN_CG[@]}" "$WL" -d 120 -m 1 -u 40 -R "$WORK/$name.ready" "$@" >"$WORK/$name.wl.log" 2>&1 &
+	"${IN_CG[@]}" "$WL" -d 120 -m 64k -u 40 -R "$WORK/$name.ready" "$@" >"$WORK/$name.wl.log" 2>&1 &
 	wl=$!
 	while [ ! -s "$WORK/$name.ready" ] && kill -0 $wl 2>/dev/null; do sleep 0.05; done
 	[ -s "$WORK/$name.ready" ]
 }
 # rec NAME: record 5 s system-wide at 2 kHz, extract with the split topology
 rec() {
-	rm -rf "$WORK/$1" "$WORK/$1.tar.gz" "$WORK/$1.llc.json" # a retry records again; extract never overwrites --llc-json
 	"$SCXPROF" record -F 2000 -t 5 -o "$WORK/$1" >"$WORK/$1.record.log" 2>&1 &&
 		"$SCXPROF" extract -v -f "$WORK/$1.tar.gz" --topology "$WORK/split.json" --workload-allotment-cgroup-regex "$ALLOT" \
 			--llc-json "$WORK/$1.llc.json" >"$WORK/$1.cfg.json" 2>"$WORK/$1.err"
 }
 end_run() { kill $wl 2>/dev/null; wait $wl 2>/dev/null; wl=""; }
-# fig(FILE, WHICH): the allotment cell's cross-LLC figure (share, low, high,
-# decided) from --llc-json, counted (accesses of shared_accesses: decided
-# from 30 on) or estimated (state "point")
+# place NAME CONFIG: `scxprof place` per CONFIG on this run's cgroup (plan in NAME.plan)
+place() {
+	"$SCXPROF" place -c "$2" --topology "$WORK/split.json" --cgroup "$cg" --window 300 >"$WORK/$1.plan" 2>"$WORK/$1.place.err"
+}
+# fig(FILE, WHICH[, SCOPE]): the allotment cell's (or its subcell SCOPE's)
+# cross-LLC figure from --llc-json: (share, low, high, state)
 FIG='import json, sys
-def fig(path, which):
+def fig(path, which, scope=None):
     a = {c["name"]: c for c in json.load(open(path))["cells"]}["allotment"]
+    if scope:
+        a = {s["name"]: s for s in a["subcells"]}[scope]
     r = a[which]["llc"]
-    if "state" in r:
-        return r["share"], r["low"], r["high"], r["state"] == "point"
-    n = a["shared_accesses"]
-    return (r["accesses"] / n if n else None), r["low"], r["high"], n >= 30
+    return r["share"], r["low"], r["high"], r["state"]
+def subs(path):
+    return [s["name"] for c in json.load(open(path)) if c["name"] == "allotment" for s in c.get("subcells", [])]
 '
-
-# conclusive NAME: the config merges alpha- and beta-, and the prediction is decided (a point)
-conclusive() {
-	python3 -c "$FIG"'
-cfg = json.load(open(sys.argv[1]))
-subs = [s["name"] for c in cfg if c["name"] == "allotment" for s in c.get("subcells", [])]
-if not any("alpha-" in s and "beta-" in s for s in subs): sys.exit("pair not merged: %s" % subs)
-if not fig(sys.argv[2], "predicted")[3]: sys.exit("prediction not decided: %s" % (fig(sys.argv[2], "predicted"),))
-' "$WORK/$1.cfg.json" "$WORK/$1.llc.json"
+# pinned PID: "comm cpus" of each thread of PID (Cpus_allowed_list)
+pinned() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		echo "$(cat "$t/comm") $(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")"
+	done
+}
+# recorded NAME: it records and extracts, else FAIL and stop
+recorded() {
+	if ! rec "$1"; then
+		end_run
+		fail "closed loop: $1 records and extracts" "$(tail -n 2 "$WORK/$1.wl.log" "$WORK/$1.record.log" "$WORK/$1.err" 2>/dev/null | tr '\n' ' ')"
+		exit 0
+	fi
+	end_run
+}
+started() {
+	if ! run "$@"; then
+		fail "closed loop: $1 starts" "$(tail -n 2 "$WORK/$1.wl.log" | tr '\n' ' ')"
+		exit 0
+	fi
 }
 
-ok=0
-for attempt in 1 2 3; do
-	rm -rf "$WORK/r1" "$WORK/r1.tar.gz"
-	if ! run r1 alpha-0:0 beta-0:1 || ! rec r1; then
-		end_run
-		fail "closed loop: run 1 (pinned apart) records and extracts" "$(tail -n 2 "$WORK/r1.wl.log" "$WORK/r1.record.log" "$WORK/r1.err" 2>/dev/null | tr '\n' ' ')"
-		exit 0
-	fi
-	end_run
-	if why=$(conclusive r1 2>&1); then ok=1; break; fi
-	echo "info: run 1 attempt $attempt inconclusive, recorded again: $why"
-done
-if [ $ok -eq 0 ]; then
-	skip "closed loop" "3 recordings whose config did not merge the pair or had fewer than 30 shared accesses (host too loaded)"
-	exit 0
-fi
-check "run 1: the config predicts 0% cross-LLC for the pair (both placed on one LLC)" python3 -c "$FIG"'
-p = fig(sys.argv[1], "predicted")
-assert p[0] == 0 and p[1] == 0, p
-' "$WORK/r1.llc.json"
+# --- zero: the pair pinned apart, merged by the config, placed together
+started z1 alpha-0:0 beta-0:1
+recorded z1
+check "zero, run 1: the config merges alpha- and beta- and predicts exactly 0% cross-LLC (a point)" python3 -c "$FIG"'
+s = subs(sys.argv[1])
+assert any("alpha-" in x and "beta-" in x for x in s), ("pair not merged", s)
+p = fig(sys.argv[2], "predicted")
+assert p[3] == "point" and p[0] == 0 and p[1] == 0, p
+' "$WORK/z1.cfg.json" "$WORK/z1.llc.json"
 
-# run 2: a fresh run, unpinned, placed per run 1's config; judged only with 30+ shared accesses (else recorded again)
-ok=0
-for attempt in 1 2 3; do
-	rm -rf "$WORK/r2" "$WORK/r2.tar.gz"
-	if ! run r2 alpha-0 beta-0; then
-		fail "closed loop: run 2 starts" "$(tail -n 2 "$WORK/r2.wl.log" | tr '\n' ' ')"
-		exit 0
-	fi
-	"$SCXPROF" place -c "$WORK/r1.cfg.json" --topology "$WORK/split.json" --cgroup "$cg" --window 300 >"$WORK/plan" 2>"$WORK/place.err"
-	if [ $attempt -eq 1 ]; then
-		check "run 2: place pins alpha-0 and beta-0 to one CPU (Cpus_allowed_list)" python3 - "$wl" "$WORK/plan" <<'PY'
-import glob, sys
-m = {}
-for t in glob.glob("/proc/%s/task/*" % sys.argv[1]):
-    comm = open(t + "/comm").read().strip()
-    m[comm] = [l.split()[1] for l in open(t + "/status") if l.startswith("Cpus_allowed_list")][0]
-assert m.get("alpha-0") in ("0", "1") and m["alpha-0"] == m.get("beta-0"), (m, open(sys.argv[2]).read())
+started z2 alpha-0 beta-0
+place z2 "$WORK/z1.cfg.json"
+check "zero, run 2: place pins alpha-0 and beta-0 to one CPU (Cpus_allowed_list)" python3 - "$WORK/z2.plan" <<PY
+import sys
+m = dict(l.split() for l in """$(pinned "$wl")""".splitlines())
+assert m.get("alpha-0") in ("0", "1") and m["alpha-0"] == m.get("beta-0"), (m, open(sys.argv[1]).read())
 PY
-	fi
-	if ! rec r2; then
-		end_run
-		fail "closed loop: run 2 records and extracts" "$(tail -n 2 "$WORK/r2.record.log" "$WORK/r2.err" 2>/dev/null | tr '\n' ' ')"
-		exit 0
-	fi
-	end_run
-	if why=$(python3 -c "$FIG"'
-m = fig(sys.argv[1], "measured")
-if not m[3]: sys.exit("measured figure not decided: %s" % (m,))' "$WORK/r2.llc.json" 2>&1); then ok=1; break; fi
-	echo "info: run 2 attempt $attempt inconclusive, recorded again: $why"
-done
-if [ $ok -eq 0 ]; then
-	skip "closed loop: achieved vs predicted" "3 placed recordings whose measured figure was not decided (host too loaded)"
-	exit 0
-fi
-check "closed loop: run 2's achieved figure is inside run 1's predicted interval (exactly 0)" python3 -c "$FIG"'
+recorded z2
+check "zero: run 2's achieved figure is a point inside run 1's predicted interval (exactly 0)" python3 -c "$FIG"'
 p, m = fig(sys.argv[1], "predicted"), fig(sys.argv[2], "measured")
-assert m[0] == 0, ("achieved", m)
+assert m[3] == "point" and m[0] == 0, ("achieved", m)
 assert p[1] <= m[0] <= p[2], ("predicted", p, "achieved", m)
-' "$WORK/r1.llc.json" "$WORK/r2.llc.json"
+' "$WORK/z1.llc.json" "$WORK/z2.llc.json"
+
+# --- spread: four threads, two subcells of two, one per LLC: predicted and achieved 2/3-ish, not 0
+started s1 a-0 b-0 c-0 d-0
+recorded s1
+check "spread, run 1: two subcells of two threads each, on the two LLCs, predicted a non-zero point" python3 -c "$FIG"'
+s = [x for x in subs(sys.argv[1]) if x != "rest"]
+assert len(s) == 2 and all(len(x.split("+")) == 2 for x in s), ("subcells", s, open(sys.argv[3]).read())
+a = {c["name"]: c for c in json.load(open(sys.argv[2]))["cells"]}["allotment"]
+llc = {x["name"]: x["llc"] for x in a["subcells"] if x["name"] in s}
+assert sorted(llc.values()) == [0, 1], ("placement", llc)
+p = fig(sys.argv[2], "predicted")
+assert p[3] == "point" and 0.3 < p[0] < 0.9, p
+' "$WORK/s1.cfg.json" "$WORK/s1.llc.json" "$WORK/s1.err"
+
+started s2 a-0 b-0 c-0 d-0
+place s2 "$WORK/s1.cfg.json"
+check "spread, run 2: place pins each subcell's two threads to one CPU, the two subcells to the two CPUs" python3 - "$WORK/s1.cfg.json" "$WORK/s2.plan" <<PY
+import json, sys
+m = dict(l.split() for l in """$(pinned "$wl")""".splitlines())
+subs = [s["name"] for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells", []) if s["name"] != "rest"]
+cpus = []
+for s in subs:
+    c = {m.get(p + "0") for p in s.split("+")}
+    assert len(c) == 1 and c <= {"0", "1"}, (s, m, open(sys.argv[2]).read())
+    cpus += c
+assert sorted(cpus) == ["0", "1"], (subs, m, open(sys.argv[2]).read())
+PY
+recorded s2
+check "spread: run 2's achieved point is inside run 1's predicted interval, and the predicted point inside the achieved one" python3 -c "$FIG"'
+p, m = fig(sys.argv[1], "predicted"), fig(sys.argv[2], "measured")
+print("predicted", p, "achieved", m)
+assert m[3] == "point" and m[0] > 0, ("achieved", m)
+assert p[1] <= m[0] <= p[2], ("predicted", p, "achieved", m)
+assert m[1] <= p[0] <= m[2], ("predicted", p, "achieved", m)
+' "$WORK/s1.llc.json" "$WORK/s2.llc.json"
+echo "info: spread: predicted $(python3 -c "$FIG"'print(fig(sys.argv[1], "predicted"))' "$WORK/s1.llc.json"), achieved $(python3 -c "$FIG"'print(fig(sys.argv[1], "measured"))' "$WORK/s2.llc.json")"

@@ -5,14 +5,14 @@
  * figure's true value under a topology that puts each CPU in an LLC of its
  * own, is known.
  *
- * usage: llc-truth [-d SECONDS] [-m MIB] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE] THREAD...
+ * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE] THREAD...
  *   THREAD = NAME             unpinned (the scheduler, or `scxprof place`, decides)
  *          | NAME:CPU         pinned to CPU the whole run
  *          | NAME:A/B[@D]     alternating: (1-D) of every period on CPU A, then D on CPU B
  *                             (D a fraction, default 0.5; -P PERIOD_MS, default 1000)
  * The kernel keeps 15 bytes of a thread's name; NAME is cut to 15.
  * -k rw (default): every thread reads and writes 8-byte words of one
- *   MAP_SHARED region of MIB MiB (default 4) at pseudo-random offsets
+ *   MAP_SHARED region of MIB MiB (default 4; "64k": 64 KiB, at least 4k) at pseudo-random offsets
  *   (xorshift, seeded per thread), nothing else in its loop.
  * -k ring: a producer/consumer pair over the region as a ring of 64-byte
  *   slots: the first THREAD writes each slot and then publishes its index,
@@ -251,13 +251,20 @@ int main(int argc, char **argv)
 {
 	const char *ready = NULL;
 	cpu_set_t all;
-	long mib = 4;
+	long kib = 4096;
+	char *unit;
 	int opt, i;
 
 	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:")) != -1) {
 		switch (opt) {
 		case 'd': seconds = atof(optarg); break;
-		case 'm': mib = atol(optarg); break;
+		case 'm':
+			kib = strtol(optarg, &unit, 10);
+			if (unit == optarg || (*unit && strcmp(unit, "k")))
+				goto usage;
+			if (!*unit)
+				kib = kib > (1L << 30) ? -1 : kib * 1024;
+			break;
 		case 'P': period_ms = atol(optarg); break;
 		case 'k': ring = !strcmp(optarg, "ring"); if (!ring && strcmp(optarg, "rw")) goto usage; break;
 		case 'R': ready = optarg; break;
@@ -267,9 +274,9 @@ int main(int argc, char **argv)
 	}
 	for (i = optind; i < argc; i++)
 		parse_thread(argv[i]);
-	if (!nr_threads || mib < 1 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2))
+	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2))
 		goto usage;
-	words = (size_t)mib << 17; /* MiB / 8 bytes */
+	words = (size_t)kib << 7; /* KiB / 8 bytes */
 	region = mmap(NULL, words * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED)
 		die("mmap");
@@ -309,7 +316,7 @@ int main(int argc, char **argv)
 		pthread_join(threads[i].t, NULL);
 	return 0;
 usage:
-	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE] THREAD...\n"
+	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE] THREAD...\n"
 			"  THREAD = NAME | NAME:CPU | NAME:A/B[@DUTY]\n");
 	return 2;
 }
