@@ -54,6 +54,30 @@ static int gather(const struct run *r, struct place_tids *tids, bool strict)
 	return 0;
 }
 
+/*
+ * all = the workload's tids, then every other thread of the host (every
+ * cgroup v2 cgroup's): the placement counts their CPU demand, as extract's
+ * prediction places every thread of the recording, so that a busy program
+ * outside the workload moves the workload's subcells here as it does there.
+ * They are measured and planned, never pinned. A host whose cgroup tree
+ * cannot be read adds none.
+ */
+static int gather_host(const struct place_tids *tids, struct place_tids *all)
+{
+	struct place_tids host = {0};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < tids->n && !rc; i++)
+		rc = place_tids_add(all, tids->v[i]);
+	if (!rc && place_host_cgroup_tids("/", &host) < 0)
+		scx_clear_error();
+	for (i = 0; i < host.n && !rc; i++)
+		rc = place_tids_add(all, host.v[i]);
+	place_tids_free(&host);
+	return rc;
+}
+
 static int is_known(const struct run *r, int64_t tid)
 {
 	size_t i;
@@ -158,12 +182,13 @@ static int remember(struct run *r, const struct place_thread *t, size_t n)
 	return 0;
 }
 
-static void print_header(const struct run *r, size_t n)
+static void print_header(const struct run *r, size_t n, size_t others)
 {
 	size_t i;
 
-	fprintf(r->out, "# place: %s, topology %s (%zu LLCs), %zu threads, demand over %ld ms%s\n", r->o->config,
-		r->map.source, r->map.nr_llcs, n, r->o->window_ms, r->o->dry_run ? ", dry run: nothing pinned" : "");
+	fprintf(r->out, "# place: %s, topology %s (%zu LLCs), %zu threads, demand over %ld ms (and %zu other threads' of the host, not pinned)%s\n",
+		r->o->config, r->map.source, r->map.nr_llcs, n, r->o->window_ms, others,
+		r->o->dry_run ? ", dry run: nothing pinned" : "");
 	for (i = 0; i < r->plan.nr_scopes; i++) {
 		const struct place_scope *s = &r->plan.scopes[i];
 
@@ -236,9 +261,9 @@ out:
 int place_run(const struct place_opts *o, FILE *out)
 {
 	struct run r = {.o = o, .out = out, .hints_fd = -1};
-	struct place_tids tids = {0};
+	struct place_tids tids = {0}, all = {0};
 	struct place_thread *t = NULL;
-	size_t i, n = 0;
+	size_t i, k, n = 0;
 	int rc = -1, x;
 
 	if (cell_config_read(o->config, &r.cfg) < 0)
@@ -257,19 +282,25 @@ int place_run(const struct place_opts *o, FILE *out)
 		scx_fail("%s: no threads to place", o->cgroup ? o->cgroup : "the workload");
 		goto out;
 	}
-	if (measure(&r, &tids, true, &t, &n) < 0)
+	if (gather_host(&tids, &all) < 0 || measure(&r, &all, true, &t, &n) < 0)
 		goto out;
 	if (o->stop && *o->stop) {
 		scx_fail("interrupted");
 		goto out;
 	}
-	if (!n) {
+	if (place_plan_add(&r.plan, t, n) < 0)
+		goto out;
+	for (i = k = 0; i < n; i++) /* the workload's threads first, the others dropped */
+		if (place_tids_has(&tids, t[i].tid))
+			t[k++] = t[i];
+	if (!k) {
 		scx_fail("the workload's threads all exited");
 		goto out;
 	}
-	if (place_plan_add(&r.plan, t, n) < 0 || pin(&r, t, n) < 0 || remember(&r, t, n) < 0)
+	if (pin(&r, t, k) < 0 || remember(&r, t, k) < 0)
 		goto out;
-	print_header(&r, n);
+	print_header(&r, k, n - k);
+	n = k;
 	for (i = 0; i < n; i++)
 		print_thread(&r, &t[i]);
 	fflush(out);
@@ -289,6 +320,7 @@ out:
 	free(t);
 	free(r.known);
 	place_tids_free(&tids);
+	place_tids_free(&all);
 	place_plan_free(&r.plan);
 	llc_map_free(&r.map);
 	cell_config_free(&r.cfg);

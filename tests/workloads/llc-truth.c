@@ -17,7 +17,9 @@
  * -k ring: a producer/consumer pair over the region as a ring of 64-byte
  *   slots: the first THREAD writes each slot and then publishes its index,
  *   the others (consumers) read every published slot (each at its own pace;
- *   the producer waits when it is a whole ring ahead of the slowest).
+ *   the producer waits when it is a whole ring ahead of the slowest; a
+ *   thread that waits yields its CPU, so a producer and a consumer on one
+ *   CPU take turns on the ring instead of spinning out their slices).
  * Truths under a topology with one LLC per CPU, by the definition "of the
  * accesses to data another thread also uses, the share whose previous
  * access by another thread came from another LLC" (rw):
@@ -59,6 +61,7 @@ static struct thread threads[MAX_THREADS];
 static int nr_threads;
 static double seconds = 5;
 static size_t words;
+static uint64_t mask; /* words - 1 when words is a power of two (no division in the loop), else 0 */
 static long period_ms = 1000;
 static int ring;
 static uint64_t *region;
@@ -138,7 +141,7 @@ static void rw_loop(struct thread *th, double t0)
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			sum += region[x % words]++;
+			sum += region[mask ? (x & mask) : x % words]++;
 		}
 	}
 	if (sum == 42)
@@ -174,14 +177,18 @@ static void ring_loop(struct thread *th, double t0)
 		duty(&slice);
 		for (i = 0; i < 4096; i++) {
 			if (th->index == 0) {
-				if (n - slowest() >= slots)
+				if (n - slowest() >= slots) {
+					sched_yield(); /* a consumer on this CPU runs now, not at the end of the slice */
 					break;
+				}
 				for (k = 0; k < SLOT_WORDS; k++)
 					region[(n % slots) * SLOT_WORDS + k] = n + k;
 				atomic_store_explicit(&published, ++n, memory_order_release);
 			} else {
-				if (n >= atomic_load_explicit(&published, memory_order_acquire))
+				if (n >= atomic_load_explicit(&published, memory_order_acquire)) {
+					sched_yield();
 					break;
+				}
 				for (k = 0; k < SLOT_WORDS; k++)
 					sum += region[(n % slots) * SLOT_WORDS + k];
 				atomic_store_explicit(&consumed[th->index], ++n, memory_order_release);
@@ -277,6 +284,7 @@ int main(int argc, char **argv)
 	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2))
 		goto usage;
 	words = (size_t)kib << 7; /* KiB / 8 bytes */
+	mask = (words & (words - 1)) ? 0 : words - 1;
 	region = mmap(NULL, words * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED)
 		die("mmap");
