@@ -61,7 +61,6 @@ static struct thread threads[MAX_THREADS];
 static int nr_threads;
 static double seconds = 5;
 static size_t words;
-static uint64_t mask; /* words - 1 when words is a power of two (no division in the loop), else 0 */
 static long period_ms = 1000;
 static int ring;
 static uint64_t *region;
@@ -141,7 +140,7 @@ static void rw_loop(struct thread *th, double t0)
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			sum += region[mask ? (x & mask) : x % words]++;
+			sum += region[x % words]++;
 		}
 	}
 	if (sum == 42)
@@ -284,7 +283,6 @@ int main(int argc, char **argv)
 	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2))
 		goto usage;
 	words = (size_t)kib << 7; /* KiB / 8 bytes */
-	mask = (words & (words - 1)) ? 0 : words - 1;
 	region = mmap(NULL, words * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED)
 		die("mmap");
