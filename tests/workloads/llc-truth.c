@@ -5,7 +5,8 @@
  * figure's true value under a topology that puts each CPU in an LLC of its
  * own, is known.
  *
- * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE] THREAD...
+ * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE]
+ *                  [-G CGROUP_PROCS] THREAD... [+ THREAD...]
  *   THREAD = NAME             unpinned (the scheduler, or `scxprof place`, decides)
  *          | NAME:CPU         pinned to CPU the whole run
  *          | NAME:A/B[@D]     alternating: (1-D) of every period on CPU A, then D on CPU B
@@ -32,7 +33,13 @@
  * -u PCT: each thread works PCT% of every 10 ms and sleeps the rest
  * (default 100), so its CPU demand is at most PCT/100 of a CPU.
  * With -R, READYFILE is created once every thread runs (where it was
- * pinned). Exits 0 after SECONDS (default 5).
+ * pinned), holding the process's pid (and the second process's). Exits 0
+ * after SECONDS (default 5).
+ * "+": the threads after it run in a second process (forked once the
+ *   region is mapped, so both use the same shared pages: one data identity),
+ *   which first joins the cgroup whose cgroup.procs file -G names: two
+ *   processes, in two cgroups (two cells of a config), that share memory
+ *   (rw only).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,7 +49,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -213,6 +223,54 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static int split = -1; /* threads from here run in the second process ("+"), -1: none */
+
+/* Start threads [from, to) and wait until they all run. */
+static void start_threads(int from, int to)
+{
+	int i;
+
+	for (i = from; i < to; i++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+
+		/* a pinned thread is created on its CPU: it never runs anywhere else */
+		pthread_attr_init(&attr);
+		if (threads[i].cpu_a >= 0) {
+			CPU_ZERO(&set);
+			CPU_SET(threads[i].cpu_a, &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
+		if ((errno = pthread_create(&threads[i].t, &attr, run, &threads[i])) != 0)
+			die("pthread_create");
+		pthread_attr_destroy(&attr);
+	}
+	while (atomic_load(&running) < to - from)
+		usleep(1000);
+}
+
+/* The second process: join the cgroup, run threads [split, nr_threads), say so on fd, exit. */
+static void child(const char *procs, int fd)
+{
+	int i;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1) /* ends with the first process */
+		die("prctl");
+	if (procs) {
+		FILE *f = fopen(procs, "w");
+
+		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+			die(procs);
+	}
+	start_threads(split, nr_threads);
+	if (write(fd, "1", 1) != 1)
+		die("pipe");
+	close(fd);
+	for (i = split; i < nr_threads; i++)
+		pthread_join(threads[i].t, NULL);
+	exit(0);
+}
+
 static void parse_thread(const char *arg)
 {
 	struct thread *th = &threads[nr_threads];
@@ -255,13 +313,14 @@ bad:
 
 int main(int argc, char **argv)
 {
-	const char *ready = NULL;
+	const char *ready = NULL, *procs = NULL;
 	cpu_set_t all;
 	long kib = 4096;
-	char *unit;
-	int opt, i;
+	char *unit, c;
+	int opt, i, fds[2];
+	pid_t pid = 0;
 
-	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:G:")) != -1) {
 		switch (opt) {
 		case 'd': seconds = atof(optarg); break;
 		case 'm':
@@ -275,12 +334,20 @@ int main(int argc, char **argv)
 		case 'k': ring = !strcmp(optarg, "ring"); if (!ring && strcmp(optarg, "rw")) goto usage; break;
 		case 'R': ready = optarg; break;
 		case 'u': busy_pct = atoi(optarg); break;
+		case 'G': procs = optarg; break;
 		default: goto usage;
 		}
 	}
-	for (i = optind; i < argc; i++)
-		parse_thread(argv[i]);
-	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2))
+	for (i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "+") && split < 0 && nr_threads)
+			split = nr_threads;
+		else if (!strcmp(argv[i], "+"))
+			goto usage;
+		else
+			parse_thread(argv[i]);
+	}
+	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2) ||
+	    split == nr_threads || (split >= 0 && ring) || (procs && split < 0))
 		goto usage;
 	words = (size_t)kib << 7; /* KiB / 8 bytes */
 	region = mmap(NULL, words * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -295,34 +362,37 @@ int main(int argc, char **argv)
 	if (sched_setaffinity(0, sizeof(all), &all) < 0) /* unpinned threads inherit it */
 		die("sched_setaffinity");
 	t_end = now() + seconds;
-	for (i = 0; i < nr_threads; i++) {
-		pthread_attr_t attr;
-		cpu_set_t set;
-
-		/* a pinned thread is created on its CPU: it never runs anywhere else */
-		pthread_attr_init(&attr);
-		if (threads[i].cpu_a >= 0) {
-			CPU_ZERO(&set);
-			CPU_SET(threads[i].cpu_a, &set);
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (split >= 0) {
+		if (pipe(fds) < 0)
+			die("pipe");
+		if ((pid = fork()) < 0)
+			die("fork");
+		if (pid == 0) {
+			close(fds[0]);
+			child(procs, fds[1]);
 		}
-		if ((errno = pthread_create(&threads[i].t, &attr, run, &threads[i])) != 0)
-			die("pthread_create");
-		pthread_attr_destroy(&attr);
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1) {
+			fprintf(stderr, "llc-truth: the second process did not start its threads\n");
+			return 1;
+		}
+		close(fds[0]);
 	}
-	while (atomic_load(&running) < nr_threads)
-		usleep(1000);
+	start_threads(0, split >= 0 ? split : nr_threads);
 	if (ready) {
 		FILE *f = fopen(ready, "w");
 
-		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+		if (!f || fprintf(f, "%d%s%.0d\n", (int)getpid(), pid ? " " : "", (int)pid) < 0 || fclose(f) != 0)
 			die(ready);
 	}
-	for (i = 0; i < nr_threads; i++)
+	for (i = 0; i < (split >= 0 ? split : nr_threads); i++)
 		pthread_join(threads[i].t, NULL);
+	if (pid)
+		waitpid(pid, NULL, 0);
 	return 0;
 usage:
-	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE] THREAD...\n"
-			"  THREAD = NAME | NAME:CPU | NAME:A/B[@DUTY]\n");
+	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE]\n"
+			"                 [-G CGROUP_PROCS] THREAD... [+ THREAD...]\n"
+			"  THREAD = NAME | NAME:CPU | NAME:A/B[@DUTY]; threads after + run in a second process (rw)\n");
 	return 2;
 }
