@@ -20,6 +20,9 @@
 #             clustering's cap (one LLC) makes two subcells of two, placed on the
 #             two LLCs: a prediction that is not 0% (about 2/3)
 #   three     the same with a-0 b-0 c-0: a subcell of two and one of one
+#   cells     a-0 b-0 in the run's cgroup, c-0 d-0 in a second process in a cgroup of
+#             the rest cell (llc-truth "+", -G), one shared region: two cells, so
+#             two subcells whatever the CPU demand (test_closed_loop's case)
 #   onebyone  spread's threads extracted with --max-cell-cpus 2: one subcell of
 #             1.6 CPUs, larger than every LLC, placed thread by thread (worst fit)
 #   planted   the workload generator (scxprof-workload, as make demo: alpha:2 + beta:2
@@ -52,11 +55,14 @@ while getopts "F:t:o:" o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- truth spread three onebyone planted prodcons redis
+[ $# -gt 0 ] || set -- truth spread three onebyone cells planted prodcons redis
 [ -n "$dir" ] || dir=$(mktemp -d /tmp/closed-loop.XXXXXX)
 mkdir -p "$dir"
 . "$here/llc_lib.sh"
 llc_split "$dir/split.json"
+OTHER_CG="scxprof-closed-loop-other-$$" # cells: the second process's cgroup (rest cell)
+PLACE_PIDS=()
+trap 'llc_cleanup; rmdir "$LLC_CG2/$OTHER_CG" 2>/dev/null' EXIT
 
 # start NAME CMD...: CMD in the cgroup, in the background (its pid in LLC_PIDS)
 start() {
@@ -90,6 +96,10 @@ launch() {
 	three)
 		start "$name" "$WL" -d $d -m 64k -u 40 -R "$ready" a-0 b-0 c-0
 		wait_file "$ready" "${LLC_PIDS[-1]}" ;;
+	cells)
+		mkdir -p "$LLC_CG2/$OTHER_CG"
+		start "$name" "$WL" -d $d -m 64k -u 40 -R "$ready" -G "$LLC_CG2/$OTHER_CG/cgroup.procs" a-0 b-0 + c-0 d-0
+		wait_file "$ready" "${LLC_PIDS[-1]}" && PLACE_PIDS=(-p "$(cut -d' ' -f2 "$ready")") ;;
 	prodcons)
 		if [ "$run" = 1 ]; then start "$name" "$WL" -k ring -d $d -m 64k -u 40 -R "$ready" producer-0:0 consumer-0:1
 		else start "$name" "$WL" -k ring -d $d -m 64k -u 40 -R "$ready" producer-0 consumer-0; fi
@@ -133,12 +143,13 @@ for w in "$@"; do
 		echo "| $w | run 1 failed: $(tail -n 1 "$dir/$w-1.err" "$dir/$w-1.record.log" 2>/dev/null | tr '\n' ' ') | | | | |"
 		continue
 	fi
+	PLACE_PIDS=()
 	launch $w 2 "$w-2"
-	"$SCXPROF" place -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" --window 500 --follow \
+	"$SCXPROF" place -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" "${PLACE_PIDS[@]}" --window 500 --follow \
 		--interval 200 >"$dir/$w-2.plan" 2>"$dir/$w-2.place.err" &
 	pp=$!
 	LLC_PIDS+=($pp)
-	while ! grep -q '^tid' "$dir/$w-2.plan" && kill -0 $pp 2>/dev/null; do sleep 0.05; done
+	while ! grep -qs '^tid' "$dir/$w-2.plan" && kill -0 $pp 2>/dev/null; do sleep 0.05; done
 	record_run "$w-2" $w
 	rc=$?
 	stop_all
