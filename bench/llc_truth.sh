@@ -14,7 +14,9 @@
 # and two real programs, unpinned, whose figure should not move with the
 # sample rate (CASES="redis memcached", their own DIR):
 #   redis        redis-server --io-threads 2 under redis-benchmark (loopback)
-#   memcached    memcached -t 4 under memcslap (loopback)
+#   memcached    memcached -t 4 under memcslap -t get, run again and again (loopback)
+# (bench/llc_real.sh holds their placement fixed instead: the same
+# placement at two rates)
 # Recording and extracting are separate steps, so one recording is
 # extracted by two builds (before and after a change) on the same samples:
 #   bench/llc_truth.sh record DIR               record every case x CELLS (existing ones kept)
@@ -64,7 +66,10 @@ record_real() {
 		llc_serve memcached -t 4 -p $port -U 0 -u root -m 64 -l 127.0.0.1
 		srv=$!
 		while ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && kill -0 $srv 2>/dev/null; do sleep 0.1; done
-		llc_record "$out" "$hz" "$secs" sh -c "$for_secs" "$secs" memcslap -s 127.0.0.1:$port -c 4 -e 100000000 -l 5000 -t set
+		# memcslap again and again on 20,000 keys: one with -e 100000000 spends the whole
+		# recording generating its keys and never reaches the server (an earlier "none")
+		llc_record "$out" "$hz" "$secs" sh -c "$for_secs" "$secs" sh -c \
+			"while :; do memcslap -s 127.0.0.1:$port -c 4 -e 20000 -t get || exit 1; done"
 		rc=$? ;;
 	esac
 	kill $srv 2>/dev/null

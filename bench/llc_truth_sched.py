@@ -10,17 +10,19 @@
 # mean of P_ij weighted by W_ij = n_i n_j / sum_k n_k (n: samples, the access
 # rates; one region: each partner's weight is its rate). This is the
 # estimator's formula with the line estimates replaced by their known
-# value (s = 1), so it checks the timelines and the weighting, and it says
+# value (s = 1); only threads whose cgroup contains $LLC_CGROUP (default
+# "llcbench": a run's own cgroup name when another run recorded beside it)
+# count. This checks the timelines and the weighting, and it says
 # what the truth was on a loaded host, where threads pinned together run
 # less than threads apart. Prints per-thread runtimes and P, then
 # "schedule: X%".
-import json, sys, collections
+import bisect, collections, json, os, sys
 d = sys.argv[1]
 names = tuple(sys.argv[2:]) or ("alpha-0", "beta-0", "gamma-0")
 tids, n = {}, collections.Counter()
 for l in open(d + "/perf.jsonl"):
     s = json.loads(l)
-    if s.get("comm") in names and "llcbench" in s.get("cgroup", ""):
+    if s.get("comm") in names and os.environ.get("LLC_CGROUP", "llcbench") in s.get("cgroup", ""):
         tids[s["tid"]] = s["comm"]; n[s["tid"]] += 1
 ev = []
 for l in open(d + "/sched.jsonl"):
@@ -37,17 +39,16 @@ for t, cpu, prev, nxt in ev:
     if nxt in tids: cur[nxt] = (t, cpu)
 t_end = ev[-1][0]
 for tid, (s, c) in cur.items(): runs[tid].append((s, t_end, c))
+starts = {j: [s for s, e, c in runs[j]] for j in runs}
 def last_cpu_at(j, t):
-    c = None
-    for s, e, cc in runs[j]:
-        if s <= t: c = cc
-        else: break
-    return c
+    k = bisect.bisect_right(starts[j], t) - 1
+    return runs[j][k][2] if k >= 0 else None
 def P(i, j):
     tot = cross = 0
     for s, e, c in runs[i]:
         # split i's run at j's run starts inside it
-        pts = sorted({s, e} | {js for js, je, jc in runs[j] if s < js < e})
+        lo, hi = bisect.bisect_right(starts[j], s), bisect.bisect_left(starts[j], e)
+        pts = [s] + starts[j][lo:hi] + [e]
         for a, b in zip(pts, pts[1:]):
             lc = last_cpu_at(j, a)
             if lc is None: continue
