@@ -17,16 +17,21 @@
 # For each recording: the allotment cell's measured figure (extract -v
 # --llc-json with the split topology) and the definition's value from the
 # recording's own scheduling stream (bench/llc_truth_sched.py over the
-# server threads that share data: redis-server + io_thd_1, the mc-workers).
+# server threads that share data: redis-server + io_thd_1; the mc-workers
+# and mc-lrumaint, taken as sharing everything, an approximation).
 # usage: bench/llc_real.sh [-s] [-r "HZ HZ"] [-t SECS] [-o DIR] [WORKLOAD...]
 #   -r rates (default "250 4000"; "default" is record's own rate), -t SECS (10)
 #   -s one run per workload recorded at every rate at once (two recordings of
 #      the same execution; without -s, a fresh run per rate, same placement)
 #   DIR (default a new /tmp/llc-real.XXXXXX) keeps recordings, configs, --llc-json;
 #   existing recordings in DIR are kept and only extracted again.
+#   BEFORE=BIN (environment): also extract each with BIN (e.g. a c0543fb
+#   build, the coincidence count) into DIR/before/, a column of its own.
 # Prints one markdown row per workload and rate, then per workload whether
-# the two rates agree (each point inside the other's interval). Root; one
-# recording at a time (system-wide sampling).
+# the rates agree (each point inside the other's interval, or inside the
+# bounds of a "too few to say"). Root; one run at a time (system-wide
+# sampling); mc-lrumaint (cpu0 with the first worker) shares item headers
+# with the workers, so its runs are in memcached's schedule value too.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -159,23 +164,33 @@ for wl in $wls; do
 			[ -s "$dir/$n.tar.gz" ] || { echo "llc_real.sh: record failed: $n ($(tail -n 2 "$dir/$n.record.log" | tr '\n' ' '))" >&2; continue; }
 		fi
 		cg=$(cat "$dir/$n.cgroup")
+		# shellcheck disable=SC2034 # read by llc_extract (llc_lib.sh)
+		# shellcheck disable=SC2034 # read by llc_extract (llc_lib.sh)
 		LLC_ALLOT=${cg//./\\.}
 		llc_extract "$SCXPROF" "$dir/$n.tar.gz" "$dir/split.json" "$dir/$n" ||
 			echo "llc_real.sh: extract failed: $n ($(tail -n 1 "$dir/$n.err"))" >&2
-		case $wl in redis-*) schedule "$n" redis-server io_thd_1 ;; *) schedule "$n" mc-worker ;; esac
+		if [ -n "${BEFORE:-}" ]; then
+			mkdir -p "$dir/before"
+			llc_extract "$BEFORE" "$dir/$n.tar.gz" "$dir/split.json" "$dir/before/$n" ||
+				echo "llc_real.sh: extract by $BEFORE failed: $n ($(tail -n 1 "$dir/before/$n.err"))" >&2
+		fi
+		case $wl in redis-*) schedule "$n" redis-server io_thd_1 ;; *) schedule "$n" mc-worker mc-lrumaint ;; esac
 	done
 done
 
 echo "recordings in $dir"
-echo "| workload | rate, length | schedule | measured (allotment cell) |"
-echo "|---|---|---|---|"
+echo "| workload | rate, length | schedule | measured (allotment cell)${BEFORE:+ | before: $BEFORE} |"
+echo "|---|---|---|---|${BEFORE:+---|}"
 for wl in $wls; do
 	for hz in $rates; do
 		n=$(name_of "$wl" "$hz" "${same:-1}")
 		[ -s "$dir/$n.llc.json" ] || continue
 		# shellcheck disable=SC2046
-		printf '| %s | %s, %s s | %s | %s |\n' "$wl" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs" \
+		printf '| %s | %s, %s s | %s | %s |' "$wl" "$([ "$hz" = default ] && echo default || echo "-F $hz")" "$secs" \
 			"$(sed -n 's/^schedule: //p' "$dir/$n.schedule" 2>/dev/null)" "$(llc_pct $(llc_figure "$dir/$n.llc.json" measured))"
+		# shellcheck disable=SC2046
+		[ -z "${BEFORE:-}" ] || printf ' %s |' "$(llc_pct $(llc_figure "$dir/before/$n.llc.json" measured))"
+		printf '\n'
 	done
 done
 # agree: each rate's point inside every other rate's interval; else why not
@@ -189,12 +204,16 @@ for wl in $wls; do
 import sys
 wl, figs = sys.argv[1], [f.split() for f in sys.argv[2:]]
 pts = [f for f in figs if f[5] == "point"]
+ivs = [f for f in figs if f[5] in ("point", "too_few") and f[1] != "-"]
 if len(figs) < 2: print("%s: fewer than two recordings" % wl); sys.exit()
-if len(pts) < len(figs): print("%s: not decided (%s)" % (wl, ", ".join(f[5] for f in figs))); sys.exit()
-ok = all(float(b[1]) <= float(a[0]) <= float(b[2]) for a in pts for b in pts)
-ov = max(float(f[1]) for f in pts) <= min(float(f[2]) for f in pts)
-print("%s: %s; each point inside the other's interval: %s; intervals overlap: %s" % (
-    wl, " vs ".join("%.1f%% [%.1f-%.1f]" % tuple(100 * float(x) for x in f[:3]) for f in pts),
-    "yes" if ok else "no", "yes" if ov else "no"))
+def show(f):
+    lo, hi = 100 * float(f[1]), 100 * float(f[2])
+    return "%.1f%% [%.1f-%.1f]" % (100 * float(f[0]), lo, hi) if f[5] == "point" else "too few to say (%.1f-%.1f%%)" % (lo, hi)
+figtxt = " vs ".join(show(f) if f in ivs else f[5] for f in figs)
+if not pts: print("%s: %s; no point at any rate: not decided" % (wl, figtxt)); sys.exit()
+if len(ivs) < len(figs): print("%s: %s; not decided" % (wl, figtxt)); sys.exit()
+# every point inside every other recording's interval (a point's 95% interval, or too few's bounds)
+ok = all(float(b[1]) <= float(a[0]) <= float(b[2]) for a in pts for b in ivs if b is not a)
+print("%s: %s; each point inside the other's interval or bounds: %s" % (wl, figtxt, "yes" if ok else "no"))
 PY
 done

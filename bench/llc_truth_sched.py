@@ -54,15 +54,18 @@ def P(i, j):
             if lc is None: continue
             tot += b - a; cross += (b - a) if lc != c else 0
     return cross / tot if tot else None
-ts = sorted(tids, key=lambda t: tids[t])
+ts = sorted(tids, key=lambda t: (tids[t], t))
+# a partner by its tid: threads of one name (memcached's mc-workers) are partners of their own
+label = {t: tids[t] if sum(tids[u] == tids[t] for u in ts) == 1 else "%s/%d" % (tids[t], t) for t in ts}
 num = den = 0
 for i in ts:
-    ps = {tids[j]: P(i, j) for j in ts if j != i}
+    ps = {j: P(i, j) for j in ts if j != i}
     tot_n = sum(n[j] for j in ts if j != i)
     for j in ts:
         if j == i: continue
-        v = ps[tids[j]]
+        v = ps[j]
         w = n[i] * n[j] / tot_n  # W_ij = n_i w_ij, w_ij = n_j / sum_k n_k (one region: s = 1)
         if v is not None: num += w * v; den += w
-    print(tids[i], "samples", n[i], "runtime %.2f s" % (sum(e - s for s, e, c in runs[i]) / 1e9), {k: round(v, 4) for k, v in ps.items()})
+    print(label[i], "samples", n[i], "runtime %.2f s" % (sum(e - s for s, e, c in runs[i]) / 1e9),
+          {label[j]: None if v is None else round(v, 4) for j, v in ps.items()})
 print("schedule: %.1f%%" % (100 * num / den))
