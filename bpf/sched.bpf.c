@@ -305,32 +305,31 @@ int BPF_PROG(sched_migrate_task, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
+/* Records about one task p and numbers (exit: arg0, exec: pid2; 0 where unused, as the base is zeroed). */
+static __always_inline int on_task(__u16 type, struct task_struct *p, __u32 arg0, __u32 pid2)
 {
-	struct rec_slot s = rec_new(SCHED_PROCESS_EXIT);
+	struct rec_slot s = rec_new(type);
 
 	if (!s.r)
 		return 0;
 	task1(s.r, p);
-	s.r->arg0 = group_dead;
+	s.r->arg0 = arg0;
+	s.r->pid2 = pid2;
 	put_comm(&s, p, 1);
 	submit(&s);
 	return 0;
 }
 
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
+{
+	return on_task(SCHED_PROCESS_EXIT, p, group_dead, 0);
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct rec_slot s = rec_new(SCHED_PROCESS_EXEC);
-
-	if (!s.r)
-		return 0;
-	task1(s.r, p);
-	s.r->pid2 = old_pid;
-	put_comm(&s, p, 1);
-	submit(&s);
-	return 0;
+	return on_task(SCHED_PROCESS_EXEC, p, 0, (__u32)old_pid);
 }
 
 SEC("tp_btf/sched_process_fork")

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,4 +225,50 @@ void fs_strip_suffix(char *out, size_t size, const char *path, const char *suffi
 	if (len > sl && !memcmp(path + len - sl, suffix, sl))
 		len -= sl;
 	snprintf(out, size, "%.*s", (int)len, path);
+}
+
+int fs_read_file(const char *path, size_t max, char **buf, size_t *n)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* O_NONBLOCK: a FIFO is refused below, not waited on */
+	struct stat st;
+	size_t got = 0;
+	char *b;
+
+	*buf = NULL;
+	*n = 0;
+	if (fd < 0)
+		return scx_fail_errno("%s", path);
+	if (fstat(fd, &st) < 0) {
+		scx_fail_errno("%s", path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		close(fd);
+		return scx_fail("%s: not a regular file of at most %zu MB", path, max >> 20);
+	}
+	if (!(b = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return scx_fail("%s: out of memory", path);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, b + got, (size_t)st.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			scx_fail_errno("%s: read", path);
+			free(b);
+			close(fd);
+			return -1;
+		}
+		if (r == 0) /* it shrank meanwhile */
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	b[got] = '\0';
+	*buf = b;
+	*n = got;
+	return 0;
 }

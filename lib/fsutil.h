@@ -1,8 +1,8 @@
 /*
  * fsutil.h - small filesystem helpers shared by the stages: recursive
  * removal that never follows symlinks, existence checks, path joining,
- * temporary sibling directories and the "write to a temp name, rename at
- * the end" pattern for output directories.
+ * temporary sibling directories, the "write to a temp name, rename at
+ * the end" pattern for output directories, and reading a small file whole.
  */
 #ifndef SCX_FSUTIL_H
 #define SCX_FSUTIL_H
@@ -39,6 +39,14 @@ FILE *fs_create_in(const char *dir, const char *name, unsigned mode);
 
 /* Copy a regular file (refuses symlinks at src; dst must not exist). */
 int fs_copy_file(const char *src, const char *dst);
+
+/*
+ * The whole of path, a regular file of at most max bytes, in *buf (malloc'd,
+ * a NUL after its *n bytes). -1 (scx_fail naming path) when it cannot be
+ * opened or read, or is no regular file of at most max bytes (a FIFO is
+ * refused without blocking).
+ */
+int fs_read_file(const char *path, size_t max, char **buf, size_t *n);
 
 /* Remove a trailing "/" and, if path ends with suffix, strip it into out. */
 void fs_strip_suffix(char *out, size_t size, const char *path, const char *suffix);

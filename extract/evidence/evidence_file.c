@@ -12,9 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/error.h"
+#include "lib/fsutil.h"
 #include "lib/jsonw.h"
 #include "lib/utf8.h"
 
@@ -482,34 +482,13 @@ int evf_parse(const char *buf, size_t len, const char *name, struct evf_recordin
 
 int evf_read(const char *path, struct evf_recording *r)
 {
-	FILE *f = fopen(path, "r");
-	struct stat st;
 	char *buf;
 	size_t n;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!f)
-		return scx_fail_errno("%s", path);
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return scx_fail("%s: not a regular file", path);
-	}
-	if ((uint64_t)st.st_size > EVF_MAX_BYTES) {
-		fclose(f);
-		return scx_fail("%s: larger than %u MiB, not scxprof evidence", path, EVF_MAX_BYTES >> 20);
-	}
-	if (!(buf = malloc((size_t)st.st_size + 1))) {
-		fclose(f);
-		return scx_fail("out of memory");
-	}
-	n = fread(buf, 1, (size_t)st.st_size, f);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return scx_fail_errno("%s", path);
-	}
-	fclose(f);
+	if (fs_read_file(path, EVF_MAX_BYTES, &buf, &n) < 0)
+		return -1;
 	rc = evf_parse(buf, n, path, r);
 	free(buf);
 	return rc;

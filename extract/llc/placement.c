@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 
 struct item {
 	double demand;
@@ -17,9 +18,7 @@ static int by_demand_desc(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
 
-	if (x->demand != y->demand)
-		return x->demand > y->demand ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	return CMP3(y->demand, x->demand) ?: CMP3(x->index, y->index); /* demands are >= 0, never NaN */
 }
 
 int placement_worst_fit(const double *demand, size_t n, const unsigned *llc_cpus, size_t nr_llcs, double *load,

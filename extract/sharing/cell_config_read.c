@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/error.h"
+#include "lib/fsutil.h"
 
 /* Where the reader is, for messages: "cells[1].subcells[0]" */
 struct at {
@@ -176,33 +176,12 @@ static struct json_object *parse_file(const char *path)
 {
 	struct json_tokener *tok;
 	struct json_object *root = NULL;
-	struct stat st;
-	char *buf;
-	size_t n = 0;
-	FILE *f;
+	char *buf; /* NUL-terminated: strspn below reads up to it */
+	size_t n;
 
-	if (stat(path, &st) < 0) {
-		scx_fail_errno("%s", path);
+	if (fs_read_file(path, CELL_CONFIG_MAX_BYTES, &buf, &n) < 0)
 		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > CELL_CONFIG_MAX_BYTES) {
-		scx_fail("%s: not a regular file of at most %u MB", path, CELL_CONFIG_MAX_BYTES >> 20);
-		return NULL;
-	}
-	if (!(f = fopen(path, "r"))) {
-		scx_fail_errno("%s", path);
-		return NULL;
-	}
-	if (!(buf = malloc((size_t)st.st_size + 1))) {
-		fclose(f);
-		scx_fail("%s: out of memory", path);
-		return NULL;
-	}
-	n = fread(buf, 1, (size_t)st.st_size, f);
-	buf[n] = '\0'; /* strspn below reads up to the NUL */
-	if (ferror(f)) {
-		scx_fail_errno("%s: read", path);
-	} else if (!(tok = json_tokener_new())) {
+	if (!(tok = json_tokener_new())) {
 		scx_fail("%s: out of memory", path);
 	} else {
 		enum json_tokener_error err;
@@ -223,7 +202,6 @@ static struct json_object *parse_file(const char *path)
 			root = NULL;
 		json_tokener_free(tok);
 	}
-	fclose(f);
 	free(buf);
 	return root;
 }

@@ -221,24 +221,27 @@ static double frac(double hits, double n_other, double n, double reps)
 	return cap1(hits * n_other / (n * reps));
 }
 
+/* frac's bounds at z: the fewest hits and most repeats the counts allow (low), or the other way round (high) */
+static double frac_low(uint64_t hits, uint64_t n_other, uint64_t n, uint64_t reps, double z)
+{
+	return frac(sharing_poisson_low((double)hits, z), (double)n_other, (double)n, sharing_poisson_high((double)reps, z));
+}
+
+static double frac_high(uint64_t hits, uint64_t n_other, uint64_t n, uint64_t reps, double z)
+{
+	return frac(sharing_poisson_high((double)hits, z), (double)n_other, (double)n, sharing_poisson_low((double)reps, z));
+}
+
 /* The bounds and verdict of o's counts at floor and z. */
 static void decide(struct line_estimate *o, double floor, double z)
 {
 	double fa = frac((double)o->ha, (double)o->jb, (double)o->n_a, (double)o->rb);
 	double fb = frac((double)o->hb, (double)o->ja, (double)o->n_b, (double)o->ra);
-	double lo_a = frac(sharing_poisson_low((double)o->ha, z), (double)o->jb, (double)o->n_a,
-			   sharing_poisson_high((double)o->rb, z));
-	double lo_b = frac(sharing_poisson_low((double)o->hb, z), (double)o->ja, (double)o->n_b,
-			   sharing_poisson_high((double)o->ra, z));
-	double hi_a = frac(sharing_poisson_high((double)o->ha, z), (double)o->jb, (double)o->n_a,
-			   sharing_poisson_low((double)o->rb, z));
-	double hi_b = frac(sharing_poisson_high((double)o->hb, z), (double)o->ja, (double)o->n_b,
-			   sharing_poisson_low((double)o->ra, z));
+	double lo_a = frac_low(o->ha, o->jb, o->n_a, o->rb, z), lo_b = frac_low(o->hb, o->ja, o->n_b, o->ra, z);
+	double hi_a = frac_high(o->ha, o->jb, o->n_a, o->rb, z), hi_b = frac_high(o->hb, o->ja, o->n_b, o->ra, z);
 	/* sharing lines needs sharing blocks: the block-level share bounds it from above */
-	double bhi_a = frac(sharing_poisson_high((double)o->ja, z), (double)o->nb_r, (double)o->n_a,
-			    sharing_poisson_low((double)o->rb_blk, z));
-	double bhi_b = frac(sharing_poisson_high((double)o->jb, z), (double)o->na_r, (double)o->n_b,
-			    sharing_poisson_low((double)o->ra_blk, z));
+	double bhi_a = frac_high(o->ja, o->nb_r, o->n_a, o->rb_blk, z);
+	double bhi_b = frac_high(o->jb, o->na_r, o->n_b, o->ra_blk, z);
 
 	if (!o->n_a || !o->n_b || (!o->na_r && !o->nb_r)) {
 		o->verdict = SHARING_APART; /* no data in common: nothing to estimate */

@@ -654,6 +654,34 @@ Test(fsutil, remove_tree_does_not_follow_symlinks)
 	fs_remove_tree(outside);
 }
 
+Test(fsutil, read_file_whole_or_one_line_naming_it)
+{
+	char base[] = "/tmp/scxprof-fsutil.XXXXXX", path[300], fifo[300], *buf;
+	size_t n;
+	FILE *f;
+
+	cr_assert(mkdtemp(base));
+	snprintf(path, sizeof(path), "%s/f", base);
+	f = fopen(path, "w");
+	fputs("{\"a\": 1}\n", f);
+	fclose(f);
+	cr_assert_eq(fs_read_file(path, 1 << 20, &buf, &n), 0, "%s", scx_errmsg());
+	cr_assert_eq(n, 9);
+	cr_assert_str_eq(buf, "{\"a\": 1}\n", "the bytes and a NUL after them");
+	free(buf);
+	cr_assert_eq(fs_read_file(path, 8, &buf, &n), -1, "larger than max");
+	cr_assert_null(buf);
+	cr_assert(strstr(scx_errmsg(), path) && strstr(scx_errmsg(), "not a regular file of at most"), "%s", scx_errmsg());
+	cr_assert_eq(fs_read_file(base, 1 << 20, &buf, &n), -1, "a directory");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", base);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(fs_read_file(fifo, 1 << 20, &buf, &n), -1, "a FIFO is refused, not waited on");
+	snprintf(path, sizeof(path), "%s/missing", base);
+	cr_assert_eq(fs_read_file(path, 1 << 20, &buf, &n), -1);
+	cr_assert(strstr(scx_errmsg(), "No such file"), "%s", scx_errmsg());
+	fs_remove_tree(base);
+}
+
 /* ---- BUILD_ID feature lookup (lib/perfdata) ---- */
 
 static size_t put_build_id(uint8_t *buf, const char *name, uint8_t fill, uint8_t size, bool with_size)
