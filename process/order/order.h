@@ -139,6 +139,9 @@ struct session_dso {
 struct session_map {
 	uint64_t start, end, pgoff;
 	struct session_dso *dso;
+	/* the mapping's own name where the dso is perf's for JIT code
+	 * (/tmp/perf-PID.map): data_map keeps '//anon', '[stack]', ...; else NULL */
+	struct session_dso *mapped;
 	/* how its data is identified (data_id.h): kind and file identity */
 	uint64_t ino, ino_gen;
 	uint32_t maj, min;

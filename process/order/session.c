@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/error.h"
 #include "lib/hash.h"
@@ -59,10 +60,12 @@ static struct session_dso *intern_dso(struct session *s, const char *name,
 	return d;
 }
 
-/* Names perf never opens as files: anonymous memory, [stack], [vdso], ... */
+/* Names perf never opens as files: anonymous memory, [stack], [vdso], ...
+ * A JIT's /tmp/perf-PID.map (jit_named) holds text, not ELF: its symbols are
+ * not read ([unknown]; perf reads them when the file is there). */
 static bool dso_has_no_file(const char *name)
 {
-	return name[0] == '[' || !strncmp(name, "//anon", 6) || !strncmp(name, "anon_inode:", 11) ||
+	return name[0] == '[' || !strncmp(name, "/tmp/perf-", 10) || !strncmp(name, "//anon", 6) || !strncmp(name, "anon_inode:", 11) ||
 	       !strncmp(name, "/dev/zero", 9) || !strncmp(name, "/SYSV", 5) ||
 	       !strncmp(name, "/memfd:", 7) || !strncmp(name, "/anon_hugepage", 14) ||
 	       strstr(name, " (deleted)") != NULL;
@@ -358,7 +361,24 @@ static void module_dso_name(const char *path, char *out, size_t size)
 			*p = '_';
 }
 
-static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t cpumode,
+/*
+ * As perf 6.1 (map__new): executable memory of no file (//anon, /dev/zero,
+ * /anon_hugepage or MAP_HUGETLB, [stack*, [heap], /SYSV*) is a JIT's code,
+ * named /tmp/perf-PID.map, where a JIT lists its symbols. An MMAP record
+ * (no prot) is executable unless its misc says data.
+ */
+static bool jit_named(const struct data_id_map *dm, uint16_t misc)
+{
+	const char *n = dm->name;
+	bool exec = dm->has_prot ? (dm->prot & PROT_EXEC) != 0 : !(misc & PERF_RECORD_MISC_MMAP_DATA);
+	bool anon = !strcmp(n, "//anon") || !strncmp(n, "/dev/zero", 9) || !strncmp(n, "/anon_hugepage", 14) ||
+		    (dm->has_prot && (dm->flags & MAP_HUGETLB));
+	bool no_dso = !strncmp(n, "[stack", 6) || !strncmp(n, "/SYSV", 5) || !strcmp(n, "[heap]");
+
+	return exec && (anon || no_dso);
+}
+
+static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t misc,
 		   uint64_t start, uint64_t len, uint64_t pgoff, const struct data_id_map *dm,
 		   const uint8_t *bid, size_t bid_size)
 {
@@ -366,7 +386,8 @@ static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t cpumo
 	const char *filename = dm->name;
 	struct session_maps *maps;
 	struct session_thread *t;
-	char modname[256];
+	char modname[256], jitname[32];
+	uint16_t cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || (int32_t)pid == -1;
 
 	if (!len || m.end < start)
@@ -393,6 +414,13 @@ static int add_map(struct session *s, uint32_t pid, uint32_t tid, uint16_t cpumo
 		if (!t)
 			return -1;
 		maps = t->maps;
+		if (jit_named(dm, misc)) {
+			snprintf(jitname, sizeof(jitname), "/tmp/perf-%d.map", (int32_t)pid);
+			filename = jitname;
+			m.mapped = intern_dso(s, dm->name, NULL, 0);
+			if (!m.mapped)
+				return -1;
+		}
 		if (!bid_size && s->build_id_of && filename[0] == '/' &&
 		    s->build_id_of(s->build_id_ctx, filename, noted, &noted_size) > 0) {
 			bid = noted;
@@ -422,7 +450,7 @@ static int apply_mmap(struct session *s, const struct perf_event_header *h, cons
 	memcpy(&m, b, sizeof(m));
 	if (rec_string((const char *)b + sizeof(m), len - sizeof(m), name, sizeof(name), "MMAP") < 0)
 		return -1;
-	return add_map(s, m.pid, m.tid, h->misc & PERF_RECORD_MISC_CPUMODE_MASK, m.start, m.len,
+	return add_map(s, m.pid, m.tid, h->misc, m.start, m.len,
 		       m.pgoff, &(struct data_id_map){.name = name}, NULL, 0);
 }
 
@@ -454,7 +482,7 @@ static int apply_mmap2(struct session *s, const struct perf_event_header *h, con
 	memcpy(&dm.flags, b + sizeof(m) + 28, 4);
 	if (rec_string((const char *)b + fixed, len - fixed, name, sizeof(name), "MMAP2") < 0)
 		return -1;
-	return add_map(s, m.pid, m.tid, h->misc & PERF_RECORD_MISC_CPUMODE_MASK, m.start, m.len,
+	return add_map(s, m.pid, m.tid, h->misc, m.start, m.len,
 		       m.pgoff, &dm, bid, bid_size);
 }
 
@@ -643,7 +671,7 @@ void session_resolve_data(struct session *s, struct session_thread *t, int32_t p
 	m = t && t->maps ? maps_find(t->maps, &t->maps->hint_data, addr) : NULL;
 	if (!m)
 		return;
-	out->map = m->dso->name;
+	out->map = (m->mapped ? m->mapped : m->dso)->name;
 	out->id.kind = (enum data_id_kind)m->data_kind;
 	if (!s->no_data_syms && !m->dso->is_kernel && !m->dso->no_file) {
 		struct sym_dso *syms = dso_syms(s, m->dso);

@@ -8,7 +8,8 @@ Runs perf script three times (so that every field parses without ambiguity):
   -F comm
   -F ip,sym,dso
 and checks pid, tid, comm, time, ip, addr, phys_addr, data_page_size, sym and
-dso of every sample (JIT code: perf's /tmp/perf-PID.map is our //anon).
+dso of every sample (JIT code: /tmp/perf-PID.map to both; where that file
+exists perf takes symbols from it and process does not).
 Prints a per-field mismatch count and up to 10 examples,
 and exits 1 on any mismatch or a different sample count.
 --named-from-sched N: process named N threads perf.data has no COMM for by
@@ -17,6 +18,7 @@ prints ':TID' for such a thread, ours is a name; that is no mismatch, and
 the threads where it happens must be N exactly.
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -84,11 +86,12 @@ def main():
         got = {"pid": o["pid"], "tid": o["tid"], "time": o["time"], "addr": int(o["addr"], 16),
                "ip": int(o["ip"], 16), "phys_addr": int(o["phys_addr"], 16),
                "data_page_size": o["data_page_size"], "comm": o["comm"], "sym": o["sym"], "dso": o["dso"]}
-        # perf names anonymous executable memory (JIT code) after the
-        # process's /tmp/perf-PID.map when that file exists and takes its
-        # symbols from it; process does not read JIT maps: '//anon'
-        if re.fullmatch(r"/tmp/perf-\d+\.map", want["dso"]) and got["dso"] == "//anon":
-            want["dso"], want["sym"] = got["dso"], got["sym"]
+        # anonymous executable memory (JIT code) is /tmp/perf-PID.map to
+        # both; perf also takes symbols from that file when it exists (a
+        # JIT wrote it), process does not read JIT maps: [unknown]
+        if (re.fullmatch(r"/tmp/perf-\d+\.map", want["dso"]) and got["sym"] == "[unknown]"
+                and os.path.exists(want["dso"])):
+            want["sym"] = got["sym"]
         if (named is not None and want["comm"] == f":{got['tid']}" and got["comm"]
                 and not re.fullmatch(r":\d+", got["comm"])):
             named_tids.add(got["tid"])

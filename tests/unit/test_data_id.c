@@ -263,6 +263,49 @@ Test(data_id, fork_child_inherits_maps_and_exec_drops_them)
 	cr_assert_str_eq(id_of(70, 0x61000, 0, NULL), parent, "the parent keeps its maps");
 }
 
+static const char *dso_of(int32_t pid, uint64_t ip)
+{
+	struct session_resolved where;
+
+	session_resolve_ip(&sess, session_thread(&sess, pid, pid), PERF_RECORD_MISC_USER, ip, &where);
+	return where.dso;
+}
+
+/* perf 6.1 (map__new): code in executable memory of no file (a JIT's) is in
+ * /tmp/perf-PID.map; data_map keeps the mapping's own name */
+Test(data_id, jit_code_is_perf_pid_map_data_keeps_the_name)
+{
+	struct rec r;
+	const char *map;
+	size_t n;
+
+	apply_map(&(struct map_spec){.pid = 75, .start = 0x10000, .len = 0x4000, .prot = PROT_READ | PROT_EXEC,
+				     .flags = MAP_PRIVATE, .name = "//anon"});
+	apply_map(&(struct map_spec){.pid = 75, .start = 0x20000, .len = 0x4000, .prot = RW | PROT_EXEC,
+				     .flags = MAP_PRIVATE, .name = "[stack]"});
+	apply_map(&(struct map_spec){.pid = 75, .start = 0x30000, .len = 0x4000, .prot = RW,
+				     .flags = MAP_PRIVATE, .name = "//anon"});
+	apply_map(&(struct map_spec){.pid = 75, .start = 0x40000, .len = 0x4000, .prot = PROT_READ | PROT_EXEC,
+				     .flags = MAP_PRIVATE | MAP_HUGETLB, .name = "/anon_hugepage (deleted)"});
+	cr_assert_str_eq(dso_of(75, 0x10010), "/tmp/perf-75.map");
+	cr_assert_str_eq(dso_of(75, 0x20010), "/tmp/perf-75.map", "[stack] made executable");
+	cr_assert_str_eq(dso_of(75, 0x30010), "//anon", "not executable: its own name");
+	cr_assert_str_eq(dso_of(75, 0x40010), "/tmp/perf-75.map");
+	cr_assert_str_eq(id_of(75, 0x11000, 0, &map), "\"A:75:11\"");
+	cr_assert_str_eq(map, "//anon", "data_map: the mapping's name");
+	id_of(75, 0x21000, 0, &map);
+	cr_assert_str_eq(map, "[stack]");
+	apply(&r, put_fork(&r, 76, 75, 76, 75));
+	cr_assert_str_eq(dso_of(76, 0x10010), "/tmp/perf-75.map", "a fork copies the parent's map, as perf");
+	/* MMAP v1: executable unless misc says data */
+	apply(&r, put_mmap1(&r, 77, 0x10000, 0x4000, "//anon"));
+	n = put_mmap1(&r, 77, 0x20000, 0x4000, "//anon");
+	r.h.misc |= PERF_RECORD_MISC_MMAP_DATA;
+	apply(&r, n);
+	cr_assert_str_eq(dso_of(77, 0x10010), "/tmp/perf-77.map");
+	cr_assert_str_eq(dso_of(77, 0x20010), "//anon");
+}
+
 Test(data_id, a_later_mmap_replaces_the_range)
 {
 	const char *map;
