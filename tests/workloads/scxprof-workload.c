@@ -2,7 +2,7 @@
  * scxprof-workload.c - a workload with planted memory sharing, for tests,
  * the demo and benchmarks.
  *
- * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-W ROUNDS] [-P] [-S] GROUP...
+ * usage: scxprof-workload [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-W ROUNDS] [-P] [-S] [-K] [-J] GROUP...
  *   GROUP = NAME:THREADS[:REGION[:CGROUP[:CPU]]]
  * A group with a CPU pins its threads to that CPU (pthread_setaffinity_np),
  * as taskset would, so tests can place sharing threads together or apart.
@@ -27,9 +27,17 @@
  * the region's page-table entries with MADV_DONTNEED so the next touch
  * faults again on the same physical pages.
  * That makes page faults (visible to the software sampling backend) on
- * pages whose sharing is known. Exits 0 after the duration or iterations.
+ * pages whose sharing is known. -K: each thread first read()s /dev/zero
+ * into PAGES fresh private pages, so the kernel's clear_user takes their
+ * first-touch faults in kernel mode: a page-fault recording of the workload
+ * always holds kernel-mode samples (kernel ip), whatever else it catches.
+ * -J: each thread first writes PAGES fresh private pages from code it copied
+ * into an anonymous executable page (as a JIT does; x86-64 and arm64 only),
+ * so each of those page faults has its ip in //anon executable memory.
+ * Exits 0 after the duration or iterations.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +86,8 @@ static long hold_ms;
 static long rounds; /* -W: extra passes over the mapped pages per iteration */
 static int own_process;
 static int sequential;
+static int kernel_faults; /* -K */
+static int jit_faults;    /* -J */
 static size_t page_size;
 
 static double now(void)
@@ -105,6 +115,63 @@ static struct region *region_new(const char *name)
 	return r->mem == MAP_FAILED ? NULL : r;
 }
 
+/* -K: n fresh pages written by the kernel (read of /dev/zero), each first
+ * touch a page fault in kernel mode. */
+static int kernel_touch(long n)
+{
+	size_t len = (size_t)n * page_size, done = 0;
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	ssize_t got = 0;
+
+	while (buf != MAP_FAILED && fd >= 0 && done < len && (got = read(fd, buf + done, len - done)) > 0)
+		done += (size_t)got;
+	if (fd >= 0)
+		close(fd);
+	if (buf != MAP_FAILED)
+		munmap(buf, len);
+	return done == len ? 0 : -1;
+}
+
+/* -J: n fresh pages written by code in an anonymous executable page. */
+static int jit_touch(long n)
+{
+#if defined(__x86_64__)
+	static const uint8_t code[] = {0xc6, 0x07, 0x01, 0xc3}; /* movb $1, (%rdi); ret */
+#elif defined(__aarch64__)
+	static const uint32_t code[] = {0x52800021, 0x39000001, 0xd65f03c0}; /* mov w1, #1; strb w1, [x0]; ret */
+#else
+	static const uint8_t code[1];
+	errno = ENOSYS;
+	(void)n;
+	(void)code;
+	return -1;
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+	size_t len = (size_t)n * page_size;
+	uint8_t *text = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void (*store)(uint8_t *);
+	int rc = -1;
+
+	if (text != MAP_FAILED && buf != MAP_FAILED) {
+		memcpy(text, code, sizeof(code));
+		__builtin___clear_cache((char *)text, (char *)text + sizeof(code));
+		if (!mprotect(text, page_size, PROT_READ | PROT_EXEC)) {
+			store = (void (*)(uint8_t *))(uintptr_t)text;
+			for (long p = 0; p < n; p++)
+				store(buf + (size_t)p * page_size);
+			rc = 0;
+		}
+	}
+	if (text != MAP_FAILED)
+		munmap(text, page_size);
+	if (buf != MAP_FAILED)
+		munmap(buf, len);
+	return rc;
+#endif
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -124,6 +191,16 @@ static void *work(void *arg)
 			fprintf(stderr, "scxprof-workload: cannot pin %s to CPU %d\n", tname, w->g->cpu);
 			exit(1);
 		}
+	}
+	if (kernel_faults && kernel_touch(pages) < 0) {
+		fprintf(stderr, "scxprof-workload: %s: cannot read /dev/zero into fresh pages: %s\n", tname,
+			strerror(errno));
+		exit(1);
+	}
+	if (jit_faults && jit_touch(pages) < 0) {
+		fprintf(stderr, "scxprof-workload: %s: -J: cannot run code in anonymous memory: %s\n", tname,
+			strerror(errno));
+		exit(1);
 	}
 	for (it = 0; iterations < 0 ? now() < end : it < iterations; it++) {
 		for (long r = 0; r <= rounds; r++)
@@ -217,17 +294,19 @@ int main(int argc, char **argv)
 	int opt, nr_groups = 0, i, rc = 0, status;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "d:i:p:H:W:PSh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:p:H:W:PSKJh")) != -1) {
 		switch (opt) {
 		case 'H': hold_ms = atol(optarg); break;
 		case 'W': rounds = atol(optarg); break;
 		case 'P': own_process = 1; break;
 		case 'S': sequential = 1; break;
+		case 'K': kernel_faults = 1; break;
+		case 'J': jit_faults = 1; break;
 		case 'd': seconds = atof(optarg); break;
 		case 'i': iterations = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-W ROUNDS] [-P] [-S] "
+			fprintf(stderr, "usage: %s [-d SECONDS | -i ITERATIONS] [-p PAGES] [-H MS] [-W ROUNDS] [-P] [-S] [-K] [-J] "
 					"NAME:THREADS[:REGION[:CGROUP]]...\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
