@@ -16,7 +16,6 @@ if ! shared_recording prof; then
 	fail "the shared recording (lib.sh)" "$SHARED_WHY"
 	exit 0
 fi
-if [ -s prof/sched.data ]; then has_sched=1; else has_sched=0; fi
 "$SCXPROF" process -f prof -o plain >/dev/null 2>p.err || { fail "process (plain)" "$(tail -n 3 p.err)"; exit 0; }
 assert_onepass "the shared recording" "$WORK/prof"
 if "$SCXPROF" process -f prof -z -o z >z.out 2>z.err; then
@@ -25,11 +24,11 @@ else
 	fail "process -z runs" "$(tail -n 3 z.err)"; exit 0
 fi
 check "process -z: perf.jsonl.zst and no perf.jsonl" test -s z/perf.jsonl.zst -a ! -e z/perf.jsonl
-if [ $has_sched = 1 ]; then
-	check "process -z: sched.jsonl.zst and no sched.jsonl" test -s z/sched.jsonl.zst -a ! -e z/sched.jsonl
-else
-	skip "process -z: sched.jsonl.zst" "the recording has no sched.data (BPF refused?)"
-fi
+# record without --disable-sched-trace fails when it cannot load its sched
+# programs: a recording that ran always has a sched.data with the workload's
+# switches in it
+check "record wrote sched.data" test -s prof/sched.data
+check "process -z: sched.jsonl.zst and no sched.jsonl" test -s z/sched.jsonl.zst -a ! -e z/sched.jsonl
 check "process -z: trace.pftrace and process.json as without -z" \
 	cmp plain/trace.pftrace z/trace.pftrace
 check "process -z: the listing names the .zst files" grep -q "perf.jsonl.zst (" z.out
@@ -64,15 +63,13 @@ check "extract reads a .zst by its magic, whatever its name" bash -c \
 	"cp z/perf.jsonl.zst renamed.jsonl && '$SCXPROF' extract -f renamed.jsonl --sched z/sched.jsonl.zst | cmp - e1.json"
 check "extract -f - reads zstd from a pipe" bash -c \
 	"cat z/perf.jsonl.zst | '$SCXPROF' extract -f - --sched plain/sched.jsonl | cmp - e1.json"
-if [ $has_sched = 1 ]; then
-	for c in "sched stats" "sched util"; do
-		# shellcheck disable=SC2086
-		"$SCXPROF" extract $c -f plain/sched.jsonl >s1 2>&1
-		# shellcheck disable=SC2086
-		"$SCXPROF" extract $c -f z/sched.jsonl.zst >s2 2>&1
-		check "extract $c: the same on sched.jsonl.zst" cmp s1 s2
-	done
-fi
+for c in "sched stats" "sched util"; do
+	# shellcheck disable=SC2086
+	"$SCXPROF" extract $c -f plain/sched.jsonl >s1 2>&1
+	# shellcheck disable=SC2086
+	"$SCXPROF" extract $c -f z/sched.jsonl.zst >s2 2>&1
+	check "extract $c: the same on sched.jsonl.zst" cmp s1 s2
+done
 if "$SCXPROF" report -f z >r.out 2>r.err && [ -s z/report.html ]; then
 	pass "report -f PROFILE.out with only .zst files"
 	check "report: the same config in the page as from the plain files" bash -c \
@@ -111,13 +108,11 @@ expect_error "extract: the magic alone is an error naming the file" \
 	"^scxprof extract: magic.zst: truncated zstd data" "$SCXPROF" extract -f magic.zst --sched plain/sched.jsonl
 expect_error "extract: garbage after the last frame is an error naming the file" \
 	"^scxprof extract: trailing.zst: corrupt zstd data" "$SCXPROF" extract -f trailing.zst --sched plain/sched.jsonl
-if [ $has_sched = 1 ]; then
-	head -c $(($(stat -c %s z/sched.jsonl.zst) / 2)) z/sched.jsonl.zst >scut.zst
-	expect_error "extract: a cut sched.jsonl.zst is an error naming it" \
-		"^scxprof extract: scut.zst: truncated zstd data" "$SCXPROF" extract -f plain/perf.jsonl --sched scut.zst
-	expect_error "extract sched stats: a cut .zst is an error naming it" \
-		"^scxprof extract sched stats: scut.zst: truncated zstd data" "$SCXPROF" extract sched stats -f scut.zst
-fi
+head -c $(($(stat -c %s z/sched.jsonl.zst) / 2)) z/sched.jsonl.zst >scut.zst
+expect_error "extract: a cut sched.jsonl.zst is an error naming it" \
+	"^scxprof extract: scut.zst: truncated zstd data" "$SCXPROF" extract -f plain/perf.jsonl --sched scut.zst
+expect_error "extract sched stats: a cut .zst is an error naming it" \
+	"^scxprof extract sched stats: scut.zst: truncated zstd data" "$SCXPROF" extract sched stats -f scut.zst
 mkdir -p bad.out && cp cut.zst bad.out/perf.jsonl.zst
 "$SCXPROF" report -f bad.out >out 2>err
 rc=$?
