@@ -19,20 +19,20 @@
 #include "process/sched/sched.h"
 #include "process/process_warn.h"
 
-static const struct {
+/* A file name an input may have, and the kind of input it is */
+struct input_candidate {
 	const char *name;
-	enum process_mem_kind kind;
-} mem_candidates[] = {
+	int kind; /* enum process_mem_kind or process_sched_kind */
+};
+
+static const struct input_candidate mem_candidates[] = {
 	{"perf.mem.data", MEM_PERF_DATA},
 	{"perf.data", MEM_PERF_DATA},
 	{"perf.mem.script", MEM_SCRIPT_TEXT},
 	{"perf.script", MEM_SCRIPT_TEXT},
 };
 
-static const struct {
-	const char *name;
-	enum process_sched_kind kind;
-} sched_candidates[] = {
+static const struct input_candidate sched_candidates[] = {
 	{"sched.data", SCHED_IN_DATA},
 	{"perf.sched.data", SCHED_IN_PERF_DATA},
 	{"perf.sched.script", SCHED_IN_SCRIPT},
@@ -89,38 +89,45 @@ static int find_file(const char *dir, const char *name, char *path, size_t size,
 	return 0;
 }
 
+/*
+ * The first of the n candidates c that dir holds (find_file): its path,
+ * name and kind in path, name and *kind; path "" and *kind untouched when
+ * there is none.
+ */
+static int find_first(const char *dir, const struct input_candidate *c, size_t n, char *path, size_t size,
+		      char *name, size_t name_size, int *kind)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < n && !found; i++) {
+		if (find_file(dir, c[i].name, path, size, &found) < 0)
+			return -1;
+		if (found) {
+			*kind = c[i].kind;
+			snprintf(name, name_size, "%s", c[i].name);
+		}
+	}
+	if (!found)
+		path[0] = '\0';
+	return 0;
+}
+
 int process_find_inputs(const char *dir, struct process_inputs *in)
 {
-	size_t i;
-	bool found = false;
+	int mem_kind = MEM_NONE, sched_kind = SCHED_IN_NONE;
 
 	memset(in, 0, sizeof(*in));
 	snprintf(in->dir, sizeof(in->dir), "%s", dir);
 	if (!fs_is_dir(dir))
 		return scx_fail("%s: not a profile directory", dir);
-	for (i = 0; i < sizeof(mem_candidates) / sizeof(mem_candidates[0]) && !found; i++) {
-		if (find_file(dir, mem_candidates[i].name, in->mem_path, sizeof(in->mem_path), &found) < 0)
-			return -1;
-		if (found) {
-			in->mem_kind = mem_candidates[i].kind;
-			snprintf(in->mem_name, sizeof(in->mem_name), "%s", mem_candidates[i].name);
-		}
-	}
-	if (!found) {
-		in->mem_kind = MEM_NONE;
-		in->mem_path[0] = '\0';
-	}
-	found = false;
-	for (i = 0; i < sizeof(sched_candidates) / sizeof(sched_candidates[0]) && !found; i++) {
-		if (find_file(dir, sched_candidates[i].name, in->sched_path, sizeof(in->sched_path), &found) < 0)
-			return -1;
-		if (found) {
-			in->sched_kind = sched_candidates[i].kind;
-			snprintf(in->sched_name, sizeof(in->sched_name), "%s", sched_candidates[i].name);
-		}
-	}
-	if (!found)
-		in->sched_path[0] = '\0';
+	if (find_first(dir, mem_candidates, sizeof(mem_candidates) / sizeof(mem_candidates[0]), in->mem_path,
+		       sizeof(in->mem_path), in->mem_name, sizeof(in->mem_name), &mem_kind) < 0)
+		return -1;
+	in->mem_kind = (enum process_mem_kind)mem_kind;
+	if (find_first(dir, sched_candidates, sizeof(sched_candidates) / sizeof(sched_candidates[0]), in->sched_path,
+		       sizeof(in->sched_path), in->sched_name, sizeof(in->sched_name), &sched_kind) < 0)
+		return -1;
+	in->sched_kind = (enum process_sched_kind)sched_kind;
 	if (in->mem_kind == MEM_NONE && in->sched_kind == SCHED_IN_NONE)
 		return scx_fail("%s: no memory stream found (perf.mem.data, perf.data, perf.mem.script "
 				"or perf.script) and no scheduling stream (sched.data, perf.sched.data or "

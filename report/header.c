@@ -224,21 +224,26 @@ static void kv(FILE *f, const char *name, const char *value)
 	fputs("</dd>\n", f);
 }
 
+/* prefix and s (escaped), or fallback when there is no s */
+static void esc_or(FILE *f, const char *prefix, const char *s, const char *fallback)
+{
+	if (s) {
+		fputs(prefix, f);
+		html_esc(f, s);
+	} else {
+		fputs(fallback, f);
+	}
+}
+
 static void write_backend(FILE *f, json_object *meta, json_object *proc)
 {
 	const char *b = get_str(meta, "mem.backend"), *d = get_str(meta, "mem.description");
 	const char *fmt = get_str(proc, "inputs.mem.format"), *sfmt = get_str(proc, "inputs.sched.format");
 
 	dt(f, "Backend");
-	if (b) {
-		html_esc(f, b);
-		if (d) {
-			fputs(": ", f);
-			html_esc(f, d);
-		}
-	} else {
-		fputs("unknown (no metadata.json)", f);
-	}
+	esc_or(f, "", b, "unknown (no metadata.json)");
+	if (b)
+		esc_or(f, ": ", d, "");
 	fputs("; memory input ", f);
 	html_esc(f, fmt ? fmt : "none");
 	fputs(", sched input ", f);
@@ -287,12 +292,7 @@ void header_write(FILE *f, const struct report_sources *s)
 	fputs(s->sched_jsonl ? ", " : ", no sched.jsonl", f);
 	html_esc(f, s->sched_jsonl);
 	fputs(proc ? ", process.json" : ", no process.json", f);
-	if (meta) {
-		fputs(", ", f);
-		html_esc(f, path);
-	} else {
-		fputs(", no metadata.json found (profile directory not next to the output)", f);
-	}
+	esc_or(f, ", ", meta ? path : NULL, ", no metadata.json found (profile directory not next to the output)");
 	fputs("</dd>\n</dl>\n</header>\n", f);
 	json_object_put(proc);
 	json_object_put(meta);

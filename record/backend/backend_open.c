@@ -58,31 +58,32 @@ static long read_proc_long(const char *path, long fallback)
 static void open_hint(int err, const struct perf_event_attr *attr, unsigned wanted_precise,
 		      char *buf, size_t size)
 {
+	/* the hints that say the same whatever the event */
+	static const struct {
+		int err;
+		const char *hint;
+	} fixed[] = {
+		{ENOENT, " (no such PMU or event on this cpu)"},
+		{ENODEV, " (no such PMU or event on this cpu)"},
+		{ENODATA, " (this PMU wants mem-loads in a group led by mem-loads-aux)"},
+		{EMFILE, " (too many open files; raise ulimit -n)"},
+		{EBUSY, " (the PMU is in use by another tool)"},
+	};
 	long max_rate;
 
 	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (fixed[i].err == err)
+			snprintf(buf, size, "%s", fixed[i].hint);
 	switch (err) {
 	case EACCES:
 	case EPERM:
 		snprintf(buf, size, " (perf_event_paranoid=%ld; run as root or with CAP_PERFMON)",
 			 read_proc_long("/proc/sys/kernel/perf_event_paranoid", -99));
 		break;
-	case ENOENT:
-	case ENODEV:
-		snprintf(buf, size, " (no such PMU or event on this cpu)");
-		break;
-	case ENODATA:
-		snprintf(buf, size, " (this PMU wants mem-loads in a group led by mem-loads-aux)");
-		break;
 	case EOPNOTSUPP:
 		snprintf(buf, size, " (not supported, even at precise_ip 0 from %u)",
 			 wanted_precise);
-		break;
-	case EMFILE:
-		snprintf(buf, size, " (too many open files; raise ulimit -n)");
-		break;
-	case EBUSY:
-		snprintf(buf, size, " (the PMU is in use by another tool)");
 		break;
 	case EINVAL:
 		max_rate = read_proc_long("/proc/sys/kernel/perf_event_max_sample_rate", -1);

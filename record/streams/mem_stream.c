@@ -57,11 +57,19 @@ struct cpu_ring {
  * variable-length field before PHYS_ADDR (no READ, CALLCHAIN, RAW, ...). */
 static void compute_layout(struct mem_stream *ms)
 {
-	static const uint64_t order[] = {
-		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR,
-		PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD,
-		PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, PERF_SAMPLE_DATA_SRC,
-		PERF_SAMPLE_TRANSACTION, PERF_SAMPLE_PHYS_ADDR, PERF_SAMPLE_CGROUP, PERF_SAMPLE_DATA_PAGE_SIZE,
+	/* the fixed-size fields in the kernel's order, each with where its
+	 * offset goes (NULL: a field we skip over) */
+	const struct {
+		uint64_t bit;
+		int *off;
+	} order[] = {
+		{PERF_SAMPLE_IDENTIFIER, &ms->off_identifier}, {PERF_SAMPLE_IP, NULL},
+		{PERF_SAMPLE_TID, &ms->off_tid}, {PERF_SAMPLE_TIME, &ms->off_time},
+		{PERF_SAMPLE_ADDR, &ms->off_addr}, {PERF_SAMPLE_ID, &ms->off_id},
+		{PERF_SAMPLE_STREAM_ID, NULL}, {PERF_SAMPLE_CPU, NULL}, {PERF_SAMPLE_PERIOD, NULL},
+		{PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, NULL}, {PERF_SAMPLE_DATA_SRC, NULL},
+		{PERF_SAMPLE_TRANSACTION, NULL}, {PERF_SAMPLE_PHYS_ADDR, &ms->off_phys},
+		{PERF_SAMPLE_CGROUP, NULL}, {PERF_SAMPLE_DATA_PAGE_SIZE, &ms->off_page_size},
 	};
 	const uint64_t variable = PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
 				  PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
@@ -78,22 +86,10 @@ static void compute_layout(struct mem_stream *ms)
 	if (st & variable)
 		return;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!(st & order[i]))
+		if (!(st & order[i].bit))
 			continue;
-		if (order[i] == PERF_SAMPLE_TID)
-			ms->off_tid = off;
-		else if (order[i] == PERF_SAMPLE_TIME)
-			ms->off_time = off;
-		else if (order[i] == PERF_SAMPLE_ADDR)
-			ms->off_addr = off;
-		else if (order[i] == PERF_SAMPLE_PHYS_ADDR)
-			ms->off_phys = off;
-		else if (order[i] == PERF_SAMPLE_DATA_PAGE_SIZE)
-			ms->off_page_size = off;
-		else if (order[i] == PERF_SAMPLE_ID)
-			ms->off_id = off;
-		else if (order[i] == PERF_SAMPLE_IDENTIFIER)
-			ms->off_identifier = off;
+		if (order[i].off)
+			*order[i].off = off;
 		off += 8;
 	}
 }
