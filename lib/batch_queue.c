@@ -20,6 +20,13 @@ void bq_init(struct batch_queue *q, void *const *batches, size_t n)
 		q->spare[i] = batches[i];
 }
 
+/* Wake the waiting threads to the change just made, and let go of the lock */
+static void wake_unlock(struct batch_queue *q)
+{
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
 void bq_destroy(struct batch_queue *q)
 {
 	pthread_cond_destroy(&q->cond);
@@ -43,16 +50,14 @@ void bq_push(struct batch_queue *q, void *batch)
 {
 	pthread_mutex_lock(&q->lock);
 	q->full[(q->head + q->nr_full++) % BQ_MAX] = batch;
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	wake_unlock(q);
 }
 
 void bq_close(struct batch_queue *q)
 {
 	pthread_mutex_lock(&q->lock);
 	q->closed = true;
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	wake_unlock(q);
 }
 
 void *bq_pop(struct batch_queue *q)
@@ -75,8 +80,7 @@ void bq_give_back(struct batch_queue *q, void *batch)
 {
 	pthread_mutex_lock(&q->lock);
 	q->spare[q->nr_spare++] = batch;
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	wake_unlock(q);
 }
 
 void bq_fail(struct batch_queue *q, const char *msg)
@@ -85,6 +89,5 @@ void bq_fail(struct batch_queue *q, const char *msg)
 	if (!q->failed)
 		snprintf(q->err, sizeof(q->err), "%s", msg);
 	q->failed = true;
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	wake_unlock(q);
 }

@@ -35,6 +35,13 @@ static int write_stdio(FILE *f, const char *p, size_t len)
 	return errno ? errno : EIO;
 }
 
+/* Wake the other side to the change just made, and let go of the lock */
+static void wake_unlock(struct bgwriter *bw)
+{
+	pthread_cond_broadcast(&bw->cond);
+	pthread_mutex_unlock(&bw->lock);
+}
+
 static void *writer_main(void *arg)
 {
 	struct bgwriter *bw = arg;
@@ -105,8 +112,7 @@ int bgwriter_submit(struct bgwriter *bw, struct jsonw *w)
 	bw->buf = w->buf, bw->cap = w->cap, bw->len = w->len;
 	w->buf = tmp, w->cap = cap, w->len = 0;
 	bw->busy = true;
-	pthread_cond_broadcast(&bw->cond);
-	pthread_mutex_unlock(&bw->lock);
+	wake_unlock(bw);
 	return 0;
 }
 
@@ -118,8 +124,7 @@ int bgwriter_finish(struct bgwriter *bw)
 		return 0;
 	wait_idle(bw);
 	bw->stopping = true;
-	pthread_cond_broadcast(&bw->cond);
-	pthread_mutex_unlock(&bw->lock);
+	wake_unlock(bw);
 	pthread_join(bw->thread, NULL);
 	pthread_mutex_destroy(&bw->lock);
 	pthread_cond_destroy(&bw->cond);

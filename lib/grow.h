@@ -6,7 +6,8 @@
  *   if (t->n == t->cap && !GROW(t->v, t->cap, 256))
  *       return scx_fail("out of memory (thread names)");
  * grow_to() makes room for a given count at once (an index written past
- * the end, a table read in), the new elements zeroed.
+ * the end, a table read in), the new elements zeroed; grow_one_max() room
+ * for one more in an array with a limit, saying what failed.
  */
 #ifndef SCX_GROW_H
 #define SCX_GROW_H
@@ -14,6 +15,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/error.h"
 
 #define GROW(arr, cap, first)                                                          \
 	({                                                                             \
@@ -46,6 +49,24 @@ static inline bool grow_to(void **arr, size_t *cap, size_t need, size_t elem, si
 	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
 	*arr = p;
 	*cap = n;
+	return true;
+}
+
+/*
+ * Room for element n (one past the n used) in *arr of *cap elements of elem
+ * bytes, at most max elements: true, or false with scx_fail() saying
+ * too_many (n reached max) or "out of memory".
+ */
+static inline bool grow_one_max(void **arr, size_t *cap, size_t n, size_t elem, size_t max, const char *too_many)
+{
+	if (n >= max) {
+		scx_fail("%s", too_many);
+		return false;
+	}
+	if (!grow_to(arr, cap, n + 1, elem, 8)) {
+		scx_fail("out of memory");
+		return false;
+	}
 	return true;
 }
 

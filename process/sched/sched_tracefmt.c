@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 #include "lib/upper_bound.h"
 
 struct rd {
@@ -202,20 +203,13 @@ int tf_parse_format(struct tf_event *ev, const char *system, const char *text, s
 			ev->id = (uint32_t)v;
 			have_id = true;
 		} else if ((size_t)(le - l) > 6 && !memcmp(l, "field:", 6)) {
-			struct tf_field f, *nf;
+			struct tf_field f;
 
 			if (parse_field_line(l, le, &f) < 0)
 				goto fail;
-			if (ev->nr_fields >= 256) {
-				scx_fail("format: too many fields");
+			if (!grow_one_max((void **)&ev->fields, &ev->cap_fields, ev->nr_fields, sizeof(*ev->fields), 256,
+					  "format: too many fields"))
 				goto fail;
-			}
-			nf = realloc(ev->fields, (ev->nr_fields + 1) * sizeof(*nf));
-			if (!nf) {
-				scx_fail("out of memory");
-				goto fail;
-			}
-			ev->fields = nf;
 			ev->fields[ev->nr_fields++] = f;
 		} else if ((size_t)(le - l) > 11 && !memcmp(l, "print fmt: ", 11)) {
 			size_t n = (size_t)(le - l - 11);
@@ -244,7 +238,7 @@ void tf_event_free(struct tf_event *ev)
 	free(ev->print_fmt);
 	ev->fields = NULL;
 	ev->print_fmt = NULL;
-	ev->nr_fields = 0;
+	ev->nr_fields = ev->cap_fields = 0;
 }
 
 void tf_free(struct tf_data *d)

@@ -30,7 +30,7 @@ struct tf_event {
 	char system[64];
 	char name[64];
 	struct tf_field *fields;
-	size_t nr_fields;
+	size_t nr_fields, cap_fields;
 	char *print_fmt;     /* the text after "print fmt: ", or NULL */
 };
 

@@ -191,7 +191,7 @@ struct spe_trace {
 	struct spe_time_conv tc;
 	bool has_tc;
 	struct spe_queue *queues;
-	size_t nr_queues;
+	size_t nr_queues, cap_queues;
 	struct spe_counts counts;
 	/* replay state */
 	bool use_context;     /* a CONTEXT packet was seen: switch records no longer count */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/grow.h"
 
 #define AUXTRACE_TYPE_ARM_SPE 4
 #define SPE_CPU_MAGIC 0x1010101010101010ULL
@@ -145,16 +146,9 @@ static struct spe_queue *queue_for(struct spe_trace *t, uint32_t idx, int32_t cp
 	for (i = 0; i < t->nr_queues; i++)
 		if (t->queues[i].idx == idx)
 			return &t->queues[i];
-	if (t->nr_queues >= 4096) {
-		scx_fail("more than 4096 AUX queues");
+	if (!grow_one_max((void **)&t->queues, &t->cap_queues, t->nr_queues, sizeof(*t->queues), 4096,
+			  "more than 4096 AUX queues"))
 		return NULL;
-	}
-	q = realloc(t->queues, (t->nr_queues + 1) * sizeof(*q));
-	if (!q) {
-		scx_fail("out of memory");
-		return NULL;
-	}
-	t->queues = q;
 	q = &t->queues[t->nr_queues++];
 	memset(q, 0, sizeof(*q));
 	q->idx = idx;
@@ -357,5 +351,5 @@ void spe_trace_free(struct spe_trace *t)
 	free(t->cpu_tid);
 	t->queues = NULL;
 	t->cpu_tid = NULL;
-	t->nr_queues = 0;
+	t->nr_queues = t->cap_queues = 0;
 }
