@@ -200,7 +200,8 @@ size_t sched_trace_format(enum sched_kind k, const struct sched_vals *v, char *o
 		TB_KV_I64(&b, " prev_pid=", v->pid);
 		TB_KV_I64(&b, " prev_prio=", v->prio);
 		TB_KV_STR(&b, " prev_state=", v->state);
-		TB_KV_STR(&b, " ==> next_comm=", v->comm2);
+		TB_LIT(&b, " ==> ");
+		TB_KV_STR(&b, "next_comm=", v->comm2);
 		TB_KV_I64(&b, " next_pid=", v->pid2);
 		TB_KV_I64(&b, " next_prio=", v->prio2);
 		break;
