@@ -68,6 +68,39 @@ static long cgroup_index(struct llc_share *s, const char *cg, size_t len)
 	return (long)slot->index;
 }
 
+/*
+ * The slot of an index (entry i kept as i + 1, 0 empty) holding the entry
+ * under hash h that same(s, i, want) accepts, else the empty slot where a
+ * new one goes (same NULL: the first empty one): the chain h,
+ * hash_mix64(h + 1), ... by which every index here is both filled and
+ * searched. NULL on OOM.
+ */
+static uint64_t *find_slot(const struct llc_share *s, struct u64map *index, uint64_t h,
+			   bool (*same)(const struct llc_share *s, size_t i, const void *want), const void *want)
+{
+	for (;;) {
+		uint64_t *slot = u64map_slot(index, h);
+
+		if (!slot || !*slot || (same && same(s, (size_t)(*slot - 1), want)))
+			return slot;
+		h = hash_mix64(h + 1);
+	}
+}
+
+struct actor_want {
+	const struct mem_sample *m;
+	uint32_t cgroup;
+};
+
+static bool same_actor(const struct llc_share *s, size_t i, const void *want)
+{
+	const struct actor_want *w = want;
+	const struct llc_actor *a = &s->actors[i];
+
+	return a->tid == w->m->tid && a->cgroup == w->cgroup && a->hint == w->m->hint &&
+	       a->comm_len == w->m->comm_len && !memcmp(a->comm, w->m->comm, w->m->comm_len);
+}
+
 /* The actor of a sample, created on first use: index, -2 when over the bound, -1 on OOM. */
 static long actor_of(struct llc_share *s, const struct mem_sample *m)
 {
@@ -86,18 +119,11 @@ static long actor_of(struct llc_share *s, const struct mem_sample *m)
 		return -1;
 	h = hash_bytes(m->comm, m->comm_len) ^ hash_mix64((uint64_t)m->tid * 0x9e3779b97f4a7c15ULL + (uint64_t)cg) ^
 	    hash_mix64(~m->hint);
-	for (;;) {
-		if (!(slot = u64map_slot(&s->actor_index, h)))
-			return -1;
-		if (!*slot)
-			break;
-		a = &s->actors[*slot - 1];
-		if (a->tid == m->tid && a->cgroup == (uint32_t)cg && a->hint == m->hint && a->comm_len == m->comm_len &&
-		    !memcmp(a->comm, m->comm, m->comm_len)) {
-			s->last_actor = *slot;
-			return (long)(*slot - 1);
-		}
-		h = hash_mix64(h + 1);
+	if (!(slot = find_slot(s, &s->actor_index, h, same_actor, &(struct actor_want){m, (uint32_t)cg})))
+		return -1;
+	if (*slot) {
+		s->last_actor = *slot;
+		return (long)(*slot - 1);
 	}
 	if (s->nr_actors >= LLC_SHARE_MAX_ACTORS)
 		return -2;
@@ -129,18 +155,12 @@ static bool ident_sampled(uint64_t key, unsigned level)
 
 static int index_rec(struct llc_share *s, size_t i)
 {
-	const struct llc_rec *r = &s->recs[i];
-	uint64_t h = rec_hash(r->key, r->actor), *slot;
+	uint64_t *slot = find_slot(s, &s->rec_index, rec_hash(s->recs[i].key, s->recs[i].actor), NULL, NULL);
 
-	for (;;) {
-		if (!(slot = u64map_slot(&s->rec_index, h)))
-			return -1;
-		if (!*slot) {
-			*slot = i + 1;
-			return 0;
-		}
-		h = hash_mix64(h + 1);
-	}
+	if (!slot)
+		return -1;
+	*slot = i + 1;
+	return 0;
 }
 
 /* Raise the sampling level until the records fit again; rebuild the index. */
@@ -163,25 +183,24 @@ static int shrink(struct llc_share *s)
 	return 0;
 }
 
+static bool same_bin(const struct llc_share *s, size_t i, const void *want)
+{
+	const struct llc_bin *b = &s->bins[i], *w = want;
+
+	return b->bin == w->bin && b->actor == w->actor && b->cpu == w->cpu;
+}
+
 /* One more sample of actor a on cpu in its 100 ms bin. -1 on OOM. */
 static int bin_add(struct llc_share *s, uint32_t a, int32_t cpu, uint64_t time_ns)
 {
 	uint64_t bin = time_ns / LLC_SHARE_BIN_NS, h = hash_mix64(bin * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)a << 32 | (uint32_t)cpu)),
-		 *slot;
+		 *slot = find_slot(s, &s->bin_index, h, same_bin, &(struct llc_bin){.bin = bin, .actor = a, .cpu = cpu});
 
-	for (;;) {
-		struct llc_bin *b;
-
-		if (!(slot = u64map_slot(&s->bin_index, h)))
-			return -1;
-		if (!*slot)
-			break;
-		b = &s->bins[*slot - 1];
-		if (b->bin == bin && b->actor == a && b->cpu == cpu) {
-			b->samples++;
-			return 0;
-		}
-		h = hash_mix64(h + 1);
+	if (!slot)
+		return -1;
+	if (*slot) {
+		s->bins[*slot - 1].samples++;
+		return 0;
 	}
 	if (grow((void **)&s->bins, &s->cap_bins, s->nr_bins + 1, sizeof(*s->bins)) < 0)
 		return -1;
@@ -190,9 +209,16 @@ static int bin_add(struct llc_share *s, uint32_t a, int32_t cpu, uint64_t time_n
 	return 0;
 }
 
+static bool same_rec(const struct llc_share *s, size_t i, const void *want)
+{
+	const struct llc_rec *r = &s->recs[i], *w = want;
+
+	return r->key == w->key && r->actor == w->actor;
+}
+
 int llc_share_add(struct llc_share *s, const struct mem_sample *m)
 {
-	uint64_t key, h, *slot;
+	uint64_t key, *slot;
 	long a;
 
 	s->samples++;
@@ -214,20 +240,15 @@ int llc_share_add(struct llc_share *s, const struct mem_sample *m)
 	}
 	if (!ident_sampled(key, s->level))
 		return 0;
-	h = rec_hash(key, (uint32_t)a);
-	for (;;) {
-		struct llc_rec *r;
+	slot = find_slot(s, &s->rec_index, rec_hash(key, (uint32_t)a), same_rec,
+			 &(struct llc_rec){.key = key, .actor = (uint32_t)a});
+	if (!slot)
+		return -1;
+	if (*slot) {
+		struct llc_rec *r = &s->recs[*slot - 1];
 
-		if (!(slot = u64map_slot(&s->rec_index, h)))
-			return -1;
-		if (!*slot)
-			break;
-		r = &s->recs[*slot - 1];
-		if (r->key == key && r->actor == (uint32_t)a) {
-			r->samples += r->samples < UINT32_MAX;
-			return 0;
-		}
-		h = hash_mix64(h + 1);
+		r->samples += r->samples < UINT32_MAX;
+		return 0;
 	}
 	if (grow((void **)&s->recs, &s->cap_recs, s->nr_recs + 1, sizeof(*s->recs)) < 0)
 		return -1;
