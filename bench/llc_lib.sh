@@ -39,11 +39,13 @@ JSON
 }
 
 # llc_record OUT HZ SECS CMD...: record system-wide while CMD (run in the
-# cgroup) lasts; OUT.tar.gz. HZ "default": record's own rate.
+# cgroup) lasts; OUT.tar.gz. HZ "default": record's own rate. LLC_BACKEND
+# (environment): record's --backend (default its own choice).
 llc_record() {
 	local out=$1 hz=$2 secs=$3 f=()
 	shift 3
 	[ "$hz" = default ] || f=(-F "$hz")
+	[ -z "${LLC_BACKEND:-}" ] || f+=(--backend "$LLC_BACKEND")
 	rm -rf "$out" "$out.tar.gz"
 	"$SCXPROF" record "${f[@]}" -t $((secs + 20)) -o "$out" -- sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' \
 		"$LLC_CG2/$LLC_CG" "$@" >"$out.record.log" 2>&1

@@ -24,6 +24,8 @@
 #   bench/llc_truth.sh schedule DIR             the definition's value from each recording's
 #                                               scheduling stream (bench/llc_truth_sched.py)
 #   bench/llc_truth.sh table DIR LABEL...       one markdown row per case and cell
+# WLARGS (environment): more llc-truth options (e.g. "-z 20": the region's
+# pages fault again every 20 ms, for LLC_BACKEND=page-fault, see llc_lib.sh).
 # CELLS (environment): "HZ:SECS ..." (default "250:10 default:10 4000:10 250:30
 # default:30 4000:30"; HZ "default" is record's own rate). Run as root, one at a
 # time on a shared machine (each recording is system-wide).
@@ -36,6 +38,7 @@ WL=${WL:-$top/$BUILD/workloads/llc-truth}
 CELLS=${CELLS:-250:10 default:10 4000:10 250:30 default:30 4000:30}
 CASES=${CASES:-apart together alternating three}
 BUSY=${BUSY:-40}
+WLARGS=${WLARGS:-}
 
 threads_of() {
 	case $1 in
@@ -79,7 +82,7 @@ record_real() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 mkdir -p "$dir"
 case $cmd in
 record)
@@ -93,7 +96,7 @@ record)
 				record_real "$out" "$hz" "$secs" $c
 			else
 				# shellcheck disable=SC2046
-				llc_record "$out" "$hz" "$secs" "$WL" -d "$secs" -u "$BUSY" -P 1000 $(threads_of $c)
+				llc_record "$out" "$hz" "$secs" "$WL" -d "$secs" -u "$BUSY" -P 1000 $WLARGS $(threads_of $c)
 			fi
 			if [ $? -eq 0 ]; then
 				echo "recorded $out.tar.gz"

@@ -77,8 +77,8 @@ static void write_est(FILE *f, const struct llc_est_fig *g)
 	if (g->state == LLC_EST_NONE)
 		fputs("-", f);
 	else if (g->state == LLC_EST_TOO_FEW)
-		fprintf(f, "%.1f-%.1f%% <small>(too few to say: bounds if anything is shared)</small>", g->low * 100,
-			g->high * 100);
+		fprintf(f, "%.1f-%.1f%% <small>(too few to say: bounds if anything is shared; %s)</small>", g->low * 100,
+			g->high * 100, llc_est_why_text(g->why));
 	else
 		fprintf(f, "%.1f%% <small>[%.1f-%.1f]</small>", g->share * 100, g->low * 100, g->high * 100);
 }

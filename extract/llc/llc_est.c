@@ -8,14 +8,27 @@
 
 #include <stdlib.h>
 
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
 #include "lib/grow.h"
+
+#define Z95 1.959963984540054
 
 int llc_timeline_add(struct llc_timeline *t, uint64_t start, uint64_t end, double weight, int32_t llc, int32_t node)
 {
 	if (t->n == t->cap && !GROW(t->v, t->cap, 8))
 		return scx_fail("out of memory");
-	t->v[t->n++] = (struct llc_seg){start, end < start ? start : end, weight, llc, node};
+	t->v[t->n++] = (struct llc_seg){start, end < start ? start : end, weight, 1, llc, node};
+	return 0;
+}
+
+int llc_timeline_add_run(struct llc_timeline *t, uint64_t start, uint64_t end, uint64_t runtime, int32_t llc,
+			 int32_t node)
+{
+	if (llc_timeline_add(t, start, end, (double)runtime, llc, node) < 0)
+		return -1;
+	if (end > start && runtime < end - start)
+		t->v[t->n - 1].fill = (double)runtime / (double)(end - start);
 	return 0;
 }
 
@@ -31,18 +44,36 @@ static int32_t place(const struct llc_seg *s, bool by_node)
 	return by_node ? s->node : s->llc;
 }
 
-double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known)
+/*
+ * i's cross weight in one span of weight w and fill f (the share of the
+ * span i ran) when j's place is other than i's for a share c of the span:
+ * i's runtime is anywhere in the span, so between max(0, c - (1 - f)) / f
+ * and min(c, f) / f of w.
+ */
+void llc_est_span_bounds(double w, double f, double c, double *lo, double *hi)
 {
-	double cross = 0, kn = 0;
+	if (f >= 1) {
+		*lo += w * c;
+		*hi += w * c;
+		return;
+	}
+	*lo += c - (1 - f) > 0 ? w * (c - (1 - f)) / f : 0;
+	*hi += w * (c < f ? c / f : 1);
+}
+
+double llc_est_pcross_bounds(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known,
+			     double *plo, double *phi)
+{
+	double cross = 0, kn = 0, clo = 0, chi = 0;
 	size_t a, k = 0;
 
-	*known = 0;
+	*known = *plo = *phi = 0;
 	if (!j->n)
 		return 0;
 	for (a = 0; a < i->n; a++) {
 		const struct llc_seg *s = &i->v[a];
 		uint64_t t = s->start;
-		double dens;
+		double dens, sc = 0, sk = 0;
 
 		if (s->end == s->start) { /* all its weight at one instant */
 			while (k + 1 < j->n && j->v[k + 1].start <= t)
@@ -50,7 +81,11 @@ double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j
 			if (j->v[0].start > t)
 				continue;
 			kn += s->weight;
-			cross += place(&j->v[k], by_node) != place(s, by_node) ? s->weight : 0;
+			if (place(&j->v[k], by_node) != place(s, by_node)) {
+				cross += s->weight;
+				clo += s->weight;
+				chi += s->weight;
+			}
 			continue;
 		}
 		dens = s->weight / (double)(s->end - s->start);
@@ -64,18 +99,42 @@ double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j
 				k++;
 			next = k + 1 < j->n && j->v[k + 1].start < s->end ? j->v[k + 1].start : s->end;
 			w = dens * (double)(next - t);
-			kn += w;
+			sk += w;
 			if (place(&j->v[k], by_node) != place(s, by_node))
-				cross += w;
+				sc += w;
 			t = next;
 		}
+		kn += sk;
+		cross += sc;
+		if (sk > 0)
+			llc_est_span_bounds(sk, s->fill, sc / sk, &clo, &chi);
 	}
 	*known = kn;
-	return kn > 0 ? cross / kn : 0;
+	if (kn <= 0)
+		return 0;
+	*plo = clo / kn;
+	*phi = chi / kn > 1 ? 1 : chi / kn;
+	if (*plo > cross / kn)
+		*plo = cross / kn;
+	if (*phi < cross / kn)
+		*phi = cross / kn;
+	return cross / kn;
 }
 
-static void dir(const double *n, const struct llc_est_sums *si, size_t i, size_t j, double s_ij, double lo_ij, double hi_ij,
-		double s_ji, double lo_ji, double hi_ji, struct llc_est_dir *o)
+double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known)
+{
+	double lo, hi;
+
+	return llc_est_pcross_bounds(i, j, by_node, known, &lo, &hi);
+}
+
+double llc_est_point_s(double s, double lo, double hi, bool decided)
+{
+	return decided ? s : (lo + hi) / 2;
+}
+
+void llc_est_dir(double n_i, double n_j, const struct llc_est_sums *si, size_t i, size_t j, double s_ij, double lo_ij,
+		 double hi_ij, double s_ji, double lo_ji, double hi_ji, struct llc_est_dir *o)
 {
 	double w, wlo, whi, rest_hi, rest_lo;
 
@@ -84,47 +143,61 @@ static void dir(const double *n, const struct llc_est_sums *si, size_t i, size_t
 	if (si->partners == 1) {
 		w = wlo = whi = 1; /* the only other thread on i's shared data */
 	} else {
-		double mine = n[j] * s_ji;
+		double mine = n_j * s_ji;
 
 		w = si->d > 0 ? mine / si->d : (s_ij > 0 && si->positive ? 1.0 / (double)si->positive : 0);
-		rest_hi = si->hi - n[j] * hi_ji;
-		rest_lo = si->lo - n[j] * lo_ji;
-		wlo = n[j] * lo_ji + rest_hi > 0 ? n[j] * lo_ji / (n[j] * lo_ji + rest_hi) : 0;
-		whi = n[j] * hi_ji + (rest_lo > 0 ? rest_lo : 0) > 0 ? n[j] * hi_ji / (n[j] * hi_ji + (rest_lo > 0 ? rest_lo : 0))
+		rest_hi = si->hi - n_j * hi_ji;
+		rest_lo = si->lo - n_j * lo_ji;
+		wlo = n_j * lo_ji + rest_hi > 0 ? n_j * lo_ji / (n_j * lo_ji + rest_hi) : 0;
+		whi = n_j * hi_ji + (rest_lo > 0 ? rest_lo : 0) > 0 ? n_j * hi_ji / (n_j * hi_ji + (rest_lo > 0 ? rest_lo : 0))
 								  : 1;
 		if (w < wlo)
 			w = wlo;
 		if (w > whi)
 			w = whi;
 	}
-	o->w = n[i] * s_ij * w;
-	o->lo = n[i] * lo_ij * wlo;
-	o->hi = n[i] * hi_ij * whi;
+	o->w = n_i * s_ij * w;
+	o->lo = n_i * lo_ij * wlo;
+	o->hi = n_i * hi_ij * whi;
+}
+
+/* The point's shares of pair q: a's side and b's (llc_est_point_s). */
+static void point_s(const struct llc_est_pair *q, double *ab, double *ba)
+{
+	bool decided = q->shared || q->apart;
+
+	*ab = llc_est_point_s(q->s_ab, q->lo_ab, q->hi_ab, decided);
+	*ba = llc_est_point_s(q->s_ba, q->lo_ba, q->hi_ba, decided);
 }
 
 void llc_est_sums(const double *n, const struct llc_est_pair *p, size_t np, struct llc_est_sums *s)
 {
 	for (size_t k = 0; k < np; k++) {
 		const struct llc_est_pair *q = &p[k];
+		double ab, ba;
 
-		s[q->a].d += n[q->b] * q->s_ba;
+		point_s(q, &ab, &ba);
+		s[q->a].d += n[q->b] * ba;
 		s[q->a].lo += n[q->b] * q->lo_ba;
 		s[q->a].hi += n[q->b] * q->hi_ba;
 		s[q->a].partners++;
-		s[q->a].positive += q->s_ab > 0;
-		s[q->b].d += n[q->a] * q->s_ab;
+		s[q->a].positive += ab > 0;
+		s[q->b].d += n[q->a] * ab;
 		s[q->b].lo += n[q->a] * q->lo_ab;
 		s[q->b].hi += n[q->a] * q->hi_ab;
 		s[q->b].partners++;
-		s[q->b].positive += q->s_ba > 0;
+		s[q->b].positive += ba > 0;
 	}
 }
 
 void llc_est_pair_dirs(const double *n, const struct llc_est_sums *s, const struct llc_est_pair *q,
 		       struct llc_est_dir out[2])
 {
-	dir(n, &s[q->a], q->a, q->b, q->s_ab, q->lo_ab, q->hi_ab, q->s_ba, q->lo_ba, q->hi_ba, &out[0]);
-	dir(n, &s[q->b], q->b, q->a, q->s_ba, q->lo_ba, q->hi_ba, q->s_ab, q->lo_ab, q->hi_ab, &out[1]);
+	double ab, ba;
+
+	point_s(q, &ab, &ba);
+	llc_est_dir(n[q->a], n[q->b], &s[q->a], q->a, q->b, ab, q->lo_ab, q->hi_ab, ba, q->lo_ba, q->hi_ba, &out[0]);
+	llc_est_dir(n[q->b], n[q->a], &s[q->b], q->b, q->a, ba, q->lo_ba, q->hi_ba, ab, q->lo_ab, q->hi_ab, &out[1]);
 	out[0].shared = out[1].shared = q->shared;
 	out[0].apart = out[1].apart = q->apart;
 }
@@ -142,6 +215,25 @@ int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, si
 	return 0;
 }
 
+const char *llc_est_why_name(enum llc_est_why why)
+{
+	return why == LLC_WHY_UNDECIDED ? "undecided" : why == LLC_WHY_WIDE ? "wide" : why == LLC_WHY_FIRST_TOUCH ? "first_touch" : NULL;
+}
+
+const char *llc_est_why_text(enum llc_est_why why)
+{
+	switch (why) {
+	case LLC_WHY_UNDECIDED:
+		return "no pair of its threads is decided shared";
+	case LLC_WHY_WIDE:
+		return "pairs that cannot tell leave the interval wider than 50 points";
+	case LLC_WHY_FIRST_TOUCH:
+		return "first-touch samples do not weigh the pairs, and the weights decide it";
+	default:
+		return "";
+	}
+}
+
 /* Terms are gathered by P into this many buckets for the interval (P within 1/LLC_EST_BUCKETS). */
 #define LLC_EST_BUCKETS 4096
 
@@ -149,54 +241,44 @@ struct bucket {
 	double lo, hi, lop, hip;
 };
 
-void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_undecided, struct llc_est_fig *out)
+/*
+ * The lowest (highest) weighted mean over weights within [lo, hi] and P
+ * at its low (high) bound: the lowest puts the high weights on the k
+ * lowest P and the low ones on the rest, the highest the other way round,
+ * for some k. Terms are taken by bucket of P, so the order within one
+ * (1/4096 wide) is not searched. -1 on OOM.
+ */
+static double extreme(const struct llc_est_term *t, size_t n, bool highest)
 {
-	double sw = 0, swp = 0, slo = 0, shi = 0, slop = 0, ship = 0, hk = 0, hpk = 0, lk = 0, lpk = 0;
-	double lo = 1, hi = 0;
-	struct bucket *b;
+	double slo = 0, shi = 0, slop = 0, ship = 0, hk = 0, hpk = 0, lk = 0, lpk = 0, best = highest ? 0 : 1;
+	struct bucket *b = calloc(LLC_EST_BUCKETS + 1, sizeof(*b));
 	size_t k;
 
-	*out = (struct llc_est_fig){LLC_EST_NONE, 0, 0, 0, 0};
+	if (!b)
+		return -1;
 	for (k = 0; k < n; k++) {
-		sw += t[k].w;
-		swp += t[k].w * t[k].p;
-		slo += t[k].lo;
-		slop += t[k].lo * t[k].p;
-		shi += t[k].hi;
-		ship += t[k].hi * t[k].p;
-	}
-	out->weight = sw;
-	if (shi <= 0 || (!any_shared && !any_undecided))
-		return;
-	if (!(b = calloc(LLC_EST_BUCKETS + 1, sizeof(*b)))) { /* no interval without memory: the widest */
-		lo = 0;
-		hi = 1;
-		goto point;
-	}
-	for (k = 0; k < n; k++) {
-		double p = t[k].p < 0 ? 0 : t[k].p > 1 ? 1 : t[k].p;
-		struct bucket *x = &b[(size_t)(p * LLC_EST_BUCKETS)];
+		double p = highest ? t[k].phi : t[k].plo;
+		struct bucket *x;
 
+		p = p < 0 ? 0 : p > 1 ? 1 : p;
+		x = &b[(size_t)(p * LLC_EST_BUCKETS)];
 		x->lo += t[k].lo;
 		x->hi += t[k].hi;
-		x->lop += t[k].lo * t[k].p;
-		x->hip += t[k].hi * t[k].p;
+		x->lop += t[k].lo * p;
+		x->hip += t[k].hi * p;
+		slo += t[k].lo;
+		slop += t[k].lo * p;
+		shi += t[k].hi;
+		ship += t[k].hi * p;
 	}
-	/*
-	 * The extreme weighted means over weights within [lo, hi]: the lowest
-	 * puts the high weights on the k lowest P and the low ones on the rest,
-	 * the highest the other way round, for some k (hk, hpk: the sums of hi
-	 * and hi x P over the k lowest; lk, lpk: of lo). Terms are taken by
-	 * bucket of P, so the order within one (1/4096 wide) is not searched.
-	 */
 	for (k = 0; k <= LLC_EST_BUCKETS + 1; k++) {
 		double dmin = hk + (slo - lk), nmin = hpk + (slop - lpk);
 		double dmax = lk + (shi - hk), nmax = lpk + (ship - hpk);
 
-		if (dmin > 0 && nmin / dmin < lo)
-			lo = nmin / dmin;
-		if (dmax > 0 && nmax / dmax > hi)
-			hi = nmax / dmax;
+		if (!highest && dmin > 0 && nmin / dmin < best)
+			best = nmin / dmin;
+		if (highest && dmax > 0 && nmax / dmax > best)
+			best = nmax / dmax;
 		if (k == LLC_EST_BUCKETS + 1)
 			break;
 		hk += b[k].hi;
@@ -205,21 +287,56 @@ void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_
 		lpk += b[k].lop;
 	}
 	free(b);
-point:
+	return best;
+}
+
+void llc_est_figure(struct llc_est_term *t, size_t n, bool any_shared, bool any_undecided, bool first_touch,
+		    struct llc_est_fig *out)
+{
+	double sw = 0, swp = 0, slo = 0, shi = 0, lo, hi;
+	size_t k;
+
+	*out = (struct llc_est_fig){LLC_EST_NONE, LLC_WHY_NONE, 0, 0, 0, 0};
+	for (k = 0; k < n; k++) {
+		if (t[k].plo > t[k].p)
+			t[k].plo = t[k].p;
+		if (t[k].phi < t[k].p)
+			t[k].phi = t[k].p;
+		if (first_touch) /* a first touch's count is no access rate: the weight is anywhere up to its high bound */
+			t[k].lo = 0;
+		sw += t[k].w;
+		swp += t[k].w * t[k].p;
+		slo += t[k].lo;
+		shi += t[k].hi;
+	}
+	out->weight = sw;
+	if (shi <= 0 || (!any_shared && !any_undecided))
+		return;
+	lo = extreme(t, n, false);
+	hi = extreme(t, n, true);
+	if (lo < 0 || hi < 0) { /* no interval without memory: the widest */
+		lo = 0;
+		hi = 1;
+	}
 	out->low = lo > hi ? hi : lo;
 	out->high = hi;
 	if (out->low < 0)
 		out->low = 0;
 	if (out->high > 1)
 		out->high = 1;
-	if (any_shared && slo > 0 && sw > 0) {
-		out->state = LLC_EST_POINT;
-		out->share = swp / sw;
-		if (out->share < out->low)
-			out->share = out->low;
-		if (out->share > out->high)
-			out->share = out->high;
-	} else {
-		out->state = LLC_EST_TOO_FEW;
+	out->state = LLC_EST_TOO_FEW;
+	if (!any_shared || (slo <= 0 && !first_touch) || sw <= 0) {
+		out->why = LLC_WHY_UNDECIDED;
+		return;
 	}
+	if ((any_undecided || first_touch) && out->high - out->low > LLC_EST_MAX_WIDTH) {
+		out->why = first_touch ? LLC_WHY_FIRST_TOUCH : LLC_WHY_WIDE;
+		return;
+	}
+	out->state = LLC_EST_POINT;
+	out->share = swp / sw;
+	if (out->share < out->low)
+		out->share = out->low;
+	if (out->share > out->high)
+		out->share = out->high;
 }

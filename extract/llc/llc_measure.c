@@ -4,6 +4,7 @@
  */
 #include "extract/llc/llc_measure.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,23 @@
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
+struct line_actor {
+	uint64_t line;
+	uint32_t actor;
+};
+
 /* One direction i -> j as a term of the four figures, with i's scope (kept small: one per direction). */
 struct dterm {
 	int32_t scope, cell;
 	float w, lo, hi;
 	float p[4]; /* llc measured, llc predicted, node measured, node predicted */
+	float plo[4], phi[4]; /* P's bounds (the timelines' spans; predicted: exact) */
 	bool shared, apart;
+};
+
+/* A region sampled by more than LLC_LINE_MAX_THREADS threads: its actors in la[start, end) of ctx->rla. */
+struct big_region {
+	size_t start, end;
 };
 
 struct ctx {
@@ -35,6 +47,10 @@ struct ctx {
 	struct llc_timeline *tl;   /* per actor */
 	struct dterm *terms;
 	size_t nterms;
+	struct line_actor *rla;    /* (region, actor), sorted */
+	double *rn, *rrep;         /* per rla entry of a big region: its samples there, and its repeats */
+	struct big_region *big;
+	size_t nbig;
 };
 
 static const struct llc_share *sort_s;
@@ -94,11 +110,6 @@ static int evidence(struct ctx *c)
  */
 #define LLC_LINE_MAX_THREADS 64
 
-struct line_actor {
-	uint64_t line;
-	uint32_t actor;
-};
-
 static int by_line(const void *x, const void *y)
 {
 	const struct line_actor *a = x, *b = y;
@@ -137,18 +148,29 @@ static void estimate(struct ctx *c, size_t a, size_t b)
 /*
  * Every pair of actors (different threads) within one group of la[0..nla)
  * (sorted by key) of at most LLC_LINE_MAX_THREADS actors into seen; *n
- * counts the new ones. -1 on OOM.
+ * counts the new ones; with regions, the larger groups into c->big. -1 on
+ * OOM.
  */
-static int pairs_of_groups(const struct llc_share *s, const struct line_actor *la, size_t nla, struct u64map *seen,
-			   size_t *n)
+static int pairs_of_groups(struct ctx *c, const struct line_actor *la, size_t nla, struct u64map *seen, size_t *n,
+			   bool regions)
 {
+	const struct llc_share *s = c->s;
 	size_t i, g;
 
 	for (g = 0; g < nla; g = i) {
 		for (i = g; i < nla && la[i].line == la[g].line; i++)
 			;
-		if (i - g > LLC_LINE_MAX_THREADS)
+		if (i - g > LLC_LINE_MAX_THREADS) {
+			if (regions) { /* counted in aggregate (aggregates() below) */
+				struct big_region *b = realloc(c->big, (c->nbig + 1) * sizeof(*b));
+
+				if (!b)
+					return scx_fail("out of memory");
+				c->big = b;
+				c->big[c->nbig++] = (struct big_region){g, i};
+			}
 			continue;
+		}
 		for (size_t x = g; x < i; x++)
 			for (size_t y = x + 1; y < i; y++) {
 				uint64_t key = (uint64_t)la[x].actor << 32 | la[y].actor, *slot;
@@ -182,14 +204,27 @@ static size_t line_actors(const struct ctx *c, struct line_actor *la, bool regio
 	return nla;
 }
 
+/* i's samples in region `region` and those of them on a (line, epoch) it was sampled on twice or more. */
+static void region_counts(const struct evidence *e, uint64_t region, double *n, double *rep)
+{
+	*n = *rep = 0;
+	for (size_t k = 0; k < e->n; k++)
+		if (share_rule_region(e->keys[k]) == region) {
+			*n += (double)e->samples[k];
+			*rep += e->samples[k] >= 2 ? (double)e->samples[k] : 0;
+		}
+}
+
 /*
  * The pairs of actors (different threads) sampled on a common line (in any
  * epoch), and those sampled in a common region (a process's memory, a
  * file) of at most LLC_LINE_MAX_THREADS threads, each with its line
  * estimate. A pair in one region without a line in common is not known to
  * share nothing: its estimate is 0 within [0, the bound the line estimate
- * gives without a coincidence], so it weighs nothing in the point but
- * widens the interval (docs/llc-sharing.md "The interval").
+ * gives without a coincidence] and, undecided, it enters the point at the
+ * midpoint (docs/llc-sharing.md "The point"). A larger region names no
+ * pair: its threads are counted against the region's others in aggregate
+ * (aggregates()).
  */
 static int pairs(struct ctx *c)
 {
@@ -204,10 +239,10 @@ static int pairs(struct ctx *c)
 	if (!la)
 		return scx_fail("out of memory");
 	nla = line_actors(c, la, false);
-	if (pairs_of_groups(s, la, nla, &seen, &n) < 0)
+	if (pairs_of_groups(c, la, nla, &seen, &n, false) < 0)
 		goto out;
 	nla = line_actors(c, la, true);
-	if (pairs_of_groups(s, la, nla, &seen, &n) < 0)
+	if (pairs_of_groups(c, la, nla, &seen, &n, true) < 0)
 		goto out;
 	if (!(c->pairs = calloc(n + 1, sizeof(*c->pairs))) || !(keys = malloc((n + 1) * sizeof(*keys)))) {
 		scx_fail("out of memory");
@@ -219,6 +254,17 @@ static int pairs(struct ctx *c)
 	for (i = 0; i < n; i++)
 		estimate(c, keys[i] >> 32, keys[i] & 0xffffffffu);
 	rc = 0;
+	if (c->nbig) { /* keep the (region, actor) list and the members' counts (the keys are freed next) */
+		if (!(c->rn = calloc(nla + 1, sizeof(double))) || !(c->rrep = calloc(nla + 1, sizeof(double)))) {
+			rc = scx_fail("out of memory");
+			goto out;
+		}
+		for (k = 0; k < c->nbig; k++)
+			for (i = c->big[k].start; i < c->big[k].end; i++)
+				region_counts(&c->ev[la[i].actor], la[i].line, &c->rn[i], &c->rrep[i]);
+		c->rla = la;
+		la = NULL;
+	}
 out:
 	free(la);
 	free(keys);
@@ -292,8 +338,8 @@ static int timelines(struct ctx *c)
 		for (i = 0; runs && i < nruns; i++) {
 			int llc = llc_map_llc(c->e->map, runs[i].cpu);
 
-			if (llc >= 0 && llc_timeline_add(&c->tl[a], runs[i].start, runs[i].end, (double)runs[i].runtime, llc,
-							 llc_map_node(c->e->map, runs[i].cpu)) < 0)
+			if (llc >= 0 && llc_timeline_add_run(&c->tl[a], runs[i].start, runs[i].end, runs[i].runtime, llc,
+							     llc_map_node(c->e->map, runs[i].cpu)) < 0)
 				goto fail;
 		}
 		if (c->tl[a].n)
@@ -313,17 +359,230 @@ fail:
 	return -1;
 }
 
-/* The terms: every direction with a weight, P measured from the timelines and predicted from the placement. */
+/* One actor of a big region counted against the region's other actors in aggregate. */
+struct agg {
+	size_t i;            /* actor */
+	double n_rest;       /* the others' samples on data */
+	double mid_i, hi_i;  /* the share of i's accesses on lines the others use: [0, hi_i], midpoint */
+	double mid_r, hi_r;  /* the others' on lines i uses */
+	float p[4], plo[4], phi[4];
+};
+
+/* h x j / (n x r) at no coincidence (the line estimate's high bound for h = 0), capped at 1. */
+static double no_hit_high(double j, double n, double r)
+{
+	double rl = sharing_poisson_low(r, LLC_SHARE_Z95), v;
+
+	if (rl <= 0 || n <= 0)
+		return 1;
+	v = sharing_poisson_high(0, LLC_SHARE_Z95) * j / (n * rl);
+	return v > 1 ? 1 : v;
+}
+
+struct step {
+	uint64_t t;
+	size_t at; /* index of its masses in the mass array */
+};
+
+struct change {
+	uint64_t t;
+	uint32_t member;
+	int32_t place;
+};
+
+static int by_time(const void *x, const void *y)
+{
+	const struct change *a = x, *b = y;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * P of each member k of a big region against the others in aggregate: at
+ * time t, of the others' weight nR (samples in the region) whose last
+ * place is known, the share not on k's place; over k's timeline as
+ * llc_est_pcross does with one partner. The others' places are kept as
+ * masses per place at each change of a member's place, so the cost is the
+ * members' segments plus, per member, the changes within its segments.
+ */
+static int agg_p(struct ctx *c, const struct line_actor *la, size_t nm, const double *nR, bool by_node,
+		 struct agg *out, int slot)
+{
+	size_t places = by_node ? c->e->map->nr_nodes : c->e->map->nr_llcs, nch = 0, ns = 0, k, x;
+	struct change *ch;
+	struct step *st = NULL;
+	double *mass = NULL, *cur = calloc(places + 1, sizeof(double)), known = 0;
+	int32_t *last = malloc((nm + 1) * sizeof(*last));
+	int rc = -1;
+
+	for (k = 0; k < nm; k++)
+		nch += c->tl[la[k].actor].n;
+	ch = malloc((nch + 1) * sizeof(*ch));
+	if (!ch || !cur || !last) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (nch = 0, k = 0; k < nm; k++) {
+		const struct llc_timeline *t = &c->tl[la[k].actor];
+		int32_t prev = -1;
+
+		last[k] = -1;
+		for (x = 0; x < t->n; x++) {
+			int32_t pl = by_node ? t->v[x].node : t->v[x].llc;
+
+			if (pl != prev && pl >= 0 && (size_t)pl < places)
+				ch[nch++] = (struct change){t->v[x].start, (uint32_t)k, pl};
+			prev = pl;
+		}
+	}
+	qsort(ch, nch, sizeof(*ch), by_time);
+	if (!(st = malloc((nch + 1) * sizeof(*st))) || !(mass = malloc((nch + 1) * (places + 1) * sizeof(double)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (x = 0; x < nch;) {
+		uint64_t t = ch[x].t;
+
+		for (; x < nch && ch[x].t == t; x++) {
+			uint32_t m = ch[x].member;
+
+			if (last[m] >= 0)
+				cur[last[m]] -= nR[m];
+			else
+				known += nR[m];
+			cur[ch[x].place] += nR[m];
+			last[m] = ch[x].place;
+		}
+		st[ns] = (struct step){t, ns * (places + 1)};
+		memcpy(&mass[ns * (places + 1)], cur, places * sizeof(double));
+		mass[ns * (places + 1) + places] = known;
+		ns++;
+	}
+	for (k = 0; k < nm; k++) {
+		const struct llc_timeline *t = &c->tl[la[k].actor];
+		double kn = 0, cross = 0, clo = 0, chi = 0;
+		size_t q = 0;
+
+		for (x = 0; x < t->n; x++) {
+			const struct llc_seg *sg = &t->v[x];
+			int32_t pl = by_node ? sg->node : sg->llc;
+			uint64_t u = sg->start;
+			double sk = 0, sc = 0, dens = sg->end > sg->start ? sg->weight / (double)(sg->end - sg->start) : 0;
+
+			if (pl < 0 || (size_t)pl >= places)
+				continue;
+			while (q + 1 < ns && st[q + 1].t <= u)
+				q++;
+			do {
+				const double *m = &mass[st[q].at];
+				uint64_t next = q + 1 < ns && st[q + 1].t < sg->end ? st[q + 1].t : sg->end;
+				double others = m[places] - nR[k], w = sg->end > sg->start ? dens * (double)(next - u) : sg->weight;
+
+				if (others > 1e-9 * (m[places] + 1)) {
+					double same = m[pl] - nR[k];
+
+					sk += w;
+					sc += w * (others - (same > 0 ? same : 0)) / others;
+				}
+				u = next;
+				if (u < sg->end)
+					q++;
+			} while (u < sg->end);
+			kn += sk;
+			cross += sc;
+			if (sk > 0)
+				llc_est_span_bounds(sk, sg->fill, sc / sk, &clo, &chi);
+		}
+		out[k].p[slot] = kn > 0 ? (float)(cross / kn) : -1;
+		out[k].plo[slot] = kn > 0 ? (float)(clo / kn) : -1;
+		out[k].phi[slot] = kn > 0 ? (float)(chi / kn) : -1;
+	}
+	rc = 0;
+out:
+	free(ch);
+	free(st);
+	free(mass);
+	free(cur);
+	free(last);
+	return rc;
+}
+
+/*
+ * The members of one big region (la[0..nm), their samples in it nR and
+ * repeats rep) against the others in aggregate into out[0..nm), sums
+ * updated. -1 on OOM.
+ */
+static int aggregates(struct ctx *c, const struct line_actor *la, size_t nm, const double *nR, const double *rep,
+		      struct llc_est_sums *sums, struct agg *out)
+{
+	double N = 0, REP = 0, NL = 0, T[2][64] = {{0}};
+	size_t k;
+
+	for (k = 0; k < nm; k++) {
+		const struct llc_measure_actor *a = &c->act[la[k].actor];
+
+		N += nR[k];
+		REP += rep[k];
+		NL += c->n[la[k].actor];
+		if (a->pllc >= 0 && a->pllc < 64)
+			T[0][a->pllc] += nR[k];
+		if (a->pnode >= 0 && a->pnode < 64)
+			T[1][a->pnode] += nR[k];
+	}
+	for (k = 0; k < nm; k++) {
+		size_t i = la[k].actor;
+		const struct llc_measure_actor *a = &c->act[i];
+		struct agg *g = &out[k];
+		double others = N - nR[k];
+
+		g->i = i;
+		g->n_rest = NL - c->n[i];
+		g->hi_i = no_hit_high(others, c->n[i], REP - rep[k]);
+		g->hi_r = no_hit_high(nR[k], g->n_rest, rep[k]);
+		g->mid_i = llc_est_point_s(0, 0, g->hi_i, false);
+		g->mid_r = llc_est_point_s(0, 0, g->hi_r, false);
+		g->p[1] = others > 0 && a->pllc >= 0 && a->pllc < 64 ? (float)((others - (T[0][a->pllc] - nR[k])) / others) : 0;
+		g->p[3] = others > 0 && a->pnode >= 0 && a->pnode < 64 ? (float)((others - (T[1][a->pnode] - nR[k])) / others)
+								       : 0;
+		g->plo[1] = g->phi[1] = g->p[1];
+		g->plo[3] = g->phi[3] = g->p[3];
+		sums[i].d += g->n_rest * g->mid_r;
+		sums[i].hi += g->n_rest * g->hi_r;
+		sums[i].partners++;
+		sums[i].positive += g->mid_i > 0;
+	}
+	if (agg_p(c, la, nm, nR, false, out, 0) < 0 || agg_p(c, la, nm, nR, true, out, 2) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The terms: every direction with a weight, P measured from the timelines
+ * and predicted from the placement; and each member of a big region
+ * against the region's others in aggregate.
+ */
 static int terms(struct ctx *c)
 {
 	struct llc_est_sums *sums = calloc(c->s->nr_actors + 1, sizeof(*sums));
-	size_t k, x;
+	struct agg *ag = NULL;
+	size_t k, x, nag = 0;
+	int rc = -1;
 
-	if (!sums || !(c->terms = calloc(2 * c->np + 1, sizeof(*c->terms)))) {
-		free(sums);
-		return scx_fail("out of memory");
+	for (k = 0; k < c->nbig; k++)
+		nag += c->big[k].end - c->big[k].start;
+	if (!sums || !(c->terms = calloc(2 * c->np + nag + 1, sizeof(*c->terms))) ||
+	    !(ag = calloc(nag + 1, sizeof(*ag)))) {
+		scx_fail("out of memory");
+		goto out;
 	}
 	llc_est_sums(c->n, c->pairs, c->np, sums);
+	for (k = 0, nag = 0; k < c->nbig; k++) {
+		size_t b0 = c->big[k].start;
+
+		if (aggregates(c, &c->rla[b0], c->big[k].end - b0, &c->rn[b0], &c->rrep[b0], sums, &ag[nag]) < 0)
+			goto out;
+		nag += c->big[k].end - c->big[k].start;
+	}
 	for (k = 0; k < c->np; k++) {
 		struct llc_est_dir dirs[2];
 
@@ -332,26 +591,50 @@ static int terms(struct ctx *c)
 			const struct llc_est_dir *d = &dirs[x];
 			const struct llc_measure_actor *ai = &c->act[d->i], *aj = &c->act[d->j];
 			struct dterm *t = &c->terms[c->nterms];
-			double known, known_node, p_llc, p_node;
+			double known, known_node, p_llc, p_node, lo_llc, hi_llc, lo_node, hi_node;
 
 			if (d->hi <= 0)
 				continue;
-			p_llc = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], false, &known);
+			p_llc = llc_est_pcross_bounds(&c->tl[d->i], &c->tl[d->j], false, &known, &lo_llc, &hi_llc);
 			if (known <= 0) /* no time when both places are known: not in any figure */
 				continue;
-			p_node = llc_est_pcross(&c->tl[d->i], &c->tl[d->j], true, &known_node);
+			p_node = llc_est_pcross_bounds(&c->tl[d->i], &c->tl[d->j], true, &known_node, &lo_node, &hi_node);
 			*t = (struct dterm){(int32_t)ai->scope, (int32_t)ai->cell, (float)d->w, (float)d->lo, (float)d->hi,
 					    {(float)p_llc, ai->pllc != aj->pllc, (float)p_node, ai->pnode != aj->pnode},
+					    {(float)lo_llc, ai->pllc != aj->pllc, (float)lo_node, ai->pnode != aj->pnode},
+					    {(float)hi_llc, ai->pllc != aj->pllc, (float)hi_node, ai->pnode != aj->pnode},
 					    d->shared, d->apart};
 			c->nterms++;
 		}
 	}
+	for (k = 0; k < nag; k++) {
+		const struct agg *g = &ag[k];
+		const struct llc_measure_actor *ai = &c->act[g->i];
+		struct llc_est_dir d;
+		struct dterm *t = &c->terms[c->nterms];
+
+		llc_est_dir(c->n[g->i], g->n_rest, &sums[g->i], g->i, g->i, g->mid_i, 0, g->hi_i, g->mid_r, 0, g->hi_r, &d);
+		if (d.hi <= 0 || g->p[0] < 0) /* no time when the others' places are known */
+			continue;
+		*t = (struct dterm){(int32_t)ai->scope, (int32_t)ai->cell, (float)d.w, (float)d.lo, (float)d.hi,
+				    {0}, {0}, {0}, false, false};
+		memcpy(t->p, g->p, sizeof(t->p));
+		memcpy(t->plo, g->plo, sizeof(t->plo));
+		memcpy(t->phi, g->phi, sizeof(t->phi));
+		for (x = 0; x < 4; x++)
+			if (t->p[x] < 0) /* node: no time known (cannot be, with LLCs known): nothing crosses */
+				t->p[x] = t->plo[x] = t->phi[x] = 0;
+		c->nterms++;
+	}
+	rc = 0;
+out:
 	free(sums);
-	return 0;
+	free(ag);
+	return rc;
 }
 
 /* The figures of the terms v[0..n) (pointers into c->terms) into f. -1 on OOM. */
-static int figure(const struct dterm *const *v, size_t n, struct llc_share_fig *f)
+static int figure(const struct dterm *const *v, size_t n, bool first_touch, struct llc_share_fig *f)
 {
 	struct llc_est_term *t = malloc((n + 1) * sizeof(*t));
 	struct llc_est_fig *out[4] = {&f->llc_measured, &f->llc_predicted, &f->node_measured, &f->node_predicted};
@@ -369,8 +652,8 @@ static int figure(const struct dterm *const *v, size_t n, struct llc_share_fig *
 	}
 	for (k = 0; k < 4; k++) {
 		for (i = 0; i < n; i++)
-			t[i] = (struct llc_est_term){v[i]->w, v[i]->lo, v[i]->hi, v[i]->p[k]};
-		llc_est_figure(t, n, shared, undecided, out[k]);
+			t[i] = (struct llc_est_term){v[i]->w, v[i]->lo, v[i]->hi, v[i]->p[k], v[i]->plo[k], v[i]->phi[k]};
+		llc_est_figure(t, n, shared, undecided, first_touch, out[k]);
 	}
 	f->shared = f->llc_measured.weight;
 	free(t);
@@ -397,8 +680,8 @@ static int by_sort_key(const void *x, const void *y)
 }
 
 /* The figures of every scope (subs or cells, by key) out of v, sorted by key; scope i's into f(i). */
-static int figures_by(const struct dterm **v, size_t n, long (*key)(const struct dterm *), struct llc_share_scope *sc,
-		      size_t nsc)
+static int figures_by(const struct dterm **v, size_t n, long (*key)(const struct dterm *), bool first_touch,
+		      struct llc_share_scope *sc, size_t nsc)
 {
 	size_t i, g;
 
@@ -409,7 +692,7 @@ static int figures_by(const struct dterm **v, size_t n, long (*key)(const struct
 
 		for (i = g; i < n && key(v[i]) == k; i++)
 			;
-		if (k >= 0 && (size_t)k < nsc && figure(&v[g], i - g, &sc[k].f) < 0)
+		if (k >= 0 && (size_t)k < nsc && figure(&v[g], i - g, first_touch, &sc[k].f) < 0)
 			return -1;
 	}
 	return 0;
@@ -451,8 +734,9 @@ int llc_measure(const struct llc_share *s, const struct llc_share_eval *e, const
 	}
 	for (i = 0; i < c.nterms; i++)
 		v[i] = &c.terms[i];
-	if (figure(v, c.nterms, &r->total) < 0 || figures_by(v, c.nterms, key_scope, r->subs, r->nr_subs) < 0 ||
-	    figures_by(v, c.nterms, key_cell, r->cells, r->nr_cells) < 0)
+	if (figure(v, c.nterms, r->first_touch, &r->total) < 0 ||
+	    figures_by(v, c.nterms, key_scope, r->first_touch, r->subs, r->nr_subs) < 0 ||
+	    figures_by(v, c.nterms, key_cell, r->first_touch, r->cells, r->nr_cells) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -465,6 +749,10 @@ out:
 	free(c.n);
 	free(c.pairs);
 	free(c.terms);
+	free(c.rla);
+	free(c.rn);
+	free(c.rrep);
+	free(c.big);
 	for (a = 0; c.tl && a < s->nr_actors; a++)
 		llc_timeline_free(&c.tl[a]);
 	free(c.tl);

@@ -15,7 +15,8 @@ const char *llc_share_fig_text(char *buf, size_t len, const struct llc_est_fig *
 	if (g->state == LLC_EST_POINT)
 		snprintf(buf, len, "%.1f%% (95%% %.1f-%.1f%%)", g->share * 100, g->low * 100, g->high * 100);
 	else if (g->state == LLC_EST_TOO_FEW)
-		snprintf(buf, len, "too few to say (%.1f-%.1f%% if anything is shared)", g->low * 100, g->high * 100);
+		snprintf(buf, len, "too few to say (%.1f-%.1f%% if anything is shared: %s)", g->low * 100, g->high * 100,
+			 llc_est_why_text(g->why));
 	else
 		snprintf(buf, len, "-");
 	return buf;
@@ -129,6 +130,11 @@ static void json_est(struct jsonw *w, const char *key, const struct llc_est_fig 
 	json_num_or_null(w, "share", g->state == LLC_EST_POINT, g->share);
 	json_num_or_null(w, "low", g->state != LLC_EST_NONE, g->low);
 	json_num_or_null(w, "high", g->state != LLC_EST_NONE, g->high);
+	jsonw_key(w, "why");
+	if (g->state == LLC_EST_TOO_FEW && llc_est_why_name(g->why))
+		jsonw_str(w, llc_est_why_name(g->why));
+	else
+		jsonw_null(w);
 	jsonw_obj_close(w);
 }
 
@@ -176,7 +182,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	size_t i, c;
 
 	jsonw_file_open(&w);
-	jsonw_kv_u64(&w, "version", 2);
+	jsonw_kv_u64(&w, "version", 3);
 	jsonw_key(&w, "topology");
 	jsonw_obj_open(&w);
 	jsonw_kv_str(&w, "source", m->source);

@@ -13,7 +13,13 @@
 #   - recordings made here of the workload generator with a topology that
 #     puts cpu0 and cpu1 in two LLCs (--topology): sharing threads pinned
 #     apart give ~100% and pinned together ~0%, or "too few to say" (the
-#     page-fault backend's first touches), never another figure.
+#     page-fault backend's first touches), never another figure; and the
+#     known-truth workload (tests/workloads/llc-truth -z: its pages fault
+#     again every 50 ms) with the page-fault backend, one thread
+#     alternating LLCs every 500 ms and three threads over two LLCs: a
+#     decided figure must be the schedule's value (bench/llc_truth_sched.py,
+#     from the recording's scheduling stream), else "too few to say" with
+#     bounds that hold it.
 # record samples every page fault of the host: it runs in a session of its
 # own at autogroup nice -20 (lib.sh's own_session), so that another test's
 # fault storm does not overflow its ring; a recording with no figure is made
@@ -67,7 +73,7 @@ check "synthetic apart: timelines from the scheduling trace" grep -q "^  timelin
 check "synthetic apart: the sidecar's subcell, gain and counts" python3 - "$S/llc.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == 2 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
+assert d["version"] == 3 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
 assert d["samples"]["total"] == 9000 and d["samples"]["measured"] == 9000 and d["samples"]["no_cpu"] == 0, d["samples"]
 assert d["timelines"] == {"sched": 3, "samples": 0, "none": 0} and d["demand"] == "runtime" and d["first_touch"] is False
 a = {c["name"]: c for c in d["cells"]}["allotment"]
@@ -236,3 +242,56 @@ attempt planted "planted alpha+beta unpinned: merged, and predicted on one LLC (
 	alpha:2:A:$CG beta:2:A:$CG gamma:2::$CG delta:2::$CG
 attempt negative "nothing shared (one thread per private region): no gain predicted" \
 	gamma:1::$CG delta:1::$CG
+
+# --- the known-truth workload with the page-fault backend (issue 27) ---
+TRUTH="$TOP/$BUILD/workloads/llc-truth"
+# record_truth NAME THREAD...: llc-truth -z 50 in $CG, page-fault backend, process, extract (as record_llc)
+record_truth() {
+	local name=$1 d="$WORK/$1"; shift
+	rm -rf "$d"; mkdir -p "$d"
+	"$SCXPROF" record -t 30 --backend page-fault -o "$d/prof" -- sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' \
+		"$cg2/$CG" "$TRUTH" -d 3 -u 40 -P 1000 -z 50 "$@" >"$d/record.log" 2>&1 &&
+		"$SCXPROF" process --no-perfetto -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
+		"$SCXPROF" extract mem -v --topology "$WORK/split.json" --workload-allotment-cgroup-regex "$ALLOT" \
+			--llc-json "$d/llc.json" -f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" &&
+		LLC_CGROUP="workload-tw-llc-$$" python3 "$TOP/bench/llc_truth_sched.py" "$d/prof.out" >"$d/schedule" 2>&1
+}
+# judge_truth NAME: the allotment cell's measured figure against the schedule's value; exit 3: no figure
+judge_truth() {
+	python3 - "$WORK/$1/llc.json" "$WORK/$1/schedule" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+m = re.search(r"^schedule: ([0-9.]+)%", open(sys.argv[2]).read(), re.M)
+if not m: sys.exit(3)  # no sampled thread of the workload: nothing to judge
+want = float(m.group(1)) / 100
+a = {c["name"]: c for c in d["cells"]}.get("allotment")
+if a is None: sys.exit(3)
+f = a["measured"]["llc"]
+if f["state"] == "none": sys.exit(3)
+assert d["first_touch"] is True, "page-fault samples are first touches"
+assert f["low"] - 5e-4 <= want <= f["high"] + 5e-4, ("the bounds miss the schedule's value", want, f)
+if f["state"] == "point":  # decided: the definition's value, not another figure
+    assert abs(f["share"] - want) <= 0.05, ("a decided figure that disagrees", want, f)
+else:
+    assert f["why"] is not None, f
+print("schedule %.3f, figure %s" % (want, f))
+PY
+}
+attempt_truth() {
+	local name=$1 what=$2 i rc out; shift 2
+	for i in 1 2 3; do
+		if ! record_truth "$name" "$@"; then
+			fail "recorded: $what" "record/process/extract failed: $(tail -n 3 "$WORK/$name"/*.log "$WORK/$name/err" 2>/dev/null | tr '\n' ' ')"
+			return
+		fi
+		out=$(judge_truth "$name" 2>&1); rc=$?
+		[ $rc -eq 3 ] && continue
+		if [ $rc -eq 0 ]; then pass "recorded: $what"; else fail "recorded: $what" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"; fi
+		return
+	done
+	fail "recorded: $what" "3 recordings without a figure: $(grep -h -m1 -E 'lost|WARNING' "$WORK/$name/record.log" | tr '\n' ' ')"
+}
+attempt_truth pf_alternating "page faults, one thread alternating LLCs every 500 ms: the schedule's value, or cannot tell" \
+	alpha-0:0 beta-0:0/1@0.5
+attempt_truth pf_three "page faults, three threads over two LLCs: the schedule's value, or cannot tell" \
+	alpha-0:0 beta-0:0 gamma-0:1

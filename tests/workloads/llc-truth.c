@@ -5,7 +5,7 @@
  * figure's true value under a topology that puts each CPU in an LLC of its
  * own, is known.
  *
- * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE]
+ * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-z MS] [-R READYFILE]
  *                  [-G CGROUP_PROCS] THREAD... [+ THREAD...]
  *   THREAD = NAME             unpinned (the scheduler, or `scxprof place`, decides)
  *          | NAME:CPU         pinned to CPU the whole run
@@ -32,6 +32,12 @@
  * region in from the first thread's CPU), so they never run elsewhere.
  * -u PCT: each thread works PCT% of every 10 ms and sleeps the rest
  * (default 100), so its CPU demand is at most PCT/100 of a CPU.
+ * -z MS (rw): every MS ms the first thread drops the region's page-table
+ *   entries in its process (MADV_DONTNEED; the shared memory keeps its
+ *   data), so the next touch of each page faults again: page faults (the
+ *   page-fault backend's samples) from whichever thread touches a page
+ *   first, on the same placements. Their counts are first touches, not
+ *   access rates.
  * With -R, READYFILE is created once every thread runs (where it was
  * pinned), holding the process's pid (and the second process's). Exits 0
  * after SECONDS (default 5).
@@ -93,6 +99,7 @@ static double now(void)
 }
 
 static int busy_pct = 100;
+static long drop_ms; /* -z */
 
 /* -u: sleep out the rest of the 10 ms slice once PCT% of it was spent working. */
 static void duty(double *slice)
@@ -138,7 +145,7 @@ static void rw_loop(struct thread *th, double t0)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(th->index + 1), sum = 0;
 	int on = th->cpu_a;
-	double slice = t0;
+	double slice = t0, dropped = t0;
 
 	while (now() < t_end) {
 		int want = cpu_at(th, now(), t0), i;
@@ -146,6 +153,11 @@ static void rw_loop(struct thread *th, double t0)
 		if (want >= 0 && want != on)
 			pin(on = want);
 		duty(&slice);
+		if (drop_ms && th->index == 0 && now() - dropped >= (double)drop_ms * 1e-3) {
+			if (madvise(region, words * 8, MADV_DONTNEED) < 0)
+				die("madvise");
+			dropped = now();
+		}
 		for (i = 0; i < 4096; i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
@@ -320,7 +332,7 @@ int main(int argc, char **argv)
 	int opt, i, fds[2];
 	pid_t pid = 0;
 
-	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:G:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:G:z:")) != -1) {
 		switch (opt) {
 		case 'd': seconds = atof(optarg); break;
 		case 'm':
@@ -334,6 +346,7 @@ int main(int argc, char **argv)
 		case 'k': ring = !strcmp(optarg, "ring"); if (!ring && strcmp(optarg, "rw")) goto usage; break;
 		case 'R': ready = optarg; break;
 		case 'u': busy_pct = atoi(optarg); break;
+		case 'z': drop_ms = atol(optarg); break;
 		case 'G': procs = optarg; break;
 		default: goto usage;
 		}
@@ -346,7 +359,8 @@ int main(int argc, char **argv)
 		else
 			parse_thread(argv[i]);
 	}
-	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || (ring && nr_threads < 2) ||
+	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || drop_ms < 0 ||
+	    (ring && nr_threads < 2) ||
 	    split == nr_threads || (split >= 0 && ring) || (procs && split < 0))
 		goto usage;
 	words = (size_t)kib << 7; /* KiB / 8 bytes */
@@ -391,7 +405,7 @@ int main(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 	return 0;
 usage:
-	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-R READYFILE]\n"
+	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-z MS] [-R READYFILE]\n"
 			"                 [-G CGROUP_PROCS] THREAD... [+ THREAD...]\n"
 			"  THREAD = NAME | NAME:CPU | NAME:A/B[@DUTY]; threads after + run in a second process (rw)\n");
 	return 2;
