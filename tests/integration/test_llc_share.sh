@@ -14,8 +14,8 @@
 #     puts cpu0 and cpu1 in two LLCs (--topology): sharing threads pinned
 #     apart give ~100% and pinned together ~0%, or "too few to say" (the
 #     page-fault backend's first touches), never another figure; and the
-#     known-truth workload (tests/workloads/llc-truth -z: its pages fault
-#     again every 50 ms) with the page-fault backend, one thread
+#     known-truth workload (tests/workloads/llc-truth -z: its 1 MiB faults
+#     again every 100 ms) with the page-fault backend, one thread
 #     alternating LLCs every 500 ms and three threads over two LLCs: a
 #     decided figure must be the schedule's value (bench/llc_truth_sched.py,
 #     from the recording's scheduling stream), else "too few to say" with
@@ -245,16 +245,18 @@ attempt negative "nothing shared (one thread per private region): no gain predic
 
 # --- the known-truth workload with the page-fault backend (issue 27) ---
 TRUTH="$TOP/$BUILD/workloads/llc-truth"
-# record_truth NAME THREAD...: llc-truth -z 50 in $CG, page-fault backend, process, extract (as record_llc)
+# record_truth NAME THREAD...: llc-truth -m 1 -z 100 in $CG, page-fault backend, process, extract (as record_llc)
 record_truth() {
 	local name=$1 d="$WORK/$1"; shift
 	rm -rf "$d"; mkdir -p "$d"
 	"$SCXPROF" record -t 30 --backend page-fault -o "$d/prof" -- sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' \
-		"$cg2/$CG" "$TRUTH" -d 3 -u 40 -P 1000 -z 50 "$@" >"$d/record.log" 2>&1 &&
+		"$cg2/$CG" "$TRUTH" -d 3 -u 40 -P 1000 -m 1 -z 100 "$@" >"$d/record.log" 2>&1 &&
 		"$SCXPROF" process --no-perfetto -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
 		"$SCXPROF" extract mem -v --topology "$WORK/split.json" --workload-allotment-cgroup-regex "$ALLOT" \
-			--llc-json "$d/llc.json" -f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" &&
-		LLC_CGROUP="workload-tw-llc-$$" python3 "$TOP/bench/llc_truth_sched.py" "$d/prof.out" >"$d/schedule" 2>&1
+			--llc-json "$d/llc.json" -f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" || return
+	# no "schedule:" line (no sample of the workload's threads survived): judge_truth retries
+	LLC_CGROUP="workload-tw-llc-$$" python3 "$TOP/bench/llc_truth_sched.py" "$d/prof.out" >"$d/schedule" 2>&1
+	return 0
 }
 # judge_truth NAME: the allotment cell's measured figure against the schedule's value; exit 3: no figure
 judge_truth() {
