@@ -4,10 +4,10 @@
  */
 #include "extract/llc/llc_measure.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/llc/llc_region.h"
 #include "extract/llc/share_rule.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
@@ -204,17 +204,6 @@ static size_t line_actors(const struct ctx *c, struct line_actor *la, bool regio
 	return nla;
 }
 
-/* i's samples in region `region` and those of them on a (line, epoch) it was sampled on twice or more. */
-static void region_counts(const struct evidence *e, uint64_t region, double *n, double *rep)
-{
-	*n = *rep = 0;
-	for (size_t k = 0; k < e->n; k++)
-		if (share_rule_region(e->keys[k]) == region) {
-			*n += (double)e->samples[k];
-			*rep += e->samples[k] >= 2 ? (double)e->samples[k] : 0;
-		}
-}
-
 /*
  * The pairs of actors (different threads) sampled on a common line (in any
  * epoch), and those sampled in a common region (a process's memory, a
@@ -224,7 +213,7 @@ static void region_counts(const struct evidence *e, uint64_t region, double *n, 
  * gives without a coincidence] and, undecided, it enters the point at the
  * midpoint (docs/llc-sharing.md "The point"). A larger region names no
  * pair: its threads are counted against the region's others in aggregate
- * (aggregates()).
+ * (llc_region.h).
  */
 static int pairs(struct ctx *c)
 {
@@ -261,7 +250,7 @@ static int pairs(struct ctx *c)
 		}
 		for (k = 0; k < c->nbig; k++)
 			for (i = c->big[k].start; i < c->big[k].end; i++)
-				region_counts(&c->ev[la[i].actor], la[i].line, &c->rn[i], &c->rrep[i]);
+				llc_region_counts(&c->ev[la[i].actor], la[i].line, &c->rn[i], &c->rrep[i]);
 		c->rla = la;
 		la = NULL;
 	}
@@ -359,203 +348,6 @@ fail:
 	return -1;
 }
 
-/* One actor of a big region counted against the region's other actors in aggregate. */
-struct agg {
-	size_t i;            /* actor */
-	double n_rest;       /* the others' samples on data */
-	double mid_i, hi_i;  /* the share of i's accesses on lines the others use: [0, hi_i], midpoint */
-	double mid_r, hi_r;  /* the others' on lines i uses */
-	float p[4], plo[4], phi[4];
-};
-
-/* h x j / (n x r) at no coincidence (the line estimate's high bound for h = 0), capped at 1. */
-static double no_hit_high(double j, double n, double r)
-{
-	double rl = sharing_poisson_low(r, LLC_SHARE_Z95), v;
-
-	if (rl <= 0 || n <= 0)
-		return 1;
-	v = sharing_poisson_high(0, LLC_SHARE_Z95) * j / (n * rl);
-	return v > 1 ? 1 : v;
-}
-
-struct step {
-	uint64_t t;
-	size_t at; /* index of its masses in the mass array */
-};
-
-struct change {
-	uint64_t t;
-	uint32_t member;
-	int32_t place;
-};
-
-static int by_time(const void *x, const void *y)
-{
-	const struct change *a = x, *b = y;
-
-	return a->t < b->t ? -1 : a->t > b->t;
-}
-
-/*
- * P of each member k of a big region against the others in aggregate: at
- * time t, of the others' weight nR (samples in the region) whose last
- * place is known, the share not on k's place; over k's timeline as
- * llc_est_pcross does with one partner. The others' places are kept as
- * masses per place at each change of a member's place, so the cost is the
- * members' segments plus, per member, the changes within its segments.
- */
-static int agg_p(struct ctx *c, const struct line_actor *la, size_t nm, const double *nR, bool by_node,
-		 struct agg *out, int slot)
-{
-	size_t places = by_node ? c->e->map->nr_nodes : c->e->map->nr_llcs, nch = 0, ns = 0, k, x;
-	struct change *ch;
-	struct step *st = NULL;
-	double *mass = NULL, *cur = calloc(places + 1, sizeof(double)), known = 0;
-	int32_t *last = malloc((nm + 1) * sizeof(*last));
-	int rc = -1;
-
-	for (k = 0; k < nm; k++)
-		nch += c->tl[la[k].actor].n;
-	ch = malloc((nch + 1) * sizeof(*ch));
-	if (!ch || !cur || !last) {
-		scx_fail("out of memory");
-		goto out;
-	}
-	for (nch = 0, k = 0; k < nm; k++) {
-		const struct llc_timeline *t = &c->tl[la[k].actor];
-		int32_t prev = -1;
-
-		last[k] = -1;
-		for (x = 0; x < t->n; x++) {
-			int32_t pl = by_node ? t->v[x].node : t->v[x].llc;
-
-			if (pl != prev && pl >= 0 && (size_t)pl < places)
-				ch[nch++] = (struct change){t->v[x].start, (uint32_t)k, pl};
-			prev = pl;
-		}
-	}
-	qsort(ch, nch, sizeof(*ch), by_time);
-	if (!(st = malloc((nch + 1) * sizeof(*st))) || !(mass = malloc((nch + 1) * (places + 1) * sizeof(double)))) {
-		scx_fail("out of memory");
-		goto out;
-	}
-	for (x = 0; x < nch;) {
-		uint64_t t = ch[x].t;
-
-		for (; x < nch && ch[x].t == t; x++) {
-			uint32_t m = ch[x].member;
-
-			if (last[m] >= 0)
-				cur[last[m]] -= nR[m];
-			else
-				known += nR[m];
-			cur[ch[x].place] += nR[m];
-			last[m] = ch[x].place;
-		}
-		st[ns] = (struct step){t, ns * (places + 1)};
-		memcpy(&mass[ns * (places + 1)], cur, places * sizeof(double));
-		mass[ns * (places + 1) + places] = known;
-		ns++;
-	}
-	for (k = 0; k < nm; k++) {
-		const struct llc_timeline *t = &c->tl[la[k].actor];
-		double kn = 0, cross = 0, clo = 0, chi = 0;
-		size_t q = 0;
-
-		for (x = 0; x < t->n; x++) {
-			const struct llc_seg *sg = &t->v[x];
-			int32_t pl = by_node ? sg->node : sg->llc;
-			uint64_t u = sg->start;
-			double sk = 0, sc = 0, dens = sg->end > sg->start ? sg->weight / (double)(sg->end - sg->start) : 0;
-
-			if (pl < 0 || (size_t)pl >= places)
-				continue;
-			while (q + 1 < ns && st[q + 1].t <= u)
-				q++;
-			do {
-				const double *m = &mass[st[q].at];
-				uint64_t next = q + 1 < ns && st[q + 1].t < sg->end ? st[q + 1].t : sg->end;
-				double others = m[places] - nR[k], w = sg->end > sg->start ? dens * (double)(next - u) : sg->weight;
-
-				if (others > 1e-9 * (m[places] + 1)) {
-					double same = m[pl] - nR[k];
-
-					sk += w;
-					sc += w * (others - (same > 0 ? same : 0)) / others;
-				}
-				u = next;
-				if (u < sg->end)
-					q++;
-			} while (u < sg->end);
-			kn += sk;
-			cross += sc;
-			if (sk > 0)
-				llc_est_span_bounds(sk, sg->fill, sc / sk, &clo, &chi);
-		}
-		out[k].p[slot] = kn > 0 ? (float)(cross / kn) : -1;
-		out[k].plo[slot] = kn > 0 ? (float)(clo / kn) : -1;
-		out[k].phi[slot] = kn > 0 ? (float)(chi / kn) : -1;
-	}
-	rc = 0;
-out:
-	free(ch);
-	free(st);
-	free(mass);
-	free(cur);
-	free(last);
-	return rc;
-}
-
-/*
- * The members of one big region (la[0..nm), their samples in it nR and
- * repeats rep) against the others in aggregate into out[0..nm), sums
- * updated. -1 on OOM.
- */
-static int aggregates(struct ctx *c, const struct line_actor *la, size_t nm, const double *nR, const double *rep,
-		      struct llc_est_sums *sums, struct agg *out)
-{
-	double N = 0, REP = 0, NL = 0, T[2][64] = {{0}};
-	size_t k;
-
-	for (k = 0; k < nm; k++) {
-		const struct llc_measure_actor *a = &c->act[la[k].actor];
-
-		N += nR[k];
-		REP += rep[k];
-		NL += c->n[la[k].actor];
-		if (a->pllc >= 0 && a->pllc < 64)
-			T[0][a->pllc] += nR[k];
-		if (a->pnode >= 0 && a->pnode < 64)
-			T[1][a->pnode] += nR[k];
-	}
-	for (k = 0; k < nm; k++) {
-		size_t i = la[k].actor;
-		const struct llc_measure_actor *a = &c->act[i];
-		struct agg *g = &out[k];
-		double others = N - nR[k];
-
-		g->i = i;
-		g->n_rest = NL - c->n[i];
-		g->hi_i = no_hit_high(others, c->n[i], REP - rep[k]);
-		g->hi_r = no_hit_high(nR[k], g->n_rest, rep[k]);
-		g->mid_i = llc_est_point_s(0, 0, g->hi_i, false);
-		g->mid_r = llc_est_point_s(0, 0, g->hi_r, false);
-		g->p[1] = others > 0 && a->pllc >= 0 && a->pllc < 64 ? (float)((others - (T[0][a->pllc] - nR[k])) / others) : 0;
-		g->p[3] = others > 0 && a->pnode >= 0 && a->pnode < 64 ? (float)((others - (T[1][a->pnode] - nR[k])) / others)
-								       : 0;
-		g->plo[1] = g->phi[1] = g->p[1];
-		g->plo[3] = g->phi[3] = g->p[3];
-		sums[i].d += g->n_rest * g->mid_r;
-		sums[i].hi += g->n_rest * g->hi_r;
-		sums[i].partners++;
-		sums[i].positive += g->mid_i > 0;
-	}
-	if (agg_p(c, la, nm, nR, false, out, 0) < 0 || agg_p(c, la, nm, nR, true, out, 2) < 0)
-		return -1;
-	return 0;
-}
-
 /*
  * The terms: every direction with a weight, P measured from the timelines
  * and predicted from the placement; and each member of a big region
@@ -564,22 +356,26 @@ static int aggregates(struct ctx *c, const struct line_actor *la, size_t nm, con
 static int terms(struct ctx *c)
 {
 	struct llc_est_sums *sums = calloc(c->s->nr_actors + 1, sizeof(*sums));
-	struct agg *ag = NULL;
+	struct llc_region_agg *ag = NULL;
+	struct llc_region_member *mem = NULL;
+	struct llc_region_in in = {c->tl, c->act, c->n, c->e->map};
 	size_t k, x, nag = 0;
 	int rc = -1;
 
 	for (k = 0; k < c->nbig; k++)
 		nag += c->big[k].end - c->big[k].start;
 	if (!sums || !(c->terms = calloc(2 * c->np + nag + 1, sizeof(*c->terms))) ||
-	    !(ag = calloc(nag + 1, sizeof(*ag)))) {
+	    !(ag = calloc(nag + 1, sizeof(*ag))) || !(mem = calloc(nag + 1, sizeof(*mem)))) {
 		scx_fail("out of memory");
 		goto out;
 	}
 	llc_est_sums(c->n, c->pairs, c->np, sums);
 	for (k = 0, nag = 0; k < c->nbig; k++) {
-		size_t b0 = c->big[k].start;
+		size_t b0 = c->big[k].start, nm = c->big[k].end - b0;
 
-		if (aggregates(c, &c->rla[b0], c->big[k].end - b0, &c->rn[b0], &c->rrep[b0], sums, &ag[nag]) < 0)
+		for (x = 0; x < nm; x++)
+			mem[x] = (struct llc_region_member){c->rla[b0 + x].actor, c->rn[b0 + x], c->rrep[b0 + x]};
+		if (llc_region_aggregates(&in, mem, nm, sums, &ag[nag]) < 0)
 			goto out;
 		nag += c->big[k].end - c->big[k].start;
 	}
@@ -608,7 +404,7 @@ static int terms(struct ctx *c)
 		}
 	}
 	for (k = 0; k < nag; k++) {
-		const struct agg *g = &ag[k];
+		const struct llc_region_agg *g = &ag[k];
 		const struct llc_measure_actor *ai = &c->act[g->i];
 		struct llc_est_dir d;
 		struct dterm *t = &c->terms[c->nterms];
@@ -630,6 +426,7 @@ static int terms(struct ctx *c)
 out:
 	free(sums);
 	free(ag);
+	free(mem);
 	return rc;
 }
 
