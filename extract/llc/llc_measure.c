@@ -161,7 +161,7 @@ static int pairs_of_groups(struct ctx *c, const struct line_actor *la, size_t nl
 		for (i = g; i < nla && la[i].line == la[g].line; i++)
 			;
 		if (i - g > LLC_LINE_MAX_THREADS) {
-			if (regions) { /* counted in aggregate (aggregates() below) */
+			if (regions) { /* counted in aggregate (llc_region.h) */
 				struct big_region *b = realloc(c->big, (c->nbig + 1) * sizeof(*b));
 
 				if (!b)
