@@ -11,11 +11,7 @@
 
 #include "extract/llc/llc_types.h"
 
-/* What the evaluation decided for one actor. */
-struct llc_measure_actor {
-	long scope, cell;  /* index into r->subs and r->cells; -1: in no cell */
-	int pllc, pnode;   /* predicted LLC and node index */
-};
+/* struct llc_measure_actor (what the evaluation decided for one actor) is in llc_types.h. */
 
 /* Fill r's figures (total, cells[].f, subs[].f) and sample counts. -1 (scx_fail) on OOM. */
 int llc_measure(const struct llc_share *s, const struct llc_share_eval *e, const struct llc_measure_actor *act,

@@ -13,7 +13,7 @@
 
 #include "extract/llc/llc_est.h"
 #include "extract/llc/llc_map.h"
-#include "extract/llc/llc_measure.h"
+#include "extract/llc/llc_types.h"
 #include "extract/sharing/sharing.h"
 
 /* What the aggregates read, per actor. */

@@ -105,6 +105,12 @@ struct llc_share_result {
 	bool demand_by_runtime; /* the scheduling trace's runtime was the demand */
 };
 
+/* What the evaluation decided for one actor (llc_measure.h, llc_region.h). */
+struct llc_measure_actor {
+	long scope, cell;  /* index into r->subs and r->cells; -1: in no cell */
+	int pllc, pnode;   /* predicted LLC and node index */
+};
+
 /* What the evaluation needs besides the counts. */
 struct llc_share_eval {
 	const struct cell_config *cfg;
