@@ -210,21 +210,26 @@ elif what == "negative": # nothing shared in the cell: no gain predicted
 PY
 }
 
-# attempt NAME WHAT GROUP...: up to 3 recordings until one is conclusive, then judge it
-attempt() {
-	local name=$1 what=$2 i rc out; shift 2
+# attempt_with RECORD JUDGE NAME WHAT ARGS...: up to 3 recordings (RECORD NAME ARGS...) until one is
+# conclusive (JUDGE NAME WHAT exits 3 when it has no figure), then judge it
+attempt_with() {
+	local rec=$1 jdg=$2 name=$3 what=$4 i rc out; shift 4
 	for i in 1 2 3; do
-		if ! record_llc "$name" "$@"; then
+		if ! "$rec" "$name" "$@"; then
 			fail "recorded: $what" "record/process/extract failed: $(tail -n 3 "$WORK/$name"/*.log "$WORK/$name/err" 2>/dev/null | tr '\n' ' ')"
 			return
 		fi
-		out=$(judge "$name" "$what" 2>&1); rc=$?
+		out=$("$jdg" "$name" "$what" 2>&1); rc=$?
 		[ $rc -eq 3 ] && continue
 		if [ $rc -eq 0 ]; then pass "recorded: $what"; else fail "recorded: $what" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"; fi
 		return
 	done
-	# the threads share region A by construction: no pair with data in common is a recording that lost them
+	# the threads share one region by construction: no figure is a recording that lost them
 	fail "recorded: $what" "3 recordings without a figure (no pair of threads with data in common): $(grep -h -m1 -E 'lost|WARNING' "$WORK/$name/record.log" | tr '\n' ' ')"
+}
+# attempt NAME WHAT GROUP...: the generator's recordings, judged by judge
+attempt() {
+	attempt_with record_llc judge "$@"
 }
 
 attempt apart "sharing threads pinned apart (cpu0, cpu1): 100% cross-LLC, or too few to say" \
@@ -258,7 +263,7 @@ record_truth() {
 	LLC_CGROUP="workload-tw-llc-$$" python3 "$TOP/bench/llc_truth_sched.py" "$d/prof.out" >"$d/schedule" 2>&1
 	return 0
 }
-# judge_truth NAME: the allotment cell's measured figure against the schedule's value; exit 3: no figure
+# judge_truth NAME [WHAT]: the allotment cell's measured figure against the schedule's value; exit 3: no figure
 judge_truth() {
 	python3 - "$WORK/$1/llc.json" "$WORK/$1/schedule" <<'PY'
 import json, re, sys
@@ -279,21 +284,7 @@ else:
 print("schedule %.3f, figure %s" % (want, f))
 PY
 }
-attempt_truth() {
-	local name=$1 what=$2 i rc out; shift 2
-	for i in 1 2 3; do
-		if ! record_truth "$name" "$@"; then
-			fail "recorded: $what" "record/process/extract failed: $(tail -n 3 "$WORK/$name"/*.log "$WORK/$name/err" 2>/dev/null | tr '\n' ' ')"
-			return
-		fi
-		out=$(judge_truth "$name" 2>&1); rc=$?
-		[ $rc -eq 3 ] && continue
-		if [ $rc -eq 0 ]; then pass "recorded: $what"; else fail "recorded: $what" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"; fi
-		return
-	done
-	fail "recorded: $what" "3 recordings without a figure: $(grep -h -m1 -E 'lost|WARNING' "$WORK/$name/record.log" | tr '\n' ' ')"
-}
-attempt_truth pf_alternating "page faults, one thread alternating LLCs every 500 ms: the schedule's value, or cannot tell" \
+attempt_with record_truth judge_truth pf_alternating "page faults, one thread alternating LLCs every 500 ms: the schedule's value, or cannot tell" \
 	alpha-0:0 beta-0:0/1@0.5
-attempt_truth pf_three "page faults, three threads over two LLCs: the schedule's value, or cannot tell" \
+attempt_with record_truth judge_truth pf_three "page faults, three threads over two LLCs: the schedule's value, or cannot tell" \
 	alpha-0:0 beta-0:0 gamma-0:1
