@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# suite: alone
 # test_process_vs_perf.sh - differential test: perf.data files recorded here
 # with the system perf are decoded by `scxprof process` and compared, sample
 # by sample and in order, with `perf script` (the oracle nobody here wrote):
