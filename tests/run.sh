@@ -27,6 +27,9 @@
 # run's, removed at the end; .ci/run gives both passes the same one).
 # TESTS=WORDS runs the scripts whose names contain one of the words (and
 # the unit tests unless UNIT_TESTS=0).
+# Each run's logs go to a directory /tmp/scxprof-tests.XXXXXX: removed at the
+# end when nothing failed, kept (its path in the closing lines) when
+# something did, and removed on an interrupt.
 set -u
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-2}
@@ -35,10 +38,19 @@ top=$(cd "$here/.." && pwd)
 export SCXPROF="$top/$BUILD/scxprof" BUILD TOP="$top"
 passed=0 failed=0 skipped=0
 logdir=$(mktemp -d /tmp/scxprof-tests.XXXXXX)
+# keep_logs: set once the run ends with a failure; otherwise the logs go
+keep_logs=
 if [ -z "${SCX_SHARED_DIR:-}" ]; then
 	export SCX_SHARED_DIR="$logdir/shared"
-	trap 'rm -rf "$logdir/shared"' EXIT
 fi
+# shellcheck disable=SC2317 # run by the traps
+end_run() {
+	if [ -n "$keep_logs" ]; then rm -rf "$logdir/shared"; else rm -rf "$logdir"; fi
+}
+trap end_run EXIT
+# an interrupt: the running scripts get it too (same process group); wait
+# for them so their own traps clean up, then remove the logs
+trap 'trap - INT TERM; wait; exit 130' INT TERM
 t_start=$(date +%s%N)
 
 # now_ms: milliseconds since the run started
@@ -139,5 +151,9 @@ echo "== wall time per script (JOBS=$JOBS), slowest first; total $(secs "$(now_m
 printf '%s\n' "${times[@]}" | sort -rn | while read -r ms name; do
 	printf '  %7s s  %s\n' "$(secs "$ms")" "$name"
 done
+if [ $failed -gt 0 ]; then
+	keep_logs=1
+	echo "logs of this run: $logdir (kept: something failed)"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

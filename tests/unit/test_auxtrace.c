@@ -326,8 +326,10 @@ static void check_file(bool with_context)
 	struct auxtrace a;
 	size_t n;
 
-	if (!have_perf())
+	if (!have_perf()) {
+		remove_tmpdir(); /* a skipped test does not reach the suite's .fini */
 		cr_skip_test("SKIP: perf is not installed: the oracle cannot run");
+	}
 	snprintf(path, sizeof(path), "%s/spe-%s.data", tmpdir, with_context ? "ctx" : "switch");
 	auxtrace_init(&a);
 	write_file(path, with_context, &a);
@@ -365,8 +367,10 @@ static void check_process(bool with_context)
 	size_t n = 0;
 	FILE *f;
 
-	if (!bin)
+	if (!bin) {
+		remove_tmpdir(); /* a skipped test does not reach the suite's .fini */
 		cr_skip_test("SKIP: SCXPROF unset (run through tests/run.sh): process cannot run");
+	}
 	snprintf(dir, sizeof(dir), "%s/prof", tmpdir);
 	cr_assert_eq(mkdir(dir, 0700), 0);
 	snprintf(cmd, sizeof(cmd), "%s/perf.mem.data", dir);
