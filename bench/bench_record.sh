@@ -4,10 +4,13 @@
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
-if ! perf record -q -e page-faults -c 1 -o /tmp/scxprof-bench-probe.data -- true >/dev/null 2>&1; then
+# the probe's file: a directory of this run's own, removed whatever the outcome
+probe=$(mktemp -d /tmp/scxprof-bench-probe.XXXXXX)
+if ! perf record -q -e page-faults -c 1 -o "$probe/probe.data" -- true >/dev/null 2>&1; then
+	rm -rf "$probe"
 	echo "SKIP: bench_record: perf cannot record page faults here"
 	exit 0
 fi
-rm -f /tmp/scxprof-bench-probe.data
+rm -rf "$probe"
 echo "== record: scxprof record vs perf record (median of ${BENCH_RUNS:-3})"
 python3 "$top/bench/bench_record.py" "$top/$BUILD/scxprof" "$top/$BUILD/workloads/scxprof-workload" "${BENCH_RUNS:-3}"

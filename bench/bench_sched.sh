@@ -5,10 +5,13 @@
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
-if ! perf record -q -e sched:sched_switch -a -o /tmp/scxprof-bench-probe.data -- true >/dev/null 2>&1; then
+# the probe's file: a directory of this run's own, removed whatever the outcome
+probe=$(mktemp -d /tmp/scxprof-bench-probe.XXXXXX)
+if ! perf record -q -e sched:sched_switch -a -o "$probe/probe.data" -- true >/dev/null 2>&1; then
+	rm -rf "$probe"
 	echo "SKIP: bench_sched: perf cannot record tracepoints here"
 	exit 0
 fi
-rm -f /tmp/scxprof-bench-probe.data
+rm -rf "$probe"
 echo "== sched: observer effect on perf bench sched pipe (${BENCH_RUNS:-5} rounds, medians)"
 python3 "$top/bench/bench_sched.py" "$top/$BUILD/scxprof" "${BENCH_RUNS:-5}"

@@ -59,10 +59,19 @@ shift $((OPTIND - 1))
 [ -n "$dir" ] || dir=$(mktemp -d /tmp/closed-loop.XXXXXX)
 mkdir -p "$dir"
 . "$here/llc_lib.sh"
+llc_cgroup
 llc_split "$dir/split.json"
 OTHER_CG="scxprof-closed-loop-other-$$" # cells: the second process's cgroup (rest cell)
 PLACE_PIDS=()
-trap 'llc_cleanup; rmdir "$LLC_CG2/$OTHER_CG" 2>/dev/null' EXIT
+# at exit, error or interrupt: this run's cgroups, after what runs in them
+cleanup() {
+	llc_cleanup
+	[ -d "$LLC_CG2/$OTHER_CG" ] || return 0
+	echo 1 >"$LLC_CG2/$OTHER_CG/cgroup.kill" 2>/dev/null
+	for _ in $(seq 50); do [ -s "$LLC_CG2/$OTHER_CG/cgroup.procs" ] || break; sleep 0.1; done
+	rmdir "$LLC_CG2/$OTHER_CG" 2>/dev/null || echo "closed_loop.sh: could not remove $LLC_CG2/$OTHER_CG" >&2
+}
+trap cleanup EXIT
 
 # start NAME CMD...: CMD in the cgroup, in the background (its pid in LLC_PIDS)
 start() {
@@ -125,8 +134,12 @@ record_run() {
 	local name=$1 w=$2 f=()
 	[ "$hz" = default ] || f=(-F "$hz")
 	rm -rf "$dir/$name" "$dir/$name.tar.gz"
-	"$SCXPROF" record "${f[@]}" --backend "$(backend_of $w)" -t "$secs" -o "$dir/$name" >"$dir/$name.record.log" 2>&1 &&
-		llc_extract "$SCXPROF" "$dir/$name.tar.gz" "$dir/split.json" "$dir/$name" $(extract_args $w)
+	basename "$LLC_CG" >"$dir/$name.cgroup" # extract's allotment cell: this run's cgroup alone
+	"$SCXPROF" record "${f[@]}" --backend "$(backend_of $w)" -t "$secs" -o "$dir/$name" >"$dir/$name.record.log" 2>&1 &
+	LLC_REC=$!
+	wait "$LLC_REC" || { LLC_REC=""; return 1; }
+	LLC_REC=""
+	llc_extract "$SCXPROF" "$dir/$name.tar.gz" "$dir/split.json" "$dir/$name" $(extract_args $w)
 }
 
 echo "| workload | run 1 measured | predicted (run 1, under its config) | achieved (run 2, placed) | achieved in predicted interval | predicted in achieved interval |"

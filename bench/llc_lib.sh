@@ -3,25 +3,55 @@
 # two LLCs), running a workload in the cgroup, recording, and reading the
 # cross-LLC figure of the allotment cell from extract --llc-json.
 # Needs root (record) and a cgroup2 mount. Set SCXPROF (the binary that
-# records and places) and WL (llc-truth) before sourcing.
+# records and places) and WL (llc-truth) before sourcing. Each recording's
+# cgroup is written beside it (DIR/NAME.cgroup) and extract counts that
+# cgroup alone as the allotment cell.
 set -u
 LLC_CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$LLC_CG2" ] || { echo "no cgroup2 mount" >&2; exit 1; }
-# LLC_TAG (default llcbench) names the cgroup: two scripts that run at once with
-# two tags keep each other's threads out of their allotment cells
+# LLC_TAG (default llcbench) and this script's pid name the run's own cgroup:
+# two runs at once (or a run beside the suite) never share one. llc_cgroup
+# makes it; it is removed at exit, on an error and on an interrupt.
 LLC_TAG=${LLC_TAG:-llcbench}
 LLC_CG="workload.slice/workload-tw-$LLC_TAG-$$.allotment.slice"
-# matches this script's cgroup whatever its pid: recordings of earlier runs extract the same way
-LLC_ALLOT="workload-tw-$LLC_TAG-[0-9]+\\.allotment\\.slice"
-mkdir -p "$LLC_CG2/$LLC_CG"
 LLC_PIDS=()
+LLC_REC=""
 llc_cleanup() {
 	local p
+	[ -z "$LLC_REC" ] || kill -INT "$LLC_REC" 2>/dev/null
 	for p in "${LLC_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	rmdir "$LLC_CG2/$LLC_CG" 2>/dev/null
+	[ -d "$LLC_CG2/$LLC_CG" ] || return 0
+	# what is left in the cgroup was started by this run (a recorded workload)
+	[ -e "$LLC_CG2/$LLC_CG/cgroup.kill" ] && echo 1 >"$LLC_CG2/$LLC_CG/cgroup.kill" 2>/dev/null
+	for _ in $(seq 50); do
+		[ -s "$LLC_CG2/$LLC_CG/cgroup.procs" ] || break
+		sleep 0.1
+	done
+	rmdir "$LLC_CG2/$LLC_CG" 2>/dev/null || echo "llc_lib.sh: could not remove $LLC_CG2/$LLC_CG" >&2
 }
-trap llc_cleanup EXIT
+# llc_cgroup: make this run's cgroup; the traps remove it (and what runs in it)
+llc_cgroup() {
+	mkdir -p "$LLC_CG2/$LLC_CG" || exit 1
+	trap llc_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+}
+
+# llc_allot PROFILE: the --workload-allotment-cgroup-regex of PROFILE
+# (DIR/NAME.tar.gz): the cgroup its run recorded in DIR/NAME.cgroup, that
+# cgroup alone. A recording made before those files: any llcbench run's
+# cgroup (a run beside it would be counted too), said on stderr.
+llc_allot() {
+	local f=${1%.tar.gz}.cgroup
+	if [ -s "$f" ]; then
+		sed 's/\./\\./g' "$f"
+	else
+		echo "llc_lib.sh: no $f: $1's allotment cell is every cgroup named workload-tw-$LLC_TAG-PID" >&2
+		echo "workload-tw-$LLC_TAG-[0-9]+\\.allotment\\.slice"
+	fi
+}
 
 # llc_serve CMD...: a server in the cgroup, in the background ($! is its pid)
 llc_serve() {
@@ -47,16 +77,24 @@ llc_record() {
 	[ "$hz" = default ] || f=(-F "$hz")
 	[ -z "${LLC_BACKEND:-}" ] || f+=(--backend "$LLC_BACKEND")
 	rm -rf "$out" "$out.tar.gz"
+	basename "$LLC_CG" >"$out.cgroup"
 	"$SCXPROF" record "${f[@]}" -t $((secs + 20)) -o "$out" -- sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' \
-		"$LLC_CG2/$LLC_CG" "$@" >"$out.record.log" 2>&1
+		"$LLC_CG2/$LLC_CG" "$@" >"$out.record.log" 2>&1 &
+	LLC_REC=$!
+	wait "$LLC_REC"
+	local rc=$?
+	LLC_REC=""
+	return $rc
 }
 
 # llc_extract BIN PROFILE TOPOLOGY OUTPREFIX [ARG...]: the config (OUTPREFIX.cfg.json),
 # -v (OUTPREFIX.err) and --llc-json (OUTPREFIX.llc.json) of BIN's one-pass extract
-# (ARGs added to its command line)
+# (ARGs added to its command line), the allotment cell PROFILE's own cgroup (llc_allot)
 llc_extract() {
+	local allot
 	rm -f "$4.llc.json"
-	"$1" extract -v -f "$2" --topology "$3" --workload-allotment-cgroup-regex "$LLC_ALLOT" \
+	allot=$(llc_allot "$2")
+	"$1" extract -v -f "$2" --topology "$3" --workload-allotment-cgroup-regex "$allot" \
 		--llc-json "$4.llc.json" "${@:5}" >"$4.cfg.json" 2>"$4.err"
 }
 

@@ -52,6 +52,7 @@ wls=${*:-redis-apart redis-alt memcached-apart memcached-alt}
 [ -n "$dir" ] || dir=$(mktemp -d /tmp/llc-real.XXXXXX)
 mkdir -p "$dir"
 . "$here/llc_lib.sh"
+llc_cgroup
 llc_split "$dir/split.json"
 port=$((27000 + $$ % 2000))
 mover=""
@@ -163,10 +164,6 @@ for wl in $wls; do
 			[ -z "$same" ] && record_run "$wl" "$hz"
 			[ -s "$dir/$n.tar.gz" ] || { echo "llc_real.sh: record failed: $n ($(tail -n 2 "$dir/$n.record.log" | tr '\n' ' '))" >&2; continue; }
 		fi
-		cg=$(cat "$dir/$n.cgroup")
-		# shellcheck disable=SC2034 # read by llc_extract (llc_lib.sh)
-		# shellcheck disable=SC2034 # read by llc_extract (llc_lib.sh)
-		LLC_ALLOT=${cg//./\\.}
 		llc_extract "$SCXPROF" "$dir/$n.tar.gz" "$dir/split.json" "$dir/$n" ||
 			echo "llc_real.sh: extract failed: $n ($(tail -n 1 "$dir/$n.err"))" >&2
 		if [ -n "${BEFORE:-}" ]; then

@@ -87,6 +87,7 @@ mkdir -p "$dir"
 case $cmd in
 record)
 	. "$here/llc_lib.sh"
+	llc_cgroup
 	for cell in $CELLS; do
 		hz=${cell%%:*} secs=${cell##*:}
 		for c in $CASES; do
@@ -123,8 +124,10 @@ schedule)
 		[ -s "$dir/$n.schedule" ] && continue
 		rm -rf "$dir/proc/$n"
 		mkdir -p "$dir/proc"
+		# the recording's own cgroup (another run's llc-truth threads may be in it too)
+		cg=$(cat "$dir/$n.cgroup" 2>/dev/null) || cg=llcbench
 		"$SCXPROF" process --no-perfetto -f "$p" -o "$dir/proc/$n" >/dev/null 2>&1 &&
-			python3 "$here/llc_truth_sched.py" "$dir/proc/$n" >"$dir/$n.schedule" 2>&1 || echo "schedule failed: $n" >&2
+			LLC_CGROUP=$cg python3 "$here/llc_truth_sched.py" "$dir/proc/$n" >"$dir/$n.schedule" 2>&1 || echo "schedule failed: $n" >&2
 		rm -rf "$dir/proc/$n"
 	done
 	;;
