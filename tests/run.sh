@@ -40,6 +40,7 @@ passed=0 failed=0 skipped=0
 logdir=$(mktemp -d /tmp/scxprof-tests.XXXXXX)
 # keep_logs: set once the run ends with a failure; otherwise the logs go
 keep_logs=
+declare -A name_of=() start_of=()
 if [ -z "${SCX_SHARED_DIR:-}" ]; then
 	export SCX_SHARED_DIR="$logdir/shared"
 fi
@@ -48,9 +49,17 @@ end_run() {
 	if [ -n "$keep_logs" ]; then rm -rf "$logdir/shared"; else rm -rf "$logdir"; fi
 }
 trap end_run EXIT
-# an interrupt: the running scripts get it too (same process group); wait
-# for them so their own traps clean up, then remove the logs
-trap 'trap - INT TERM; wait; exit 130' INT TERM
+# an interrupt: the running scripts (started in the background, so they
+# ignore SIGINT) get SIGTERM, their own EXIT traps clean up, then the logs go
+# shellcheck disable=SC2317 # run by the traps
+interrupted() {
+	local pid
+	trap - INT TERM
+	for pid in "${!name_of[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+	wait
+	exit 130
+}
+trap interrupted INT TERM
 t_start=$(date +%s%N)
 
 # now_ms: milliseconds since the run started
@@ -116,7 +125,6 @@ for name in "${again[@]}"; do
 	echo "== $name: not run again (# suite: once: the same checks ran in the first pass)"
 done
 
-declare -A name_of=() start_of=()
 times=()
 running=0
 # reap: wait for one job to end, print its report and record its time
