@@ -33,7 +33,10 @@
 #             the run's cgroup), decode backend
 # usage: bench/closed_loop.sh [-F HZ] [-t SECS] [-o DIR] [WORKLOAD...]
 # DIR (default a new /tmp/closed-loop.XXXXXX) keeps every recording, config,
-# plan and --llc-json. Root; one recording at a time (system-wide sampling).
+# plan and --llc-json. Root. The run's workloads are in cgroups of its own
+# (removed at exit or interrupt) and extract counts only those, so two runs
+# at once never count each other's threads (their load still moves the
+# placement: one at a time for figures to quote).
 set -u
 if [ -z "${CLOSED_LOOP_SESSION:-}" ] && command -v setsid >/dev/null; then
 	CLOSED_LOOP_SESSION=1 exec setsid -w bash "$0" "$@"
@@ -51,7 +54,7 @@ while getopts "F:t:o:" o; do
 	F) hz=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) dir=$OPTARG ;;
-	*) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

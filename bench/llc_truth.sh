@@ -27,8 +27,10 @@
 # WLARGS (environment): more llc-truth options (e.g. "-z 20": the region's
 # pages fault again every 20 ms, for LLC_BACKEND=page-fault, see llc_lib.sh).
 # CELLS (environment): "HZ:SECS ..." (default "250:10 default:10 4000:10 250:30
-# default:30 4000:30"; HZ "default" is record's own rate). Run as root, one at a
-# time on a shared machine (each recording is system-wide).
+# default:30 4000:30"; HZ "default" is record's own rate). Run as root. Each
+# run records in a cgroup of its own (DIR/NAME.cgroup) and extracts that one
+# alone, so two runs at once never count each other's threads (their load
+# still moves the schedule: one at a time for figures to quote).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -82,7 +84,7 @@ record_real() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 mkdir -p "$dir"
 case $cmd in
 record)

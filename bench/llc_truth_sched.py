@@ -10,9 +10,10 @@
 # mean of P_ij weighted by W_ij = n_i n_j / sum_k n_k (n: samples, the access
 # rates; one region: each partner's weight is its rate). This is the
 # estimator's formula with the line estimates replaced by their known
-# value (s = 1); only threads whose cgroup contains $LLC_CGROUP (the
+# value (s = 1); only threads whose cgroup contains $LLC_CGROUP count (the
 # recording's own cgroup, DIR/NAME.cgroup, as llc_truth.sh and llc_real.sh
-# pass it; default "llcbench", any run's) count. This checks the timelines and the weighting, and it says
+# pass it; default "llcbench": any run's). This checks the timelines and
+# the weighting, and it says
 # what the truth was on a loaded host, where threads pinned together run
 # less than threads apart. Prints per-thread runtimes and P, then
 # "schedule: X%".
