@@ -100,6 +100,7 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_obj_close(w);
 	JSONW_KV_U64S(w, d->phys_resolved, d->phys_unresolved, d->decode_ns, d->maps_reads);
 	jsonw_kv_u64(w, "dsos_mapped", d->dsos_opened);
+	jsonw_kv_u64(w, "dsos_evicted", d->dsos_evicted);
 	jsonw_kv_u64(w, "text_reads_from_file", d->text_from_file);
 	jsonw_kv_u64(w, "text_reads_from_memory", d->text_from_memory);
 	jsonw_kv_u64(w, "previous_walks", d->prev_walks);

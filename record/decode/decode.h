@@ -105,6 +105,7 @@ struct decode_stats {
 	uint64_t phys_exited;      /* of phys_unresolved: the process had exited before the drain (pagemap_stats) */
 	uint64_t decode_ns;        /* recorder thread CPU time draining the stream: text, decoding, pagemap, writing */
 	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory, prev_walks;
+	uint64_t dsos_evicted;     /* files unmapped to make room (least recently read first) */
 	uint64_t pagemap_reads, kpageflags_reads; /* preads (pagemap.c) */
 	uint64_t passes;           /* drain passes (each a FINISHED_ROUND) */
 };

@@ -299,6 +299,7 @@ void decode_stream_stats(const struct decode_stream *ds, struct decode_stats *ou
 	*out = ds->st;
 	out->maps_reads = t->maps_reads;
 	out->dsos_opened = t->dsos_opened;
+	out->dsos_evicted = t->dsos_evicted;
 	out->text_from_file = t->from_file;
 	out->text_from_memory = t->from_memory;
 	out->prev_walks = t->prev_walks;

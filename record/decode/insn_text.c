@@ -79,7 +79,8 @@ void insn_text_forget(struct insn_text *t, int pid)
 }
 
 /* The slot of the file (dev, ino) mapped by pid at start-end, mapping it
- * on first use; -1 when it cannot be opened. */
+ * on first use (in the slot of the file least recently read, when all are
+ * taken); -1 when it cannot be opened. */
 static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, const char *path, dev_t dev,
 		   ino_t ino)
 {
@@ -121,11 +122,22 @@ static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, c
 		elf_funcs_free(&t->dsos[victim].funcs);
 		u64map_free(&t->dsos[victim].prev);
 		u64map_free(&t->dsos[victim].walked);
-		/* cached maps still naming the slot fall back to process memory */
+		/* cached maps still naming the slot are dropped: the process's
+		 * next read parses its maps again and maps the file again (from
+		 * process memory the instruction before an IP cannot be found);
+		 * pid's own maps, being parsed now, read process memory there */
 		for (size_t p = 0; p < PROC_SLOTS; p++)
-			for (size_t m = 0; m < t->procs[p].nr; m++)
-				if (t->procs[p].maps[m].dso == (int)victim)
+			for (size_t m = 0; m < t->procs[p].nr; m++) {
+				if (t->procs[p].maps[m].dso != (int)victim)
+					continue;
+				if (t->procs[p].pid == pid) {
 					t->procs[p].maps[m].dso = -1;
+					continue;
+				}
+				insn_text_forget(t, t->procs[p].pid);
+				break;
+			}
+		t->st.dsos_evicted++;
 	}
 	t->dsos[victim] = (struct dso){ .dev = dev, .ino = ino, .base = base, .size = (size_t)sb.st_size,
 					.used = t->clock };
@@ -238,8 +250,10 @@ size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf,
 		if (m->end - at < n)
 			n = (size_t)(m->end - at);
 		if (m->dso >= 0) {
-			const struct dso *d = &t->dsos[m->dso];
+			struct dso *d = &t->dsos[m->dso];
 			uint64_t off = at - m->start + m->pgoff;
+
+			d->used = ++t->clock; /* the least recently read file leaves the cache first */
 
 			if (off >= d->size)
 				break;

@@ -6,7 +6,10 @@
  * inode); anonymous executable memory (JIT code, [vdso]) with
  * process_vm_readv. A read that crosses into the next page is stitched
  * from both mappings. Each process's executable mappings are cached until
- * insn_text_forget() (exec, exit, a new mapping) or a miss.
+ * insn_text_forget() (exec, exit, a new mapping), a miss, or the eviction
+ * of a file they map (128 files are kept mapped; the one least recently
+ * read leaves first, and its processes' maps are parsed again on their next
+ * read, so a workload's code keeps coming from its file).
  */
 #ifndef SCX_RECORD_INSN_TEXT_H
 #define SCX_RECORD_INSN_TEXT_H
@@ -22,6 +25,7 @@ struct insn_text;
 struct insn_text_stats {
 	uint64_t maps_reads;   /* /proc/PID/maps parsed */
 	uint64_t dsos_opened;  /* files mapped */
+	uint64_t dsos_evicted; /* of those, unmapped to make room for another (least recently read first) */
 	uint64_t from_file, from_memory; /* reads served */
 	uint64_t prev_walks;   /* functions decoded from their start to find a previous instruction */
 };
