@@ -43,7 +43,7 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 	v->nr_llcs = r->map->nr_llcs;
 	v->nr_nodes = r->map->nr_nodes;
 	v->measured_samples = r->with_key;
-	v->no_cpu = r->no_cpu;
+	v->no_cpu = r->seen.no_cpu;
 	v->by_runtime = r->demand_by_runtime;
 	v->timelines_from_samples = r->timeline_samples > 0;
 	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))

@@ -503,7 +503,7 @@ int llc_measure(const struct llc_share *s, const struct llc_share_eval *e, const
 	size_t i, a;
 	int rc = -1;
 
-	r->first_touch = s->faults * 2 > s->samples;
+	r->first_touch = s->seen.faults * 2 > s->seen.samples;
 	if (evidence(&c) < 0 || pairs(&c) < 0)
 		goto out;
 	/* the keys were for the pairs' estimates: give their memory back before the timelines and terms */

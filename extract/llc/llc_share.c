@@ -221,21 +221,21 @@ int llc_share_add(struct llc_share *s, const struct mem_sample *m)
 	uint64_t key, *slot;
 	long a;
 
-	s->samples++;
-	s->faults += m->fault;
+	s->seen.samples++;
+	s->seen.faults += m->fault;
 	if ((a = actor_of(s, m)) == -1)
 		return -1;
 	if (a == -2) {
-		s->dropped++;
+		s->seen.dropped++;
 		return 0;
 	}
 	s->actors[a].samples++;
 	if (!m->has_cpu || m->cpu < 0 || m->cpu > INT32_MAX)
-		s->no_cpu++;
+		s->seen.no_cpu++;
 	else if (bin_add(s, (uint32_t)a, (int32_t)m->cpu, m->time_ns) < 0)
 		return -1;
 	if (!share_rule_key(m, s->line_granularity, &key)) {
-		s->no_key++;
+		s->seen.no_key++;
 		return 0;
 	}
 	if (!ident_sampled(key, s->level))
@@ -333,7 +333,7 @@ static int actor_demand(const struct llc_share *s, const struct llc_share_eval *
 
 	if (!e->thread_cpus) {
 		for (i = 0; i < s->nr_actors; i++)
-			ap[i].demand = s->samples ? (double)s->actors[i].samples / (double)s->samples * e->online_cpus : 0;
+			ap[i].demand = s->seen.samples ? (double)s->actors[i].samples / (double)s->seen.samples * e->online_cpus : 0;
 		return 0;
 	}
 	u64map_init(&tid_samples);
@@ -426,10 +426,7 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 
 	memset(r, 0, sizeof(*r));
 	r->map = e->map;
-	r->samples = s->samples;
-	r->no_cpu = s->no_cpu;
-	r->no_key = s->no_key;
-	r->dropped = s->dropped;
+	r->seen = s->seen;
 	r->level = s->level;
 	r->online_cpus = e->online_cpus;
 	if (make_scopes(e->cfg, r) < 0)

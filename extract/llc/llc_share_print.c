@@ -56,12 +56,12 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 		m->nr_llcs == 1 ? "" : "s", m->nr_nodes, m->nr_nodes == 1 ? "" : "s");
 	fprintf(f, "  samples: %llu on data (A:/F: lines), %llu on kernel pages or without a data_id (not estimated), "
 		   "%llu no evidence (R: or no address), %llu without a CPU, %llu on CPUs the topology does not list",
-		(unsigned long long)r->with_key, (unsigned long long)r->page_keys, (unsigned long long)r->no_key,
-		(unsigned long long)r->no_cpu, (unsigned long long)r->unmapped);
+		(unsigned long long)r->with_key, (unsigned long long)r->page_keys, (unsigned long long)r->seen.no_key,
+		(unsigned long long)r->seen.no_cpu, (unsigned long long)r->unmapped);
 	if (r->level)
 		fprintf(f, ", identities sampled 1 in %llu", 1ULL << r->level);
-	if (r->dropped)
-		fprintf(f, ", %llu samples of threads beyond the first %zu", (unsigned long long)r->dropped,
+	if (r->seen.dropped)
+		fprintf(f, ", %llu samples of threads beyond the first %zu", (unsigned long long)r->seen.dropped,
 			LLC_SHARE_MAX_ACTORS);
 	fprintf(f, "\n");
 	if (m->nr_llcs <= 1) {
@@ -202,13 +202,13 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	jsonw_kv_bool(&w, "one_llc", m->nr_llcs <= 1);
 	jsonw_key(&w, "samples");
 	jsonw_obj_open(&w);
-	jsonw_kv_u64(&w, "total", r->samples);
+	jsonw_kv_u64(&w, "total", r->seen.samples);
 	jsonw_kv_u64(&w, "measured", r->with_key);
 	jsonw_kv_u64(&w, "page_keys", r->page_keys);
-	jsonw_kv_u64(&w, "no_cpu", r->no_cpu);
-	jsonw_kv_u64(&w, "no_evidence", r->no_key);
+	jsonw_kv_u64(&w, "no_cpu", r->seen.no_cpu);
+	jsonw_kv_u64(&w, "no_evidence", r->seen.no_key);
 	jsonw_kv_u64(&w, "unlisted_cpu", r->unmapped);
-	jsonw_kv_u64(&w, "dropped_threads", r->dropped);
+	jsonw_kv_u64(&w, "dropped_threads", r->seen.dropped);
 	jsonw_kv_u64(&w, "sampling_level", r->level);
 	jsonw_obj_close(&w);
 	jsonw_kv_bool(&w, "first_touch", r->first_touch);

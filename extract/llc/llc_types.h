@@ -49,6 +49,15 @@ struct llc_bin {
 	uint64_t samples;
 };
 
+/* What llc_share_add saw of the samples; the result carries them as they are. */
+struct llc_share_counts {
+	uint64_t samples;            /* every sample seen */
+	uint64_t no_cpu;             /* samples without a CPU */
+	uint64_t no_key;             /* samples that are no evidence */
+	uint64_t dropped;            /* samples of actors beyond LLC_SHARE_MAX_ACTORS */
+	uint64_t faults;             /* page-fault samples (first touches) */
+};
+
 struct llc_share {
 	bool line_granularity;
 	size_t max_recs;
@@ -66,11 +75,7 @@ struct llc_share {
 	struct u64map bin_index;     /* hash of (bin, actor, cpu) -> index + 1 */
 	unsigned level;
 	size_t last_actor;           /* index + 1 of the previous sample's actor (consecutive samples are often one thread's) */
-	uint64_t samples;            /* every sample seen */
-	uint64_t no_cpu;             /* samples without a CPU */
-	uint64_t no_key;             /* samples that are no evidence */
-	uint64_t dropped;            /* samples of actors beyond LLC_SHARE_MAX_ACTORS */
-	uint64_t faults;             /* page-fault samples (first touches) */
+	struct llc_share_counts seen;
 };
 
 /* The figures of one scope (the profile, a cell, a subcell): its threads' accesses. */
@@ -96,7 +101,8 @@ struct llc_share_result {
 	struct llc_share_fig total;
 	struct llc_share_scope *cells, *subs;
 	size_t nr_cells, nr_subs;
-	uint64_t samples, no_cpu, no_key, unmapped, dropped, with_key;
+	struct llc_share_counts seen; /* as struct llc_share counted them */
+	uint64_t unmapped, with_key;  /* samples on a CPU outside the map; on evidence keys */
 	uint64_t page_keys;  /* samples on page keys (K:, no data_id): not in the line estimate */
 	unsigned level;
 	bool first_touch;    /* the samples are page faults: pairs cannot tell without recaptures */
