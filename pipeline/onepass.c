@@ -46,15 +46,20 @@
 #define NR_BATCHES 4
 
 /*
- * Samples (mem stream) or sched events (sched stream: converted, or, when
- * sched_conv says no, the sched.jsonl line to parse, off/len in arena),
- * strings in arena.
+ * One item of the sched stream: an event sched_conv converted (len
+ * SIZE_MAX), or, when it says no, the sched.jsonl line to parse (off/len in
+ * the batch's arena).
  */
+struct sched_item {
+	struct sched_event ev;
+	uint64_t lineno;
+	size_t off, len;
+};
+
+/* Samples (mem stream, v) or sched items (sched stream, it); their strings in arena. */
 struct batch {
 	struct mem_sample *v;
-	struct sched_event *ev;
-	size_t *off, *len;        /* len SIZE_MAX: ev[i] is converted */
-	uint64_t *lineno;
+	struct sched_item *it;
 	size_t n;
 	char *arena;
 	size_t used, cap;
@@ -101,19 +106,19 @@ struct onepass {
 	struct stream mem, sch;
 };
 
-static int batches_alloc(struct stream *st)
+/* The stream's batches, each with room for BATCH_ITEMS of the stream's own kind of item. */
+static int batches_alloc(struct stream *st, bool sched)
 {
 	for (size_t i = 0; i < NR_BATCHES; i++) {
 		struct batch *b = &st->batches[i];
 
-		b->v = malloc(BATCH_ITEMS * sizeof(*b->v));
-		b->ev = malloc(BATCH_ITEMS * sizeof(*b->ev));
-		b->off = malloc(BATCH_ITEMS * sizeof(*b->off));
-		b->len = malloc(BATCH_ITEMS * sizeof(*b->len));
-		b->lineno = malloc(BATCH_ITEMS * sizeof(*b->lineno));
+		if (sched)
+			b->it = malloc(BATCH_ITEMS * sizeof(*b->it));
+		else
+			b->v = malloc(BATCH_ITEMS * sizeof(*b->v));
 		b->arena = malloc(BATCH_ARENA);
 		b->cap = BATCH_ARENA;
-		if (!b->v || !b->ev || !b->off || !b->len || !b->lineno || !b->arena)
+		if (!(sched ? (void *)b->it : (void *)b->v) || !b->arena)
 			return scx_fail("out of memory");
 	}
 	return 0;
@@ -122,14 +127,9 @@ static int batches_alloc(struct stream *st)
 static void batches_free(struct stream *st)
 {
 	for (size_t i = 0; i < NR_BATCHES; i++) {
-		struct batch *b = &st->batches[i];
-
-		free(b->v);
-		free(b->ev);
-		free(b->lineno);
-		free(b->off);
-		free(b->len);
-		free(b->arena);
+		free(st->batches[i].v);
+		free(st->batches[i].it);
+		free(st->batches[i].arena);
 	}
 	memset(st->batches, 0, sizeof(st->batches));
 }
@@ -175,12 +175,13 @@ static int consume(struct stream *st, struct batch *b)
 		if (st->agg) {
 			if (mem_agg_add(st->agg, &b->v[i]) < 0)
 				return -1;
-		} else if (b->len[i] == SIZE_MAX) {
-			if (mem_sched_event(st->sched, &b->ev[i]) < 0)
+		} else if (b->it[i].len == SIZE_MAX) {
+			if (mem_sched_event(st->sched, &b->it[i].ev) < 0)
 				return -1;
 		} else {
+			const struct sched_item *it = &b->it[i];
 			struct sched_event ev;
-			int n = sched_events_parse_line(st->reader, b->lineno[i], b->arena + b->off[i], b->len[i], &ev);
+			int n = sched_events_parse_line(st->reader, it->lineno, b->arena + it->off, it->len, &ev);
 
 			if (n < 0 || (n > 0 && mem_sched_event(st->sched, &ev) < 0))
 				return -1;
@@ -280,9 +281,9 @@ static int on_sched_record(void *ctx, const struct sched_line *l)
 	if (make_room(st, sched_conv_max(l)) < 0)
 		return -1;
 	b = st->cur;
-	b->lineno[b->n] = ++st->lines;
-	if (sched_conv(l, &st->conv, &b->ev[b->n], b->arena + b->used, &used)) {
-		b->len[b->n++] = SIZE_MAX;
+	b->it[b->n].lineno = ++st->lines;
+	if (sched_conv(l, &st->conv, &b->it[b->n].ev, b->arena + b->used, &used)) {
+		b->it[b->n++].len = SIZE_MAX;
 		b->used += used;
 		return 0;
 	}
@@ -295,10 +296,10 @@ static int on_sched_record(void *ctx, const struct sched_line *l)
 	if (make_room(st, len) < 0)
 		return -1;
 	b = st->cur;
-	b->lineno[b->n] = st->lines;
+	b->it[b->n].lineno = st->lines;
 	memcpy(b->arena + b->used, st->line.buf, len);
-	b->off[b->n] = b->used;
-	b->len[b->n++] = len;
+	b->it[b->n].off = b->used;
+	b->it[b->n++].len = len;
 	b->used += len;
 	return 0;
 }
@@ -511,7 +512,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 			 "nothing to extract a config from", o->dir);
 		goto out;
 	}
-	if (batches_alloc(&p->mem) < 0 || batches_alloc(&p->sch) < 0)
+	if (batches_alloc(&p->mem, false) < 0 || batches_alloc(&p->sch, true) < 0)
 		goto out;
 	mo.path = p->in.mem_path; /* names the input; topology.json is looked for next to it */
 	if (!mo.sched_path && p->in.sched_kind != SCHED_IN_NONE) {
