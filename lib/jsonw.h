@@ -87,6 +87,22 @@ void jsonw_kv_u32_array(struct jsonw *w, const char *key, const uint32_t *v, siz
 void jsonw_kv_u64s(struct jsonw *w, const char *members, const uint64_t *v, size_t n);
 
 /*
+ * JSONW_KV_LINES(w, "key", v, n, write_one): "key": [...] with v[0..n) each
+ * on a line of its own, written by write_one(w, &v[i]) (the evidence file's
+ * cells, units and pairs: a long file that reads and diffs line by line).
+ */
+#define JSONW_KV_LINES(w, key, v, n, write_one)                                  \
+	do {                                                                     \
+		jsonw_key((w), (key));                                           \
+		jsonw_arr_open(w);                                               \
+		for (size_t jsonw_i_ = 0; jsonw_i_ < (n); jsonw_i_++) {          \
+			jsonw_raw((w), "\n", 1);                                 \
+			write_one((w), &(v)[jsonw_i_]);                          \
+		}                                                                \
+		jsonw_arr_close(w);                                              \
+	} while (0)
+
+/*
  * A file of one JSON object on one line (metadata.json, process.json, the
  * evidence and --llc-json files): jsonw_file_open() starts w and the object,
  * jsonw_file_close() closes it, ends the line, writes it all to f and frees

@@ -63,26 +63,12 @@ static void write_pair(struct jsonw *w, const struct evf_pair *p)
 
 static void write_cell(struct jsonw *w, const struct evf_cell *c)
 {
-	size_t i;
-
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "name", c->name);
 	jsonw_kv_str(w, "kind", evf_kind_name(c->kind));
 	jsonw_kv_str_or_null(w, "match", c->match);
-	jsonw_key(w, "units");
-	jsonw_arr_open(w);
-	for (i = 0; i < c->nr_units; i++) {
-		jsonw_raw(w, "\n", 1);
-		write_unit(w, &c->units[i]);
-	}
-	jsonw_arr_close(w);
-	jsonw_key(w, "pairs");
-	jsonw_arr_open(w);
-	for (i = 0; i < c->nr_pairs; i++) {
-		jsonw_raw(w, "\n", 1);
-		write_pair(w, &c->pairs[i]);
-	}
-	jsonw_arr_close(w);
+	JSONW_KV_LINES(w, "units", c->units, c->nr_units, write_unit);
+	JSONW_KV_LINES(w, "pairs", c->pairs, c->nr_pairs, write_pair);
 	jsonw_obj_close(w);
 }
 
@@ -101,13 +87,7 @@ int evf_write(const struct evf_recording *r, FILE *f)
 	jsonw_kv_str(&w, "granularity", r->line_granularity ? "line" : "page");
 	jsonw_kv_bool(&w, "use_hints", r->use_hints);
 	jsonw_kv_double_exact(&w, "min_share", r->min_share);
-	jsonw_key(&w, "cells");
-	jsonw_arr_open(&w);
-	for (size_t i = 0; i < r->nr_cells; i++) {
-		jsonw_raw(&w, "\n", 1);
-		write_cell(&w, &r->cells[i]);
-	}
-	jsonw_arr_close(&w);
+	JSONW_KV_LINES(&w, "cells", r->cells, r->nr_cells, write_cell);
 	return jsonw_file_close(&w, f, "evidence");
 }
 
