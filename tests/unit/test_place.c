@@ -52,8 +52,10 @@ static void map_of(struct llc_map *map, bool one_llc)
 			one_llc ? 0 : i / 2 * 2, one_llc ? "0-3" : i < 2 ? "0-1" : "2-3");
 	fprintf(f, "]}");
 	fclose(f);
-	cr_assert_eq(llc_map_from_json(path, map), 0);
-	unlink(path);
+	int rc = llc_map_from_json(path, map);
+
+	unlink(path); /* before the assertion: a failing test leaves no file either */
+	cr_assert_eq(rc, 0);
 }
 
 static struct place_thread thread(int64_t tid, const char *comm, const char *cgroup, uint64_t hint, double demand)
@@ -215,7 +217,10 @@ Test(place, config_reads_back_as_printed)
 	build_config(&cfg);
 	cr_assert_eq(cell_config_write(&cfg, f), 0);
 	fclose(f);
-	cr_assert_eq(cell_config_read(path, &back), 0, "%s", scx_errmsg());
+	int rc = cell_config_read(path, &back);
+
+	unlink(path); /* before the assertions: a failing test leaves no file either */
+	cr_assert_eq(rc, 0, "%s", scx_errmsg());
 	m = open_memstream(&a, &na);
 	cell_config_write(&cfg, m);
 	fclose(m);
@@ -228,22 +233,23 @@ Test(place, config_reads_back_as_printed)
 	free(b);
 	cell_config_free(&back);
 	cell_config_free(&cfg);
-	unlink(path);
 }
 
 static void refused(const char *text, const char *why)
 {
 	char path[] = "/tmp/place-bad-XXXXXX";
-	int fd = mkstemp(path);
+	int fd = mkstemp(path), rc;
 	struct cell_config c;
+	ssize_t n = write(fd, text, strlen(text));
 
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	cr_assert_eq(cell_config_read(path, &c), -1, "accepted: %s", text);
+	rc = cell_config_read(path, &c);
+	unlink(path); /* before the assertions: a failing test leaves no file either */
+	cr_assert_eq(n, (ssize_t)strlen(text));
+	cr_assert_eq(rc, -1, "accepted: %s", text);
 	cr_assert(strstr(scx_errmsg(), path) && strstr(scx_errmsg(), why), "%s: message \"%s\", want \"%s\"", text,
 		  scx_errmsg(), why);
 	cr_assert_eq(c.nr_cells, 0);
-	unlink(path);
 }
 
 Test(place, bad_configs_are_one_line_naming_the_file)
