@@ -15,7 +15,9 @@
 # first 60 lines tell this runner more:
 #   # suite: alone  it cannot run beside another (it measures the machine
 #                   as a whole): it starts once nothing else runs, and
-#                   nothing starts beside it;
+#                   nothing starts beside it, in this run or in another
+#                   run on the machine (two suites at once, from two
+#                   worktrees: the lock below);
 #   # suite: long   it takes minutes: it starts first, so the short ones
 #                   fill the other slot meanwhile;
 #   # suite: once   what it checks does not depend on the build under test
@@ -27,6 +29,13 @@
 # run's, removed at the end; .ci/run gives both passes the same one).
 # TESTS=WORDS runs the scripts whose names contain one of the words (and
 # the unit tests unless UNIT_TESTS=0).
+# Two runs at once: every job holds a shared flock(1) on SCX_SUITE_LOCK
+# (default /run/lock/scxprof-suite.lock, /tmp's when /run/lock is not
+# writable) while it runs, an alone script an exclusive one, so an alone
+# script never runs beside another run's jobs. Who waits for the exclusive
+# lock holds SCX_SUITE_LOCK.gate, which new jobs pass through: a run that
+# keeps its two slots busy cannot starve another run's alone script. A job
+# that waited says so in its log ("info: waited N s").
 # Each run's logs go to a directory /tmp/scxprof-tests.XXXXXX: removed at the
 # end when nothing failed, kept (its path in the closing lines) when
 # something did, and removed on an interrupt.
@@ -38,6 +47,9 @@ top=$(cd "$here/.." && pwd)
 export SCXPROF="$top/$BUILD/scxprof" BUILD TOP="$top"
 passed=0 failed=0 skipped=0
 logdir=$(mktemp -d /tmp/scxprof-tests.XXXXXX)
+lockdir=/run/lock
+[ -d "$lockdir" ] && [ -w "$lockdir" ] || lockdir=/tmp
+lock=${SCX_SUITE_LOCK:-$lockdir/scxprof-suite.lock}
 # keep_logs: set once the run ends with a failure; otherwise the logs go
 keep_logs=
 declare -A name_of=() start_of=()
@@ -67,6 +79,32 @@ now_ms() { echo $((($(date +%s%N) - t_start) / 1000000)); }
 # secs MS: MS as seconds with one decimal
 secs() { printf '%d.%d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 
+# locked MODE CMD...: CMD holding the suite lock (MODE -s shared, -x
+# exclusive), neither lock file open in CMD (a daemon a test leaves must not
+# hold it); a SIGTERM is passed on to CMD; exits with CMD's status
+locked() {
+	local mode=$1 c="" rc fd t0=$SECONDS
+	shift
+	trap '[ -n "$c" ] && kill -TERM "$c" 2>/dev/null && wait "$c"; exit 143' TERM
+	# this job's subshell holds the lock until it returns; flock waits in
+	# the background, so a SIGTERM ends the wait at once
+	exec 8>>"$lock.gate" 9>>"$lock" || return 1
+	for fd in 8 9; do
+		flock "$mode" $fd &
+		c=$!
+		wait "$c" || return 1
+	done
+	flock -u 8
+	[ $((SECONDS - t0)) -eq 0 ] || echo "info: waited $((SECONDS - t0)) s for the suite lock $lock (another run's alone script)"
+	"$@" 8>&- 9>&- &
+	c=$!
+	while :; do
+		wait "$c"
+		rc=$?
+		kill -0 "$c" 2>/dev/null || return $rc
+	done
+}
+
 # Unit tests (criterion). TAP output gives exact pass/fail/skip counts.
 unit_job() {
 	"$top/$BUILD/unit-tests" --tap="$logdir/unit.tap" -j2 >"$logdir/unit.log" 2>&1
@@ -87,7 +125,7 @@ unit_report() {
 script_report() {
 	local name=$1 rc=$2 ms=$3 out="$logdir/$1.log" p f s
 	echo "== $name ($(secs "$ms") s)"
-	grep -E '^(PASS|FAIL|SKIP): ' "$out"
+	grep -E '^(PASS|FAIL|SKIP): |^info: waited ' "$out"
 	p=$(grep -cE '^PASS: ' "$out"); f=$(grep -cE '^FAIL: ' "$out"); s=$(grep -cE '^SKIP: ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1; echo "FAIL: $name: exited $rc"; tail -n 20 "$out" | sed 's/^/    /'
@@ -144,9 +182,11 @@ for name in "${queue[@]}"; do
 	if alone "$name"; then lim=1; fi
 	while [ "$running" -ge "$lim" ]; do reap; done
 	if [ "$name" = unit ]; then
-		unit_job &
+		locked -s unit_job >"$logdir/unit.wait" 2>&1 &
 	else
-		bash "$here/integration/$name.sh" >"$logdir/$name.log" 2>&1 &
+		mode=-s
+		if alone "$name"; then mode=-x; fi
+		locked $mode bash "$here/integration/$name.sh" >"$logdir/$name.log" 2>&1 &
 	fi
 	name_of[$!]=$name start_of[$!]=$(now_ms)
 	running=$((running + 1))
