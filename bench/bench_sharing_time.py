@@ -33,7 +33,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import signal
 import tempfile
+import time
 
 PAIR = re.compile(r"^    alpha- ~ beta-: [\d.]+\n\s+lines: shared fraction ([\d.]+) \[([\d.]+), ([\d.]+)\].*?; "
                   r"(\d+ \+ \d+) samples.*recaptured (\d+) of \d+ \+ (\d+) of .*: (shared|apart|cannot tell)", re.M)
@@ -58,6 +60,22 @@ def cgroup2_root():
             if p[2] == "cgroup2":
                 return p[1]
     return None
+
+
+def remove_cgroup(cg):
+    """rmdir this run's cgroup cg, after ending what still runs in it (a
+    workload whose recorder was interrupted): the cgroup is ours alone."""
+    try:
+        with open(os.path.join(cg, "cgroup.kill"), "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+    for _ in range(50):
+        with open(os.path.join(cg, "cgroup.procs")) as f:
+            if not f.read().strip():
+                break
+        time.sleep(0.1)
+    os.rmdir(cg)
 
 
 def extract(scxprof, jsonl, allot):
@@ -89,7 +107,7 @@ def one_recording(scxprof, warm_share, work, cg2, mib, secs, steps, tag):
                             warm_share, "-d", str(secs), "-p", str(pages), "alpha:A", "beta:A", "gamma:G"],
                            capture_output=True, text=True)
     finally:
-        os.rmdir(cg)
+        remove_cgroup(cg)
     if r.returncode != 0:
         raise RuntimeError("record failed: %s" % r.stderr.strip().splitlines()[-1:])
     r = subprocess.run([scxprof, "process", "--no-perfetto", "-f", d + "/prof.tar.gz"], capture_output=True, text=True)
@@ -137,6 +155,8 @@ def one_recording(scxprof, warm_share, work, cg2, mib, secs, steps, tag):
 
 
 def main():
+    # SIGTERM as an exception: the finally blocks remove the cgroup and the work directory
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if len(sys.argv) < 6:
         sys.exit(__doc__.strip().splitlines()[-1])
     scxprof, warm_share, runs, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
