@@ -149,7 +149,7 @@ for c in json.load(open(sys.argv[2]))["cells"]:
     for x in c.get("subcells", []):
         if set(x["name"].split("+")) in ({"a-", "b-"}, {"c-", "d-"}):
             llc[c["name"]] = x["llc"]
-# on failure, every subcell's LLC and demand: another busy program on the host
+# on failure, the LLC and demand of every subcell: another busy program on the host
 # (its demand counts, as in place) can fill one LLC
 every = ["%s/%s %.2f CPUs -> LLC %s" % (c["name"], x["name"], x.get("demand_cpus", 0), x["llc"])
          for c in json.load(open(sys.argv[2]))["cells"] for x in c.get("subcells", []) if x.get("demand_cpus", 0) >= 0.05]
