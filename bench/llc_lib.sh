@@ -30,8 +30,17 @@ llc_cleanup() {
 	done
 	rmdir "$LLC_CG2/$LLC_CG" 2>/dev/null || echo "llc_lib.sh: could not remove $LLC_CG2/$LLC_CG" >&2
 }
-# llc_cgroup: make this run's cgroup; the traps remove it (and what runs in it)
+# llc_cgroup: make this run's cgroup; the traps remove it (and what runs in it).
+# The run holds a shared lock on tests/run.sh's suite lock while it lasts, so a
+# test that measures the machine as a whole ("# suite: alone", e.g.
+# test_closed_loop, whose placement counts every busy thread of the host)
+# waits for it rather than failing beside it.
 llc_cgroup() {
+	local d=/run/lock
+	[ -d "$d" ] && [ -w "$d" ] || d=/tmp
+	LLC_LOCK=${SCX_SUITE_LOCK:-$d/scxprof-suite.lock}
+	exec 8>>"$LLC_LOCK.gate" 9>>"$LLC_LOCK" &&
+		flock -s 8 && flock -s 9 && flock -u 8 && exec 8>&- || exit 1
 	mkdir -p "$LLC_CG2/$LLC_CG" || exit 1
 	trap llc_cleanup EXIT
 	trap 'exit 130' INT

@@ -95,7 +95,7 @@ locked() {
 		wait "$c" || return 1
 	done
 	flock -u 8
-	[ $((SECONDS - t0)) -eq 0 ] || echo "info: waited $((SECONDS - t0)) s for the suite lock $lock (another run's alone script)"
+	[ $((SECONDS - t0)) -eq 0 ] || echo "info: waited $((SECONDS - t0)) s for the suite lock $lock (an alone script waiting or running, or the jobs of another run or a bench beside an alone one)"
 	"$@" 8>&- 9>&- &
 	c=$!
 	while :; do
