@@ -78,7 +78,7 @@ static void print_summary(const struct record_result *r, const char *where)
 		       (unsigned long long)r->mem.lost_events, (unsigned long long)r->mem.lost_samples,
 		       (unsigned long long)(r->mem.phys_resolved + r->mem.decode.phys_resolved),
 		       (unsigned long long)(r->mem.phys_unresolved + r->mem.decode.phys_unresolved),
-		       (unsigned long long)(r->mem.phys_exited + r->mem.decode.phys_exited));
+		       (unsigned long long)(r->mem.phys_exited + r->mem.decode.pm.exited));
 	if (r->mem_on && r->backend.kind == MEM_BACKEND_DECODE)
 		printf("Decoded: %llu of %llu cpu-clock samples gave data addresses (%llu at the IP, %llu the "
 		       "instruction before; skipped: %llu kernel mode, %llu no memory operand, %llu fs/gs, "

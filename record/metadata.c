@@ -98,13 +98,13 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	jsonw_kv_u64(w, "vector_index", d->skip_unsupported);
 	jsonw_kv_u64(w, "previous_clobbered", d->skip_clobbered);
 	jsonw_obj_close(w);
-	JSONW_KV_U64S(w, d->phys_resolved, d->phys_unresolved, d->decode_ns, d->maps_reads);
-	jsonw_kv_u64(w, "dsos_mapped", d->dsos_opened);
-	jsonw_kv_u64(w, "dsos_evicted", d->dsos_evicted);
-	jsonw_kv_u64(w, "text_reads_from_file", d->text_from_file);
-	jsonw_kv_u64(w, "text_reads_from_memory", d->text_from_memory);
-	jsonw_kv_u64(w, "previous_walks", d->prev_walks);
-	JSONW_KV_U64S(w, d->pagemap_reads, d->kpageflags_reads);
+	JSONW_KV_U64S(w, d->phys_resolved, d->phys_unresolved, d->decode_ns, d->text.maps_reads);
+	jsonw_kv_u64(w, "dsos_mapped", d->text.dsos_opened);
+	jsonw_kv_u64(w, "dsos_evicted", d->text.dsos_evicted);
+	jsonw_kv_u64(w, "text_reads_from_file", d->text.from_file);
+	jsonw_kv_u64(w, "text_reads_from_memory", d->text.from_memory);
+	jsonw_kv_u64(w, "previous_walks", d->text.prev_walks);
+	JSONW_KV_U64S(w, d->pm.pagemap_reads, d->pm.kpageflags_reads);
 	jsonw_kv_u64(w, "drain_passes", d->passes);
 	jsonw_obj_close(w);
 }
@@ -162,7 +162,7 @@ static void mem_json(struct jsonw *w, const struct record_opts *o, const struct 
 	jsonw_kv_u64(w, "from_kernel", m->phys_kernel);
 	jsonw_kv_u64(w, "from_pagemap", m->phys_resolved + m->decode.phys_resolved);
 	jsonw_kv_u64(w, "unresolved", m->phys_unresolved + m->decode.phys_unresolved);
-	jsonw_kv_u64(w, "unresolved_exited", m->phys_exited + m->decode.phys_exited);
+	jsonw_kv_u64(w, "unresolved_exited", m->phys_exited + m->decode.pm.exited);
 	jsonw_obj_close(w);
 	decode_json(w, r);
 	arm_spe_json(w, r);

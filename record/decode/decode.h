@@ -87,6 +87,25 @@ const char *insn_status_name(enum insn_status s);
  * held inside the memory stream's counters (record/streams/streams.h).
  */
 
+/* insn_text.h's counters: where instruction bytes came from */
+struct insn_text_stats {
+	uint64_t maps_reads;   /* /proc/PID/maps parsed */
+	uint64_t dsos_opened;  /* files mapped */
+	uint64_t dsos_evicted; /* of those, unmapped to make room for another (least recently read first) */
+	uint64_t from_file, from_memory; /* reads served */
+	uint64_t prev_walks;   /* functions decoded from their start to find a previous instruction */
+};
+
+/* pagemap.c's (below) */
+struct pagemap_stats {
+	uint64_t pagemap_reads;    /* preads of a block of pagemap entries */
+	uint64_t kpageflags_reads; /* preads of one PFN's page flags */
+	/* lookups that gave 0 because the process had exited before the drain
+	 * reached its sample: its page tables are gone, nobody can read them
+	 * any more (the loss a pagemap-based backend cannot avoid) */
+	uint64_t exited;
+};
+
 struct decode_stats {
 	uint64_t ticks;            /* cpu-clock samples read */
 	uint64_t decoded;          /* ticks whose instruction at the IP gave >= 1 access */
@@ -102,11 +121,9 @@ struct decode_stats {
 	uint64_t skip_unsupported; /* gather/scatter (vector index), bound tables */
 	uint64_t skip_clobbered;   /* the instruction before overwrote its own address registers */
 	uint64_t phys_resolved, phys_unresolved;
-	uint64_t phys_exited;      /* of phys_unresolved: the process had exited before the drain (pagemap_stats) */
 	uint64_t decode_ns;        /* recorder thread CPU time draining the stream: text, decoding, pagemap, writing */
-	uint64_t maps_reads, dsos_opened, text_from_file, text_from_memory, prev_walks;
-	uint64_t dsos_evicted;     /* files unmapped to make room (least recently read first) */
-	uint64_t pagemap_reads, kpageflags_reads; /* preads (pagemap.c) */
+	struct insn_text_stats text; /* the instruction bytes read */
+	struct pagemap_stats pm;   /* physical addresses looked up (pm.exited: of phys_unresolved, the process had exited) */
 	uint64_t passes;           /* drain passes (each a FINISHED_ROUND) */
 };
 
@@ -165,15 +182,6 @@ uint64_t decode_stream_data_src(int load, int store);
  */
 
 struct pagemap_cache;
-
-struct pagemap_stats {
-	uint64_t pagemap_reads;    /* preads of a block of pagemap entries */
-	uint64_t kpageflags_reads; /* preads of one PFN's page flags */
-	/* lookups that gave 0 because the process had exited before the drain
-	 * reached its sample: its page tables are gone, nobody can read them
-	 * any more (the loss a pagemap-based backend cannot avoid) */
-	uint64_t exited;
-};
 
 /* NULL when out of memory (scx_fail set). */
 struct pagemap_cache *pagemap_new(void);

@@ -294,18 +294,9 @@ void decode_stream_sideband(struct decode_stream *ds, const uint8_t *rec)
 
 void decode_stream_stats(const struct decode_stream *ds, struct decode_stats *out)
 {
-	const struct insn_text_stats *t = insn_text_stats(ds->text);
-
 	*out = ds->st;
-	out->maps_reads = t->maps_reads;
-	out->dsos_opened = t->dsos_opened;
-	out->dsos_evicted = t->dsos_evicted;
-	out->text_from_file = t->from_file;
-	out->text_from_memory = t->from_memory;
-	out->prev_walks = t->prev_walks;
-	out->pagemap_reads = pagemap_stats(ds->pm)->pagemap_reads;
-	out->kpageflags_reads = pagemap_stats(ds->pm)->kpageflags_reads;
-	out->phys_exited = pagemap_stats(ds->pm)->exited;
+	out->text = *insn_text_stats(ds->text);
+	out->pm = *pagemap_stats(ds->pm);
 }
 
 void decode_stream_free(struct decode_stream *ds)

@@ -22,14 +22,6 @@
 
 struct insn_text;
 
-struct insn_text_stats {
-	uint64_t maps_reads;   /* /proc/PID/maps parsed */
-	uint64_t dsos_opened;  /* files mapped */
-	uint64_t dsos_evicted; /* of those, unmapped to make room for another (least recently read first) */
-	uint64_t from_file, from_memory; /* reads served */
-	uint64_t prev_walks;   /* functions decoded from their start to find a previous instruction */
-};
-
 /* proc_root: "/proc" (tests may pass another). NULL on out of memory. */
 struct insn_text *insn_text_new(const char *proc_root);
 /* Up to want bytes at addr of pid into buf; the count read (0: unreadable:
