@@ -168,7 +168,9 @@ int cmd_record(int argc, char **argv)
 		"Writes DIR/ (perf.mem.data, sched.data, hints.jsonl, kallsyms, topology.json,\n"
 		"metadata.json) and archives it as DIR.tar.gz, whose single top-level\n"
 		"directory is the archive's base name; DIR is then removed. Needs root (or\n"
-		"CAP_PERFMON + CAP_BPF). SIGINT/SIGTERM stop and delete everything (exit 130).",
+		"CAP_PERFMON + CAP_BPF). SIGINT/SIGTERM stop and delete everything (exit 130).\n"
+		"COMMAND runs in a process group of its own (as timeout(1)); when -t or a signal\n"
+		"stops it, the whole group is killed, not only COMMAND's first process.",
 		true, /* -- COMMAND ARGS... */
 	};
 	struct record_args a = {.outdir = "scxprof.out"};

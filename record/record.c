@@ -189,9 +189,15 @@ static int start_command(struct recorder *rc)
 	rc->child = fork();
 	if (rc->child < 0)
 		return scx_fail_errno("fork");
-	if (rc->child > 0)
+	if (rc->child > 0) {
 		rc->res->command_pid = rc->child;
+		setpgid(rc->child, rc->child); /* as the child does: whichever runs first */
+	}
 	if (rc->child == 0) {
+		/* a process group of its own (as timeout(1)): stop_command ends
+		 * what the command started too (a pipeline, a server), not only
+		 * its first process */
+		setpgid(0, 0);
 		close(pipefd[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -239,10 +245,17 @@ static int command_done(struct recorder *rc)
 	return 1;
 }
 
+/*
+ * The command still runs (-t elapsed, or SIGINT/SIGTERM): kill its process
+ * group, so the processes it started (a pipeline's other ends, a server
+ * behind a script) do not outlive the recording. One that exited by itself
+ * leaves what it started alone.
+ */
 static void stop_command(struct recorder *rc)
 {
 	close_child_pidfd(rc);
 	if (rc->child > 0) {
+		kill(-rc->child, SIGKILL);
 		kill(rc->child, SIGKILL);
 		waitpid(rc->child, NULL, 0);
 		rc->child = 0;
