@@ -23,9 +23,13 @@
 #define DSO_SLOTS 128     /* files kept mapped */
 #define MAX_WALK 65536    /* instructions decoded from a function's start, at most */
 
+#define DSO_GONE (-2)    /* xmap.dso: the file was unmapped to make room; mapped again when read */
+
 struct xmap {
 	uint64_t start, end, pgoff;
-	int dso;              /* index in dsos, -1: read the process's memory */
+	dev_t dev;            /* the file's, for mapping it again */
+	ino_t ino;
+	int dso;              /* index in dsos, -1: read the process's memory, or DSO_GONE */
 };
 
 struct proc_maps {
@@ -122,21 +126,13 @@ static int dso_get(struct insn_text *t, int pid, uint64_t start, uint64_t end, c
 		elf_funcs_free(&t->dsos[victim].funcs);
 		u64map_free(&t->dsos[victim].prev);
 		u64map_free(&t->dsos[victim].walked);
-		/* cached maps still naming the slot are dropped: the process's
-		 * next read parses its maps again and maps the file again (from
-		 * process memory the instruction before an IP cannot be found);
-		 * pid's own maps, being parsed now, read process memory there */
+		/* cached maps naming the slot map the file again when they are
+		 * next read (from process memory the instruction before an IP
+		 * cannot be found); those never read again cost nothing */
 		for (size_t p = 0; p < PROC_SLOTS; p++)
-			for (size_t m = 0; m < t->procs[p].nr; m++) {
-				if (t->procs[p].maps[m].dso != (int)victim)
-					continue;
-				if (t->procs[p].pid == pid) {
-					t->procs[p].maps[m].dso = -1;
-					continue;
-				}
-				insn_text_forget(t, t->procs[p].pid);
-				break;
-			}
+			for (size_t m = 0; m < t->procs[p].nr; m++)
+				if (t->procs[p].maps[m].dso == (int)victim)
+					t->procs[p].maps[m].dso = DSO_GONE;
 		t->st.dsos_evicted++;
 	}
 	t->dsos[victim] = (struct dso){ .dev = dev, .ino = ino, .base = base, .size = (size_t)sb.st_size,
@@ -182,6 +178,8 @@ static struct proc_maps *load_maps(struct insn_text *t, int pid)
 		m->start = start;
 		m->end = end;
 		m->pgoff = pgoff;
+		m->dev = makedev(maj, min);
+		m->ino = (ino_t)inode;
 		m->dso = inode && name[0] == '/' ? dso_get(t, pid, start, end, name, makedev(maj, min), (ino_t)inode)
 						 : -1;
 	}
@@ -207,12 +205,12 @@ void insn_text_add_map(struct insn_text *t, int pid, uint64_t start, uint64_t le
 		return;
 	}
 	p->maps[p->nr++] = (struct xmap){
-		.start = start, .end = end, .pgoff = pgoff,
+		.start = start, .end = end, .pgoff = pgoff, .dev = makedev(maj, min), .ino = (ino_t)ino,
 		.dso = ino && path[0] == '/' ? dso_get(t, pid, start, end, path, makedev(maj, min), (ino_t)ino) : -1,
 	};
 }
 
-static const struct xmap *find_map(const struct proc_maps *p, uint64_t addr)
+static struct xmap *find_map(const struct proc_maps *p, uint64_t addr)
 {
 	for (size_t i = 0; i < p->nr; i++)
 		if (addr >= p->maps[i].start && addr < p->maps[i].end)
@@ -235,9 +233,14 @@ size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf,
 	}
 	while (got < want) {
 		uint64_t at = addr + got;
-		const struct xmap *m = find_map(p, at);
+		struct xmap *m = find_map(p, at);
 		size_t n;
 
+		if (m && m->dso == DSO_GONE) { /* its file left the cache: map it again */
+			m->dso = dso_get(t, pid, m->start, m->end, "", m->dev, m->ino);
+			if (m->dso < 0 && !reloaded)
+				m = NULL; /* no map_files: the maps again, opened by path */
+		}
 		if (!m && !reloaded) { /* mapped since we looked */
 			if (!(p = load_maps(t, pid)))
 				return got;
@@ -254,7 +257,6 @@ size_t insn_text_read(struct insn_text *t, int pid, uint64_t addr, uint8_t *buf,
 			uint64_t off = at - m->start + m->pgoff;
 
 			d->used = ++t->clock; /* the least recently read file leaves the cache first */
-
 			if (off >= d->size)
 				break;
 			if (d->size - off < n)

@@ -6,10 +6,11 @@
  * inode); anonymous executable memory (JIT code, [vdso]) with
  * process_vm_readv. A read that crosses into the next page is stitched
  * from both mappings. Each process's executable mappings are cached until
- * insn_text_forget() (exec, exit, a new mapping), a miss, or the eviction
- * of a file they map (128 files are kept mapped; the one least recently
- * read leaves first, and its processes' maps are parsed again on their next
- * read, so a workload's code keeps coming from its file).
+ * insn_text_forget() (exec, exit, a new mapping) or a miss. 128 files are
+ * kept mapped; when another needs a slot, the one least recently read
+ * leaves, and a cached mapping of it maps it again when next read, so a
+ * workload's code keeps coming from its file (where the instruction before
+ * an IP can be found).
  */
 #ifndef SCX_RECORD_INSN_TEXT_H
 #define SCX_RECORD_INSN_TEXT_H

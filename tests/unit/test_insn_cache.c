@@ -7,8 +7,10 @@
  * instead of its code being read from process memory, where the
  * instruction before an IP cannot be found. Both decide the decode
  * backend's yield: "the instruction before" gives most of its addresses.
- * The other processes live in a fake /proc (maps and map_files of small
- * files of their own); this process is linked into it from the real one.
+ * A process that maps more files than the cache holds must not make the
+ * others parse their maps again on every sample. The other processes live
+ * in a fake /proc (maps and map_files of small files of their own); this
+ * process is linked into it from the real one.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -79,6 +81,35 @@ static void make_other(int k)
 	put(path, line);
 }
 
+#define BIG_PID 4100001 /* maps all OTHERS files */
+
+static void make_big(void)
+{
+	char dir[128], path[192], file[192], line[400];
+	FILE *maps;
+
+	snprintf(dir, sizeof(dir), "%s/%d", root, BIG_PID);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/map_files", dir);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	maps = fopen(path, "w");
+	cr_assert_not_null(maps);
+	for (int k = 0; k < OTHERS; k++) {
+		unsigned long long start = 0x100000ULL + 0x1000ULL * (unsigned)k;
+		struct stat sb;
+
+		snprintf(file, sizeof(file), "%s/%d/text%d", root, other_pid(k), k);
+		cr_assert_eq(stat(file, &sb), 0);
+		snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir, start, start + 0x1000);
+		cr_assert_eq(symlink(file, path), 0);
+		snprintf(line, sizeof(line), "%llx-%llx r-xp 00000000 %x:%x %llu %s\n", start, start + 0x1000,
+			 major(sb.st_dev), minor(sb.st_dev), (unsigned long long)sb.st_ino, file);
+		cr_assert_geq(fputs(line, maps), 0);
+	}
+	cr_assert_eq(fclose(maps), 0);
+}
+
 static void setup_root(void)
 {
 	char self[64], link[128];
@@ -90,6 +121,7 @@ static void setup_root(void)
 	cr_assert_eq(symlink(self, link), 0);
 	for (int k = 0; k < OTHERS; k++)
 		make_other(k);
+	make_big();
 }
 
 static void teardown_root(void)
@@ -147,16 +179,36 @@ Test(insn_cache, a_file_read_on_every_sample_stays_mapped)
 Test(insn_cache, a_file_that_left_the_cache_is_mapped_again)
 {
 	struct insn_text *t = insn_text_new(root);
+	uint64_t from_memory;
+
+	cr_assert_not_null(t);
+	cr_assert(sample_self(t));
+	from_memory = insn_text_stats(t)->from_memory;
+	for (int k = 0; k < OTHERS; k++) /* every file of this process leaves the cache */
+		read_other(t, k);
+	cr_assert(sample_self(t), "the file left the cache: its code now comes from process memory");
+	cr_assert(sample_self(t));
+	cr_assert_eq(insn_text_stats(t)->from_memory, from_memory);
+	insn_text_free(t);
+}
+
+Test(insn_cache, a_process_of_more_files_than_the_cache_holds_costs_others_nothing)
+{
+	struct insn_text *t = insn_text_new(root);
+	uint8_t buf[INSN_MAX_BYTES];
 	uint64_t maps_reads;
 
 	cr_assert_not_null(t);
 	cr_assert(sample_self(t));
-	for (int k = 0; k < OTHERS; k++) /* every file of this process leaves the cache */
-		read_other(t, k);
+	cr_assert_eq(insn_text_read(t, BIG_PID, 0x100000, buf, sizeof(buf)), sizeof(buf));
 	maps_reads = insn_text_stats(t)->maps_reads;
-	cr_assert(sample_self(t), "the file left the cache: its code now comes from process memory");
-	cr_assert_eq(insn_text_stats(t)->maps_reads, maps_reads + 1, "its maps read again, once");
-	cr_assert(sample_self(t));
-	cr_assert_eq(insn_text_stats(t)->maps_reads, maps_reads + 1);
+	for (int i = 0; i < 20; i++) { /* both sampled in turn */
+		cr_assert(sample_self(t));
+		cr_assert_eq(insn_text_read(t, BIG_PID, 0x100000 + 0x1000 * (uint64_t)(i % 3), buf, sizeof(buf)),
+			     sizeof(buf));
+	}
+	cr_assert_eq(insn_text_stats(t)->maps_reads, maps_reads, "%llu maps parsed again for 40 samples",
+		     (unsigned long long)(insn_text_stats(t)->maps_reads - maps_reads));
+	cr_assert_eq(insn_text_stats(t)->from_memory, 0);
 	insn_text_free(t);
 }
