@@ -285,6 +285,7 @@ static int run_loop(struct recorder *rc)
 	uint64_t start = monotime_ns(), deadline = start + (uint64_t)o->timeout_s * 1000000000ULL, next_status = start;
 	struct yield_prio yp = {0};
 	int err = 0;
+	bool printed = false; /* a status line in the last round */
 
 	/* without the memory stream nothing here is urgent: stay out of the
 	 * workload's way until the sched ring says we are behind */
@@ -324,7 +325,8 @@ static int run_loop(struct recorder *rc)
 			err = -1;
 			break;
 		}
-		if (monotime_ns() >= next_status) {
+		printed = monotime_ns() >= next_status;
+		if (printed) {
 			status_line(rc, start, false);
 			next_status += 1000000000ULL;
 		}
@@ -335,7 +337,10 @@ static int run_loop(struct recorder *rc)
 	rc->res->drain_boosts = atomic_load(&yp.boosts);
 	if (err < 0)
 		return -1;
-	status_line(rc, start, true);
+	/* on a terminal the last line ends it; elsewhere it would repeat the
+	 * one just printed (-t whole seconds: the deadline is a status time) */
+	if (!printed || o->status_tty)
+		status_line(rc, start, true);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_record_command.sh - `record -- COMMAND` that record ends (SIGTERM here;
+# test_record_command.sh - record's command and status lines. `record -- COMMAND` that record ends (SIGTERM here;
 # -t elapsing goes through the same stop) ends what COMMAND started too: a
 # pipeline's other ends, a server behind a script. Before, only COMMAND's
 # first process was killed and the rest ran on after record had returned.
@@ -34,3 +34,12 @@ else
 		"still running after record returned: $(ps -o pid=,comm= -p "$(echo $left | tr ' ' ,)" | tr '\n' ' ')"
 	kill $left 2>/dev/null
 fi
+
+# The status lines (stderr not a terminal): one a second, the last not
+# repeated. -t whole seconds makes the deadline a status time, where the
+# final line used to print the one just printed again.
+"$SCXPROF" record -t 1 --disable-mem-trace --disable-archive -o "$WORK/st" >/dev/null 2>"$WORK/st.err"
+grep '^\[record\]' "$WORK/st.err" >"$WORK/st.lines"
+check "record -t 1: status lines written" test -s "$WORK/st.lines"
+check "record -t 1: the last status line is not repeated" \
+	test "$(uniq "$WORK/st.lines" | wc -l)" = "$(wc -l <"$WORK/st.lines")"
