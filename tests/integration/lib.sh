@@ -123,6 +123,19 @@ own_session() {
 	echo "info: autogroup $(cat /proc/self/autogroup 2>/dev/null)"
 }
 
+# cgroup_remove DIR...: remove cgroups this test made, after ending what
+# still runs in them (cgroup.kill: a workload whose recorder or script was
+# interrupted); the cgroups are the test's own, so is what runs in them
+cgroup_remove() {
+	local d
+	for d in "$@"; do
+		[ -d "$d" ] || continue
+		[ -e "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill" 2>/dev/null
+		for _ in $(seq 50); do [ -s "$d/cgroup.procs" ] || break; sleep 0.1; done
+		rmdir "$d" 2>/dev/null
+	done
+}
+
 # allotment_cgroup NAME: an allotment cgroup of this run's own
 # (workload.slice/workload-tw-NAME-PID.allotment.slice), removed at exit
 # with $WORK; sets cg2 (the cgroup2 mount), cg, ALLOT (a regex matching
@@ -133,7 +146,7 @@ allotment_cgroup() {
 	[ -n "$cg2" ] || return 1
 	cg="workload.slice/workload-tw-$1-$$.allotment.slice"
 	mkdir -p "$cg2/$cg"
-	trap 'rmdir "$cg2/$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+	trap 'cgroup_remove "$cg2/$cg"; rm -rf "$WORK"' EXIT
 	ALLOT="workload-tw-$1-$$\\.allotment\\.slice"
 	IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg2/$cg")
 }

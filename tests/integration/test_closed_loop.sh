@@ -44,7 +44,7 @@ if ! allotment_cgroup loop; then
 	exit 0
 fi
 wl=""
-trap '[ -n "$wl" ] && kill $wl 2>/dev/null; wait 2>/dev/null; rmdir "$cg2/$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap '[ -n "$wl" ] && kill $wl 2>/dev/null; wait 2>/dev/null; cgroup_remove "$cg2/$cg"; rm -rf "$WORK"' EXIT
 cat >"$WORK/split.json" <<'JSON'
 {"version": 1, "cpus": [
  {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},
@@ -136,7 +136,7 @@ assert p[1] <= m[0] <= p[2], ("predicted", p, "achieved", m)
 # go to the two LLCs and the allotment cell's predicted share is about 2/3
 other="scxprof-loop-other-$$"
 mkdir -p "$cg2/$other"
-trap '[ -n "$wl" ] && kill $wl 2>/dev/null; wait 2>/dev/null; rmdir "$cg2/$cg" "$cg2/$other" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap '[ -n "$wl" ] && kill $wl 2>/dev/null; wait 2>/dev/null; cgroup_remove "$cg2/$cg" "$cg2/$other"; rm -rf "$WORK"' EXIT
 started c1 -G "$cg2/$other/cgroup.procs" a-0 b-0 + c-0 d-0
 recorded c1
 check "cells, run 1: a-+b- (allotment) and c-+d- (rest) on the two LLCs, the allotment cell's prediction a point, not 0%" python3 -c "$FIG"'

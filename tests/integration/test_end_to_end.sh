@@ -34,11 +34,13 @@ cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$cg2" ] && [ -w "$cg2" ]; then
 	A="workload.slice/workload-tw-e2e$$.allotment.slice"
 	O="workload.slice/other-e2e$$"
+	# removed at exit too (an interrupt mid-recording); workload.slice stays:
+	# another test or bench may be making a cgroup in it at this moment
+	trap 'cgroup_remove "$cg2/$A" "$cg2/$O"; rm -rf "$WORK"' EXIT
 	cd "$WORK" || exit 1
 	"$SCXPROF" record -t 20 -o cgp --disable-archive --disable-sched-trace --backend page-fault -- "$TOP/$BUILD/workloads/scxprof-workload" \
 		-d 2 -p 64 -H 20 "alpha:2:A:$A" "beta:2:A:$A" "gamma:2::$O" >/dev/null 2>cg.err
-	rmdir "$cg2/$A" "$cg2/$O" 2>/dev/null
-	rmdir "$cg2/workload.slice" 2>/dev/null
+	cgroup_remove "$cg2/$A" "$cg2/$O"
 	if "$SCXPROF" process -f cgp >/dev/null 2>&1 && "$SCXPROF" extract -f cgp.out/perf.jsonl >cg.json 2>/dev/null; then
 		check "cgroups: allotment cell holds alpha+beta, workload.slice cell holds gamma" python3 - cg.json <<'PY'
 import json, sys

@@ -158,7 +158,7 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 CG=workload.slice/workload-tw-llc-$$.allotment.slice
 ALLOT="workload-tw-llc-$$\\.allotment\\.slice"
-trap 'rmdir "$cg2/$CG" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'cgroup_remove "$cg2/$CG"; rm -rf "$WORK"' EXIT
 cat >"$WORK/split.json" <<'JSON'
 {"version": 1, "cpus": [
  {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},

@@ -83,7 +83,7 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 config "$ALLOT" >"$WORK/cfg.json"
 pids=()
-trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; rmdir "$cg2/$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; cgroup_remove "$cg2/$cg"; rm -rf "$WORK"' EXIT
 
 # start NAME THREAD...: the workload in the test's cgroup, unpinned threads, 30% busy; waits until they run
 start() {

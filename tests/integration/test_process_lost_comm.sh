@@ -19,6 +19,7 @@ if ! perf record -q -e page-faults -c 1 -o "$WORK/probe.data" -- true >/dev/null
 fi
 cg=workload.slice/workload-tw-lostcomm$$.allotment.slice
 allot="workload-tw-lostcomm$$\\.allotment\\.slice"
+trap 'cgroup_remove "$cg2/$cg"; rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 # perf script (the oracle below) stops at the first sample under an id no
 # event of the file has ("failed to process type: 9"), which another suite's
@@ -29,8 +30,7 @@ for try in 1 2 3; do
 	"$SCXPROF" record -t 60 -o prof --disable-archive --backend page-fault -- "$TOP/$BUILD/workloads/scxprof-workload" \
 		-d 1 -p 32 -H 20 "alpha:2:A:$cg" "beta:2:A:$cg" "gamma:2::$cg" >rec.out 2>rec.err
 	rc=$?
-	rmdir "$cg2/$cg" 2>/dev/null
-	rmdir "$cg2/workload.slice" 2>/dev/null
+	cgroup_remove "$cg2/$cg" # workload.slice stays: another test may be making a cgroup in it
 	[ $rc -eq 0 ] && [ -f prof/perf.mem.data ] || break
 	foreign=$(python3 "$TOP/tests/tools/perf_foreign_ids.py" prof/perf.mem.data) || break
 	[ "$foreign" = 0 ] && break

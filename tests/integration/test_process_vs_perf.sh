@@ -69,9 +69,10 @@ cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$cg2" ] && [ -w "$cg2" ]; then
 	cgj=$cg2/scxprof-test-jobs-$$
 	mkdir -p "$cgj"
+	trap 'cgroup_remove "$cgj" "${cg:-}"; rm -rf "$WORK"' EXIT
 	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size --all-cgroups -o "$WORK/jobs/perf.data" \
 		-- sh -c "echo \$\$ > $cgj/cgroup.procs && exec $WL -d 0.4 -p 32 'alpha worker:2:A' beta:2" >/dev/null 2>&1
-	rmdir "$cgj" 2>/dev/null
+	cgroup_remove "$cgj"
 else
 	perf record -q -e page-faults -c 1 -d --phys-data --data-page-size -o "$WORK/jobs/perf.data" \
 		-- "$WL" -d 0.4 -p 32 "alpha worker:2:A" beta:2 >/dev/null 2>&1
@@ -164,10 +165,11 @@ fi
 cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$cg2" ] && [ -w "$cg2" ]; then
 	cg=$cg2/scxprof-test-$$
+	trap 'cgroup_remove "${cgj:-}" "$cg"; rm -rf "$WORK"' EXIT
 	mkdir -p "$cg" && mkdir -p "$WORK/cg"
 	perf_record_clean "$WORK/cg/perf.data" -q -e page-faults -c 1 -d --phys-data --data-page-size --all-cgroups -a \
 		-- sh -c "echo \$\$ > $cg/cgroup.procs && exec $WL -d 0.3 -p 16 cgw:1"
-	rmdir "$cg" 2>/dev/null
+	cgroup_remove "$cg"
 	if "$SCXPROF" process -f "$WORK/cg" --no-filter >"$WORK/cg.log" 2>&1; then
 		# perf report's per-cgroup sample counts must equal ours
 		perf report -i "$WORK/cg/perf.data" --sort cgroup --stdio -F sample,cgroup 2>/dev/null |

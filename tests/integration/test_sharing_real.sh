@@ -46,7 +46,7 @@ fi
 cgs="workload.slice/workload-tw-srv-$$.allotment.slice workload.slice/workload-tw-cli-$$.allotment.slice"
 cgs="$cgs workload.slice/workload-tw-mix-$$.allotment.slice"
 for c in $cgs; do mkdir -p "$cg2/$c"; done
-trap 'for c in $cgs; do rmdir "$cg2/$c" 2>/dev/null; done; rm -rf "$WORK"' EXIT
+trap 'for c in $cgs; do cgroup_remove "$cg2/$c"; done; rm -rf "$WORK"' EXIT
 ALLOT="workload-tw-(srv|cli|mix)-$$\\.allotment\\.slice"
 # "${IN_CG[@]}" DIR CMD...: a command line that moves itself into the cgroup DIR, then runs CMD
 IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"')

@@ -41,7 +41,7 @@ fi
 cgs="workload.slice/workload-tw-rsrv-$$.allotment.slice workload.slice/workload-tw-rcli-$$.allotment.slice"
 for c in $cgs; do mkdir -p "$cg2/$c"; done
 rp=""
-trap '[ -n "$rp" ] && kill $rp 2>/dev/null; for c in $cgs; do rmdir "$cg2/$c" 2>/dev/null; done; rm -rf "$WORK"' EXIT
+trap '[ -n "$rp" ] && kill $rp 2>/dev/null; for c in $cgs; do cgroup_remove "$cg2/$c"; done; rm -rf "$WORK"' EXIT
 ALLOT="workload-tw-(rsrv|rcli)-$$\\.allotment\\.slice"
 IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"')
 cgdir() { echo "$cg2/workload.slice/workload-tw-$1-$$.allotment.slice"; }
