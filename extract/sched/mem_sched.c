@@ -205,18 +205,22 @@ int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum gr
 	return 0;
 }
 
+/* At least this share of the traced CPU time unattributed: -v says what the cells' figures miss. */
+#define UNATTRIBUTED_NOTE 0.25
+
 int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a)
 {
 	size_t i, n = 0, by_pid = 0;
-	uint64_t runtime = 0, pid_runtime = 0;
+	uint64_t runtime = 0, pid_runtime = 0, all;
 	bool major, by_process;
 
-	for (i = 0; i < m->st.n; i++) {
+	for (i = 0, all = 0; i < m->st.n; i++) {
 		const struct sched_thread_stats *t = &m->st.v[i];
 		bool sampled = false;
 
 		if (t->tid == 0)
 			continue; /* the idle task */
+		all += t->runtime;
 		for (int k = 0; k < 3 && !sampled; k++)
 			sampled = thread_share(a, t, (enum group_kind)k, &major, &by_process) > 0;
 		if (!sampled) {
@@ -232,6 +236,13 @@ int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const st
 	fprintf(log, "\nsched attribution: %zu threads (%.1f ms) charged through their process (never sampled "
 		     "themselves); unattributed (neither the thread nor its process sampled): %zu threads, %.1f ms\n",
 		by_pid, (double)pid_runtime / 1e6, n, (double)runtime / 1e6);
+	all += m->st.dropped_runtime_ns;
+	if (all > 0 && (double)runtime >= UNATTRIBUTED_NOTE * (double)all)
+		fprintf(log, "sched attribution: %.0f%% of the traced CPU time is unattributed, and the cpu and "
+			     "runtime figures above leave it out (threads no sample names, e.g. processes that run "
+			     "mostly in the kernel where the backend samples user mode only, as decode does); "
+			     "`scxprof extract sched stats --by comm` on the sched JSONL names them\n",
+			100.0 * (double)runtime / (double)all);
 	return 0;
 }
 

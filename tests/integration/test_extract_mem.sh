@@ -250,3 +250,12 @@ check "sched: a moved thread's runtime goes to the groups of its samples (8 + 4 
 check "sched: ... and the rest to rest (2 + 1 ms)" grep -q "^  sched rest/app: cpu 0.30 (7.5%), runtime 3.0 ms," "$WORK/mv/err"
 check "sched: never-sampled threads charged through their process; the rest reported unattributed" grep -qx \
 	"sched attribution: 1 threads (5.0 ms) charged through their process (never sampled themselves); unattributed (neither the thread nor its process sampled): 1 threads, 2.0 ms" "$WORK/mv/err"
+check "sched: 2 of 17 ms unattributed (12%): no note" bash -c "! grep -q 'of the traced CPU time is unattributed' '$WORK/mv/err'"
+# the same with tid 7777 running 10 ms: 10 of 25 ms unattributed (40%), which
+# the cells' figures leave out: -v says so and how to name them
+mkdir -p "$WORK/mv2"
+cp "$WORK/mv/perf.jsonl" "$WORK/mv/topology.json" "$WORK/mv2/"
+sed '/"prev_comm": "ghost"/s/"time": "0.002000"/"time": "0.010000"/' "$WORK/mv/sched.jsonl" >"$WORK/mv2/sched.jsonl"
+"$SCXPROF" extract mem -v -f "$WORK/mv2/perf.jsonl" >/dev/null 2>"$WORK/mv2/err"
+check "sched: 10 of 25 ms unattributed: -v notes the 40% the cpu figures leave out" grep -q \
+	"^sched attribution: 40% of the traced CPU time is unattributed, and the cpu and runtime figures above leave it out" "$WORK/mv2/err"
