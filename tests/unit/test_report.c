@@ -178,13 +178,27 @@ static void write_hostile(const char *path)
 	fclose(f);
 }
 
-Test(report_run, hostile_comms_are_escaped_and_output_is_never_overwritten)
+/* the directory of a report_run test, removed by the test's .fini (which a
+ * failing assertion reaches too): nothing is left in /tmp either way */
+static char dir[64];
+
+static void make_dir(void)
 {
-	char dir[] = "/tmp/scxprof-report-unit.XXXXXX", perf[256], out[256], bad[256];
+	strcpy(dir, "/tmp/scxprof-report-unit.XXXXXX");
+	cr_assert(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	fs_remove_tree(dir);
+}
+
+Test(report_run, hostile_comms_are_escaped_and_output_is_never_overwritten, .init = make_dir, .fini = remove_dir)
+{
+	char perf[256], out[256], bad[256];
 	struct report_opts o;
 	char *html;
 
-	cr_assert(mkdtemp(dir));
 	snprintf(perf, sizeof(perf), "%s/perf.jsonl", dir);
 	snprintf(out, sizeof(out), "%s/report.html", dir);
 	write_hostile(perf);
@@ -219,17 +233,16 @@ Test(report_run, hostile_comms_are_escaped_and_output_is_never_overwritten)
 	cr_assert_eq(report_run(&o), -1);
 	cr_assert(strstr(scx_errmsg(), "perf.jsonl:201"), "%s", scx_errmsg());
 	cr_assert(!fs_exists(bad));
-	cr_assert_eq(fs_remove_tree(dir), 0);
 }
 
-Test(report_run, sched_trace_without_switches_gives_a_page_that_says_why_there_is_no_chart)
+Test(report_run, sched_trace_without_switches_gives_a_page_that_says_why_there_is_no_chart, .init = make_dir,
+     .fini = remove_dir)
 {
-	char dir[] = "/tmp/scxprof-report-unit.XXXXXX", perf[256], sched[256], out[256];
+	char perf[256], sched[256], out[256];
 	struct report_opts o;
 	char *html;
 	FILE *f;
 
-	cr_assert(mkdtemp(dir));
 	snprintf(perf, sizeof(perf), "%s/perf.jsonl", dir);
 	snprintf(sched, sizeof(sched), "%s/sched.jsonl", dir);
 	snprintf(out, sizeof(out), "%s/r.html", dir);
@@ -255,5 +268,4 @@ Test(report_run, sched_trace_without_switches_gives_a_page_that_says_why_there_i
 	cr_assert(strstr(html, "no sched:sched_switch events found"));
 	cr_assert_null(strstr(html, "<svg class=\"cpu-chart\""));
 	free(html);
-	cr_assert_eq(fs_remove_tree(dir), 0);
 }
