@@ -145,9 +145,17 @@ static uint32_t build_range(struct sym_tree *t, const uint32_t *idx, size_t lo, 
 	return x;
 }
 
-static uint64_t round_page_up(uint64_t x)
+/* The start of the page after the one x is in, rounded up as perf does
+ * (roundup(x, 4096) + 4096), but not past the top of the address space: a
+ * symbol in the last page ends at UINT64_MAX, where perf's sum wraps to a
+ * low address and the symbol (end below start) is never found. */
+static uint64_t page_after(uint64_t x)
 {
-	return (x + 4095) & ~(uint64_t)4095;
+	const uint64_t last_page = ~(uint64_t)4095;
+
+	if (x > last_page - 4096)
+		return UINT64_MAX;
+	return ((x + 4095) & last_page) + 4096;
 }
 
 static size_t prefix_underscores(const char *s)
@@ -215,12 +223,12 @@ void sym_tree_fixup_end(struct sym_tree *t, bool is_kallsyms)
 			continue;
 		/* kallsyms: a kernel/module border ends on the next page */
 		if (is_kallsyms && !t->n[prev].module != !t->n[curr].module)
-			t->n[prev].end = round_page_up(t->n[prev].end + 4096);
+			t->n[prev].end = page_after(t->n[prev].end);
 		else
 			t->n[prev].end = t->n[curr].start;
 	}
 	if (t->n[curr].end == t->n[curr].start)
-		t->n[curr].end = round_page_up(t->n[curr].start) + 4096;
+		t->n[curr].end = page_after(t->n[curr].start);
 }
 
 void sym_tree_fixup_duplicate(struct sym_tree *t)
@@ -258,12 +266,12 @@ static void fixup_end(struct sym_node *nd, const uint32_t *idx, size_t n)
 		if (prev->end != prev->start)
 			continue;
 		if (!prev->module != !curr->module)
-			prev->end = round_page_up(prev->end + 4096);
+			prev->end = page_after(prev->end);
 		else
 			prev->end = curr->start;
 	}
 	if (nd[idx[n - 1]].end == nd[idx[n - 1]].start)
-		nd[idx[n - 1]].end = round_page_up(nd[idx[n - 1]].start) + 4096;
+		nd[idx[n - 1]].end = page_after(nd[idx[n - 1]].start);
 }
 
 /*

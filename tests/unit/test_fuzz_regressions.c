@@ -10,8 +10,10 @@
 #include "process/hints.h"
 #include "process/sched/sched_script.h"
 #include "process/mem/script_text.h"
+#include "process/sym/symbols.h"
 
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -115,5 +117,58 @@ Test(fuzz_regressions, perfdata_empty_feature_far_offset)
 	cr_assert_eq(pd_feature(&f, PD_FEAT_NRCPUS, &data, &size), 0);
 	cr_assert_eq(size, 0);
 	pd_close(&f);
+	unlink(path);
+}
+
+/* fuzz_kallsyms: the last symbol's end (its page rounded up, plus a page, as
+ * perf's symbols__fixup_end has it) wrapped past the top of the address
+ * space for a symbol in the last page: end 0x1000, below its start, and the
+ * lookup of its own address found nothing. Now it ends at UINT64_MAX; a
+ * symbol at UINT64_MAX itself is zero-sized and found at its address. */
+Test(fuzz_regressions, kallsyms_symbol_in_the_last_page)
+{
+	static const char text[] = "ffffffff81000000 T _text\n"
+				   "ffffffffffffe000 T below_last_page\n"
+				   "fffffffffffffff8 T in_last_page\n"
+				   "ffffffffffffffff T at_the_top\n";
+	char path[] = "/tmp/scxprof-fz.XXXXXX";
+	const char *mod;
+	struct sym_cache *c;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	c = sym_cache_new(&(struct sym_cache_opts){ .kallsyms_path = path });
+	cr_assert_not_null(c);
+	cr_assert_str_eq(sym_kernel_lookup(c, 0xffffffff81000000ull, &mod), "_text");
+	cr_assert_str_eq(sym_kernel_lookup(c, 0xfffffffffffff000ull, &mod), "below_last_page");
+	cr_assert_str_eq(sym_kernel_lookup(c, 0xfffffffffffffff8ull, &mod), "in_last_page");
+	cr_assert_str_eq(sym_kernel_lookup(c, 0xfffffffffffffffeull, &mod), "in_last_page");
+	cr_assert_str_eq(sym_kernel_lookup(c, UINT64_MAX, &mod), "at_the_top");
+	cr_assert_null(mod);
+	sym_cache_free(c);
+	unlink(path);
+}
+
+/* The same with the last symbol alone in the last page (the regression
+ * input's shape: it is the file's highest address). */
+Test(fuzz_regressions, kallsyms_last_symbol_in_the_last_page)
+{
+	static const char text[] = "ffffffff81000000 T _text\n"
+				   "fffffffffffffff8 T asm_exc\n";
+	char path[] = "/tmp/scxprof-fz.XXXXXX";
+	struct sym_cache *c;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	c = sym_cache_new(&(struct sym_cache_opts){ .kallsyms_path = path });
+	cr_assert_not_null(c);
+	cr_assert_str_eq(sym_kernel_lookup(c, 0xfffffffffffffff8ull, NULL), "asm_exc");
+	cr_assert_str_eq(sym_kernel_lookup(c, 0xfffffffffffffffeull, NULL), "asm_exc");
+	cr_assert_null(sym_kernel_lookup(c, UINT64_MAX, NULL)); /* the end is exclusive */
+	sym_cache_free(c);
 	unlink(path);
 }
