@@ -12,5 +12,6 @@ int cmd_process(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_place(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"process", cmd_process, "decode a profile (memory, scheduling, hints) into perf.jsonl, sched.jsonl and a Perfetto trace"},
 	{"extract", cmd_extract, "cluster threads by shared memory into a cell config"},
 	{"report", cmd_report, "the same analysis as one self-contained HTML page (heatmap, evidence, CPU charts)"},
+	{"check", cmd_check, "check a cell config against the rules of the scheduler that reads it (scx_mitosis)"},
 	{"place", cmd_place, "pin a running workload's threads to LLCs as a config places them (no sched_ext needed)"},
 };
 

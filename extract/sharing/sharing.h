@@ -76,6 +76,74 @@ int cell_config_write(const struct cell_config *c, FILE *f);
 /* Read the config at path into *c (freed by cell_config_free). -1 (scx_fail naming path and what is wrong) on error. */
 int cell_config_read(const char *path, struct cell_config *c);
 
+/* ---- reader_rules.c: the rules and limits of the scheduler that reads
+ * the config, in one table. READER_DEFAULT is scx_mitosis --cell-config as
+ * of sched-ext/scx branch mitosis-next at 1be7d9fea (src/config.rs, the
+ * limits in src/bpf/intf.h): at most 8 subcells per cell, the catch-all
+ * included; 4 OR groups per subcell; 4 AND terms per group; a CommPrefix is
+ * cut to 15 bytes (MAX_COMM 16, NUL included) and may hold no NUL; the only
+ * term is CommPrefix; a cell's "matches" is an object; only the last spec
+ * may be a catch-all; CgroupRegex is Rust `regex` syntax, matched against
+ * the cgroup's absolute path (/sys/fs/cgroup/...). Another reader's limits:
+ * reader_limits_parse("subcells=8,or=4,and=4,prefix=15").
+ */
+#define READER_DEFAULT_NAME "scx_mitosis mitosis-next 1be7d9fea"
+#define READER_CGROUP_ROOT "/sys/fs/cgroup"
+
+struct reader_limits {
+	char name[64];         /* named in every message */
+	unsigned subcells;     /* per cell, the catch-all included */
+	unsigned or_groups;    /* per subcell */
+	unsigned and_terms;    /* per OR group */
+	unsigned prefix_bytes; /* a CommPrefix longer than this is cut */
+};
+
+extern const struct reader_limits reader_limits_default;
+
+/* "subcells=N,or=N,and=N,prefix=N" (any of them, any order; the others
+ * stay the default's) into *out. -1 (scx_fail naming the bad part). */
+int reader_limits_parse(const char *spec, struct reader_limits *out);
+
+/*
+ * The first construct of a CgroupRegex that the reader (Rust regex, on
+ * /sys/fs/cgroup/... paths) refuses or reads otherwise than PCRE2 on a
+ * recorded path: look-around, backreferences, possessive quantifiers,
+ * atomic groups, \K and the other PCRE-only escapes, recursion,
+ * conditionals, verbs, callouts, comments, PCRE-only flags, \v \< \> (a
+ * class or an assertion in Rust, not in PCRE), and a ^ or \A anchor not
+ * followed by /sys/fs/cgroup. NULL when none; else a static one-line
+ * description ("look-ahead (?=...)"), *at its byte offset.
+ */
+const char *reader_regex_problem(const char *re, size_t *at);
+
+/* The same for a CgroupContains string: NULL, or why the reader matches it
+ * otherwise (it is found in every cgroup's /sys/fs/cgroup/ prefix). */
+const char *reader_contains_problem(const char *s);
+
+/* ---- cell_config_check.c: a config file checked against the reader's
+ * rules, as the reader parses it (serde over the JSON), one call of fn per
+ * problem: where ("cell[0] \"allotment\" subcell[2] \"a-+b-\"", "" for
+ * the whole file), rule (a short name: "cell-matches", "catch-all-cell",
+ * "subcells", "or-groups", "and-terms", "term", "hint-term",
+ * "prefix-nul", "prefix-length", "regex", "name", "unknown-key",
+ * "catch-all-subcell", "no-match", "specs", "type", "utf-8") and what is
+ * wrong. Unknown keys are a problem although the reader ignores them: a
+ * misspelt key silently changes what the config means.
+ */
+typedef int (*reader_problem_fn)(void *ctx, const char *where, const char *rule, const char *what);
+
+struct cell_config_summary {
+	size_t specs, subcells, catch_all_specs;
+};
+
+/* The number of problems (fn called for each; fn returning -1 stops with
+ * -1), or -1 (scx_fail naming name) when buf is not JSON. sum may be NULL. */
+long cell_config_check_buf(const char *name, const char *buf, size_t n, const struct reader_limits *l,
+			   reader_problem_fn fn, void *ctx, struct cell_config_summary *sum);
+/* The same on a file (at most CELL_CONFIG_MAX_BYTES). */
+long cell_config_check_file(const char *path, const struct reader_limits *l, reader_problem_fn fn, void *ctx,
+			    struct cell_config_summary *sum);
+
 /* ---- mem_groups.c: upstream's comm-level view of a set of groups: comms
  * normalized by stripping trailing ASCII digits, with their concrete comms
  * and hint values (comm_summary), and the significant "units" upstream

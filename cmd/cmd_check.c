@@ -1,0 +1,71 @@
+/*
+ * cmd_check.c - `scxprof check CONFIG`: is a cell config (extract's or
+ * hand-written) one the scheduler that reads it accepts and reads as
+ * written? One line per problem on stderr (the cell, the subcell, the
+ * rule), exit 1; a one-line summary on stdout and exit 0 when there is
+ * none. The rules live in the library (extract/sharing/cell_config_check.c).
+ */
+#include <stdio.h>
+
+#include "cmd/commands.h"
+#include "cmd/opts.h"
+#include "extract/sharing/sharing.h"
+#include "lib/error.h"
+
+static const char summary[] =
+	"Check a cell config against the rules of the scheduler that reads it, by default\n"
+	"scx_mitosis --cell-config (" READER_DEFAULT_NAME "): a JSON array of cell specs whose\n"
+	"\"matches\" is an object ({\"CgroupRegex\": RE}, {\"CgroupContains\": S}, {} for the\n"
+	"catch-all, the last spec only); CgroupRegex in Rust regex syntax, matched against\n"
+	"/sys/fs/cgroup/...; at most 8 subcells a cell (the catch-all included), 4 OR groups\n"
+	"a subcell, 4 AND terms a group, CommPrefix the only term, at most 15 bytes, no NUL;\n"
+	"no unknown key (the reader would ignore it). Prints one line per problem on stderr,\n"
+	"naming the cell, the subcell and the rule, and exits 1; prints a one-line summary\n"
+	"on stdout and exits 0 when there is none. --reader-limits subcells=N,or=N,and=N,prefix=N\n"
+	"checks against another reader's limits.";
+
+struct printer {
+	const char *path;
+};
+
+static int print_problem(void *ctx, const char *where, const char *rule, const char *what)
+{
+	const struct printer *p = ctx;
+
+	fprintf(stderr, "%s: %s%s%s: %s\n", p->path, where, *where ? ": " : "", rule, what);
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct cmd_usage u = {"check", "[--reader-limits SPEC] CONFIG", summary, true};
+	const char *limits_spec = NULL;
+	const struct opt opts[] = {
+		OPT_STRING(0, "reader-limits", &limits_spec, "SPEC",
+			   "subcells=N,or=N,and=N,prefix=N: another reader's limits (default " READER_DEFAULT_NAME "'s 8,4,4,15)"),
+		OPT_END(),
+	};
+	struct reader_limits limits = reader_limits_default;
+	struct cell_config_summary sum;
+	struct printer p;
+	long n;
+
+	argc = opts_parse(argc, argv, opts, &u);
+	if (argc < 0)
+		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
+	if (argc != 1)
+		return opts_usage_error(&u, argc ? "one CONFIG only" : "no CONFIG given"), EXIT_USAGE;
+	if (limits_spec && reader_limits_parse(limits_spec, &limits) < 0)
+		return opts_usage_error(&u, "%s", scx_errmsg()), EXIT_USAGE;
+	p.path = argv[0];
+	n = cell_config_check_file(argv[0], &limits, print_problem, &p, &sum);
+	if (n < 0) {
+		fprintf(stderr, "scxprof check: %s\n", scx_errmsg());
+		return EXIT_ERROR;
+	}
+	if (n > 0)
+		return EXIT_ERROR;
+	printf("%s: accepted by %s: %zu cell spec%s (%zu catch-all), %zu subcells\n", argv[0], limits.name, sum.specs,
+	       sum.specs == 1 ? "" : "s", sum.catch_all_specs, sum.subcells);
+	return EXIT_OK;
+}
