@@ -16,6 +16,7 @@
 #include "cmd/extract_args.h"
 #include "extract/evidence/evidence.h"
 #include "lib/error.h"
+#include "lib/host/host.h"
 
 /* Run one recording with the collector; rec holds its evidence (caller evf_free). */
 static int collect(extract_multi_stage stage, const struct extract_mem_opts *base, const char *path,
@@ -45,24 +46,9 @@ static int collect(extract_multi_stage stage, const struct extract_mem_opts *bas
 	return 0;
 }
 
-/* f written to path: a temporary file beside it, then linked in (never over an existing file). */
-static int write_new_file(const char *path, const struct evf_recording *rec)
+static int write_evidence(FILE *f, void *ctx)
 {
-	char tmp[4096];
-	FILE *f;
-	int rc;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return scx_fail("%s: path too long", path);
-	if (!(f = fopen(tmp, "wx")))
-		return scx_fail_errno("%s", tmp);
-	rc = evf_write(rec, f);
-	if (fclose(f) != 0 && rc == 0)
-		rc = scx_fail_errno("%s", tmp);
-	if (rc == 0 && link(tmp, path) < 0)
-		rc = errno == EEXIST ? scx_fail("%s: already exists, not overwritten", path) : scx_fail_errno("%s", path);
-	unlink(tmp);
-	return rc;
+	return evf_write(ctx, f);
 }
 
 int extract_multi_evidence_out(extract_multi_stage stage, struct extract_mem_opts *o, const char *sched, long jobs,
@@ -75,7 +61,7 @@ int extract_multi_evidence_out(extract_multi_stage stage, struct extract_mem_opt
 		return scx_fail("%s: already exists, not overwritten", path);
 	if (collect(stage, o, o->path, sched, jobs, stdout, &rec) < 0)
 		return -1;
-	rc = write_new_file(path, &rec);
+	rc = host_write_file(path, write_evidence, &rec);
 	evf_free(&rec);
 	return rc;
 }

@@ -4,8 +4,12 @@
  * Each input is written to a memfd and opened through /proc/self/fd/N, then
  * walked completely: every record is decoded with pd_parse_sample() or
  * pd_parse_sample_id(), pd_body_size() and the attr lookups are exercised,
- * every feature bit is queried, and the kernel identity checks of process
- * (kernel build-id, kernel map record) run on it. Anything but a clean -1 or 0 (a crash,
+ * every feature bit is queried, the kernel identity checks of process
+ * (kernel build-id, kernel map record) run on it, and the recording host's
+ * topology is read from its CACHE, CPU_TOPOLOGY, NUMA_TOPOLOGY and NRCPUS
+ * sections (lib/host/topology_perf.c: 0 with CPUs ascending, each with a
+ * well-formed or empty LLC list, and an LLC index per CPU; 1 with none;
+ * -1 with a message and nothing kept). Anything but a clean -1 or 0 (a crash,
  * a sanitizer report) is a bug.
  *
  * With SCX_FUZZ_SEED_DIR set, LLVMFuzzerInitialize() first writes a few small
@@ -13,6 +17,7 @@
  * seed the corpus).
  */
 #include "lib/error.h"
+#include "lib/host/host.h"
 #include "lib/kernel_id.h"
 #include "lib/perfdata.h"
 #include "process/mem/kernel_match.h"
@@ -118,6 +123,39 @@ static void kernel_identity(const struct pd_file *f, const uint8_t *data, size_t
 		abort();
 }
 
+static void topology(const struct pd_file *f)
+{
+	struct host_topology t;
+	int *llc_of;
+	size_t nr_cpus, nr_llcs, i;
+	int rc;
+
+	scx_clear_error();
+	rc = host_topology_perfdata(f, &t);
+	if (rc < 0) {
+		if (!scx_errmsg()[0] || t.n || t.cpus)
+			abort(); /* a failure says why and keeps nothing */
+		return;
+	}
+	if (rc > 1 || (rc == 1) != (t.n == 0))
+		abort();
+	for (i = 0; i < t.n; i++)
+		if ((i && t.cpus[i].cpu <= t.cpus[i - 1].cpu) || t.cpus[i].cpu < 0 || t.cpus[i].cpu > HOST_MAX_CPU ||
+		    (t.cpus[i].llc_cpus[0] && host_cpulist_count(t.cpus[i].llc_cpus) < 1) ||
+		    (t.cpus[i].llc >= 0 && t.cpus[i].llc != host_cpulist_first(t.cpus[i].llc_cpus)))
+			abort();
+	if (host_topology_llc_index(&t, &llc_of, &nr_cpus, &nr_llcs) < 0)
+		abort();
+	if (nr_llcs > t.n || (t.n && nr_cpus != (size_t)t.cpus[t.n - 1].cpu + 1))
+		abort();
+	for (i = 0; i < t.n; i++)
+		if (llc_of[t.cpus[i].cpu] < 0 || (size_t)llc_of[t.cpus[i].cpu] >= nr_llcs)
+			abort();
+	sink = host_topology_largest_llc(&t);
+	free(llc_of);
+	host_topology_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pd_file f;
@@ -129,6 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pd_open(&f, memfd_path) == 0) {
 		query_features(&f);
 		kernel_identity(&f, data, size);
+		topology(&f);
 		walk(&f);
 		pd_close(&f);
 	} else if (scx_errmsg()[0] == '\0') {

@@ -1,10 +1,13 @@
 /*
- * fuzz_topology.c - libFuzzer target for extract's topology.json reader and
- * its cpulist parser (extract/llc/topology.c). With the first byte odd, the
- * rest is one cpulist string; else it is a topology.json file.
+ * fuzz_topology.c - libFuzzer target for the topology.json reader
+ * (lib/host/topology_json.c, through extract/llc/topology.c) and the
+ * cpulist reader (lib/host/cpulist.c). With the first byte odd, the rest is
+ * one cpulist string; else it is a topology.json file.
  *
  * Invariants, besides no crash (UBSan: no overflow while counting):
- *  - topology_cpulist_count(): -1, or at least one CPU per comma-separated entry;
+ *  - host_cpulist_count(): -1, or at least one CPU per comma-separated
+ *    entry, and host_cpulist_parse() gives as many CPUs, ascending, each
+ *    one host_cpulist_has();
  *  - topology_from_json(): success means online_cpus = entries of "cpus"
  *    (at least 1), largest_llc_cpus >= 1 and the source "topology.json";
  *    a failure names the file.
@@ -30,11 +33,23 @@ static long entries(const char *s)
 
 static void check_cpulist(const char *s)
 {
-	long n = topology_cpulist_count(s);
+	long n = host_cpulist_count(s);
+	int *cpus;
+	size_t nc, i;
 
 	FUZZ_CHECK(n >= -1, "count %ld", n);
 	if (n >= 0 && *s && *s != '\n')
 		FUZZ_CHECK(n >= entries(s), "\"%s\": %ld CPUs in %ld entries", s, n, entries(s));
+	FUZZ_CHECK((host_cpulist_parse(s, &cpus, &nc) == 0) == (n >= 0), "\"%s\": parse and count disagree", s);
+	if (n < 0)
+		return;
+	FUZZ_CHECK(nc == (size_t)n, "\"%s\": %zu CPUs parsed, %ld counted", s, nc, n);
+	for (i = 0; i < nc; i++) {
+		FUZZ_CHECK(!i || cpus[i] > cpus[i - 1], "\"%s\": not ascending", s);
+		FUZZ_CHECK(host_cpulist_has(s, cpus[i]), "\"%s\": %d parsed, not had", s, cpus[i]);
+	}
+	FUZZ_CHECK(host_cpulist_first(s) == (nc ? cpus[0] : -1), "\"%s\": first", s);
+	free(cpus);
 }
 
 static void check_json(const uint8_t *data, size_t size)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/host/host.h"
 #include "lib/monotime.h"
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
@@ -28,7 +29,6 @@
 #include "record/streams/streams.h"
 #include "record/metadata.h"
 #include "record/yield_prio.h"
-#include "record/topology.h"
 
 /* Poll period. The memory stream says how often it must be drained
  * (mem_stream_drain_ms(): physical addresses come from pagemap, which must
@@ -84,6 +84,19 @@ static int close_file(FILE **f, const char *what)
 	if (*f && fclose(*f) != 0 && !rc)
 		rc = scx_fail_errno("%s: write failed", what);
 	*f = NULL;
+	return rc;
+}
+
+/* topology.json: this machine's CPUs as sysfs describes them (lib/host: the LLC is index3, else index2). */
+static int write_topology(FILE *f)
+{
+	struct host_topology t;
+	int rc;
+
+	if (host_topology_sysfs("/sys", &t) < 0)
+		return -1;
+	rc = host_topology_write_json(f, &t, "topology.json");
+	host_topology_free(&t);
 	return rc;
 }
 
@@ -455,7 +468,7 @@ static int finish_files(struct recorder *rc)
 		return -1;
 	if (!(f = create_file(rc, "topology.json")))
 		return -1;
-	r = topology_write(f, "/sys");
+	r = write_topology(f);
 	if (close_file(&f, "topology.json") < 0 || r < 0)
 		return -1;
 	features_clock_pair(&rc->res->end_mono_ns, &rc->res->end_wall_ns);

@@ -1,9 +1,9 @@
 /*
  * report.c - runs the report (see report.h): extract mem into memory
  * streams (config, -v text) with the model as its observer, the sched
- * trace's busy time per subcell, then the page into "OUTPUT.tmp.XXXXXX"
- * linked to OUTPUT (link fails if OUTPUT appeared meanwhile: never
- * overwritten).
+ * trace's busy time per subcell, then the page written as a new file
+ * (lib/host: a temporary beside OUTPUT, moved in, never over an existing
+ * one).
  */
 #include "report/report.h"
 
@@ -18,6 +18,7 @@
 #include "extract/sched/sched.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
+#include "lib/host/host.h"
 #include "report/cpu_chart.h"
 #include "report/llc_view.h"
 #include "report/model.h"
@@ -97,32 +98,10 @@ static int run_util(const struct report_opts *o, struct model *m, struct sched_u
 	return rc;
 }
 
-static int write_page(const struct report_opts *o, const struct page_in *p)
+static int write_page(FILE *f, void *ctx)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	int fd, rc = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->output) >= (int)sizeof(tmp))
-		return scx_fail("%s: path too long", o->output);
-	if ((fd = mkstemp(tmp)) < 0)
-		return scx_fail_errno("%s: cannot create a temporary file next to it", o->output);
-	if (fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
-		rc = scx_fail_errno("%s", tmp);
-		close(fd);
-		unlink(tmp);
-		return rc;
-	}
-	page_write(f, p);
-	if (ferror(f) | (fflush(f) != 0) | (fsync(fileno(f)) != 0))
-		rc = scx_fail_errno("%s: write failed", tmp);
-	if (fclose(f) != 0 && !rc)
-		rc = scx_fail_errno("%s: write failed", tmp);
-	if (!rc && link(tmp, o->output) < 0)
-		rc = errno == EEXIST ? scx_fail("%s already exists; not overwritten", o->output)
-				     : scx_fail_errno("%s: cannot create", o->output);
-	unlink(tmp);
-	return rc;
+	page_write(f, ctx);
+	return 0;
 }
 
 int report_run(const struct report_opts *o)
@@ -158,7 +137,7 @@ int report_run(const struct report_opts *o)
 			     .vtext_len = vlog.len, .util = w.nwindows ? &w : NULL,
 			     .heatmap_max_units = o->heatmap_max_units, .util_note = util_note[0] ? util_note : NULL,
 			     .llc = &llc};
-	rc = write_page(o, &p);
+	rc = host_write_file(o->output, write_page, &p);
 out:
 	sched_util_windows_free(&w);
 	model_free(&m);

@@ -1,10 +1,9 @@
 /*
  * llc_map.c - CPU -> LLC and node (see llc_map.h): built from (cpu, llc
- * id, node id) triples read from topology.json or sysfs.
+ * id, node id) triples of a topology lib/host read.
  */
 #include "extract/llc/llc_map.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -69,120 +68,53 @@ static int build(struct llc_map *m, struct triple *t, size_t n, const char *what
 	return 0;
 }
 
-int llc_map_from_json(const char *path, struct llc_map *m)
+int llc_map_from_topology(const struct host_topology *topo, const char *source, struct llc_map *m)
 {
-	struct topology topo;
 	struct triple *t;
 	size_t i;
-	int rc = -1;
+	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (topology_read(path, &topo) < 0)
-		return -1;
-	if (!topo.n) {
-		scx_fail("%s: no CPUs in \"cpus\"", path);
-		goto out_topo;
+	if (!topo->n)
+		return scx_fail("%s: no CPUs", source);
+	if (!(t = calloc(topo->n, sizeof(*t))))
+		return scx_fail("out of memory");
+	for (i = 0; i < topo->n; i++) {
+		t[i].cpu = topo->cpus[i].cpu;
+		t[i].llc = topo->cpus[i].llc;
+		t[i].node = topo->cpus[i].node;
 	}
-	if (!(t = calloc(topo.n, sizeof(*t)))) {
-		scx_fail("out of memory");
-		goto out_topo;
-	}
-	for (i = 0; i < topo.n; i++) {
-		const struct topology_cpu *c = &topo.cpus[i];
-
-		if (!c->has_cpu || c->cpu < 0 || c->cpu > (int64_t)CPULIST_MAX_CPU) {
-			scx_fail("%s: cpus[%zu]: \"cpu\" is not a CPU number from 0 to %lu", path, i, CPULIST_MAX_CPU);
-			goto out;
-		}
-		t[i].cpu = c->cpu;
-		t[i].llc = c->has_llc ? c->llc : -1;
-		t[i].node = c->has_node ? c->node : -1;
-	}
-	rc = build(m, t, topo.n, path);
-	snprintf(m->source, sizeof(m->source), "%s", path);
-out:
+	rc = build(m, t, topo->n, source);
 	free(t);
-out_topo:
-	topology_free(&topo);
+	snprintf(m->source, sizeof(m->source), "%s", source);
 	if (rc < 0)
 		llc_map_free(m);
 	return rc;
 }
 
-/* The lowest CPU of a cpulist file; -1 when missing or malformed. */
-static int64_t first_cpu_of(const char *path)
+int llc_map_from_json(const char *path, struct llc_map *m)
 {
-	char buf[64];
-	FILE *f = fopen(path, "r");
-	int64_t v = -1;
-
-	if (f && fgets(buf, sizeof(buf), f) && buf[0] >= '0' && buf[0] <= '9')
-		v = strtoll(buf, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
-static int64_t node_of_host_cpu(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int64_t node = -1;
-
-	while (d && (e = readdir(d)))
-		if (!strncmp(e->d_name, "node", 4) && e->d_name[4] >= '0' && e->d_name[4] <= '9') {
-			node = strtoll(e->d_name + 4, NULL, 10);
-			break;
-		}
-	if (d)
-		closedir(d);
-	return node;
-}
-
-int llc_map_from_host(const char *sysfs_cpu, struct llc_map *m)
-{
-	DIR *d = opendir(sysfs_cpu);
-	struct dirent *e;
-	struct triple *t = NULL;
-	size_t n = 0, cap = 0;
+	struct host_topology t;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	while (d && (e = readdir(d))) {
-		char path[PATH_MAX];
-		int64_t online;
+	if (host_topology_read_json(path, &t) < 0)
+		return -1;
+	rc = llc_map_from_topology(&t, path, m);
+	host_topology_free(&t);
+	return rc;
+}
 
-		if (strncmp(e->d_name, "cpu", 3) || e->d_name[3] < '0' || e->d_name[3] > '9' ||
-		    strtoll(e->d_name + 3, NULL, 10) > (long long)CPULIST_MAX_CPU)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/online", sysfs_cpu, e->d_name);
-		online = first_cpu_of(path); /* "1" or "0"; absent (cpu0) means online */
-		if (online == 0)
-			continue;
-		if (n == cap) {
-			struct triple *nt = realloc(t, (cap = cap ? 2 * cap : 64) * sizeof(*t));
+int llc_map_from_host(struct llc_map *m)
+{
+	struct host_topology t;
+	int rc;
 
-			if (!nt) {
-				free(t);
-				closedir(d);
-				return scx_fail("out of memory");
-			}
-			t = nt;
-		}
-		t[n].cpu = strtoll(e->d_name + 3, NULL, 10);
-		snprintf(path, sizeof(path), "%s/%s/cache/index3/shared_cpu_list", sysfs_cpu, e->d_name);
-		t[n].llc = first_cpu_of(path); /* no L3: -1 for every CPU, one cache domain */
-		snprintf(path, sizeof(path), "%s/%s", sysfs_cpu, e->d_name);
-		t[n].node = node_of_host_cpu(path);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	rc = build(m, t, n, sysfs_cpu);
-	free(t);
-	snprintf(m->source, sizeof(m->source), "host");
-	if (rc < 0)
-		llc_map_free(m);
+	memset(m, 0, sizeof(*m));
+	if (host_topology_sysfs("/sys", &t) < 0)
+		return -1;
+	rc = llc_map_from_topology(&t, "host", m);
+	host_topology_free(&t);
 	return rc;
 }
 
@@ -204,7 +136,7 @@ int llc_map_for_input(const char *input_path, const char *topology, struct llc_m
 			snprintf(m->source, sizeof(m->source), "topology.json");
 		return rc;
 	}
-	return llc_map_from_host("/sys/devices/system/cpu", m);
+	return llc_map_from_host(m);
 }
 
 void llc_map_free(struct llc_map *m)

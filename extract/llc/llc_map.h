@@ -1,17 +1,18 @@
 /*
  * llc_map.h - which last-level cache and NUMA node each CPU belongs to,
  * for the cross-LLC sharing measure and the placement model: from a
- * topology.json (schemas/topology.schema.json: each entry's "llc" and
- * "node"; -1, sysfs had no answer, is one domain of its own) or from this
- * host's sysfs (cpuN/cache/index3/shared_cpu_list's lowest CPU as the LLC,
- * the cpuN/nodeM link as the node; no L3 at all: one LLC). LLCs and nodes
- * are numbered 0.. in the order of their lowest CPU.
+ * topology lib/host read (topology.json, schemas/topology.schema.json, or
+ * this host's sysfs: each CPU's "llc", cache index3 else index2, and
+ * "node"; -1, no answer, is one domain of its own). LLCs and nodes are
+ * numbered 0.. in the order of their lowest CPU.
  */
 #ifndef SCX_EXTRACT_LLC_MAP_H
 #define SCX_EXTRACT_LLC_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lib/host/host.h"
 
 struct llc_map {
 	int *llc_of, *node_of;   /* CPU -> LLC / node index; -1 for a CPU not listed */
@@ -25,10 +26,12 @@ struct llc_map {
 	char source[4096];       /* --topology's path, "topology.json" (next to the input), or "host" */
 };
 
+/* From a topology (source: what m->source says). -1 (scx_fail) on error. */
+int llc_map_from_topology(const struct host_topology *t, const char *source, struct llc_map *m);
 /* From topology.json at path. -1 (scx_fail naming path) on error. */
 int llc_map_from_json(const char *path, struct llc_map *m);
-/* From sysfs_cpu (e.g. /sys/devices/system/cpu). -1 on OOM. */
-int llc_map_from_host(const char *sysfs_cpu, struct llc_map *m);
+/* From this host's sysfs (source "host"). */
+int llc_map_from_host(struct llc_map *m);
 /* topology if not NULL, else topology.json next to input_path, else the host. */
 int llc_map_for_input(const char *input_path, const char *topology, struct llc_map *m);
 void llc_map_free(struct llc_map *m);

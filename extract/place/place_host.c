@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/host/host.h"
 #include "lib/grow.h"
 
 #ifndef PIDFD_THREAD
@@ -86,25 +87,6 @@ int place_host_process_tids(int64_t pid, struct place_tids *out)
 	return rc;
 }
 
-/* The cgroup2 mount point (the first in /proc/mounts). */
-static int cgroup2_mount(char *buf, size_t len)
-{
-	char line[PATH_MAX + 128], dev[64], dir[PATH_MAX], type[64];
-	FILE *f = fopen("/proc/mounts", "r");
-	int rc = -1;
-
-	if (!f)
-		return scx_fail_errno("/proc/mounts");
-	while (rc && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %4095s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2") &&
-		    strlen(dir) < len) {
-			strcpy(buf, dir);
-			rc = 0;
-		}
-	fclose(f);
-	return rc ? scx_fail("no cgroup2 mount in /proc/mounts") : 0;
-}
-
 static int cgroup_walk(const char *dir, struct place_tids *out, int depth)
 {
 	char path[PATH_MAX], line[64];
@@ -142,14 +124,10 @@ static int cgroup_walk(const char *dir, struct place_tids *out, int depth)
 
 int place_host_cgroup_tids(const char *path, struct place_tids *out)
 {
-	char mnt[PATH_MAX], dir[PATH_MAX];
+	char dir[PATH_MAX];
 
-	if (cgroup2_mount(mnt, sizeof(mnt)) < 0)
+	if (host_cgroup_dir(path, dir, sizeof(dir)) < 0)
 		return -1;
-	if (path[0] == '/' && !strncmp(path, mnt, strlen(mnt)) && (path[strlen(mnt)] == '/' || !path[strlen(mnt)]))
-		snprintf(dir, sizeof(dir), "%s", path);
-	else if (snprintf(dir, sizeof(dir), "%s/%s", mnt, path[0] == '/' ? path + 1 : path) >= (int)sizeof(dir))
-		return scx_fail("%s: path too long", path);
 	return cgroup_walk(dir, out, 0);
 }
 

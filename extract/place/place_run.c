@@ -268,7 +268,7 @@ int place_run(const struct place_opts *o, FILE *out)
 
 	if (cell_config_read(o->config, &r.cfg) < 0)
 		return -1;
-	if ((o->topology ? llc_map_from_json(o->topology, &r.map) : llc_map_from_host("/sys/devices/system/cpu", &r.map)) < 0)
+	if ((o->topology ? llc_map_from_json(o->topology, &r.map) : llc_map_from_host(&r.map)) < 0)
 		goto out;
 	if (o->topology)
 		snprintf(r.map.source, sizeof(r.map.source), "%s", o->topology);

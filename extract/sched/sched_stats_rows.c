@@ -14,6 +14,7 @@
 
 #include "extract/llc/llc.h"
 #include "lib/error.h"
+#include "lib/host/host.h"
 #include "lib/jsonw.h"
 #include "lib/u64map.h"
 
@@ -112,50 +113,32 @@ static int cmp_thread_comm(const void *x, const void *y)
 /* topology.json: cpu -> llc and node; -1 for CPUs it does not list */
 static int load_topology(const char *path, int64_t **llc, int64_t **node, size_t *n)
 {
-	struct topology topo;
-	size_t i;
-	int rc = -1;
+	struct host_topology topo;
+	size_t i, m;
 
 	*llc = *node = NULL;
 	*n = 0;
-	if (topology_read(path, &topo) < 0)
+	if (host_topology_read_json(path, &topo) < 0)
 		return -1;
-	for (i = 0; i < topo.n; i++) {
-		const struct topology_cpu *e = &topo.cpus[i];
-
-		if (!e->has_cpu || e->cpu < 0 || e->cpu >= (1 << 20) || !e->has_llc || !e->has_node) {
-			scx_fail("%s: cpus[%zu]: needs \"cpu\", \"llc\" and \"node\"", path, i);
-			goto out;
-		}
-		if ((size_t)e->cpu >= *n) {
-			size_t m = (size_t)e->cpu + 1;
-			int64_t *a = realloc(*llc, m * sizeof(int64_t)), *b;
-
-			if (!a)
-				goto oom;
-			*llc = a;
-			if (!(b = realloc(*node, m * sizeof(int64_t))))
-				goto oom;
-			*node = b;
-			for (size_t j = *n; j < m; j++)
-				a[j] = b[j] = -1;
-			*n = m;
-		}
-		(*llc)[e->cpu] = e->llc;
-		(*node)[e->cpu] = e->node;
-	}
-	rc = 0;
-	goto out;
-oom:
-	scx_fail("out of memory");
-out:
-	topology_free(&topo);
-	if (rc) {
+	m = (size_t)topo.cpus[topo.n - 1].cpu + 1; /* ascending, at least one */
+	*llc = malloc(m * sizeof(int64_t));
+	*node = malloc(m * sizeof(int64_t));
+	if (!*llc || !*node) {
 		free(*llc);
 		free(*node);
 		*llc = *node = NULL;
+		host_topology_free(&topo);
+		return scx_fail("out of memory");
 	}
-	return rc;
+	for (i = 0; i < m; i++)
+		(*llc)[i] = (*node)[i] = -1;
+	for (i = 0; i < topo.n; i++) {
+		(*llc)[topo.cpus[i].cpu] = topo.cpus[i].llc;
+		(*node)[topo.cpus[i].cpu] = topo.cpus[i].node;
+	}
+	*n = m;
+	host_topology_free(&topo);
+	return 0;
 }
 
 int sched_stats_build_rows(struct stats *s, struct row **rows_out, size_t *nrows_out)

@@ -53,9 +53,6 @@ int synth_cgroups(struct pd_writer *w, size_t trailer_size, struct synth_stats *
  * *denied is set). */
 int synth_bpf_progs(struct pd_writer *w, size_t trailer_size, struct synth_stats *st, bool *denied);
 
-/* Where cgroup2 is mounted ("" when it is not). */
-void synth_cgroup2_mount(char *out, size_t size);
-
 /* ---- features.c: the perf.data feature sections `record` writes, so that
  * perf 6.1 reads perf.mem.data without warnings and its options work
  * (perf script --header, -F tod, --time, -C): HOSTNAME, OSRELEASE,

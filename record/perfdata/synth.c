@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/host/host.h"
 #include "lib/kernel_id.h"
 #include "lib/linereader.h"
 #include "record/perfdata/inode_gen.h"
@@ -272,22 +273,6 @@ int synth_kernel_map(struct pd_writer *w, const char *kallsyms_path, size_t trai
 
 /* ---- cgroups ----------------------------------------------------------------- */
 
-void synth_cgroup2_mount(char *out, size_t size)
-{
-	char line[1024], dev[256], dir[768], type[64];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s %767s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2")) {
-			snprintf(out, size, "%s", dir);
-			break;
-		}
-	fclose(f);
-}
-
 /* The cgroup id the kernel reports in samples: the directory's file handle. */
 static int cgroup_id(const char *path, uint64_t *id)
 {
@@ -343,11 +328,10 @@ static int walk_cgroups(struct pd_writer *w, const char *root, char *path, size_
 
 int synth_cgroups(struct pd_writer *w, size_t trailer, struct synth_stats *st)
 {
-	char root[768], path[4096];
+	char root[4096], path[4096];
 
-	synth_cgroup2_mount(root, sizeof(root));
-	if (!root[0])
-		return 0;
+	if (host_cgroup2_mount(root, sizeof(root)) < 0)
+		return 0; /* no cgroup2: no CGROUP records */
 	snprintf(path, sizeof(path), "%s", root);
 	return walk_cgroups(w, root, path, strlen(root), trailer, st, 0);
 }

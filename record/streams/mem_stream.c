@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/host/host.h"
 #include "record/backend/backend.h"
 #include "record/streams/aux_area.h"
 #include "record/streams/ksymbol_fix.h"
@@ -125,66 +126,10 @@ static void sideband_attr(struct mem_stream *ms)
 	a->exclude_guest = 1;
 }
 
-static int online_cpu_list(int **cpus, size_t *n)
-{
-	char buf[4096], *p;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	size_t cap = 64;
-
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		if (f)
-			fclose(f);
-		return scx_fail_errno("/sys/devices/system/cpu/online");
-	}
-	fclose(f);
-	*n = 0;
-	if (!(*cpus = malloc(cap * sizeof(int))))
-		return scx_fail("out of memory");
-	for (p = buf; *p && *p != '\n';) {
-		long a = strtol(p, &p, 10), b = a;
-
-		if (*p == '-')
-			b = strtol(p + 1, &p, 10);
-		for (; a <= b; a++) {
-			if (*n == cap) {
-				int *nc = realloc(*cpus, (cap *= 2) * sizeof(int));
-
-				if (!nc)
-					return scx_fail("out of memory");
-				*cpus = nc;
-			}
-			(*cpus)[(*n)++] = (int)a;
-		}
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
-/* True when the cpulist ("" = all) names cpu. */
+/* True when the PMU's cpulist ("" = all) names cpu. */
 static bool cpu_in_list(const char *list, int cpu)
 {
-	const char *p = list;
-
-	if (!*p)
-		return true;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			return false;
-		p = end;
-		if (*p == '-')
-			b = strtol(p + 1, (char **)&p, 10);
-		if (cpu >= a && cpu <= b)
-			return true;
-		if (*p == ',')
-			p++;
-		else
-			break;
-	}
-	return false;
+	return !*list || host_cpulist_has(list, cpu);
 }
 
 static int open_ring(struct mem_stream *ms, struct cpu_ring *r, size_t pages)
@@ -372,7 +317,7 @@ int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_wri
 		return scx_fail("the %s backend has no events", mem_backend_name(be->kind));
 	for (i = 0; i < be->nr_events; i++)
 		own += be->ev[i].own_ring;
-	if (online_cpu_list(&cpus, &n) < 0)
+	if (host_cpulist_read("/sys/devices/system/cpu/online", &cpus, &n) < 0)
 		return -1;
 	/* per cpu: the side-band ring, then one ring per own_ring event */
 	ms->rings = calloc(n * (1 + own), sizeof(*ms->rings));

@@ -9,7 +9,7 @@
 # - each header of lib/ process/ record/ extract/ report/ declares only
 #   what its own module defines (cmd/commands.h, the CLI's command table, is
 #   the one header that names other files' functions); in the folders that are rooms of their own
-#   (lib/pftrace/, record/backend/ decode/ perfdata/ streams/, process/mem/
+#   (lib/pftrace/, lib/host/, record/backend/ decode/ perfdata/ streams/, process/mem/
 #   sched/ order/ emit/ summary/, extract/mem/ sharing/ evidence/ sched/
 #   llc/ place/) each header too, not the folder's files at large (process/sym/ is
 #   a package with one API header, symbols.h, and is checked as one);
@@ -35,7 +35,7 @@
 GRAPH="$TOP/tests/tools/include_graph.py"
 DIRS="lib process record extract report pipeline cmd bpf fuzz tests/unit tests/workloads bench"
 DECL_DIRS="lib process record extract report pipeline"
-ROOMS="lib/pftrace record/backend record/decode record/perfdata record/streams
+ROOMS="lib/pftrace lib/host record/backend record/decode record/perfdata record/streams
 process/mem process/sched process/order process/emit process/summary
 extract/mem extract/sharing extract/evidence extract/sched extract/llc extract/place"
 
@@ -148,7 +148,9 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # header named after it (record/backend/backend.h, decode/decode.h,
 # perfdata/perfdata.h, streams/streams.h: it includes sched_stream.h, part
 # of its contract). lib/pftrace/ shows process its file, the two encoders
-# and their types. process/'s rooms (mem/ and sched/ decoding, order/ the
+# and their types. lib/host/ (the CPU lists, topology, cgroup mount and
+# atomic file write every stage reads the machine with) shows host.h.
+# process/'s rooms (mem/ and sched/ decoding, order/ the
 # time-ordered walk over perf.data, emit/ the memory stream's sink and
 # formatting, summary/ metadata.json read and process.json written) each
 # show one, the header named after the room (emit.h includes its parts
@@ -166,6 +168,7 @@ process/order: order.h
 process/emit: emit.h
 process/summary: summary.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h
+lib/host: host.h
 extract/mem: mem.h
 extract/sharing: sharing.h
 extract/evidence: evidence.h

@@ -92,19 +92,11 @@ Test(mem_groups, significance_is_strictly_above_five_percent)
 	cr_assert(!mem_groups_is_significant(0, 0, SIGNIFICANT_PCT));
 }
 
-Test(topology, cpulist_count)
-{
-	cr_assert_eq(topology_cpulist_count("0-3,8,10-11\n"), 7);
-	cr_assert_eq(topology_cpulist_count(""), 0);
-	cr_assert_eq(topology_cpulist_count("3-1"), -1);
-	cr_assert_eq(topology_cpulist_count("x"), -1);
-}
-
 /* The one reader gives both users what they take: sched stats' llc/node
  * per CPU, extract mem's CPU count and largest LLC. */
 Test(topology, one_reader_for_both_users)
 {
-	struct topology t;
+	struct host_topology t;
 	struct cpu_topology c;
 	char path[4096], missing[4096];
 	const char *top = getenv("TOP");
@@ -112,17 +104,17 @@ Test(topology, one_reader_for_both_users)
 	snprintf(path, sizeof(path), "%s%stests/fixtures/extract/topology-8cpu-2llc.json", top ? top : "", top ? "/" : "");
 	snprintf(missing, sizeof(missing), "%s%stests/fixtures/extract/no-such-topology.json", top ? top : "",
 		 top ? "/" : "");
-	cr_assert_eq(topology_read(path, &t), 0, "%s", scx_errmsg());
+	cr_assert_eq(host_topology_read_json(path, &t), 0, "%s", scx_errmsg());
 	cr_assert_eq(t.n, 8);
-	cr_assert(t.cpus[5].has_cpu && t.cpus[5].cpu == 5);
-	cr_assert(t.cpus[5].has_llc && t.cpus[5].llc == 4);
-	cr_assert(t.cpus[5].has_node && t.cpus[5].node == 0);
-	cr_assert_eq(t.cpus[5].llc_cpus, 4);
-	topology_free(&t);
+	cr_assert_eq(t.cpus[5].cpu, 5);
+	cr_assert_eq(t.cpus[5].llc, 4);
+	cr_assert_eq(t.cpus[5].node, 0);
+	cr_assert_eq(host_cpulist_count(t.cpus[5].llc_cpus), 4);
+	host_topology_free(&t);
 	cr_assert_eq(topology_from_json(path, &c), 0);
 	cr_assert_eq(c.online_cpus, 8);
 	cr_assert_eq(c.largest_llc_cpus, 4);
-	cr_assert_eq(topology_read(missing, &t), -1);
+	cr_assert_eq(host_topology_read_json(missing, &t), -1);
 	cr_assert(strstr(scx_errmsg(), "no-such-topology.json"), "%s", scx_errmsg());
 }
 

@@ -4,7 +4,7 @@
  * behaviour asserted. The full crashing inputs are in fuzz/corpus/<target>/
  * (named regress-*), so the fuzzers start from them too.
  */
-#include "extract/llc/topology.h"
+#include "lib/host/host.h"
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/hints.h"
@@ -71,15 +71,15 @@ Test(fuzz_regressions, hints_without_lines)
  * an entry of no CPU. */
 Test(fuzz_regressions, cpulist_numbers_are_bounded)
 {
-	cr_assert_eq(topology_cpulist_count("0-18446744073709551615"), -1);
-	cr_assert_eq(topology_cpulist_count("0-9223372036854775807"), -1);
-	cr_assert_eq(topology_cpulist_count("-1"), -1);
-	cr_assert_eq(topology_cpulist_count(" 1"), -1);
-	cr_assert_eq(topology_cpulist_count("0,"), -1);
-	cr_assert_eq(topology_cpulist_count("0-65536"), -1);
-	cr_assert_eq(topology_cpulist_count("0-65535"), 65536);
-	cr_assert_eq(topology_cpulist_count("0-3,8,10-11\n"), 7);
-	cr_assert_eq(topology_cpulist_count(""), 0);
+	cr_assert_eq(host_cpulist_count("0-18446744073709551615"), -1);
+	cr_assert_eq(host_cpulist_count("0-9223372036854775807"), -1);
+	cr_assert_eq(host_cpulist_count("-1"), -1);
+	cr_assert_eq(host_cpulist_count(" 1"), -1);
+	cr_assert_eq(host_cpulist_count("0,"), -1);
+	cr_assert_eq(host_cpulist_count("0-65536"), -1);
+	cr_assert_eq(host_cpulist_count("0-65535"), 65536);
+	cr_assert_eq(host_cpulist_count("0-3,8,10-11\n"), 7);
+	cr_assert_eq(host_cpulist_count(""), 0);
 }
 
 /* fuzz_perfdata: a feature section of size 0 with an offset far past the

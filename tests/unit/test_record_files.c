@@ -1,7 +1,7 @@
 /*
  * test_record_files.c - unit tests of what record writes besides samples:
- * topology.json from a fake sysfs tree, and the records synthesized from a
- * fake /proc tree (COMM, FORK, MMAP2 with data mappings, //anon names).
+ * the records synthesized from a fake /proc tree (COMM, FORK, MMAP2 with
+ * data mappings, //anon names). topology.json: test_host.c.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
 #include "record/perfdata/perfdata.h"
-#include "record/topology.h"
 
 static void put_file(const char *root, const char *rel, const char *text)
 {
@@ -31,64 +30,6 @@ static void put_file(const char *root, const char *rel, const char *text)
 	cr_assert(f, "%s", path);
 	fputs(text, f);
 	fclose(f);
-}
-
-/* cpu N: core, package, L3 (with or without an id file), node */
-static void fake_cpu(const char *root, int cpu, int core, const char *llc_cpus, const char *llc_id, int node)
-{
-	char rel[256], val[64];
-
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_id", cpu);
-	snprintf(val, sizeof(val), "%d\n", core);
-	put_file(root, rel, val);
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
-	put_file(root, rel, "0\n");
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
-	snprintf(val, sizeof(val), "%d\n", cpu);
-	put_file(root, rel, val);
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index0/type", cpu);
-	put_file(root, rel, "Data\n");
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index0/level", cpu);
-	put_file(root, rel, "1\n");
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/type", cpu);
-	put_file(root, rel, "Unified\n");
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/level", cpu);
-	put_file(root, rel, "3\n");
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/size", cpu);
-	put_file(root, rel, "16384K\n");
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", cpu);
-	snprintf(val, sizeof(val), "%s\n", llc_cpus);
-	put_file(root, rel, val);
-	if (llc_id) {
-		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/id", cpu);
-		snprintf(val, sizeof(val), "%s\n", llc_id);
-		put_file(root, rel, val);
-	}
-	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/node%d/x", cpu, node);
-	put_file(root, rel, "");
-}
-
-Test(topology, llc_ids_nodes_and_offline_cpus)
-{
-	char root[] = "/tmp/scxprof-sys.XXXXXX", *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	cr_assert(mkdtemp(root));
-	put_file(root, "devices/system/cpu/online", "0-1,4\n");
-	fake_cpu(root, 0, 0, "0-1", "7", 0);
-	fake_cpu(root, 1, 1, "0-1", "7", 0);
-	fake_cpu(root, 4, 0, "4-5", NULL, 1); /* no id file: lowest sharing cpu */
-	out = open_memstream(&text, &len);
-	cr_assert_eq(topology_write(out, root), 0, "%s", scx_errmsg());
-	fclose(out);
-	cr_assert(strstr(text, "{\"cpu\":0,\"core\":0,\"package\":0,\"llc\":7,\"llc_level\":3,\"llc_size\":16777216,"
-			       "\"llc_cpus\":\"0-1\",\"node\":0,\"siblings\":\"0\"}"), "%s", text);
-	cr_assert(strstr(text, "{\"cpu\":4,\"core\":0,\"package\":0,\"llc\":4,"), "%s", text);
-	cr_assert(strstr(text, "\"node\":1"), "%s", text);
-	cr_assert_null(strstr(text, "\"cpu\":2"), "offline cpus are left out");
-	free(text);
-	fs_remove_tree(root);
 }
 
 Test(synth, tasks_threads_and_maps_from_proc)

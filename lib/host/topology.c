@@ -1,0 +1,87 @@
+/*
+ * topology.c - what every reader of a CPU topology shares (see host.h):
+ * freeing one, finding a CPU, the largest LLC, and each CPU's LLC index
+ * for the models that take plain arrays.
+ */
+#include "lib/host/host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+void host_topology_free(struct host_topology *t)
+{
+	size_t i;
+
+	for (i = 0; t->cpus && i < t->n; i++) {
+		free(t->cpus[i].llc_cpus);
+		free(t->cpus[i].siblings);
+	}
+	free(t->cpus);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct host_cpu *host_topology_cpu(const struct host_topology *t, int cpu)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) { /* ascending by cpu */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->cpus[mid].cpu == cpu)
+			return &t->cpus[mid];
+		if (t->cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+unsigned host_topology_largest_llc(const struct host_topology *t)
+{
+	unsigned best = 0;
+	size_t i, j;
+
+	for (i = 0; i < t->n; i++) {
+		const struct host_cpu *c = &t->cpus[i];
+		long n = c->llc_cpus && c->llc_cpus[0] ? host_cpulist_count(c->llc_cpus) : -1;
+
+		if (n < 0 && c->llc >= 0) /* no list: the CPUs naming the same LLC */
+			for (j = 0, n = 0; j < t->n; j++)
+				n += t->cpus[j].llc == c->llc;
+		if (n > 0 && (unsigned long)n > best)
+			best = (unsigned)n;
+	}
+	return best ? best : (unsigned)t->n;
+}
+
+int host_topology_llc_index(const struct host_topology *t, int **llc_of, size_t *nr_cpus, size_t *nr_llcs)
+{
+	int64_t *ids;
+	size_t i, j;
+
+	*llc_of = NULL;
+	*nr_cpus = t->n ? (size_t)t->cpus[t->n - 1].cpu + 1 : 0;
+	*nr_llcs = 0;
+	*llc_of = malloc((*nr_cpus ? *nr_cpus : 1) * sizeof(int));
+	ids = malloc((t->n ? t->n : 1) * sizeof(*ids));
+	if (!*llc_of || !ids) {
+		free(*llc_of);
+		free(ids);
+		*llc_of = NULL;
+		return scx_fail("out of memory (%zu CPUs)", t->n);
+	}
+	for (i = 0; i < *nr_cpus; i++)
+		(*llc_of)[i] = -1;
+	for (i = 0; i < t->n; i++) { /* ascending CPUs: LLCs numbered by their lowest CPU */
+		for (j = 0; j < *nr_llcs && ids[j] != t->cpus[i].llc; j++)
+			;
+		if (j == *nr_llcs)
+			ids[(*nr_llcs)++] = t->cpus[i].llc;
+		(*llc_of)[t->cpus[i].cpu] = (int)j;
+	}
+	free(ids);
+	return 0;
+}
