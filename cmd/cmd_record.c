@@ -175,8 +175,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct record_args a = {.outdir = "scxprof.out"};
 	struct record_opts o = {
-		.timeout_s = 30, .mem = true, .backend = {.want = MEM_BACKEND_AUTO, .ldlat = MEM_BACKEND_DEFAULT_LDLAT},
-		.sched = true, .sched_ring_mb = 32, .hints_ring_mb = 8, .hints_poll_ms = 10,
+		.timeout_s = 30, .mem = true, .sched = true, .sched_ring_mb = 32, .hints_ring_mb = 8, .hints_poll_ms = 10,
 	};
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &a.outdir, "DIR", "output directory, refused if it exists (scxprof.out)"),
@@ -206,6 +205,7 @@ int cmd_record(int argc, char **argv)
 	char **cmdline = malloc(((size_t)argc + 1) * sizeof(*cmdline)); /* opts_parse reorders argv */
 	int rc;
 
+	mem_backend_opts_init(&o.backend); /* before the options set its fields */
 	if (!cmdline) {
 		fprintf(stderr, "scxprof record: out of memory\n");
 		return EXIT_ERROR;

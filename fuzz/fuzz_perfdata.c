@@ -95,11 +95,8 @@ static void query_features(const struct pd_file *f)
 		if (pd_feature(f, bit, &data, &size) == 0 && size > 0)
 			sink = ((const uint8_t *)data)[size - 1];
 	}
-	for (size_t i = 0; i < f->nr_attrs; i++) {
-		for (size_t j = 0; j < f->attrs[i].nr_ids; j++)
-			sink = (uintptr_t)pd_attr_by_id(f, f->attrs[i].ids[j]);
+	for (size_t i = 0; i < f->nr_attrs; i++)
 		sink = strlen(f->attrs[i].name);
-	}
 }
 
 /* What process checks before trusting a kallsyms file: the kernel's

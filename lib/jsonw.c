@@ -324,11 +324,6 @@ void jsonw_hex_str(struct jsonw *w, uint64_t v)
 	PUT_VALUE(w, 18, jsonw_put_hex_str(p, v));
 }
 
-void jsonw_time_str(struct jsonw *w, uint64_t ns)
-{
-	PUT_VALUE(w, 32, jsonw_put_time_str(p, ns));
-}
-
 void jsonw_kv_str(struct jsonw *w, const char *key, const char *s)
 {
 	jsonw_key(w, key);
@@ -364,12 +359,6 @@ int jsonw_flush_to(struct jsonw *w, FILE *f, const char *what)
 }
 
 /* ---- fields ---------------------------------------------------------------- */
-
-void jsonw_kv_null(struct jsonw *w, const char *key)
-{
-	jsonw_key(w, key);
-	jsonw_null(w);
-}
 
 /* "key": and, when !present, null: false then, the value is written */
 static bool key_or_null(struct jsonw *w, const char *key, bool present)

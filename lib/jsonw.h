@@ -46,8 +46,6 @@ void jsonw_null(struct jsonw *w);
 void jsonw_double(struct jsonw *w, double v, int decimals);
 /* Lower-case hex without 0x and without padding, as a JSON string. */
 void jsonw_hex_str(struct jsonw *w, uint64_t v);
-/* Seconds with 9 decimals from ns, as a JSON string ("12.000000345"). */
-void jsonw_time_str(struct jsonw *w, uint64_t ns);
 
 /* key + value in one call */
 void jsonw_kv_str(struct jsonw *w, const char *key, const char *s);
@@ -59,7 +57,6 @@ void jsonw_kv_bool(struct jsonw *w, const char *key, bool v);
  * Fields: the one way the files we write (metadata.json, process.json, the
  * evidence files) write a key and its value.
  */
-void jsonw_kv_null(struct jsonw *w, const char *key);
 /* A section that may be absent: "key":{ opened (true; close it), or
  * "key":null when !present (false). */
 bool jsonw_kv_obj_or_null(struct jsonw *w, const char *key, bool present);

@@ -319,16 +319,6 @@ struct pd_attr *pd_id_lookup(const struct pd_file *f, uint64_t id)
 	return NULL;
 }
 
-const struct pd_attr *pd_attr_by_id(const struct pd_file *f, uint64_t id)
-{
-	const struct pd_attr *a = pd_id_lookup(f, id);
-
-	if (a)
-		return a;
-	scx_fail("%s: unknown sample id %llu", f->path, (unsigned long long)id);
-	return NULL;
-}
-
 /* ---- EVENT_DESC names ------------------------------------------------------- */
 
 static void set_attr_name(struct pd_attr *a, const char *s, size_t len)

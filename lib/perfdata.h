@@ -147,7 +147,6 @@ void pd_close(struct pd_file *f);
  * 0 is a real id, as in perf. NULL (with scx_fail) when an id is unknown. */
 const struct pd_attr *pd_attr_for_sample(const struct pd_file *f, const struct perf_event_header *h);
 const struct pd_attr *pd_attr_for_trailer(const struct pd_file *f, const struct perf_event_header *h);
-const struct pd_attr *pd_attr_by_id(const struct pd_file *f, uint64_t id);
 
 /* A record's time without decoding the rest (samples: PERF_SAMPLE_TIME;
  * other kernel records: their sample_id trailer). 1: *time set; 0: the

@@ -202,19 +202,6 @@ void llc_est_pair_dirs(const double *n, const struct llc_est_sums *s, const stru
 	out[0].apart = out[1].apart = q->apart;
 }
 
-int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, size_t np, struct llc_est_dir *out)
-{
-	struct llc_est_sums *s = calloc(nt ? nt : 1, sizeof(*s));
-
-	if (!s)
-		return scx_fail("out of memory");
-	llc_est_sums(n, p, np, s);
-	for (size_t k = 0; k < np; k++)
-		llc_est_pair_dirs(n, s, &p[k], &out[2 * k]);
-	free(s);
-	return 0;
-}
-
 const char *llc_est_why_name(enum llc_est_why why)
 {
 	return why == LLC_WHY_UNDECIDED ? "undecided" : why == LLC_WHY_WIDE ? "wide" : why == LLC_WHY_FIRST_TOUCH ? "first_touch" : NULL;

@@ -123,11 +123,6 @@ void llc_est_dir(double n_i, double n_j, const struct llc_est_sums *si, size_t i
 /* out[0], out[1]: a -> b and b -> a of one pair. */
 void llc_est_pair_dirs(const double *n, const struct llc_est_sums *sums, const struct llc_est_pair *p,
 		       struct llc_est_dir out[2]);
-/*
- * out[2k], out[2k+1]: a -> b and b -> a of pair k, with n[] each thread's
- * samples on data (the two above). -1 on OOM.
- */
-int llc_est_weights(const double *n, size_t nt, const struct llc_est_pair *p, size_t np, struct llc_est_dir *out);
 
 /* One term of a figure: a direction's weight bounds and its P with P's bounds. */
 struct llc_est_term {

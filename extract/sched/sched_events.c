@@ -57,11 +57,6 @@ void sched_events_set_json_only(struct sched_reader *r, bool on)
 	r->json_only = on;
 }
 
-unsigned long sched_events_line(const struct sched_reader *r)
-{
-	return (unsigned long)r->lineno;
-}
-
 int sched_events_seconds_to_ns(const char *s, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0;

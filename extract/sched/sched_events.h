@@ -68,8 +68,6 @@ int sched_events_parse_line(struct sched_reader *r, unsigned long long lineno, c
 /* Every line through json-c, none through the fast parser of our own
  * lines (sched_events_fast.h): for tests that compare the two. */
 void sched_events_set_json_only(struct sched_reader *r, bool on);
-/* Line number of the event last returned. */
-unsigned long sched_events_line(const struct sched_reader *r);
 
 /* The kind of an event name ("sched:sched_switch" ...), SEV_OTHER for the rest. */
 enum sched_ev_kind sched_events_kind(const char *event);

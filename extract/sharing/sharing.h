@@ -353,7 +353,7 @@ struct pair_evidence {
 	size_t keys;                  /* shared identities (pages; lines for line keys) */
 	uint64_t samples_a, samples_b; /* samples of a / b on them */
 	double share_a, share_b;      /* part of a's / b's weight on them (no idf) */
-	double affinity;              /* what the clustering uses (see sharing_affinity_matrix) */
+	double affinity;              /* what the clustering uses (see sharing_affinity_matrix_at) */
 	double page_affinity;         /* the affinity of the keys without lines (K:, no data_id) */
 	double page_wa, page_wb;      /* a's / b's idf-weighed weight on the shared keys without lines */
 	struct line_estimate line;
@@ -361,8 +361,6 @@ struct pair_evidence {
 
 /* df of every identity over n units: ident -> number of units. -1 on OOM. */
 int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df);
-void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
-		   size_t min_keys, uint64_t min_samples, struct pair_evidence *out);
 /*
  * The minimum evidence for a non-zero affinity: at least min_samples
  * samples a side on the shared data, and either min_keys shared identities
@@ -371,7 +369,8 @@ void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, c
  */
 bool sharing_enough_evidence(const struct pair_evidence *pe, size_t min_keys, uint64_t min_samples);
 
-/* The same with the line evidence decided at p's threshold (floor), window and z. */
+/* a ~ b's evidence (struct pair_evidence) of n units' df, the line evidence
+ * decided at p's threshold (floor), window and z. */
 void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
 			      const struct sharing_params *p, struct pair_evidence *out);
 
@@ -379,9 +378,8 @@ void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b
  * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence: the
  * page affinity described above over keys without lines, or, when larger,
  * the line estimate f of a pair whose verdict is shared. Caller frees.
- * NULL on OOM. sharing_affinity_matrix decides lines at the defaults.
+ * NULL on OOM.
  */
-double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples);
 double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p);
 
 /* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */

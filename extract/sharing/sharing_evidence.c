@@ -225,20 +225,6 @@ bool sharing_params_first_touch(const struct sharing_params *p)
 	return p->fault_samples > 0 && p->fault_samples >= p->total_samples - p->fault_samples;
 }
 
-/* The defaults, for callers without a clustering's parameters. */
-static struct sharing_params default_params(size_t min_keys, uint64_t min_samples)
-{
-	return (struct sharing_params){.threshold = SHARE_THRESHOLD_DEFAULT, .min_keys = min_keys, .min_samples = min_samples};
-}
-
-void sharing_pair_evidence(const struct evidence *a, const struct evidence *b, const struct u64map *df, size_t n,
-			   size_t min_keys, uint64_t min_samples, struct pair_evidence *out)
-{
-	struct sharing_params p = default_params(min_keys, min_samples);
-
-	sharing_pair_evidence_at(a, b, df, n, &p, out);
-}
-
 double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p)
 {
 	double *m = calloc(n * n + 1, sizeof(*m));
@@ -261,11 +247,4 @@ double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const st
 	}
 	u64map_free(&df);
 	return m;
-}
-
-double *sharing_affinity_matrix(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
-{
-	struct sharing_params p = default_params(min_keys, min_samples);
-
-	return sharing_affinity_matrix_at(ev, n, &p);
 }

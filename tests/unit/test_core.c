@@ -104,7 +104,7 @@ Test(jsonw, put_str_word_path_matches_byte_escaper)
 	}
 }
 
-Test(jsonw, numbers_hex_and_times)
+Test(jsonw, numbers_and_hex)
 {
 	struct jsonw w;
 	char *s;
@@ -114,14 +114,12 @@ Test(jsonw, numbers_hex_and_times)
 	jsonw_hex_str(&w, 0);
 	jsonw_hex_str(&w, 0x7f2519e64408ULL);
 	jsonw_hex_str(&w, UINT64_MAX);
-	jsonw_time_str(&w, 50);
-	jsonw_time_str(&w, 107172290179ULL);
 	jsonw_u64(&w, UINT64_MAX);
 	jsonw_i64(&w, -42);
 	jsonw_i64(&w, INT64_MIN);
 	jsonw_arr_close(&w);
 	s = jsonw_text(&w);
-	cr_assert_str_eq(s, "[\"0\",\"7f2519e64408\",\"ffffffffffffffff\",\"0.000000050\",\"107.172290179\","
+	cr_assert_str_eq(s, "[\"0\",\"7f2519e64408\",\"ffffffffffffffff\","
 			    "18446744073709551615,-42,-9223372036854775808]");
 	free(s);
 	jsonw_free(&w);
@@ -204,13 +202,12 @@ Test(jsonw, fields_null_or_value_hex_exact_doubles_and_member_names)
 	jsonw_kv_u32_array(&w, "t", tids, 2);
 	cr_assert(!jsonw_kv_obj_or_null(&w, "none", false));
 	cr_assert(jsonw_kv_obj_or_null(&w, "some", true));
-	jsonw_kv_null(&w, "x");
 	jsonw_obj_close(&w);
 	jsonw_obj_close(&w);
 	s = jsonw_text(&w);
 	cr_assert_str_eq(s, "{\"lost\":7,\"dsos_loaded\":3,\"h\":\"1f\",\"s\":null,\"u\":9,\"i\":null,"
 			    "\"d\":0.10000000000000001,\"inf\":0,\"n\":[\"a\",\"b\\\"c\"],\"t\":[5,6],"
-			    "\"none\":null,\"some\":{\"x\":null}}");
+			    "\"none\":null,\"some\":{}}");
 	free(s);
 	jsonw_free(&w);
 }

@@ -142,13 +142,21 @@ static struct evidence vec(const uint64_t *keys, const double *w, size_t n)
 	return e;
 }
 
+/* The affinity matrix with the line evidence decided at the defaults. */
+static double *affinity_at_defaults(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
+{
+	struct sharing_params p = {.threshold = SHARE_THRESHOLD_DEFAULT, .min_keys = min_keys, .min_samples = min_samples};
+
+	return sharing_affinity_matrix_at(ev, n, &p);
+}
+
 Test(sharing, affinity_bounds_scale_invariance_and_background)
 {
 	/* a and b share keys 1-2; c shares only the background key 9 with them; d is c doubled */
 	uint64_t ka[] = {1, 2, 9, 100}, kb[] = {1, 2, 9, 200}, kc[] = {9, 300}, kd[] = {9, 300};
 	double wa[] = {1, 1, 1, 5}, wb[] = {3, 3, 3, 1}, wc[] = {1, 1}, wd[] = {2, 2};
 	struct evidence ev[4] = {vec(ka, wa, 4), vec(kb, wb, 4), vec(kc, wc, 2), vec(kd, wd, 2)};
-	double *m = sharing_affinity_matrix(ev, 4, 1, 1);
+	double *m = affinity_at_defaults(ev, 4, 1, 1);
 
 	cr_assert(m);
 	for (int i = 0; i < 16; i++)
@@ -167,7 +175,7 @@ Test(sharing, two_units_sharing_everything_have_affinity_one)
 	uint64_t k[] = {1, 2, 3};
 	double w[] = {1, 2, 3};
 	struct evidence ev[2] = {vec(k, w, 3), vec(k, w, 3)};
-	double *m = sharing_affinity_matrix(ev, 2, 1, 1);
+	double *m = affinity_at_defaults(ev, 2, 1, 1);
 
 	cr_assert(fabs(m[1] - 1.0) < 1e-9, "%f", m[1]);
 	free(m);
@@ -190,10 +198,10 @@ Test(sharing, one_shared_sample_among_many_is_weak)
 	}
 	ev[0] = vec(ka, w, 10001);
 	ev[1] = vec(kb, w, 10001);
-	m = sharing_affinity_matrix(ev, 2, 1, 1);
+	m = affinity_at_defaults(ev, 2, 1, 1);
 	cr_assert(m[1] < 0.001, "%f", m[1]);
 	free(m);
-	m = sharing_affinity_matrix(ev, 2, SHARE_MIN_KEYS_DEFAULT, SHARE_MIN_SAMPLES_DEFAULT);
+	m = affinity_at_defaults(ev, 2, SHARE_MIN_KEYS_DEFAULT, SHARE_MIN_SAMPLES_DEFAULT);
 	cr_assert(m[1] == 0, "below the minimum evidence: %f", m[1]);
 	free(m);
 	sharing_evidence_free(&ev[0]);
@@ -226,11 +234,11 @@ Test(sharing, one_hot_shared_identity_with_many_samples_is_enough)
 	double *m;
 
 	ev[0].samples[0] = ev[1].samples[0] = 40;
-	m = sharing_affinity_matrix(ev, 2, k, s);
+	m = affinity_at_defaults(ev, 2, k, s);
 	cr_assert(m[1] > 0.9, "hot shared identity: %f", m[1]);
 	free(m);
 	ev[0].samples[0] = ev[1].samples[0] = 20;
-	m = sharing_affinity_matrix(ev, 2, k, s);
+	m = affinity_at_defaults(ev, 2, k, s);
 	cr_assert(m[1] == 0, "20 samples a side on one identity is below the floor: %f", m[1]);
 	free(m);
 	sharing_evidence_free(&ev[0]);
@@ -244,7 +252,7 @@ Test(sharing, only_same_or_adjacent_epochs_are_shared)
 		 kc[] = {K(1) | 12, K(2) | 12, K(3) | 12, K(4) | 12};
 	double w[] = {1, 1, 1, 1};
 	struct evidence ev[3] = {vec(ka, w, 4), vec(kb, w, 4), vec(kc, w, 4)};
-	double *m = sharing_affinity_matrix(ev, 3, 1, 1);
+	double *m = affinity_at_defaults(ev, 3, 1, 1);
 
 	cr_assert(m[0 * 3 + 1] > 0.4, "adjacent epochs: %f", m[1]);
 	cr_assert(m[0 * 3 + 2] == 0, "two epochs apart: %f", m[2]);
@@ -264,7 +272,8 @@ Test(sharing, epochs_in_runs_and_across_the_wrap)
 	struct pair_evidence pe;
 
 	cr_assert(sharing_evidence_df(ev, 2, &df) == 0);
-	sharing_pair_evidence(&ev[0], &ev[1], &df, 2, 1, 1, &pe);
+	sharing_pair_evidence_at(&ev[0], &ev[1], &df, 2,
+				 &(struct sharing_params){.threshold = SHARE_THRESHOLD_DEFAULT, .min_keys = 1, .min_samples = 1}, &pe);
 	cr_assert_eq(pe.keys, 2, "identity 1 (7 ~ 8) and identity 2 (the last epoch ~ 0): %zu", pe.keys);
 	cr_assert_eq(pe.samples_a, 2);
 	cr_assert_eq(pe.samples_b, 2);
