@@ -155,6 +155,70 @@ allotment_cgroup() {
 # under test), one a line, units joined by +
 subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }
 
+# allotment_run DIR SECONDS RECORD-OPTION... -- CMD...: in a fresh DIR (a
+# retry starts afresh: record and process refuse to overwrite), `record -t
+# SECONDS` of CMD in this run's allotment cgroup (allotment_cgroup first;
+# no scheduling stream), `process --no-perfetto` and `extract mem -v` with
+# that cgroup as the allotment cell: the config in DIR/cfg.json, -v in
+# DIR/err, the allotment's subcells in DIR/sub, the logs in DIR/record.log
+# and DIR/process.log, the archive in DIR/prof.tar.gz. Returns 1 with
+# RUN_WHY (the last lines of the logs) when a step fails.
+allotment_run() {
+	local d=$1 secs=$2 ropts=()
+	shift 2
+	while [ "$1" != "--" ]; do ropts+=("$1"); shift; done
+	shift
+	rm -rf "$d"
+	mkdir -p "$d"
+	"$SCXPROF" record -t "$secs" "${ropts[@]}" --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" "$@" >"$d/record.log" 2>&1 &&
+		"$SCXPROF" process --no-perfetto -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
+		"$SCXPROF" extract mem -v --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT" \
+			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" || {
+		RUN_WHY=$(tail -n 2 "$d/record.log" "$d/process.log" "$d/err" 2>/dev/null | tr '\n' ' ')
+		return 1
+	}
+	subcells "$d/cfg.json" >"$d/sub"
+}
+
+# allotment_log FILE: the lines of extract -v's report FILE about the
+# allotment cell only (another suite recording the same workloads at the
+# same time has units of the same names in other cells of a system-wide
+# recording)
+allotment_log() {
+	sed -n '/^Sharing clusters of allotment:/,/^Sharing clusters of /p' "$1"
+}
+
+# error_exit WANT CMD...: CMD fails as bad input must (one clear line, exit
+# 1, no output): exit status 1, nothing on stdout and one line on stderr,
+# matching the extended regex WANT. CMD's stdout and stderr stay in
+# $WORK/cmd.out and $WORK/cmd.err for further checks. Returns 1 with
+# ERROR_WHY saying what was wrong.
+error_exit() {
+	local want=$1 rc
+	shift
+	"$@" >"$WORK/cmd.out" 2>"$WORK/cmd.err"
+	rc=$?
+	ERROR_WHY=""
+	if [ $rc -ne 1 ]; then
+		ERROR_WHY="exit $rc (want 1): $(head -c 300 "$WORK/cmd.err")"
+	elif [ "$(wc -l <"$WORK/cmd.err")" -ne 1 ]; then
+		ERROR_WHY="want one line of error, got $(wc -l <"$WORK/cmd.err"): $(head -c 300 "$WORK/cmd.err")"
+	elif ! grep -qE -- "$want" "$WORK/cmd.err"; then
+		ERROR_WHY="error does not match '$want': $(head -c 300 "$WORK/cmd.err")"
+	elif [ -s "$WORK/cmd.out" ]; then
+		ERROR_WHY="stdout not empty: $(head -c 200 "$WORK/cmd.out")"
+	fi
+	[ -z "$ERROR_WHY" ]
+}
+
+# expect_error NAME WANT CMD...: PASS if error_exit WANT CMD..., else FAIL
+# saying why.
+expect_error() {
+	local name=$1
+	shift
+	if error_exit "$@"; then pass "$name"; else fail "$name" "$ERROR_WHY"; fi
+}
+
 # perf_record_clean OUT PERF-RECORD-ARGS...: `perf record -o OUT ARGS`, recorded
 # again (up to 3 times) while OUT holds samples under ids of no event of its
 # own: another system-wide recording of the same event at the same time (a

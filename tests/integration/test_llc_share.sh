@@ -99,9 +99,14 @@ for sc in apart alternating; do
 	cp -r "$WORK/$sc-300-10" "$D" && rm -f "$D/sched.jsonl" "$D/llc.json"
 	"$SCXPROF" extract -v --workload-allotment-cgroup-regex "$ALLOT_SYN" --llc-json "$D/llc.json" -f "$D/perf.jsonl" >/dev/null 2>"$D/err"
 done
-check "no sched.jsonl, apart: 100% from the samples' CPUs, and -v says where the timelines came from" bash -c \
-	"grep -q '^  timelines: 0 threads from the scheduling trace, 3 from their samples' \"'CPUs'\" '$WORK/apart-nosched/err' &&
-	 grep -q '^  allotment: .*cross-LLC measured 100.0% (95% 100.0-100.0%)' '$WORK/apart-nosched/err'"
+check "no sched.jsonl, apart: 100% (95% 100-100%) from the samples' CPUs, the timelines from the samples (--llc-json)" \
+	python3 - "$WORK/apart-nosched/llc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["timelines"] == {"sched": 0, "samples": 3, "none": 0}, d["timelines"]
+m = {c["name"]: c for c in d["cells"]}["allotment"]["measured"]["llc"]
+assert m["state"] == "point" and min(m["share"], m["low"], m["high"]) >= 0.9995, m
+PY
 check "no sched.jsonl, alternating: 50% within 5 points from the samples' CPUs" known alternating-nosched 0.5 0.05 any
 
 # one LLC (--topology of a host whose four CPUs share one cache): no figure, no gain, and -v says so

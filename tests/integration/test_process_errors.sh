@@ -5,19 +5,21 @@
 . "$(dirname "$0")/lib.sh"
 WL="$TOP/$BUILD/workloads/scxprof-workload"
 
-# expect_error NAME DIR_OR_ARCHIVE PATTERN: process must fail cleanly
-expect_error() {
-	local name=$1 input=$2 pattern=$3 base rc lines
+# expect_process_error NAME DIR_OR_ARCHIVE PATTERN: process fails as bad
+# input must (lib.sh's error_exit: exit 1, one line matching PATTERN, no
+# stdout), the line names the file, and no output is left behind
+expect_process_error() {
+	local name=$1 input=$2 pattern=$3 base
 	base=${input%.tar.gz}
-	"$SCXPROF" process -f "$input" >"$WORK/out.txt" 2>"$WORK/err.txt"
-	rc=$?
-	lines=$(wc -l <"$WORK/err.txt")
-	if [ $rc -ne 1 ]; then fail "$name" "exit $rc (want 1): $(cat "$WORK/err.txt")"; return; fi
-	if [ "$lines" -ne 1 ]; then fail "$name" "want one line of error, got $lines: $(cat "$WORK/err.txt")"; return; fi
-	if ! grep -q -- "$pattern" "$WORK/err.txt"; then fail "$name" "error does not match '$pattern': $(cat "$WORK/err.txt")"; return; fi
-	if ! grep -qF -- "$(basename "$base")" "$WORK/err.txt"; then fail "$name" "error does not name the file: $(cat "$WORK/err.txt")"; return; fi
-	if ls -d "$base.out"* >/dev/null 2>&1; then fail "$name" "output left behind: $(ls -d "$base.out"*)"; return; fi
-	pass "$name"
+	if ! error_exit "$pattern" "$SCXPROF" process -f "$input"; then
+		fail "$name" "$ERROR_WHY"
+	elif ! grep -qF -- "$(basename "$base")" "$WORK/cmd.err"; then
+		fail "$name" "error does not name the file: $(cat "$WORK/cmd.err")"
+	elif ls -d "$base.out"* >/dev/null 2>&1; then
+		fail "$name" "output left behind: $(ls -d "$base.out"*)"
+	else
+		pass "$name"
+	fi
 }
 
 # --- corrupt perf.data ----------------------------------------------------
@@ -26,20 +28,20 @@ if perf record -q -e page-faults -c 1 -g -d -o "$WORK/good.data" -- "$WL" -i 20 
 		short-sample absurd-callchain truncated-data; do
 		mkdir -p "$WORK/c-$kind"
 		python3 "$TOP/tests/integration/corrupt_perf.py" "$kind" "$WORK/good.data" "$WORK/c-$kind/perf.data"
-		expect_error "corrupt perf.data: $kind" "$WORK/c-$kind" "perf.data"
+		expect_process_error "corrupt perf.data: $kind" "$WORK/c-$kind" "perf.data"
 	done
 else
 	skip "corrupt perf.data cases" "perf cannot record here to make the valid base file"
 fi
 mkdir -p "$WORK/empty-file"
 : >"$WORK/empty-file/perf.data"
-expect_error "corrupt perf.data: empty file" "$WORK/empty-file" "perf.data"
+expect_process_error "corrupt perf.data: empty file" "$WORK/empty-file" "perf.data"
 
 # --- hostile archives -------------------------------------------------------
 for kind in not-gzip gzip-not-tar empty two-top absolute dotdot symlink-out symlink-then-file \
 	hardlink-out fifo chardev truncated; do
 	python3 "$TOP/tests/integration/hostile_archive.py" "$kind" "$WORK/a-$kind.tar.gz"
-	expect_error "hostile archive: $kind" "$WORK/a-$kind.tar.gz" "a-$kind"
+	expect_process_error "hostile archive: $kind" "$WORK/a-$kind.tar.gz" "a-$kind"
 	if [ -e "$WORK/a-$kind" ] || ls "$WORK"/a-$kind.tmp* >/dev/null 2>&1; then
 		fail "hostile archive: $kind leaves nothing" "$(ls -d "$WORK"/a-$kind*)"
 	fi
@@ -66,9 +68,9 @@ if "$SCXPROF" process -f "$WORK/p" --force >/dev/null 2>&1 && [ ! -e "$WORK/p.ou
 else
 	fail "--force replaces the output directory" "$(ls "$WORK/p.out")"
 fi
-expect_error "missing input" "$WORK/does-not-exist" "No such file"
+expect_process_error "missing input" "$WORK/does-not-exist" "No such file"
 mkdir -p "$WORK/nostream"
-expect_error "directory without a memory stream" "$WORK/nostream" "no memory stream"
+expect_process_error "directory without a memory stream" "$WORK/nostream" "no memory stream"
 mkdir -p "$WORK/badhints" && cp "$TOP/tests/fixtures/profile_basic/perf.mem.script" "$WORK/badhints/"
 echo '{"pid": 1, "tgid": 1, "hints": "x", "timestamp": 5}' >"$WORK/badhints/hints.jsonl"
-expect_error "malformed hints.jsonl" "$WORK/badhints" "hints.jsonl:1"
+expect_process_error "malformed hints.jsonl" "$WORK/badhints" "hints.jsonl:1"

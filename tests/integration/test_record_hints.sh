@@ -36,21 +36,16 @@ fi
 check "create a 32-byte-value task-storage map" "$TRACE" --create "$PIN/hints32" --value-size 32
 check "create a hash map" "$TRACE" --create "$PIN/hash" --hash
 
-# expect_error NAME WANT ARGS...: the driver fails and says WANT
-expect_error() {
-	local name=$1 want=$2; shift 2
-	if "$TRACE" "$@" -o "$WORK/err.jsonl" -d 1 >/dev/null 2>"$WORK/err.txt"; then
-		fail "$name" "succeeded"
-	elif grep -qF -- "$want" "$WORK/err.txt"; then
-		pass "$name"
-	else
-		fail "$name" "wanted '$want', got: $(cat "$WORK/err.txt")"
-	fi
+# the driver, given bad ARGS, fails as bad input must (lib.sh's expect_error)
+hints_args_error() { # NAME WANT_REGEX ARGS...
+	local name=$1 want=$2
+	shift 2
+	expect_error "$name" "$want" "$TRACE" "$@" -o "$WORK/err.jsonl" -d 1
 }
-expect_error "missing map path is named" "$PIN/nope: no such file" -m "$PIN/nope"
-expect_error "file outside bpffs is refused" "/etc/hostname: not a pinned BPF object" -m /etc/hostname
-expect_error "hash map: says its type" "is a hash map (type 1), not a task-storage map" -m "$PIN/hash"
-expect_error "ring size must be a power of two" "must be a power of two" -m "$PIN/hints" -r 3
+hints_args_error "missing map path is named" "$PIN/nope: no such file" -m "$PIN/nope"
+hints_args_error "file outside bpffs is refused" "/etc/hostname: not a pinned BPF object" -m /etc/hostname
+hints_args_error "hash map: says its type" "is a hash map \\(type 1\\), not a task-storage map" -m "$PIN/hash"
+hints_args_error "ring size must be a power of two" "must be a power of two" -m "$PIN/hints" -r 3
 
 # record MAP NAME EXTRA...: run the tracer around one hint-setter run; leaves
 # $WORK/NAME.{jsonl,stats,err,set}

@@ -39,28 +39,13 @@ if ! allotment_cgroup bench; then
 	exit 0
 fi
 
-# run NAME RECORD-OPTIONS... -- CMD...: record, process, extract -v; subcells in $WORK/NAME/sub
+# run NAME RECORD-OPTIONS... -- CMD...: lib.sh's allotment_run in $WORK/NAME
+# (subcells in $WORK/NAME/sub), the archive removed
 run() {
-	local name=$1 d="$WORK/$1" ropts=()
+	local name=$1
 	shift
-	while [ "$1" != "--" ]; do ropts+=("$1"); shift; done
-	shift
-	rm -rf "$d"
-	mkdir -p "$d"
-	"$SCXPROF" record -t 300 "${ropts[@]}" --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" "$@" >"$d/record.log" 2>&1 &&
-		"$SCXPROF" process --no-perfetto -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
-		"$SCXPROF" extract mem -v --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT" \
-			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" || {
-		fail "$name recording" "$(tail -n 2 "$d/record.log" "$d/process.log" "$d/err" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
-	rm -f "$d/prof.tar.gz"
-	subcells "$d/cfg.json" >"$d/sub"
-}
-
-# allotment_log FILE: -v's lines about this test's cell only
-allotment_log() {
-	sed -n '/^Sharing clusters of allotment:/,/^Sharing clusters of /p' "$1"
+	allotment_run "$WORK/$name" 300 "$@" || { fail "$name recording" "$RUN_WHY"; return 1; }
+	rm -f "$WORK/$name/prof.tar.gz"
 }
 
 # verdict NAME A B: shared, apart, cannot tell, or none (-v lists no such pair:

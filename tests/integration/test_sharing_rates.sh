@@ -42,24 +42,15 @@ if ! allotment_cgroup rates; then
 fi
 WL="$TOP/$BUILD/workloads"
 
-# run NAME RATEARGS -- CMD...: record, process, extract; the allotment subcells in $WORK/NAME/sub
+# run NAME RATEARGS -- CMD...: lib.sh's allotment_run in $WORK/NAME (the
+# allotment subcells in $WORK/NAME/sub), and the one pass on its archive
+# gives the same results
 run() {
-	local name=$1 d="$WORK/$1" rate=()
+	local name=$1
 	shift
-	while [ "$1" != "--" ]; do rate+=("$1"); shift; done
-	shift
-	rm -rf "$d" # a retry starts afresh (record and process refuse to overwrite)
-	mkdir -p "$d"
-	"$SCXPROF" record -t 30 "${rate[@]}" --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" "$@" >"$d/record.log" 2>&1 &&
-		"$SCXPROF" process -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 &&
-		"$SCXPROF" extract mem -v --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT" \
-			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err" || {
-		echo "info: $name: $(tail -n 2 "$d/record.log" "$d/process.log" "$d/err" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	}
-	subcells "$d/cfg.json" >"$d/sub"
-	assert_onepass "$name recording" "$d/prof.tar.gz" --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT"
-	rm -rf "$d/prof.tar.gz" "$d/prof.out/trace.pftrace"
+	allotment_run "$WORK/$name" 30 "$@" || { echo "info: $name: $RUN_WHY"; return 1; }
+	assert_onepass "$name recording" "$WORK/$name/prof.tar.gz" --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT"
+	rm -rf "$WORK/$name/prof.tar.gz"
 }
 
 # has_units NAME UNIT...: every UNIT is a member of some subcell
@@ -67,13 +58,6 @@ has_units() {
 	local name=$1 u
 	shift
 	for u in "$@"; do tr '+' '\n' <"$WORK/$name/sub" | grep -qx "$u" || return 1; done
-}
-
-# allotment_log FILE: -v's lines about this test's cell only (another suite
-# recording the same workloads at the same time has units of the same names
-# in other cells of the system-wide recording)
-allotment_log() {
-	sed -n '/^Sharing clusters of allotment:/,/^Sharing clusters of /p' "$1"
 }
 
 # undecided NAME A B: -v says the samples cannot tell A from B
@@ -182,18 +166,12 @@ rounds32="900 1800 3600"
 study || rounds32=900 # make test: one recording, never apart, merged iff shared
 for rounds in $rounds32; do
 	d="$WORK/ws32-$rounds"
-	mkdir -p "$d"
-	if ! "$SCXPROF" record -t 900 --disable-sched-trace -o "$d/prof" -- "${IN_CG[@]}" \
-		"$WL/warm-share" -i $rounds -p 8192 -m "$d/map" alpha:A beta:A >"$d/record.log" 2>&1 ||
-		! "$SCXPROF" process --no-perfetto -f "$d/prof.tar.gz" >"$d/process.log" 2>&1 ||
-		! "$SCXPROF" extract mem -v --max-cell-cpus 64 --workload-allotment-cgroup-regex "$ALLOT" \
-			-f "$d/prof.out/perf.jsonl" >"$d/cfg.json" 2>"$d/err"; then
-		fail "warm-share 32 MiB, -i $rounds" "$(tail -n 2 "$d/record.log" "$d/process.log" "$d/err" 2>/dev/null | tr '\n' ' ')"
+	if ! allotment_run "$d" 900 -- "$WL/warm-share" -i $rounds -p 8192 -m "$d/map" alpha:A beta:A; then
+		fail "warm-share 32 MiB, -i $rounds" "$RUN_WHY"
 		verdict32=error
 		break
 	fi
 	rm -f "$d/prof.tar.gz"
-	subcells "$d/cfg.json" >"$d/sub"
 	read -r n na nb < <(neff "$d")
 	line=$(allotment_log "$d/err" | grep -A1 -m1 -E '^    alpha- ~ beta-: ' | tail -n 1)
 	verdict32=$(sed -n 's/.* in common blocks: \(shared\|apart\|cannot tell\).*/\1/p' <<<"$line")

@@ -89,16 +89,6 @@ open(sys.argv[2], 'wb').write(d)
 PY
 printf '\x28\xb5\x2f\xfd' >magic.zst
 { cat z/perf.jsonl.zst; printf 'trailing garbage'; } >trailing.zst
-expect_error() { # NAME WANT_REGEX CMD...
-	local name=$1 want=$2 rc
-	shift 2
-	"$@" >out 2>err
-	rc=$?
-	if [ $rc -ne 1 ]; then fail "$name" "exit $rc (want 1): $(head -c 300 err)"
-	elif [ "$(wc -l <err)" -ne 1 ] || ! grep -qE "$want" err; then fail "$name" "stderr: $(head -c 300 err)"
-	elif [ -s out ]; then fail "$name" "stdout not empty"
-	else pass "$name"; fi
-}
 expect_error "extract: a cut .zst is an error naming the file" \
 	"^scxprof extract: cut.zst: truncated zstd data" "$SCXPROF" extract -f cut.zst --sched plain/sched.jsonl
 # a flipped byte may decode to bad text first (the frame's checksum is at its end)
