@@ -1,18 +1,36 @@
 # Makefile - builds build/scxprof, the static library build/libscxprof.a of all
 # stages, the tests, fuzzers and benchmarks. `make help` lists the targets.
 
+# ARCH: the target, in the kernel's names (x86, arm64); the host's by default.
+# Another ARCH cross-builds with Debian's cross toolchain and multiarch -dev
+# packages (make deps), into build/ARCH/ (the static binary: build/scxprof-static-ARCH).
+HOST_ARCH := $(shell uname -m | sed 's/^x86_64$$/x86/; s/^aarch64$$/arm64/')
+ARCH     ?= $(HOST_ARCH)
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-,x86_64-linux-gnu-)
+CC       := $(CROSS_COMPILE)gcc
+BUILD    ?= build/$(ARCH)
+MULTIARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(MULTIARCH)/pkgconfig:/usr/share/pkgconfig pkg-config
+STATIC_BIN ?= build/scxprof-static-$(ARCH)
+endif
 CC       ?= gcc
+AR       := $(CROSS_COMPILE)ar
 BUILD    ?= build
+STATIC_BIN ?= $(BUILD)/scxprof-static
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
 
+PKG_CONFIG ?= pkg-config
 PKGS      := libelf libarchive libpcre2-8 json-c libbpf zlib libzstd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+# -ffp-contract=off: no fused multiply-add (gcc contracts a*b+c on arm64 by
+# default), so every arch rounds as x86-64 does and writes the same outputs
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -ffp-contract=off -I. $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lZydis -lpfm -liberty -lm -lpthread
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -20,7 +38,8 @@ LDFLAGS  += -fsanitize=address,undefined
 endif
 
 LIB_SRCS  := $(sort $(shell find lib process record extract report pipeline -name '*.c'))
-CMD_SRCS  := $(sort $(wildcard cmd/*.c))
+# cmd/build_info.c is compiled once per link (dynamic, static): below
+CMD_SRCS  := $(filter-out cmd/build_info.c,$(sort $(wildcard cmd/*.c)))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
 
@@ -33,7 +52,7 @@ LIB  := $(BUILD)/libscxprof.a
 BIN  := $(BUILD)/scxprof
 UNIT := $(BUILD)/unit-tests
 
-.PHONY: all deps test unit integration asan fuzz bench demo install clean help check-deps
+.PHONY: all deps test unit integration asan fuzz bench demo install clean help check-deps static static-arm64 dist FORCE
 
 all: $(BIN) $(LIB)
 
@@ -45,6 +64,11 @@ help:
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60)"
 	@echo "make bench      benchmarks against perf (ratios, median of 3), the suite's studies"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+	@echo "make static     $(STATIC_BIN): one statically linked file to copy to a host"
+	@echo "make static-arm64  the same for aarch64, cross-built: build/scxprof-static-arm64"
+	@echo "                (= make static ARCH=arm64; objects in build/arm64/)"
+	@echo "make dist       build/dist/: a reproducible tarball of both static binaries,"
+	@echo "                the man page, the schemas and SHA256SUMS"
 
 deps:
 	@bash scripts/deps.sh install
@@ -59,10 +83,10 @@ $(BUILD)/obj/%.o: %.c
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
-$(BIN): $(CMD_OBJS) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIB) $(LDLIBS)
+$(BIN): $(CMD_OBJS) $(BUILD)/obj/cmd/build_info.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/obj/cmd/build_info.o $(LIB) $(LDLIBS)
 
 # cmd/opts.c is the one part of the CLI with unit tests of its own (test_opts.c)
 $(UNIT): $(UNIT_OBJS) $(LIB) $(BUILD)/obj/cmd/opts.o
@@ -74,11 +98,20 @@ WORKLOAD_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread
+# statically linked: the one program test_static.sh's bare root holds beside scxprof-static
+$(BUILD)/workloads-static/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_CFLAGS) -static -o $@ $< -lpthread
+# (without make deps' Zydis source or cross compiler, test_static.sh SKIPs, saying so)
+STATIC_TEST_BINS = $(if $(SAN),,$(if $(ZYDIS_SRC),$(STATIC_BIN) $(BUILD)/workloads-static/scxprof-workload))
 
 # the build uses every cpu; tests/run.sh runs the scripts two at a time
 NPROC := $(shell nproc 2>/dev/null || echo 2)
+# the static binaries too (test_static.sh), but not under SAN=1: ASan cannot
+# link statically, and the static test is "# suite: once"
 test: check-deps
-	@$(MAKE) -j$(NPROC) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS) $(BENCH_TOOLS)
+	@$(MAKE) -j$(NPROC) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS) $(BENCH_TOOLS) $(STATIC_TEST_BINS)
+	$(if $(SAN),,$(if $(filter x86,$(HOST_ARCH)),$(if $(ZYDIS_SRC),$(if $(shell command -v aarch64-linux-gnu-gcc),@$(MAKE) -j$(NPROC) --no-print-directory static-arm64))))
 	@BUILD=$(BUILD) bash tests/run.sh
 
 asan:
@@ -131,12 +164,18 @@ BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 CFLAGS    += -I$(BUILD)/bpf
 .SECONDARY: $(BPF_OBJS)
 
+# The target arch selects bpf_tracing.h's pt_regs layout (PT_REGS_*, BPF_KPROBE).
+# vmlinux.h comes from this host's BTF whatever ARCH is (docs/install.md: the
+# programs are CO-RE, their types relocated at load against the target's BTF);
+# vmlinux.src says which kernel and arch it came from, for --version.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH)
 $(BUILD)/bpf/vmlinux.h:
 	@mkdir -p $(dir $@)
 	bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+	echo "the BTF of Linux $$(uname -r) ($$(uname -m))" > $(BUILD)/bpf/vmlinux.src
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h $(wildcard bpf/*.h)
-	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/bpf -I. -c $< -o $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -I$(BUILD)/bpf -I. -c $< -o $@
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
@@ -150,5 +189,50 @@ $(FUZZ_OBJS): $(BPF_SKELS)
 $(BUILD)/workloads/hints-trace: tests/workloads/hints-trace.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LIB) $(LDLIBS)
+
+# ---- what this binary is (scxprof --version, cmd/build_info.c): its link,
+# the commit, how the BPF programs were built. build_info.h is rewritten only
+# when its text changes, so an unchanged commit rebuilds nothing.
+GIT_COMMIT = $(shell git -C $(CURDIR) describe --always --dirty --abbrev=12 --exclude='*' 2>/dev/null || echo unknown)
+$(BUILD)/build_info.h: FORCE $(BPF_OBJS)
+	@mkdir -p $(dir $@)
+	@{ echo '#define SCXPROF_COMMIT "$(GIT_COMMIT)"'; \
+	  echo "#define SCXPROF_ARCH \"$$($(CC) -dumpmachine | cut -d- -f1)\""; \
+	  echo "#define SCXPROF_BPF \"$(notdir $(BPF_CLANG)) $$($(BPF_CLANG) -dumpversion) $(BPF_CFLAGS), vmlinux.h from $$(cat $(BUILD)/bpf/vmlinux.src 2>/dev/null || echo 'an unknown kernel'), objects sha256 $$(cat $(BPF_OBJS) | sha256sum | cut -c1-12)\""; \
+	} > $@.tmp && if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/obj/cmd/build_info.o: cmd/build_info.c cmd/build_info.h $(BUILD)/build_info.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -include $(BUILD)/build_info.h -DSCXPROF_LINK='"dynamic"' -c $< -o $@
+$(BUILD)/obj/cmd/build_info-static.o: cmd/build_info.c cmd/build_info.h $(BUILD)/build_info.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -include $(BUILD)/build_info.h -DSCXPROF_LINK='"static"' -c $< -o $@
+
+# ---- make static: one statically linked executable, glibc included, every
+# command in it (docs/install.md). Debian ships .a archives of every library
+# but Zydis: its Debian source (make deps fetches it to ZYDIS_SRC) is compiled
+# here for the target. cmd/static/ holds what only this link needs. Only the
+# libraries linked are named: libarchive's xml2, icu, lzma, bz2, nettle, acl
+# and lz4 belong to formats scxprof never writes or reads, and a link that
+# pulled one in would fail here rather than grow by 31 MB of ICU data.
+ZYDIS_SRC ?= $(patsubst %/,%,$(dir $(firstword $(wildcard /usr/local/src/scxprof-deps/zydis-*/CMakeLists.txt))))
+ZYDIS_OBJS := $(patsubst $(ZYDIS_SRC)/src/%.c,$(BUILD)/zydis/%.o,$(wildcard $(ZYDIS_SRC)/src/*.c))
+STATIC_OBJS := $(BUILD)/obj/cmd/build_info-static.o $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard cmd/static/*.c)))
+STATIC_LIBS := -lelf -larchive -lpcre2-8 -ljson-c -lbpf -lelf -lz -lzstd -lpfm -liberty -lm -lpthread
+
+$(BUILD)/zydis/%.o: $(ZYDIS_SRC)/src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=gnu11 -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD -I$(ZYDIS_SRC)/include -I$(ZYDIS_SRC)/src -c $< -o $@
+$(BUILD)/libZydis.a: $(ZYDIS_OBJS)
+	@[ -n "$(ZYDIS_SRC)" ] || { echo "make static: no Zydis source in /usr/local/src/scxprof-deps: run make deps" >&2; exit 1; }
+	rm -f $@
+	$(AR) rcs $@ $^
+
+static: $(STATIC_BIN)
+static-arm64:
+	@$(MAKE) --no-print-directory ARCH=arm64 static
+
+$(STATIC_BIN): $(CMD_OBJS) $(STATIC_OBJS) $(LIB) $(BUILD)/libZydis.a
+	@mkdir -p $(dir $@)
+	$(CC) -static $(LDFLAGS) -o $@.tmp $(CMD_OBJS) $(STATIC_OBJS) $(LIB) $(BUILD)/libZydis.a $(STATIC_LIBS) && mv $@.tmp $@
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

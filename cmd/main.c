@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/build_info.h"
 #include "cmd/commands.h"
 #include "cmd/signals.h"
 #include "lib/version.h"
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("scxprof %s\n", SCXPROF_VERSION);
+		build_info_print(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

@@ -6,6 +6,14 @@
 # Debian's chromium with playwright-core (npm) for the report's browser test,
 # and the programs the sharing tests record (stress-ng, memcached, memcslap,
 # redis-server, redis-benchmark, sqlite3).
+# `make static` and `make static-arm64` (docs/install.md): Zydis's Debian
+# source (Debian ships no libZydis.a; fetched with apt-get source into
+# ZYDIS_SRC_DIR, after adding deb-src lines for Debian's own archive when
+# there are none), and on x86-64 the aarch64 cross compiler, the arm64 -dev
+# packages whose .a archives the static link takes (multiarch: dpkg
+# --add-architecture arm64) and qemu-user-static (test_static.sh runs the
+# arm64 binary with it). Those are installed without recommends: the fewest
+# packages, for CI's cold run.
 set -u
 mode=${1:-check}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +58,59 @@ optional=()
 	optional+=(python3-distributed)
 # libFuzzer runtime for `make fuzz`
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
+
+# ---- the static builds' extras (make static, make static-arm64)
+ZYDIS_SRC_DIR=/usr/local/src/scxprof-deps
+zydis_version=$(dpkg-query -W -f='${Version}' libzydis-dev 2>/dev/null)
+need_zydis_src=0
+if [ -n "$zydis_version" ] && [ ! -f "$ZYDIS_SRC_DIR/zydis-${zydis_version%-*}/CMakeLists.txt" ]; then
+	need_zydis_src=1
+	command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
+fi
+cross=()
+arm64_dev=()
+if [ "$(uname -m)" = x86_64 ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null || cross+=(gcc-aarch64-linux-gnu)
+	[ -f /usr/aarch64-linux-gnu/lib/libc.a ] || cross+=(libc6-dev-arm64-cross)
+	command -v qemu-aarch64-static >/dev/null || cross+=(qemu-user-static)
+	# the .a of each library the static link names -> its arm64 -dev package
+	declare -A arm64_libs=(
+		[libbpf]=libbpf-dev [libelf]=libelf-dev [libarchive]=libarchive-dev [libpcre2-8]=libpcre2-dev
+		[libjson-c]=libjson-c-dev [libz]=zlib1g-dev [libzstd]=libzstd-dev [libpfm]=libpfm4-dev
+		[libiberty]=libiberty-dev
+	)
+	for a in "${!arm64_libs[@]}"; do
+		[ -f "/usr/lib/aarch64-linux-gnu/$a.a" ] || arm64_dev+=("${arm64_libs[$a]}:arm64")
+	done
+fi
+if [ $((${#cross[@]} + ${#arm64_dev[@]} + need_zydis_src)) -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		[ $need_zydis_src -eq 1 ] && cross+=("zydis's source")
+		echo "scxprof: make static needs (run make deps as root): ${cross[*]} ${arm64_dev[*]}" >&2
+	else
+		export DEBIAN_FRONTEND=noninteractive
+		if [ ${#arm64_dev[@]} -gt 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			dpkg --add-architecture arm64
+		fi
+		if [ $need_zydis_src -eq 1 ] && ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+			# Debian's own archive, as the system's deb lines name it
+			sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+				>/etc/apt/sources.list.d/scxprof-deb-src.sources 2>/dev/null ||
+				sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >/etc/apt/sources.list.d/scxprof-deb-src.list
+		fi
+		echo "scxprof: installing for make static: ${cross[*]} ${arm64_dev[*]}$([ $need_zydis_src -eq 1 ] && echo " zydis's source")" >&2
+		apt-get update -qq >/dev/null
+		if [ $((${#cross[@]} + ${#arm64_dev[@]})) -gt 0 ]; then
+			apt-get install -y -qq --no-install-recommends "${cross[@]}" "${arm64_dev[@]}" >/dev/null ||
+				{ echo "scxprof: failed: apt-get install --no-install-recommends ${cross[*]} ${arm64_dev[*]}" >&2; exit 1; }
+		fi
+		if [ $need_zydis_src -eq 1 ]; then
+			mkdir -p "$ZYDIS_SRC_DIR"
+			(cd "$ZYDIS_SRC_DIR" && apt-get source -qq "zydis=$zydis_version" >/dev/null 2>&1) ||
+				{ echo "scxprof: failed: (cd $ZYDIS_SRC_DIR && apt-get source zydis=$zydis_version)" >&2; exit 1; }
+		fi
+	fi
+fi
 
 need_npm=0
 [ -f "$here/tests/node_modules/ajv/package.json" ] || need_npm=1
