@@ -130,7 +130,8 @@ launch() {
 }
 
 backend_of() { [ "$1" = planted ] && echo page-fault || echo decode; }
-extract_args() { [ "$1" = onebyone ] && echo --max-cell-cpus 2; }
+# the LLC-packing model's prediction: what place pins by
+extract_args() { echo --sched-model packing; [ "$1" = onebyone ] && echo --max-cell-cpus 2; }
 
 # record_run NAME WORKLOAD: record SECS system-wide while the workload runs, extract with the split topology
 record_run() {

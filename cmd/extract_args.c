@@ -13,11 +13,36 @@
 #include <sys/stat.h>
 
 #include "cmd/signals.h"
+#include "extract/llc/llc.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
 const struct opt_choice extract_args_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
 const struct opt_choice extract_args_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};
+const struct opt_choice extract_args_model_choices[] = {{"mitosis", LLC_MODEL_MITOSIS}, {"packing", LLC_MODEL_PACKING},
+							  {NULL, 0}};
+
+/* --mitosis-virt-llc MIN-MAX: 1 <= MIN <= MAX (scx_utils' rule). */
+static int parse_virt_llc(const char *cmd, const char *val, unsigned *min, unsigned *max)
+{
+	unsigned long a, b;
+	char *end;
+
+	errno = 0;
+	a = strtoul(val, &end, 10);
+	if (end == val || *end != '-' || errno)
+		goto bad;
+	val = end + 1;
+	b = strtoul(val, &end, 10);
+	if (end == val || *end || errno || !a || a > b || b > 4096)
+		goto bad;
+	*min = (unsigned)a;
+	*max = (unsigned)b;
+	return 0;
+bad:
+	fprintf(stderr, "scxprof %s: --mitosis-virt-llc: want MIN-MAX cores, 1 <= MIN <= MAX <= 4096\n", cmd);
+	return -1;
+}
 
 static int parse_number(const char *cmd, const char *opt, const char *val, double max, double *out)
 {
@@ -85,6 +110,16 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 	o->min_samples = a->min_samples ? (uint64_t)a->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
 	o->cluster = (enum cluster_mode)a->cluster;
 	o->line_granularity = a->line;
+	o->sched_model = a->sched_model;
+	o->mitosis_rebalancing = a->mitosis_rebalancing;
+	o->mitosis_no_llc_aware = a->mitosis_no_llc_aware;
+	if (a->mitosis_virt_llc && parse_virt_llc(cmd, a->mitosis_virt_llc, &o->mitosis_vllc_min, &o->mitosis_vllc_max) < 0)
+		return -1;
+	if (o->mitosis_vllc_min && o->mitosis_no_llc_aware) {
+		fprintf(stderr, "scxprof %s: --mitosis-virt-llc needs LLC awareness (scx_mitosis refuses --virt-llc "
+				"without --enable-llc-awareness)\n", cmd);
+		return -1;
+	}
 	if (extract_mem_check_opts(o) < 0) {
 		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
 		return -1;

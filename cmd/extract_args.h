@@ -29,11 +29,15 @@ struct extract_args {
 	long max_names;
 	long max_groups;
 	long min_keys, min_samples;
+	int sched_model;            /* --sched-model (extract_args_model_choices) */
+	bool mitosis_rebalancing, mitosis_no_llc_aware;
+	const char *mitosis_virt_llc;
 };
 
 /* --cluster's and --granularity's values */
 extern const struct opt_choice extract_args_cluster_choices[];
 extern const struct opt_choice extract_args_granularity_choices[];
+extern const struct opt_choice extract_args_model_choices[];
 
 #define SCX_STR_(x) #x
 #define SCX_STR(x) SCX_STR_(x)
@@ -73,7 +77,16 @@ extern const struct opt_choice extract_args_granularity_choices[];
 		SCX_STR(SHARE_MIN_KEYS_DEFAULT) ")", 1,                                                              \
 		1L << 30),                                                                                           \
 	OPT_INT(0, "min-shared-samples", &(a).min_samples, "N",                                                      \
-		"least samples on them, each side (default " SCX_STR(SHARE_MIN_SAMPLES_DEFAULT) ")", 1, 1L << 30)
+		"least samples on them, each side (default " SCX_STR(SHARE_MIN_SAMPLES_DEFAULT) ")", 1, 1L << 30),     \
+	OPT_ENUM(0, "sched-model", &(a).sched_model, "M",                                                            \
+		 "the predicted cross-LLC figures: mitosis (default: scx_mitosis's layout) or packing (subcells "     \
+		 "packed into LLCs)", extract_args_model_choices),                                                 \
+	OPT_FLAG(0, "mitosis-rebalancing", &(a).mitosis_rebalancing,                                                 \
+		 "the scx_mitosis model runs with --enable-rebalancing (sizes by utilisation)"),                    \
+	OPT_FLAG(0, "mitosis-no-llc-awareness", &(a).mitosis_no_llc_aware,                                           \
+		 "the scx_mitosis model runs without --enable-llc-awareness"),                                       \
+	OPT_STRING(0, "mitosis-virt-llc", &(a).mitosis_virt_llc, "MIN-MAX",                                          \
+		   "the scx_mitosis model runs with --virt-llc MIN-MAX (cores per virtual LLC)")
 
 /* sched.jsonl (or sched.jsonl.zst) in the directory of file when it is there and not
  * empty, else NULL (static buffer) */

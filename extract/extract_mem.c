@@ -325,6 +325,8 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 	r.llc_opts = (struct mem_llc_opts){
 		.path = o->path, .topology = o->topology, .print = o->verbose && o->cluster == CLUSTER_SHARING,
 		.line_granularity = o->line_granularity, .max_recs = o->max_keys / 4,
+		.model = (enum llc_sched_model)o->sched_model,
+		.mitosis = {o->mitosis_rebalancing, !o->mitosis_no_llc_aware, o->mitosis_vllc_min, o->mitosis_vllc_max},
 		.on_llc = o->observer ? o->observer->on_llc : NULL, .ctx = o->observer ? o->observer->ctx : NULL,
 	};
 	if ((r.has_llc = r.llc_opts.print || r.llc_opts.on_llc))

@@ -66,6 +66,10 @@ struct extract_mem_opts {
 	uint64_t min_samples;     /* least samples on them a side (0: SHARE_MIN_SAMPLES_DEFAULT) */
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
 	const char *topology;     /* --topology FILE: LLCs and nodes, the default cap; NULL: topology.json next to path, else this host */
+	int sched_model;          /* --sched-model: enum llc_sched_model (0: scx_mitosis) */
+	bool mitosis_rebalancing; /* the scx_mitosis model: --enable-rebalancing */
+	bool mitosis_no_llc_aware;   /* ... without --enable-llc-awareness */
+	unsigned mitosis_vllc_min, mitosis_vllc_max; /* ... --virt-llc MIN-MAX (0: none) */
 	volatile int *stop;       /* polled; set to interrupt */
 	int jobs;                 /* extract_mem_run: >= 2 reads sched_path on a thread beside the samples */
 	const struct extract_mem_observer *observer; /* may be NULL */

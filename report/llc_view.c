@@ -46,6 +46,18 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 	v->no_cpu = r->seen.no_cpu;
 	v->by_runtime = r->demand_by_runtime;
 	v->timelines_from_samples = r->timeline_samples > 0;
+	v->model = r->model;
+	v->mitosis_refused = !r->mitosis.ran;
+	if (r->map->nr_llcs > 1) { /* -v's layout line, as text */
+		size_t len = 0;
+		FILE *m = open_memstream(&v->layout, &len);
+
+		if (!m)
+			return scx_fail("out of memory");
+		llc_mitosis_print(m, r);
+		if (fclose(m))
+			return scx_fail("out of memory");
+	}
 	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
 		return scx_fail("out of memory");
 	if (add_row(v, "profile", 0, NULL, &r->total, r) < 0)
@@ -68,6 +80,7 @@ void llc_view_free(struct llc_view *v)
 	for (i = 0; i < v->nrows; i++)
 		free(v->rows[i].name);
 	free(v->rows);
+	free(v->layout);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -81,6 +94,15 @@ static void write_est(FILE *f, const struct llc_est_fig *g)
 			g->high * 100, llc_est_why_text(g->why));
 	else
 		fprintf(f, "%.1f%% <small>[%.1f-%.1f]</small>", g->share * 100, g->low * 100, g->high * 100);
+}
+
+/* A model's figure, or "refused" when scx_mitosis would refuse the layout. */
+static void write_model_est(FILE *f, const struct llc_view *v, bool mitosis, const struct llc_est_fig *g)
+{
+	if (mitosis && v->mitosis_refused)
+		fputs("- <small>(scx_mitosis would refuse the layout)</small>", f);
+	else
+		write_est(f, g);
 }
 
 /* Rows shown in the chart: the profile, cells and merged subcells with a figure. */
@@ -118,7 +140,7 @@ static void write_chart(FILE *f, const struct llc_view *v)
 	for (i = 0; i < v->nrows; i++)
 		n += charted(&v->rows[i]) && n < CHART_MAX_ROWS;
 	fprintf(f, "<svg id=\"llc-chart\" role=\"img\" width=\"720\" height=\"%zu\" "
-		   "aria-label=\"cross-LLC share of accesses to shared data, measured and predicted\">", n * 34 + 30);
+		   "aria-label=\"cross-LLC share of accesses to shared data, measured and predicted\">", n * 46 + 30);
 	fputs("<text x=\"230\" y=\"12\" font-size=\"10\">0%</text>"
 	      "<text x=\"590\" y=\"12\" font-size=\"10\" text-anchor=\"end\">100%</text>", f);
 	for (i = 0, n = 0, y = 20; i < v->nrows && n < CHART_MAX_ROWS; i++) {
@@ -133,8 +155,10 @@ static void write_chart(FILE *f, const struct llc_view *v)
 		fputs("</text>", f);
 		write_bar(f, y, &row->f.llc_measured, "measured", "#d62728");
 		write_bar(f, y + 13, &row->f.llc_predicted, "predicted", "#1f77b4");
+		write_bar(f, y + 26, &row->f.llc_other, v->model == LLC_MODEL_MITOSIS ? "LLC-packing" : "scx_mitosis",
+			  "#7f7f7f");
 		fputs("</g>", f);
-		y += 34;
+		y += 46;
 	}
 	fputs("<line x1=\"230\" x2=\"230\" y1=\"16\" y2=\"100%\" stroke=\"#999\"/></svg>\n", f);
 }
@@ -155,7 +179,14 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 	fputs(v->timelines_from_samples ? "the scheduling trace, or the samples' CPUs where it has no thread"
 					: "the scheduling trace",
 	      f);
-	fputs(", and <b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand, ", f);
+	fputs(v->model == LLC_MODEL_MITOSIS
+		      ? ", and <b>predicted</b> for the layout scx_mitosis --cell-config applies (cells and subcells on runs "
+			"of consecutive CPU numbers, each thread on the LLCs of its subcell's run; docs/llc-sharing.md "
+			"\"The scx_mitosis model\"), beside <b>LLC-packing</b>: each subcell on one LLC (worst fit by CPU "
+			"demand), what a scheduler packing subcells into LLCs would add ("
+		      : ", and <b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand), "
+			"beside <b>scx_mitosis</b>, the layout scx_mitosis --cell-config applies (",
+	      f);
 	fputs(v->by_runtime ? "runtime / trace duration" : "sample share x CPUs", f);
 	fputs("). Brackets and whiskers: intervals from the pairs' intervals; \"too few to say\" when no pair is "
 	      "decided shared (the clustering's line rule). See docs/llc-sharing.md for the definition, its "
@@ -176,20 +207,27 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 		fputs("<p class=\"note\">No sample is on data with an identity (A:/F:): not measured.</p>\n</section>\n", f);
 		return;
 	}
+	if (v->layout) {
+		fputs("<p id=\"llc-layout\">", f);
+		html_esc(f, v->layout);
+		fputs("</p>\n", f);
+	}
 	write_chart(f, v);
 	fputs("<table id=\"llc-table\"><tr><th>scope</th><th>samples on data</th><th>on shared data (est.)</th>"
 	      "<th>partners (shared/apart/cannot tell)</th><th>cross-LLC measured</th>"
 	      "<th>cross-LLC predicted</th>", f);
+	fputs(v->model == LLC_MODEL_MITOSIS ? "<th>cross-LLC LLC-packing</th>" : "<th>cross-LLC scx_mitosis</th>", f);
 	if (v->nr_nodes > 1)
 		fputs("<th>cross-node measured</th><th>cross-node predicted</th>", f);
-	fputs("<th>placed on</th></tr>\n", f);
+	fputs("<th>LLC-packing places it on</th></tr>\n", f);
 	for (i = 0; i < v->nrows; i++) {
 		const struct llc_view_row *row = &v->rows[i];
 
 		fprintf(f, "<tr class=\"llc-row\" data-level=\"%d\" data-samples=\"%llu\" data-measured=\"%.4f\" "
-			   "data-predicted=\"%.4f\"><td>", row->level, (unsigned long long)row->f.samples,
+			   "data-predicted=\"%.4f\" data-other=\"%.4f\"><td>", row->level, (unsigned long long)row->f.samples,
 			row->f.llc_measured.state == LLC_EST_POINT ? row->f.llc_measured.share : -1,
-			row->f.llc_predicted.state == LLC_EST_POINT ? row->f.llc_predicted.share : -1);
+			row->f.llc_predicted.state == LLC_EST_POINT ? row->f.llc_predicted.share : -1,
+			row->f.llc_other.state == LLC_EST_POINT ? row->f.llc_other.share : -1);
 		html_esc(f, row->name);
 		if (row->merged)
 			fputs("<span class=\"merged\">merged</span>", f);
@@ -198,7 +236,9 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 			row->f.pairs - row->f.pairs_shared - row->f.pairs_apart);
 		write_est(f, &row->f.llc_measured);
 		fputs("</td><td>", f);
-		write_est(f, &row->f.llc_predicted);
+		write_model_est(f, v, v->model == LLC_MODEL_MITOSIS, &row->f.llc_predicted);
+		fputs("</td><td>", f);
+		write_model_est(f, v, v->model != LLC_MODEL_MITOSIS, &row->f.llc_other);
 		if (v->nr_nodes > 1) {
 			fputs("</td><td>", f);
 			write_est(f, &row->f.node_measured);

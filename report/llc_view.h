@@ -2,8 +2,10 @@
  * llc_view.h - the report's cross-LLC section: a copy of extract's
  * cross-LLC figures (extract/llc/llc_share.h; the result is only valid during
  * the observer call) and the HTML that shows them: a table of measured vs
- * predicted per profile, cell and subcell with counts and 95% intervals,
- * and an inline SVG bar chart of both with the intervals as whiskers.
+ * predicted per profile, cell and subcell with counts and 95% intervals
+ * (predicted by the scx_mitosis model, beside the LLC-packing model's, or
+ * the other way round with --sched-model packing), the scx_mitosis layout,
+ * and an inline SVG bar chart of the three with the intervals as whiskers.
  */
 #ifndef SCX_REPORT_LLC_VIEW_H
 #define SCX_REPORT_LLC_VIEW_H
@@ -32,6 +34,9 @@ struct llc_view {
 	uint64_t measured_samples, no_cpu;
 	bool by_runtime;
 	bool timelines_from_samples; /* some thread's timeline came from its samples' CPUs */
+	enum llc_sched_model model;  /* whose figures are predicted (the other's are f.llc_other) */
+	bool mitosis_refused;        /* scx_mitosis would refuse the layout: no figure of it */
+	char *layout;                /* the scx_mitosis layout, -v's line */
 	struct llc_view_row *rows;
 	size_t nrows;
 };

@@ -4,7 +4,7 @@
  * (mem_llc.c) is declared here; the measure and its figures (llc_share.h),
  * the topology.json reader (topology.h), CPU -> LLC and node (llc_map.h),
  * the placement model (placement.h), the scx_mitosis model
- * (sched_model_mitosis.h) and where a thread lands under a config
+ * (sched_model_mitosis.h) and its layout's text (llc_mitosis_print.h) and where a thread lands under a config
  * (config_match.h) are part of the contract through this header, files of
  * their own (llc_share.h includes the types, llc_types.h, and llc_est.h);
  * share_rule.h and llc_measure.h are the room's own.
@@ -17,6 +17,7 @@
 
 #include "extract/llc/config_match.h"
 #include "extract/llc/llc_map.h"
+#include "extract/llc/llc_mitosis_print.h"
 #include "extract/llc/llc_share.h"
 #include "extract/llc/placement.h"
 #include "extract/llc/sched_model_mitosis.h"
@@ -38,6 +39,8 @@ struct mem_llc_opts {
 	bool print;            /* the -v section */
 	bool line_granularity;
 	size_t max_recs;       /* 0: default */
+	enum llc_sched_model model;   /* whose prediction the predicted figures are */
+	struct mitosis_opts mitosis;  /* the scx_mitosis model's options */
 	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
 	void *ctx;
 };

@@ -21,8 +21,8 @@ struct line_actor {
 struct dterm {
 	int32_t scope, cell;
 	float w, lo, hi;
-	float p[4]; /* llc measured, llc predicted, node measured, node predicted */
-	float plo[4], phi[4]; /* P's bounds (the timelines' spans; predicted: exact) */
+	float p[LLC_FIG_N]; /* llc measured, llc packing, node measured, node packing, llc mitosis, node mitosis */
+	float plo[LLC_FIG_N], phi[LLC_FIG_N]; /* P's bounds (the timelines' spans; predicted: exact) */
 	bool shared, apart;
 };
 
@@ -348,6 +348,18 @@ fail:
 	return -1;
 }
 
+/* The scx_mitosis model's P of a pair: the chance its two threads are on two LLCs (nodes), exact. */
+static void mitosis_terms(const struct ctx *c, const struct llc_measure_actor *ai, const struct llc_measure_actor *aj,
+			  struct dterm *t)
+{
+	const struct llc_map *m = c->e->map;
+
+	t->p[LLC_FIG_LLC_MITOSIS] = ai->mllc && aj->mllc ? (float)mitosis_pcross(ai->mllc, aj->mllc, m->nr_llcs) : 0;
+	t->p[LLC_FIG_NODE_MITOSIS] = ai->mnode && aj->mnode ? (float)mitosis_pcross(ai->mnode, aj->mnode, m->nr_nodes) : 0;
+	for (size_t k = LLC_FIG_LLC_MITOSIS; k <= LLC_FIG_NODE_MITOSIS; k++)
+		t->plo[k] = t->phi[k] = t->p[k];
+}
+
 /*
  * The terms: every direction with a weight, P measured from the timelines
  * and predicted from the placement; and each member of a big region
@@ -400,6 +412,7 @@ static int terms(struct ctx *c)
 					    {(float)lo_llc, ai->pllc != aj->pllc, (float)lo_node, ai->pnode != aj->pnode},
 					    {(float)hi_llc, ai->pllc != aj->pllc, (float)hi_node, ai->pnode != aj->pnode},
 					    d->shared, d->apart};
+			mitosis_terms(c, ai, aj, t);
 			c->nterms++;
 		}
 	}
@@ -417,7 +430,7 @@ static int terms(struct ctx *c)
 		memcpy(t->p, g->p, sizeof(t->p));
 		memcpy(t->plo, g->plo, sizeof(t->plo));
 		memcpy(t->phi, g->phi, sizeof(t->phi));
-		for (x = 0; x < 4; x++)
+		for (x = 0; x < LLC_FIG_N; x++)
 			if (t->p[x] < 0) /* node: no time known (cannot be, with LLCs known): nothing crosses */
 				t->p[x] = t->plo[x] = t->phi[x] = 0;
 		c->nterms++;
@@ -434,7 +447,8 @@ out:
 static int figure(const struct dterm *const *v, size_t n, bool first_touch, struct llc_share_fig *f)
 {
 	struct llc_est_term *t = malloc((n + 1) * sizeof(*t));
-	struct llc_est_fig *out[4] = {&f->llc_measured, &f->llc_predicted, &f->node_measured, &f->node_predicted};
+	struct llc_est_fig *out[LLC_FIG_N] = {&f->llc_measured, &f->llc_predicted, &f->node_measured, &f->node_predicted,
+					      &f->llc_other, &f->node_other}; /* llc_share.c swaps them for --sched-model mitosis */
 	bool undecided = false, shared = false;
 	size_t i, k;
 
@@ -447,7 +461,7 @@ static int figure(const struct dterm *const *v, size_t n, bool first_touch, stru
 		undecided |= !v[i]->shared && !v[i]->apart;
 		shared |= v[i]->shared;
 	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < LLC_FIG_N; k++) {
 		for (i = 0; i < n; i++)
 			t[i] = (struct llc_est_term){v[i]->w, v[i]->lo, v[i]->hi, v[i]->p[k], v[i]->plo[k], v[i]->phi[k]};
 		llc_est_figure(t, n, shared, undecided, first_touch, out[k]);

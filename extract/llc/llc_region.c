@@ -164,6 +164,43 @@ out:
 	return rc;
 }
 
+static size_t mitosis_dims(const struct llc_region_in *in, int by_node)
+{
+	size_t n = by_node ? in->map->nr_nodes : in->map->nr_llcs;
+
+	return n <= MITOSIS_MAX_LLCS ? n : 0;
+}
+
+/* A member's samples spread over the LLCs and nodes of its scx_mitosis run. */
+static void mitosis_mass(const struct llc_region_in *in, const struct llc_measure_actor *a, double n,
+			 double M[2][MITOSIS_MAX_LLCS])
+{
+	const float *d[2] = {a->mllc, a->mnode};
+
+	for (int k = 0; k < 2; k++)
+		for (size_t l = 0; d[k] && l < mitosis_dims(in, k); l++)
+			M[k][l] += n * d[k][l];
+}
+
+/* The scx_mitosis model's P of a member against the others: the share of their samples on another LLC (node). */
+static void mitosis_agg(const struct llc_region_in *in, const struct llc_measure_actor *a, double n, double others,
+			double M[2][MITOSIS_MAX_LLCS], struct llc_region_agg *g)
+{
+	const float *d[2] = {a->mllc, a->mnode};
+
+	for (int k = 0; k < 2; k++) {
+		size_t slot = k ? LLC_FIG_NODE_MITOSIS : LLC_FIG_LLC_MITOSIS;
+		double same = 0;
+
+		for (size_t l = 0; d[k] && l < mitosis_dims(in, k); l++)
+			same += d[k][l] * (M[k][l] - n * d[k][l]);
+		g->p[slot] = others > 0 && d[k] ? (float)((others - same) / others) : 0;
+		if (g->p[slot] < 0)
+			g->p[slot] = 0;
+		g->plo[slot] = g->phi[slot] = g->p[slot];
+	}
+}
+
 /*
  * The members of one big region (mem[0..nm)) against the others in aggregate into out[0..nm), sums
  * updated. -1 on OOM.
@@ -171,7 +208,7 @@ out:
 int llc_region_aggregates(const struct llc_region_in *in, const struct llc_region_member *mem, size_t nm,
 			  struct llc_est_sums *sums, struct llc_region_agg *out)
 {
-	double N = 0, REP = 0, NL = 0, T[2][64] = {{0}};
+	double N = 0, REP = 0, NL = 0, T[2][64] = {{0}}, M[2][MITOSIS_MAX_LLCS] = {{0}};
 	size_t k;
 
 	for (k = 0; k < nm; k++) {
@@ -184,6 +221,7 @@ int llc_region_aggregates(const struct llc_region_in *in, const struct llc_regio
 			T[0][a->pllc] += mem[k].n;
 		if (a->pnode >= 0 && a->pnode < 64)
 			T[1][a->pnode] += mem[k].n;
+		mitosis_mass(in, a, mem[k].n, M);
 	}
 	for (k = 0; k < nm; k++) {
 		size_t i = mem[k].actor;
@@ -202,6 +240,7 @@ int llc_region_aggregates(const struct llc_region_in *in, const struct llc_regio
 								       : 0;
 		g->plo[1] = g->phi[1] = g->p[1];
 		g->plo[3] = g->phi[3] = g->p[3];
+		mitosis_agg(in, a, mem[k].n, others, M, g);
 		sums[i].d += g->n_rest * g->mid_r;
 		sums[i].hi += g->n_rest * g->hi_r;
 		sums[i].partners++;

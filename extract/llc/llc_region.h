@@ -36,7 +36,7 @@ struct llc_region_agg {
 	double n_rest;       /* the others' samples on data */
 	double mid_i, hi_i;  /* the share of i's accesses on lines the others use: [0, hi_i], midpoint */
 	double mid_r, hi_r;  /* the others' on lines i uses */
-	float p[4], plo[4], phi[4]; /* llc measured, predicted, node measured, predicted (-1: no time known) */
+	float p[LLC_FIG_N], plo[LLC_FIG_N], phi[LLC_FIG_N]; /* by LLC_FIG_* (-1: no time known) */
 };
 
 /* e's samples in `region` (*n) and those of them on a (line, epoch) key sampled twice or more (*rep). */

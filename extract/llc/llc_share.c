@@ -12,6 +12,7 @@
 
 #include "extract/llc/config_match.h"
 #include "extract/llc/llc_measure.h"
+#include "extract/llc/llc_mitosis.h"
 #include "extract/llc/placement.h"
 #include "extract/llc/share_rule.h"
 #include "lib/error.h"
@@ -416,6 +417,57 @@ static int count_threads(const struct llc_share *s, struct llc_share_result *r, 
 	return rc;
 }
 
+/* The packing model's figures and the scx_mitosis model's change places when mitosis is the predicted one. */
+static void swap_models(struct llc_share_fig *f)
+{
+	struct llc_est_fig t = f->llc_predicted;
+
+	f->llc_predicted = f->llc_other;
+	f->llc_other = t;
+	t = f->node_predicted;
+	f->node_predicted = f->node_other;
+	f->node_other = t;
+}
+
+static void no_mitosis(struct llc_share_result *r)
+{
+	size_t i;
+
+	r->total.llc_other = r->total.node_other = (struct llc_est_fig){.state = LLC_EST_NONE};
+	for (i = 0; i < r->nr_cells; i++)
+		r->cells[i].f.llc_other = r->cells[i].f.node_other = (struct llc_est_fig){.state = LLC_EST_NONE};
+	for (i = 0; i < r->nr_subs; i++)
+		r->subs[i].f.llc_other = r->subs[i].f.node_other = (struct llc_est_fig){.state = LLC_EST_NONE};
+}
+
+/* The scx_mitosis model: each actor's LLC and node shares into ma[].mllc, mnode. */
+static int place_mitosis(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
+			 const struct actor_place *ap, struct llc_measure_actor *ma)
+{
+	double *d = malloc((s->nr_actors + 1) * sizeof(double));
+	const float **pl = malloc((s->nr_actors + 1) * sizeof(*pl)), **pn = malloc((s->nr_actors + 1) * sizeof(*pn));
+	int rc = -1;
+
+	if (!d || !pl || !pn) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nr_actors; i++)
+		d[i] = ap[i].demand;
+	if (llc_mitosis_place(s, e, d, r, pl, pn) < 0)
+		goto out;
+	for (size_t i = 0; i < s->nr_actors; i++) {
+		ma[i].mllc = pl[i];
+		ma[i].mnode = pn[i];
+	}
+	rc = 0;
+out:
+	free(d);
+	free(pl);
+	free(pn);
+	return rc;
+}
+
 int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r)
 {
 	struct config_matcher cm;
@@ -429,6 +481,7 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 	r->seen = s->seen;
 	r->level = s->level;
 	r->online_cpus = e->online_cpus;
+	r->model = e->model;
 	if (make_scopes(e->cfg, r) < 0)
 		return -1;
 	if (config_match_init(&cm, e->cfg, e->workload, e->allotment_re) < 0)
@@ -453,9 +506,19 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 		goto out;
 	}
 	for (i = 0; i < s->nr_actors; i++)
-		ma[i] = (struct llc_measure_actor){ap[i].scope, ap[i].scope >= 0 ? ap[i].cell : -1, ap[i].pllc, ap[i].pnode};
-	if (llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0)
+		ma[i] = (struct llc_measure_actor){ap[i].scope, ap[i].scope >= 0 ? ap[i].cell : -1, ap[i].pllc, ap[i].pnode,
+						   NULL, NULL};
+	if (place_mitosis(s, e, r, ap, ma) < 0 || llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0)
 		goto out;
+	if (!r->mitosis.ran) /* the reader would refuse the layout: no figure of it */
+		no_mitosis(r);
+	if (r->model == LLC_MODEL_MITOSIS) {
+		swap_models(&r->total);
+		for (i = 0; i < r->nr_cells; i++)
+			swap_models(&r->cells[i].f);
+		for (i = 0; i < r->nr_subs; i++)
+			swap_models(&r->subs[i].f);
+	}
 	for (i = 0; i < r->nr_subs; i++)
 		r->cells[r->subs[i].cell].threads += r->subs[i].threads;
 	rc = 0;
@@ -476,5 +539,6 @@ void llc_share_result_free(struct llc_share_result *r)
 		free(r->subs[i].name);
 	free(r->cells);
 	free(r->subs);
+	llc_mitosis_result_free(&r->mitosis);
 	memset(r, 0, sizeof(*r));
 }

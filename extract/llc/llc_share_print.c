@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "extract/llc/llc_mitosis_print.h"
 #include "extract/llc/llc_share.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
@@ -20,6 +21,15 @@ const char *llc_share_fig_text(char *buf, size_t len, const struct llc_est_fig *
 	else
 		snprintf(buf, len, "-");
 	return buf;
+}
+
+/* A model's figure, or why there is none: scx_mitosis refusing the layout. */
+static const char *model_text(char *buf, size_t len, const struct llc_share_result *r, bool mitosis,
+			      const struct llc_est_fig *g)
+{
+	if (mitosis && !r->mitosis.ran)
+		return "none (scx_mitosis would refuse the layout)";
+	return llc_share_fig_text(buf, len, g);
 }
 
 static void print_scope(FILE *f, const struct llc_share_result *r, const char *name, const struct llc_share_fig *g)
@@ -39,11 +49,17 @@ static void print_scope(FILE *f, const struct llc_share_result *r, const char *n
 		fprintf(f, ": nothing shared\n");
 		return;
 	}
-	fprintf(f, "; cross-LLC measured %s, predicted %s", llc_share_fig_text(a, sizeof(a), &g->llc_measured),
-		llc_share_fig_text(b, sizeof(b), &g->llc_predicted));
-	if (r->map->nr_nodes > 1)
+	bool mit = r->model == LLC_MODEL_MITOSIS;
+
+	fprintf(f, "; cross-LLC measured %s, predicted (%s) %s", llc_share_fig_text(a, sizeof(a), &g->llc_measured),
+		llc_model_name(r), model_text(b, sizeof(b), r, mit, &g->llc_predicted));
+	fprintf(f, ", %s %s", mit ? "LLC-packing" : MITOSIS_MODEL_NAME, model_text(a, sizeof(a), r, !mit, &g->llc_other));
+	if (r->map->nr_nodes > 1) {
 		fprintf(f, "; cross-node measured %s, predicted %s", llc_share_fig_text(a, sizeof(a), &g->node_measured),
-			llc_share_fig_text(b, sizeof(b), &g->node_predicted));
+			model_text(b, sizeof(b), r, mit, &g->node_predicted));
+		fprintf(f, ", %s %s", mit ? "LLC-packing" : MITOSIS_MODEL_NAME,
+			model_text(a, sizeof(a), r, !mit, &g->node_other));
+	}
 	fprintf(f, "\n");
 }
 
@@ -76,18 +92,25 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 	fprintf(f, "  measured = of the accesses to data another thread also uses, the share whose previous access by "
 		   "another thread came from another LLC: per pair the line estimate of how much each uses the other's "
 		   "lines, weighted by its samples, and where the partner last ran when the thread ran (%s); "
-		   "predicted = the same with each subcell's threads on one LLC (worst fit by CPU demand, %s; a "
-		   "subcell larger than every LLC placed thread by thread)\n",
+		   "predicted = the same under %s: %s; demand %s\n",
 		r->timeline_samples || r->timeline_none ? "the scheduling trace where it has the thread, else its samples' "
 							  "CPUs per 100 ms"
 							: "the scheduling trace",
+		llc_model_name(r),
+		r->model == LLC_MODEL_MITOSIS
+			? "each thread on the LLCs of its subcell's CPU run as scx_mitosis lays it out (runs of consecutive "
+			  "CPU numbers, the catch-all first; a thread's share of an LLC is the run's); LLC-packing = each "
+			  "subcell's threads on one LLC (worst fit by CPU demand; a subcell larger than every LLC placed "
+			  "thread by thread), what a scheduler that packs subcells into LLCs would add"
+			: "each subcell's threads on one LLC (worst fit by CPU demand; a subcell larger than every LLC "
+			  "placed thread by thread); scx_mitosis = each thread on the LLCs of its subcell's CPU run",
 		r->demand_by_runtime ? "runtime / trace duration" : "sample share x CPUs");
 	fprintf(f, "  timelines: %zu thread%s from the scheduling trace, %zu from their samples' CPUs, %zu with none",
 		r->timeline_sched, r->timeline_sched == 1 ? "" : "s", r->timeline_samples, r->timeline_none);
 	if (r->first_touch)
 		fprintf(f, "; the samples are page faults (first touches): a pair without recaptures cannot tell");
 	fprintf(f, "\n");
-	fprintf(f, "  placement:");
+	fprintf(f, "  LLC-packing placement:");
 	for (i = 0; i < r->nr_subs; i++) {
 		const struct llc_share_scope *s = &r->subs[i];
 
@@ -99,6 +122,7 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 				i ? ";" : "", s->name, s->demand, s->threads, s->threads == 1 ? "" : "s");
 	}
 	fprintf(f, "\n");
+	llc_mitosis_print(f, r);
 	print_scope(f, r, "profile", &r->total);
 	for (c = 0; c < r->nr_cells; c++) {
 		print_scope(f, r, r->cells[c].name, &r->cells[c].f);
@@ -173,6 +197,18 @@ static void json_fig(struct jsonw *w, const struct llc_share_result *r, const st
 	json_gain(w, "llc", &g->llc_measured, &g->llc_predicted, llcs);
 	json_gain(w, "node", &g->node_measured, &g->node_predicted, nodes);
 	jsonw_obj_close(w);
+	jsonw_key(w, "models"); /* both models' predictions, whichever is "predicted" */
+	jsonw_obj_open(w);
+	for (int k = 0; k < 2; k++) {
+		bool mine = (k == 0) == (r->model == LLC_MODEL_MITOSIS);
+
+		jsonw_key(w, k == 0 ? "scx_mitosis" : "llc_packing");
+		jsonw_obj_open(w);
+		json_est(w, "llc", mine ? &g->llc_predicted : &g->llc_other);
+		json_est(w, "node", mine ? &g->node_predicted : &g->node_other);
+		jsonw_obj_close(w);
+	}
+	jsonw_obj_close(w);
 }
 
 int llc_share_write_json(FILE *f, const struct llc_share_result *r)
@@ -182,7 +218,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	size_t i, c;
 
 	jsonw_file_open(&w);
-	jsonw_kv_u64(&w, "version", 3);
+	jsonw_kv_u64(&w, "version", 4);
 	jsonw_key(&w, "topology");
 	jsonw_obj_open(&w);
 	jsonw_kv_str(&w, "source", m->source);
@@ -221,6 +257,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	jsonw_key(&w, "recorded_cpus");
 	jsonw_double(&w, r->online_cpus, 0);
 	jsonw_kv_str(&w, "demand", r->demand_by_runtime ? "runtime" : "samples");
+	llc_mitosis_write_json(&w, r);
 	jsonw_key(&w, "profile");
 	jsonw_obj_open(&w);
 	json_fig(&w, r, &r->total);

@@ -16,6 +16,7 @@
 #include "extract/sharing/sharing.h"
 #include "extract/llc/llc_est.h"
 #include "extract/llc/llc_map.h"
+#include "extract/llc/sched_model_mitosis.h"
 #include "extract/sched/sched.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"
@@ -78,12 +79,20 @@ struct llc_share {
 	struct llc_share_counts seen;
 };
 
+/* Whose layout the predicted figures are (--sched-model). */
+enum llc_sched_model { LLC_MODEL_MITOSIS, LLC_MODEL_PACKING };
+
+/* The figures a term carries (llc_measure.c, llc_region.c): measured, the packing model's, the scx_mitosis model's. */
+enum { LLC_FIG_LLC, LLC_FIG_LLC_PACKING, LLC_FIG_NODE, LLC_FIG_NODE_PACKING, LLC_FIG_LLC_MITOSIS, LLC_FIG_NODE_MITOSIS,
+       LLC_FIG_N };
+
 /* The figures of one scope (the profile, a cell, a subcell): its threads' accesses. */
 struct llc_share_fig {
 	uint64_t samples;              /* its threads' samples on data (A:/F: lines) */
 	double shared;                 /* of them, on data another thread uses (estimated: sum of the weights) */
 	size_t pairs, pairs_shared, pairs_apart; /* (thread, partner) with data in common, by the pair's verdict */
-	struct llc_est_fig llc_measured, llc_predicted, node_measured, node_predicted;
+	struct llc_est_fig llc_measured, llc_predicted, node_measured, node_predicted; /* predicted: --sched-model's */
+	struct llc_est_fig llc_other, node_other; /* the other model's prediction */
 };
 
 struct llc_share_scope {
@@ -96,8 +105,30 @@ struct llc_share_scope {
 	struct llc_share_fig f;
 };
 
+/*
+ * The scx_mitosis model's layout of the recording's threads
+ * (llc_mitosis.c): its cells (cgroups), each cell's subcells with their
+ * names, CPU runs, demand and threads; place p's share of LLC l is
+ * dist[p * stride + l], of node k dist[p * stride + nr_llcs + k].
+ */
+struct llc_mitosis_result {
+	bool ran;                    /* false: the reader would refuse the layout (why) */
+	char why[256];
+	struct mitosis_opts opts;
+	struct mitosis_cells cells;
+	struct mitosis_layout layout;
+	size_t *base;                /* cell i's places start at base[i] (nr_cells + 1) */
+	char **sub_name;             /* per place */
+	double *sub_demand;          /* per place: CPUs */
+	size_t *sub_threads;         /* per place: distinct tids */
+	float *dist;
+	size_t stride;
+};
+
 struct llc_share_result {
 	const struct llc_map *map;
+	enum llc_sched_model model;  /* whose figures llc_predicted / node_predicted are */
+	struct llc_mitosis_result mitosis;
 	struct llc_share_fig total;
 	struct llc_share_scope *cells, *subs;
 	size_t nr_cells, nr_subs;
@@ -114,7 +145,8 @@ struct llc_share_result {
 /* What the evaluation decided for one actor (llc_measure.h, llc_region.h). */
 struct llc_measure_actor {
 	long scope, cell;  /* index into r->subs and r->cells; -1: in no cell */
-	int pllc, pnode;   /* predicted LLC and node index */
+	int pllc, pnode;   /* predicted LLC and node index (the packing model) */
+	const float *mllc, *mnode; /* the scx_mitosis model: its share of each LLC, node (NULL: none) */
 };
 
 /* What the evaluation needs besides the counts. */
@@ -122,6 +154,8 @@ struct llc_share_eval {
 	const struct cell_config *cfg;
 	const char *workload, *allotment_re; /* the cgroup rule (config_match.h) */
 	const struct llc_map *map;           /* LLCs and nodes evaluated against */
+	enum llc_sched_model model;          /* whose prediction is the predicted figure */
+	struct mitosis_opts mitosis;         /* the scx_mitosis model's options */
 	double online_cpus;                  /* CPUs of the recording, for demand by sample share */
 	/*
 	 * With a scheduling trace: a thread's CPUs (runtime / trace duration),

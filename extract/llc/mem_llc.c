@@ -65,7 +65,8 @@ int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const stru
 	struct llc_share_result r;
 	struct llc_map map;
 	struct cpu_topology rec;
-	struct llc_share_eval e = {.cfg = cfg, .workload = ao->workload, .allotment_re = ao->allotment_re, .map = &map};
+	struct llc_share_eval e = {.cfg = cfg, .workload = ao->workload, .allotment_re = ao->allotment_re, .map = &map,
+				   .model = o->model, .mitosis = o->mitosis};
 	int rc = -1;
 
 	/* demand is in CPUs of the recording: its topology.json (or this host), whatever --topology says */

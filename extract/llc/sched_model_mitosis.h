@@ -52,6 +52,7 @@
 #define MITOSIS_MODEL_NAME "scx_mitosis"
 #define MITOSIS_MODEL_VERSION "mitosis-next 1be7d9fea"
 #define MITOSIS_MAX_LLCS 64            /* intf.h MAX_LLCS */
+#define MITOSIS_MAX_SUBCELLS 8         /* intf.h MAX_SUBCELLS_PER_CELL, the catch-all included */
 #define MITOSIS_DEMAND_SMOOTHING 0.3   /* --demand-smoothing's default */
 #define MITOSIS_CGROUP_MOUNT "/sys/fs/cgroup"
 
@@ -151,6 +152,15 @@ void mitosis_run_dist(const struct mitosis_topo *t, const struct mitosis_run *ru
 double mitosis_pcross(const float *a, const float *b, size_t n);
 
 /* ---- the config as the reader reads it ---- */
+
+/*
+ * Why the reader would refuse cfg (into buf), or NULL: no spec, a
+ * catch-all spec that is not the last, two catch-all subcells in a spec,
+ * more than 8 subcells (the catch-all included), more than 4 OR groups, a
+ * Hint term (it has none). The layout's own refusals (a cell or subcell
+ * without a CPU, more than 64 LLC domains) are mitosis_layout's.
+ */
+const char *mitosis_config_refusal(const struct cell_config *cfg, char *buf, size_t len);
 
 /* The reader's subcell ids of a spec: id[j] of spec subcell j (0: its catch-all); *nr the ids (>= 1, a
  * "rest" 0 added when the spec has no catch-all subcell). */

@@ -23,6 +23,45 @@ static bool is_catch_all(const struct cell *sub)
 	return false;
 }
 
+#define MITOSIS_MAX_ORS 4 /* intf.h MAX_SUBCELL_MATCH_ORS */
+
+const char *mitosis_config_refusal(const struct cell_config *cfg, char *buf, size_t len)
+{
+	if (!cfg->nr_cells)
+		return snprintf(buf, len, "cell config must contain at least one cell spec"), buf;
+	for (size_t i = 0; i < cfg->nr_cells; i++) {
+		const struct cell *c = &cfg->cells[i];
+		size_t catch_all = 0, nr;
+		long *id;
+
+		if (c->top != TOP_CGROUP_REGEX && c->top != TOP_CGROUP_CONTAINS && i + 1 < cfg->nr_cells)
+			return snprintf(buf, len, "only the final catch-all cell spec may use an empty match (cell %s)",
+					c->name), buf;
+		for (size_t j = 0; j < c->nr_subcells; j++) {
+			const struct cell *s = &c->subcells[j];
+
+			catch_all += is_catch_all(s);
+			if (s->nr_clauses > MITOSIS_MAX_ORS)
+				return snprintf(buf, len, "Too many subcell match OR groups: %zu > %d (subcell %s/%s)",
+						s->nr_clauses, MITOSIS_MAX_ORS, c->name, s->name), buf;
+			for (size_t k = 0; k < s->nr_clauses; k++)
+				if (s->clauses[k].has_hint)
+					return snprintf(buf, len, "unknown variant `Hint`, expected `CommPrefix` (subcell %s/%s)",
+							c->name, s->name), buf;
+		}
+		if (catch_all > 1)
+			return snprintf(buf, len, "cell config contains multiple catch-all subcells (cell %s)", c->name), buf;
+		if (!(id = calloc(c->nr_subcells + 1, sizeof(long))))
+			return snprintf(buf, len, "out of memory"), buf;
+		mitosis_subcell_ids(c, id, &nr);
+		free(id);
+		if (nr > MITOSIS_MAX_SUBCELLS)
+			return snprintf(buf, len, "cell config has too many subcells: %zu > %d (cell %s)", nr,
+					MITOSIS_MAX_SUBCELLS, c->name), buf;
+	}
+	return NULL;
+}
+
 void mitosis_subcell_ids(const struct cell *spec, long *id, size_t *nr)
 {
 	long next = 1;

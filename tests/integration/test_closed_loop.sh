@@ -60,10 +60,12 @@ run() {
 	while [ ! -s "$WORK/$name.ready" ] && kill -0 $wl 2>/dev/null; do sleep 0.05; done
 	[ -s "$WORK/$name.ready" ]
 }
-# rec NAME: record 5 s system-wide at 2 kHz, extract with the split topology
+# rec NAME: record 5 s system-wide at 2 kHz, extract with the split topology (the LLC-packing
+# model's prediction: place's default model)
 rec() {
 	"$SCXPROF" record -F 2000 -t 5 -o "$WORK/$1" >"$WORK/$1.record.log" 2>&1 &&
 		"$SCXPROF" extract -v -f "$WORK/$1.tar.gz" --topology "$WORK/split.json" --workload-allotment-cgroup-regex "$ALLOT" \
+			--sched-model packing \
 			--llc-json "$WORK/$1.llc.json" >"$WORK/$1.cfg.json" 2>"$WORK/$1.err"
 }
 end_run() { kill $wl 2>/dev/null; wait $wl 2>/dev/null; wl=""; }

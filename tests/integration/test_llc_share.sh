@@ -67,21 +67,25 @@ for run in "apart 1 0" "together 0 0" "alternating 0.5 0.0001" "three 0.6667 0.0
 done
 S="$WORK/apart-300-10"
 check "synthetic apart: -v prints the cell's measured and predicted figures" grep -q \
-	"^  allotment: 9000 samples on data, about [0-9]* on data another thread uses (2 partners: 2 shared, 0 apart, 0 cannot tell); cross-LLC measured 100.0% (95% 100.0-100.0%), predicted 0.0% (95% 0.0-0.0%)$" "$S/err"
-check "synthetic apart: the placement keeps alpha+beta on one LLC" grep -q "^  placement: allotment/alpha+beta 2.00 CPUs -> LLC 0;" "$S/err"
+	"^  allotment: 9000 samples on data, about [0-9]* on data another thread uses (2 partners: 2 shared, 0 apart, 0 cannot tell); cross-LLC measured 100.0% (95% 100.0-100.0%), predicted (scx_mitosis) none (scx_mitosis would refuse the layout), LLC-packing 0.0% (95% 0.0-0.0%)$" "$S/err"
+check "synthetic apart: the LLC-packing placement keeps alpha+beta on one LLC" grep -q "^  LLC-packing placement: allotment/alpha+beta 2.00 CPUs -> LLC 0;" "$S/err"
+check "synthetic apart: scx_mitosis refuses 3 subcells on the allotment cell's 2 of 4 CPUs, and -v says so" grep -q \
+	"^  scx_mitosis model (mitosis-next 1be7d9fea; equal weights, LLC aware): scx_mitosis would refuse this layout: cell 1 (2 CPUs, 3 subcells): not enough CPUs (2) for 3 recipients" "$S/err"
 check "synthetic apart: timelines from the scheduling trace" grep -q "^  timelines: 3 threads from the scheduling trace, 0 from their samples' CPUs, 0 with none" "$S/err"
 check "synthetic apart: the sidecar's subcell, gain and counts" python3 - "$S/llc.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == 3 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
+assert d["version"] == 4 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
 assert d["samples"]["total"] == 9000 and d["samples"]["measured"] == 9000 and d["samples"]["no_cpu"] == 0, d["samples"]
 assert d["timelines"] == {"sched": 3, "samples": 0, "none": 0} and d["demand"] == "runtime" and d["first_touch"] is False
 a = {c["name"]: c for c in d["cells"]}["allotment"]
 s = {x["name"]: x for x in a["subcells"]}
 ab = s["alpha+beta"]
 assert ab["merged"] and ab["llc"] == 0 and ab["threads"] == 2 and abs(ab["demand_cpus"] - 2) < 1e-3, ab
-assert ab["predicted"]["llc"]["state"] == "point" and ab["predicted"]["llc"]["share"] == 0
-assert abs(ab["gain"]["llc"] - 1) < 1e-4 and ab["gain"]["node"] is None, ab["gain"]
+assert ab["models"]["llc_packing"]["llc"]["state"] == "point" and ab["models"]["llc_packing"]["llc"]["share"] == 0
+assert d["model"]["predicted"] == "scx_mitosis" and "not enough CPUs" in d["model"]["refused"] and d["layout"] == [], d["model"]
+assert ab["predicted"] == ab["models"]["scx_mitosis"] and ab["predicted"]["llc"]["state"] == "none", ab["predicted"]
+assert ab["gain"]["llc"] is None and ab["gain"]["node"] is None, ab["gain"]
 assert s["gamma"]["partners"]["total"] == 0 and s["gamma"]["measured"]["llc"]["state"] == "none", s["gamma"]
 assert 0.75 * 6000 < ab["shared_samples"] <= 6000, ab["shared_samples"]  # both use only the region (truth 6000)
 PY
@@ -93,6 +97,39 @@ if command -v node >/dev/null && [ -d "$TOP/tests/node_modules/ajv" ]; then
 else
 	skip "synthetic: sidecar schema" "node and ajv not installed (make deps)"
 fi
+# the scx_mitosis model on 16 CPUs, LLCs 0-11 and 12-15: cells 0-7 and 8-15, the allotment's subcells rest
+# 8-10, alpha+beta 11-13 (1/3 on LLC 0, 2/3 on LLC 12), gamma 14-15: alpha and beta on two LLCs with
+# 1 - (1/9 + 4/9) = 4/9; the LLC-packing model keeps them on one (0)
+python3 - "$S/t16.json" <<'PY'
+import json, sys
+cpus = [{"cpu": c, "core": c, "package": 0, "llc": 0 if c < 12 else 12, "llc_level": 3, "llc_size": 1 << 20,
+         "llc_cpus": "0-11" if c < 12 else "12-15", "node": 0, "siblings": str(c)} for c in range(16)]
+json.dump({"version": 1, "cpus": cpus}, open(sys.argv[1], "w"))
+PY
+"$SCXPROF" extract -v --workload-allotment-cgroup-regex "$ALLOT_SYN" --topology "$S/t16.json" --llc-json "$S/t16-llc.json" \
+	-f "$S/perf.jsonl" >/dev/null 2>"$S/t16.err"
+check "scx_mitosis model: alpha+beta's run 11-13 straddles LLCs 0 and 12: predicted 44.4%, LLC-packing 0.0%" bash -c \
+	"grep -q 'alpha+beta 11-13 (LLC 0 33% + LLC 12 67%) 2.00 CPUs 2 threads, gamma 14-15 (LLC 12)' '$S/t16.err' &&
+	 grep -q '^  allotment: .*predicted (scx_mitosis) 44.4% (95% 44.4-44.4%), LLC-packing 0.0% (95% 0.0-0.0%)$' '$S/t16.err'"
+check "scx_mitosis model: the sidecar's layout and both models" python3 - "$S/t16-llc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = {c["name"]: c for c in d["cells"]}["allotment"]
+assert abs(a["predicted"]["llc"]["share"] - 4 / 9) < 1e-3 and a["models"]["llc_packing"]["llc"]["share"] == 0, a["models"]
+cell = d["layout"][1]
+assert cell["cgroup"] == "/workload.slice/workload-tw-syn.allotment.slice" and cell["cpus"] == "8-15", cell
+ab = cell["subcells"][1]
+assert ab["name"] == "alpha+beta" and ab["cpus"] == "11-13" and [l["llc"] for l in ab["llcs"]] == [0, 12], ab
+assert abs(ab["llcs"][0]["share"] - 1 / 3) < 1e-3 and ab["threads"] == 2, ab
+PY
+"$SCXPROF" extract -v --sched-model packing --workload-allotment-cgroup-regex "$ALLOT_SYN" --topology "$S/t16.json" \
+	-f "$S/perf.jsonl" >/dev/null 2>"$S/t16p.err"
+check "--sched-model packing: the LLC-packing figure is the predicted one, scx_mitosis's beside it" grep -q \
+	'^  allotment: .*predicted (LLC-packing) 0.0% (95% 0.0-0.0%), scx_mitosis 44.4% (95% 44.4-44.4%)$' "$S/t16p.err"
+if command -v node >/dev/null && [ -d "$TOP/tests/node_modules/ajv" ]; then
+	check "scx_mitosis model: the sidecar with a layout is valid against llc-sharing.schema.json" validate "$SCHEMA" "$S/t16-llc.json"
+fi
+
 # without sched.jsonl: the samples' CPUs per 100 ms bin give the same answers
 for sc in apart alternating; do
 	D="$WORK/$sc-nosched"
@@ -121,7 +158,7 @@ SYN_OPTS=(--workload-allotment-cgroup-regex "$ALLOT_SYN" -f "$S/perf.jsonl")
 check "one LLC: -v says there is nothing to gain instead of a figure" grep -q "^  one LLC: every CPU shares it, so no access crosses LLCs" "$S/one.err"
 check "one LLC: sidecar has one_llc, both figures 0 and no gain" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); p = d["profile"]
-assert d["one_llc"] is True and p["measured"]["llc"]["share"] == 0 and p["predicted"]["llc"]["share"] == 0, p
+assert d["one_llc"] is True and p["measured"]["llc"]["share"] == 0 and p["models"]["llc_packing"]["llc"]["share"] == 0, p
 assert p["gain"]["llc"] is None, p' "$S/one-llc.json"
 check "--topology: the cap is the largest LLC of that topology" grep -q "cap 4.00 CPUs per cell (largest LLC of --topology)" "$S/one.err"
 
@@ -140,7 +177,7 @@ check "--llc-json: no temporary file left behind" bash -c "! ls '$S' | grep -q '
 "$SCXPROF" report "${SYN_OPTS[@]}" -o "$S/r.html" >/dev/null 2>"$S/r.err"
 check "report: a cross-LLC section with the chart and the cell's row (measured 1, predicted 0), describing the definition" bash -c \
 	"grep -q '<section id=\"llc\">' '$S/r.html' && grep -q '<svg id=\"llc-chart\"' '$S/r.html' &&
-	 grep -q 'data-level=\"1\" data-samples=\"9000\" data-measured=\"1.0000\" data-predicted=\"0.0000\"' '$S/r.html' &&
+	 grep -q 'data-level=\"1\" data-samples=\"9000\" data-measured=\"1.0000\" data-predicted=\"-1.0000\" data-other=\"0.0000\"' '$S/r.html' &&
 	 grep -q 'previous access by another thread came from another last-level cache' '$S/r.html' &&
 	 grep -q '<td>allotment/alpha+beta<span class=\"merged\">merged</span></td><td>6000</td>' '$S/r.html'"
 "$SCXPROF" report "${SYN_OPTS[@]}" --topology "$S/one.json" -o "$S/r1.html" >/dev/null 2>&1

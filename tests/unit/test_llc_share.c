@@ -303,7 +303,7 @@ static struct llc_est_fig synth_figure(struct synth *v, struct llc_share *s, boo
 
 	build_config(&cfg);
 	e = (struct llc_share_eval){.cfg = &cfg, .workload = "workload.slice", .allotment_re = "tw-[a-z]+\\.allotment",
-				    .map = map, .online_cpus = 1};
+				    .map = map, .online_cpus = 1, .model = LLC_MODEL_PACKING};
 	if (sched) {
 		e.thread_cpus = synth_cpus;
 		e.thread_runs = synth_runs;

@@ -397,3 +397,39 @@ Test(sched_model_mitosis, three_equal_cells_layout_with_subcells)
 	cr_expect_str_eq(mitosis_cpulist(b, sizeof(b), l.cells[1].subs[1].cpus, l.cells[1].subs[1].n), "9-10");
 	mitosis_layout_free(&l);
 }
+
+Test(sched_model_mitosis, configs_the_reader_refuses)
+{
+	struct cell_config cfg;
+	struct cell *a, *s;
+	char why[256], name[16];
+
+	allot_config(&cfg);
+	cr_expect_null(mitosis_config_refusal(&cfg, why, sizeof(why)));
+	/* 8 subcells with the catch-all: accepted; a ninth: refused, as the reader says it */
+	a = &cfg.cells[0];
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "u%d", i);
+		cr_assert(s = cell_config_add_subcell(a, name));
+		cr_assert_eq(cell_config_add_clause(s, name, false, 0), 0);
+	}
+	cr_expect_null(mitosis_config_refusal(&cfg, why, sizeof(why)));
+	cr_assert(s = cell_config_add_subcell(a, "u9"));
+	cr_assert_eq(cell_config_add_clause(s, "u9", false, 0), 0);
+	cr_assert_not_null(mitosis_config_refusal(&cfg, why, sizeof(why)));
+	cr_expect(strstr(why, "too many subcells: 9 > 8"), "%s", why);
+	cell_config_free(&cfg);
+
+	allot_config(&cfg);
+	cr_assert(s = cell_config_add_subcell(&cfg.cells[0], "rest2"));
+	cr_assert_eq(cell_config_add_clause(s, NULL, false, 0), 0);
+	cr_assert_not_null(mitosis_config_refusal(&cfg, why, sizeof(why)));
+	cr_expect(strstr(why, "multiple catch-all subcells"), "%s", why);
+	cell_config_free(&cfg);
+
+	allot_config(&cfg);
+	cr_assert_eq(cell_config_add_clause(&cfg.cells[0].subcells[2], "gamma", true, 5), 0);
+	cr_assert_not_null(mitosis_config_refusal(&cfg, why, sizeof(why)));
+	cr_expect(strstr(why, "Hint"), "%s", why);
+	cell_config_free(&cfg);
+}

@@ -1,0 +1,134 @@
+/*
+ * llc_mitosis_print.c - the scx_mitosis model's layout as text (extract
+ * -v) and in the JSON sidecar (schemas/llc-sharing.schema.json "model",
+ * "layout"): each cell's cgroup and CPU run, each subcell's run, the LLCs
+ * it spans and its share of each, its demand and threads.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "extract/llc/llc_mitosis_print.h"
+#include "lib/jsonw.h"
+
+/* "LLC 0 1/2, LLC 1 1/2" style: each LLC the run touches with its share. */
+static void llcs_text(FILE *f, const struct llc_share_result *r, size_t place)
+{
+	const float *d = &r->mitosis.dist[place * r->mitosis.stride];
+	bool first = true;
+
+	for (size_t l = 0; l < r->map->nr_llcs; l++)
+		if (d[l] > 0) {
+			fprintf(f, "%sLLC %lld", first ? "" : " + ", (long long)r->map->llc_id[l]);
+			if (d[l] < 0.9999f)
+				fprintf(f, " %.0f%%", d[l] * 100);
+			first = false;
+		}
+}
+
+const char *llc_model_name(const struct llc_share_result *r)
+{
+	return r->model == LLC_MODEL_MITOSIS ? MITOSIS_MODEL_NAME : "LLC-packing";
+}
+
+void llc_mitosis_print(FILE *f, const struct llc_share_result *r)
+{
+	const struct llc_mitosis_result *m = &r->mitosis;
+	char buf[1024];
+
+	fprintf(f, "  %s model (%s; %s weights, LLC %s", MITOSIS_MODEL_NAME, MITOSIS_MODEL_VERSION,
+		m->opts.rebalancing ? "utilisation" : "equal", m->opts.llc_aware ? "aware" : "unaware");
+	if (m->opts.vllc_min)
+		fprintf(f, ", --virt-llc %u-%u: %zu LLC domains", m->opts.vllc_min, m->opts.vllc_max, m->layout.nr_domains);
+	if (m->ran && m->opts.rebalancing)
+		fprintf(f, m->layout.converged ? ", settled after %u reconfigurations" : ", not settled after %u reconfigurations",
+			m->layout.rounds);
+	fprintf(f, ")");
+	if (!m->ran) {
+		fprintf(f, ": scx_mitosis would refuse this layout: %s; no prediction\n", m->why);
+		return;
+	}
+	fprintf(f, ":");
+	for (size_t i = 0; i < m->cells.nr; i++) {
+		const struct mitosis_cell_out *c = &m->layout.cells[i];
+
+		fprintf(f, "%s cell %zu %s CPUs %s:", i ? ";" : "", i, m->cells.path[i],
+			mitosis_cpulist(buf, sizeof(buf), c->cpus.cpus, c->cpus.n));
+		for (size_t j = 0; j < c->nr_subs; j++) {
+			size_t p = m->base[i] + j;
+
+			fprintf(f, "%s %s %s (", j ? "," : "", m->sub_name[p] ? m->sub_name[p] : "?",
+				mitosis_cpulist(buf, sizeof(buf), c->subs[j].cpus, c->subs[j].n));
+			llcs_text(f, r, p);
+			fprintf(f, ") %.2f CPUs %zu thread%s", m->sub_demand[p], m->sub_threads[p],
+				m->sub_threads[p] == 1 ? "" : "s");
+		}
+	}
+	fprintf(f, "\n");
+}
+
+void llc_mitosis_write_json(struct jsonw *w, const struct llc_share_result *r)
+{
+	const struct llc_mitosis_result *m = &r->mitosis;
+	char buf[4096];
+
+	jsonw_key(w, "model");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "predicted", r->model == LLC_MODEL_MITOSIS ? "scx_mitosis" : "llc_packing");
+	jsonw_kv_str(w, "name", MITOSIS_MODEL_NAME);
+	jsonw_kv_str(w, "version", MITOSIS_MODEL_VERSION);
+	jsonw_kv_bool(w, "rebalancing", m->opts.rebalancing);
+	jsonw_kv_bool(w, "llc_aware", m->opts.llc_aware);
+	if (m->opts.vllc_min) {
+		snprintf(buf, sizeof(buf), "%u-%u", m->opts.vllc_min, m->opts.vllc_max);
+		jsonw_kv_str(w, "virt_llc", buf);
+	} else {
+		jsonw_kv_null(w, "virt_llc");
+	}
+	jsonw_kv_str_or_null(w, "refused", m->ran ? NULL : m->why);
+	jsonw_kv_u64_or_null(w, "llc_domains", m->ran, m->layout.nr_domains);
+	jsonw_kv_u64_or_null(w, "rounds", m->ran, m->layout.rounds);
+	jsonw_kv_bool(w, "settled", m->ran && m->layout.converged);
+	jsonw_obj_close(w);
+	jsonw_key(w, "layout");
+	jsonw_arr_open(w);
+	for (size_t i = 0; m->ran && i < m->cells.nr; i++) {
+		const struct mitosis_cell_out *c = &m->layout.cells[i];
+
+		jsonw_obj_open(w);
+		jsonw_kv_u64(w, "cell", i);
+		jsonw_kv_str(w, "cgroup", m->cells.path[i]);
+		jsonw_kv_str_or_null(w, "spec", m->cells.spec[i] >= 0 ? r->cells[m->cells.spec[i]].name : NULL);
+		jsonw_kv_str(w, "cpus", mitosis_cpulist(buf, sizeof(buf), c->cpus.cpus, c->cpus.n));
+		jsonw_key(w, "subcells");
+		jsonw_arr_open(w);
+		for (size_t j = 0; j < c->nr_subs; j++) {
+			size_t p = m->base[i] + j;
+			const float *d = &m->dist[p * m->stride];
+
+			jsonw_obj_open(w);
+			jsonw_kv_u64(w, "id", j);
+			jsonw_kv_str(w, "name", m->sub_name[p] ? m->sub_name[p] : "");
+			jsonw_kv_str(w, "cpus", mitosis_cpulist(buf, sizeof(buf), c->subs[j].cpus, c->subs[j].n));
+			jsonw_key(w, "llcs");
+			jsonw_arr_open(w);
+			for (size_t l = 0; l < r->map->nr_llcs; l++)
+				if (d[l] > 0) {
+					jsonw_obj_open(w);
+					jsonw_kv_i64(w, "llc", r->map->llc_id[l]);
+					jsonw_key(w, "share");
+					jsonw_double(w, d[l], 4);
+					jsonw_obj_close(w);
+				}
+			jsonw_arr_close(w);
+			jsonw_key(w, "demand_cpus");
+			jsonw_double(w, m->sub_demand[p], 4);
+			jsonw_kv_u64(w, "threads", m->sub_threads[p]);
+			jsonw_key(w, "weight");
+			jsonw_double(w, c->sub_weight[j], 4);
+			jsonw_obj_close(w);
+		}
+		jsonw_arr_close(w);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+}
