@@ -78,12 +78,8 @@ void llc_mitosis_write_json(struct jsonw *w, const struct llc_share_result *r)
 	jsonw_kv_str(w, "version", MITOSIS_MODEL_VERSION);
 	jsonw_kv_bool(w, "rebalancing", m->opts.rebalancing);
 	jsonw_kv_bool(w, "llc_aware", m->opts.llc_aware);
-	if (m->opts.vllc_min) {
-		snprintf(buf, sizeof(buf), "%u-%u", m->opts.vllc_min, m->opts.vllc_max);
-		jsonw_kv_str(w, "virt_llc", buf);
-	} else {
-		jsonw_kv_null(w, "virt_llc");
-	}
+	snprintf(buf, sizeof(buf), "%u-%u", m->opts.vllc_min, m->opts.vllc_max);
+	jsonw_kv_str_or_null(w, "virt_llc", m->opts.vllc_min ? buf : NULL);
 	jsonw_kv_str_or_null(w, "refused", m->ran ? NULL : m->why);
 	jsonw_kv_u64_or_null(w, "llc_domains", m->ran, m->layout.nr_domains);
 	jsonw_kv_u64_or_null(w, "rounds", m->ran, m->layout.rounds);
