@@ -200,7 +200,7 @@ static int run_multi(struct extract_mem_opts *o, const struct extract_args *a, c
 {
 	struct evidence_merge_opts mo = {
 		.share_threshold = o->share_threshold, .max_cell_cpus = o->max_cell_cpus, .min_keys = o->min_keys,
-		.min_samples = o->min_samples, .verbose = o->verbose,
+		.min_samples = o->min_samples, .verbose = o->verbose, .limits = o->limits,
 	};
 
 	if (evidence_out)

@@ -85,7 +85,7 @@ static const char *sched_next_to(const struct extract_args *a)
 	return a->sched ? a->sched : extract_args_sched_next_to(a->file);
 }
 
-int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o)
+int extract_args_to_opts(const char *cmd, struct extract_args *a, struct extract_mem_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->path = a->file;
@@ -120,6 +120,12 @@ int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct e
 				"without --enable-llc-awareness)\n", cmd);
 		return -1;
 	}
+	a->limits = reader_limits_default;
+	if (a->reader_limits && reader_limits_parse(a->reader_limits, &a->limits) < 0) {
+		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
+		return -1;
+	}
+	o->limits = &a->limits;
 	if (extract_mem_check_opts(o) < 0) {
 		fprintf(stderr, "scxprof %s: %s\n", cmd, scx_errmsg());
 		return -1;

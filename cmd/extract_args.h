@@ -32,6 +32,8 @@ struct extract_args {
 	int sched_model;            /* --sched-model (extract_args_model_choices) */
 	bool mitosis_rebalancing, mitosis_no_llc_aware;
 	const char *mitosis_virt_llc;
+	const char *reader_limits; /* --reader-limits SPEC */
+	struct reader_limits limits; /* what extract_args_to_opts parsed (the opts point at it) */
 };
 
 /* --cluster's and --granularity's values */
@@ -86,13 +88,16 @@ extern const struct opt_choice extract_args_model_choices[];
 	OPT_FLAG(0, "mitosis-no-llc-awareness", &(a).mitosis_no_llc_aware,                                           \
 		 "the scx_mitosis model runs without --enable-llc-awareness"),                                       \
 	OPT_STRING(0, "mitosis-virt-llc", &(a).mitosis_virt_llc, "MIN-MAX",                                          \
-		   "the scx_mitosis model runs with --virt-llc MIN-MAX (cores per virtual LLC)")
+		   "the scx_mitosis model runs with --virt-llc MIN-MAX (cores per virtual LLC)"),                     \
+	OPT_STRING(0, "reader-limits", &(a).reader_limits, "SPEC",                                                   \
+		   "subcells=N,or=N,and=N,prefix=N: the config reader's limits (default " READER_DEFAULT_NAME        \
+		   "'s 8,4,4,15)")
 
 /* sched.jsonl (or sched.jsonl.zst) in the directory of file when it is there and not
  * empty, else NULL (static buffer) */
 const char *extract_args_sched_next_to(const char *file);
 
 /* args -> opts (sched.jsonl next to a->file unless --sched); -1 after printing "scxprof CMD: ..." */
-int extract_args_to_opts(const char *cmd, const struct extract_args *a, struct extract_mem_opts *o);
+int extract_args_to_opts(const char *cmd, struct extract_args *a, struct extract_mem_opts *o);
 
 #endif

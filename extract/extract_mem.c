@@ -25,6 +25,10 @@ struct run {
 	bool has_llc;
 	struct llc_share llc; /* cross-LLC counts (llc.h) when has_llc */
 	struct mem_llc_opts llc_opts;
+	const struct reader_limits *limits;
+	struct cell_config wanted;  /* the config as the clustering wanted it, when a choice changed it */
+	struct reader_fit_log fits; /* the choices made to meet the reader's limits */
+	bool hint_terms;            /* the config has Hint terms */
 };
 
 static const char *kind_name(const struct run *r, enum group_kind kind)
@@ -81,11 +85,27 @@ int extract_mem_check_opts(const struct extract_mem_opts *o)
 	struct mem_agg a;
 	int rc;
 
+	const char *why;
+	size_t at;
+
 	agg_opts(o, &ao);
 	ao.evidence = false;
 	rc = mem_agg_init(&a, &ao);
 	mem_agg_free(&a);
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* the config carries both to the reader: refuse what it would refuse or read otherwise */
+	if (ao.allotment_re[0] == '^' || !strncmp(ao.allotment_re, "\\A", 2) || strstr(ao.allotment_re, "|^"))
+		return scx_fail("--workload-allotment-cgroup-regex: an anchor (^ or \\A): extract matches the recorded path "
+				"(/workload.slice/...), the reader the absolute one (" READER_CGROUP_ROOT "/...), so no "
+				"anchored regex reads alike in both; drop it");
+	if ((why = reader_regex_problem(ao.allotment_re, &at)))
+		return scx_fail("--workload-allotment-cgroup-regex: at byte %zu: %s (%s)", at, why,
+				(o->limits ? o->limits : &reader_limits_default)->name);
+	if ((why = reader_contains_problem(ao.workload)))
+		return scx_fail("--workload-cgroup-regex: '%s': %s (%s)", ao.workload, why,
+				(o->limits ? o->limits : &reader_limits_default)->name);
+	return 0;
 }
 
 static int add_rest_subcell(struct cell *cell)
@@ -105,17 +125,152 @@ static int add_unit_clauses(struct cell *sub, const struct unit *u)
 	return 0;
 }
 
-static int subcells_from_units(struct cell *cell, const struct unit_list *u)
+/* The config's subcells of one cell from the fitted ones; with wanted (a
+ * choice changed the clustering), the clustering's own into it too. */
+static int add_fitted(struct cell *cell, const struct cell_fit *f)
 {
-	size_t i;
+	for (size_t i = 0; i < f->n; i++) {
+		struct cell *sub = cell_config_add_subcell(cell, f->v[i].name);
 
-	for (i = 0; i < u->n; i++) {
-		struct cell *sub = cell_config_add_subcell(cell, u->v[i].name);
-
-		if (!sub || add_unit_clauses(sub, &u->v[i]) < 0)
+		if (!sub)
 			return -1;
+		for (size_t k = 0; k < f->v[i].nr_clauses; k++)
+			if (cell_config_add_clause(sub, f->v[i].clauses[k].comm_prefix, f->v[i].clauses[k].has_hint,
+						   f->v[i].clauses[k].hint) < 0)
+				return -1;
 	}
 	return 0;
+}
+
+static int add_clustered(struct cell *cell, const struct unit_list *u, const struct clustering *cl)
+{
+	for (size_t i = 0; i < cl->n; i++) {
+		char *name = sharing_cluster_name(u, &cl->v[i]);
+		struct cell *sub = name ? cell_config_add_subcell(cell, name) : NULL;
+
+		free(name);
+		if (!sub)
+			return scx_fail("out of memory");
+		for (size_t m = 0; m < cl->v[i].n; m++)
+			if (add_unit_clauses(sub, &u->v[cl->v[i].members[m]]) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* Every concrete comm of the cell (borrowed names), for the prefix rule. */
+static const char **cell_comms(const struct comm_summary *s, size_t *n)
+{
+	size_t i, j, k = 0;
+	const char **v;
+
+	for (i = 0; i < s->nr; i++)
+		k += s->comms[i].nr_concretes;
+	if (!(v = malloc((k + 1) * sizeof(*v)))) {
+		scx_fail("out of memory");
+		return NULL;
+	}
+	for (i = 0, k = 0; i < s->nr; i++)
+		for (j = 0; j < s->comms[i].nr_concretes; j++)
+			v[k++] = s->comms[i].concretes[j].name;
+	*n = k;
+	return v;
+}
+
+/* The fitted subcells as a clustering of the units (for the observer and the sched lines). */
+static int fitted_clustering(const struct cell_fit *f, const struct clustering *cl, struct clustering *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!(out->v = calloc(f->n + 1, sizeof(*out->v))))
+		return scx_fail("out of memory");
+	for (size_t i = 0; i < f->n; i++) {
+		if (!(out->v[i].members = malloc((f->v[i].n + 1) * sizeof(size_t))))
+			return scx_fail("out of memory");
+		memcpy(out->v[i].members, f->v[i].members, f->v[i].n * sizeof(size_t));
+		out->v[i].n = f->v[i].n;
+		out->v[i].demand = f->v[i].demand;
+		out->n++;
+	}
+	if (cl && cl->unit_aff) {
+		size_t n = cl->nr_units;
+
+		if (!(out->unit_aff = malloc((n * n + 1) * sizeof(double))))
+			return scx_fail("out of memory");
+		memcpy(out->unit_aff, cl->unit_aff, n * n * sizeof(double));
+		out->nr_units = n;
+	}
+	return 0;
+}
+
+/*
+ * Fit the clustering to the reader's limits (extract/sharing/reader_fit.c),
+ * add the fitted subcells to cell, and when a choice changed anything, the
+ * clustering's own to r->wanted's copy of the cell; -v names each choice.
+ */
+static int fit_cell(struct run *r, struct cell *cell, const struct comm_summary *s, const struct unit_list *u,
+		    const struct clustering *cl, const double *demand, struct clustering *fitted)
+{
+	struct fit_input in = {.u = u, .demand = demand, .aff = cl->unit_aff, .l = r->limits};
+	struct cell_fit f;
+	int rc;
+
+	if (!(in.comms = cell_comms(s, &in.nr_comms)))
+		return -1;
+	rc = reader_fit_cell(&in, cl, &f);
+	free((void *)in.comms);
+	if (rc < 0)
+		return -1;
+	rc = add_fitted(cell, &f);
+	if (!rc && f.nr_choices) {
+		struct cell *w = cell_config_add(&r->wanted, cell->name, cell->top, cell->top_value);
+
+		rc = w ? add_clustered(w, u, cl) : -1;
+		if (!rc && r->log) {
+			fprintf(r->log, "\n%s: the reader (%s) takes at most %u subcells, %u OR groups:\n", cell->name,
+				r->limits->name, r->limits->subcells, r->limits->or_groups);
+			for (size_t i = 0; i < f.nr_choices; i++)
+				fprintf(r->log, "  %s %s: %s\n", reader_fit_kind_name(f.choices[i].kind), f.choices[i].subcell,
+					f.choices[i].detail);
+		}
+		if (!rc)
+			rc = reader_fit_log_add(&r->fits, cell->name, &f);
+	} else if (!rc) {
+		struct cell *w = cell_config_add(&r->wanted, cell->name, cell->top, cell->top_value);
+
+		rc = w ? add_clustered(w, u, cl) : -1;
+	}
+	if (!rc)
+		rc = fitted_clustering(&f, cl, fitted);
+	for (size_t i = 0; !rc && i < f.n; i++)
+		for (size_t k = 0; k < f.v[i].nr_clauses; k++)
+			r->hint_terms |= f.v[i].clauses[k].has_hint;
+	reader_fit_free(&f);
+	return rc;
+}
+
+/* --cluster comm: each unit its own subcell, fitted as a clustering of singletons. */
+static int subcells_from_units(struct run *r, struct cell *cell, const struct comm_summary *s,
+			       const struct unit_list *u)
+{
+	struct clustering one = {0}, fitted = {0};
+	int rc = 0;
+
+	if (!(one.v = calloc(u->n + 1, sizeof(*one.v))))
+		return scx_fail("out of memory");
+	for (size_t i = 0; i < u->n && !rc; i++) {
+		if (!(one.v[i].members = malloc(sizeof(size_t)))) {
+			rc = scx_fail("out of memory");
+			break;
+		}
+		one.v[i].members[0] = i;
+		one.v[i].n = 1;
+		one.n++;
+	}
+	if (!rc)
+		rc = fit_cell(r, cell, s, u, &one, NULL, &fitted);
+	sharing_clustering_free(&fitted);
+	sharing_clustering_free(&one);
+	return rc;
 }
 
 static int notify(struct run *r, const struct cell *cell, enum group_kind kind, const struct unit_list *u,
@@ -129,42 +284,35 @@ static int notify(struct run *r, const struct cell *cell, enum group_kind kind, 
 	return r->o->observer->on_cell ? r->o->observer->on_cell(r->o->observer->ctx, &c) : 0;
 }
 
-static int subcells_from_clusters(struct run *r, struct cell *cell, const struct unit_list *u,
-				  enum group_kind kind)
+static int subcells_from_clusters(struct run *r, struct cell *cell, const struct comm_summary *s,
+				  const struct unit_list *u, enum group_kind kind)
 {
 	struct sharing_params sp = r->sp;
-	struct clustering cl;
+	struct clustering cl, fitted = {0};
 	double *demand = NULL;
-	size_t i, m;
 	int rc = 0;
 
+	if (!(demand = calloc(u->n ? u->n : 1, sizeof(*demand))))
+		return scx_fail("out of memory");
 	if (r->has_sched) {
-		if (!(demand = calloc(u->n ? u->n : 1, sizeof(*demand))))
-			return scx_fail("out of memory");
 		mem_sched_demand(&r->sched, &r->agg, kind, u, demand);
 		sp.demand = demand;
+	} else {
+		/* the fit's demand as the clustering's: share of all samples x online CPUs */
+		for (size_t i = 0; i < u->n; i++)
+			demand[i] = sp.total_samples ? (double)u->v[i].count / (double)sp.total_samples * sp.online_cpus : 0;
 	}
 	rc = sharing_cluster(&r->agg, u, &sp, cell->name, r->log, &cl);
 	if (rc < 0) {
 		free(demand);
 		return -1;
 	}
-	if (r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &cl) < 0)
+	rc = fit_cell(r, cell, s, u, &cl, demand, &fitted);
+	if (!rc && r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &fitted) < 0)
 		rc = -1;
-	if (!rc && r->o->observer && notify(r, cell, kind, u, &cl, &sp) < 0)
+	if (!rc && r->o->observer && notify(r, cell, kind, u, &fitted, &sp) < 0)
 		rc = -1;
-	for (i = 0; i < cl.n && !rc; i++) {
-		char *name = sharing_cluster_name(u, &cl.v[i]);
-		struct cell *sub = name ? cell_config_add_subcell(cell, name) : NULL;
-
-		free(name);
-		if (!sub) {
-			rc = scx_fail("out of memory");
-			break;
-		}
-		for (m = 0; m < cl.v[i].n && !rc; m++)
-			rc = add_unit_clauses(sub, &u->v[cl.v[i].members[m]]);
-	}
+	sharing_clustering_free(&fitted);
 	sharing_clustering_free(&cl);
 	free(demand); /* after notify: the observer sees sp.demand */
 	return rc;
@@ -203,11 +351,13 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 	if (!cell)
 		goto out;
 	if (units.n) {
-		if (r->o->cluster == CLUSTER_SHARING ? subcells_from_clusters(r, cell, &units, kind) < 0
-						     : subcells_from_units(cell, &units) < 0)
+		if (r->o->cluster == CLUSTER_SHARING ? subcells_from_clusters(r, cell, &s, &units, kind) < 0
+						     : subcells_from_units(r, cell, &s, &units) < 0)
 			goto out;
-		if (add_rest_subcell(cell) < 0)
+		if (add_rest_subcell(cell) < 0 || add_rest_subcell(&r->wanted.cells[r->wanted.nr_cells - 1]) < 0)
 			goto out;
+	} else if (!cell_config_add(&r->wanted, cell->name, cell->top, cell->top_value)) {
+		goto out;
 	}
 	if (r->o->observer && (r->o->cluster == CLUSTER_COMM || !units.n) &&
 	    notify(r, cell, kind, &units, NULL, NULL) < 0)
@@ -316,9 +466,12 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 	static const enum group_kind kinds[] = {GROUP_ALLOTMENT, GROUP_WORKLOAD, GROUP_REST};
 	struct mem_agg_opts ao;
 	struct cell_config cfg = {0};
-	struct run r = {.o = o, .log = o->verbose ? log : NULL, .min_share = o->min_share > 0 ? o->min_share : SIGNIFICANT_PCT};
+	struct run r = {.o = o, .log = o->verbose ? log : NULL, .min_share = o->min_share > 0 ? o->min_share : SIGNIFICANT_PCT,
+			.limits = o->limits ? o->limits : &reader_limits_default};
 	size_t k;
 	int rc = -1;
+
+	snprintf(r.fits.reader, sizeof(r.fits.reader), "%s", r.limits->name);
 
 	agg_opts(o, &ao);
 	/* the cross-LLC figures: -v in sharing mode (--cluster comm's text stays upstream's), or an observer's */
@@ -351,15 +504,22 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
-	if (r.has_llc && mem_llc_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.has_sched ? &r.sched : NULL, r.log) < 0)
+	if (r.has_llc && mem_llc_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.fits.n ? &r.wanted : NULL, &r.fits,
+					r.has_sched ? &r.sched : NULL, r.log) < 0)
 		goto out;
+	if (r.hint_terms && log)
+		fprintf(log, "note: the config has Hint terms (--use-hints, as upstream's extractor writes them); %s has no "
+			     "Hint term yet and refuses them (scxprof check names them)\n",
+			r.limits->name);
 	if (r.log && fflush(r.log) != 0) {
 		scx_fail_errno("writing the report failed");
 		goto out;
 	}
-	rc = cell_config_write(&cfg, out);
+	rc = cell_config_write_checked(&cfg, r.limits, o->path ? o->path : "-", out);
 out:
 	cell_config_free(&cfg);
+	cell_config_free(&r.wanted);
+	reader_fit_log_free(&r.fits);
 	mem_agg_free(&r.agg);
 	mem_sched_free(&r.sched);
 	if (r.has_llc)

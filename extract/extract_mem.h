@@ -25,6 +25,7 @@ struct unit_list;
 struct clustering;
 struct sharing_params;
 struct llc_share_result;
+struct reader_limits;
 
 /*
  * What extract mem decided for one top-level cell, for callers that show
@@ -73,6 +74,7 @@ struct extract_mem_opts {
 	volatile int *stop;       /* polled; set to interrupt */
 	int jobs;                 /* extract_mem_run: >= 2 reads sched_path on a thread beside the samples */
 	const struct extract_mem_observer *observer; /* may be NULL */
+	const struct reader_limits *limits; /* the reader's rules the config must meet; NULL: reader_limits_default */
 };
 
 /* Check the option values a user can get wrong (the regex). -1 + scx_fail. */

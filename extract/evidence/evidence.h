@@ -118,6 +118,7 @@ struct evidence_merge_opts {
 	size_t min_keys;        /* 0: SHARE_MIN_KEYS_DEFAULT */
 	uint64_t min_samples;   /* 0: SHARE_MIN_SAMPLES_DEFAULT */
 	int verbose;            /* -v report into log */
+	const struct reader_limits *limits; /* the reader's rules the config meets; NULL: reader_limits_default */
 };
 
 /*

@@ -351,11 +351,20 @@ static int log_cell(FILE *log, const struct mcell *m, const struct pair_evidence
 	return 0;
 }
 
-static int add_config_cell(struct cell_config *cfg, const struct mcell *m, const struct clustering *cl)
+/*
+ * The cell's subcells fitted to the reader's limits (reader_fit.c): split
+ * only, no shorter prefix, since the evidence files do not list the cell's
+ * other comms; -v names each choice.
+ */
+static int add_config_cell(struct cell_config *cfg, const struct mcell *m, const struct clustering *cl,
+			   const struct unit_list *ul, const double *demand, const struct evidence_merge_opts *o,
+			   FILE *log)
 {
 	static const enum cell_top_match tops[EVF_KINDS] = {TOP_CGROUP_REGEX, TOP_CGROUP_CONTAINS, TOP_EMPTY};
 	struct cell *cell = cell_config_add(cfg, m->proto->name, tops[m->proto->kind], m->proto->match);
-	struct unit_list ul = {0};
+	const struct reader_limits *l = o->limits ? o->limits : &reader_limits_default;
+	struct fit_input in = {.u = ul, .demand = demand, .aff = cl->unit_aff, .l = l};
+	struct cell_fit f;
 	struct cell *rest;
 	int rc = 0;
 
@@ -363,29 +372,28 @@ static int add_config_cell(struct cell_config *cfg, const struct mcell *m, const
 		return -1;
 	if (!m->n)
 		return 0;
-	if (!(ul.v = calloc(m->n, sizeof(*ul.v))))
-		return scx_fail("out of memory");
-	ul.n = m->n;
-	for (size_t i = 0; i < m->n; i++)
-		ul.v[i].name = m->u[i].first->name;
-	for (size_t i = 0; i < cl->n && !rc; i++) {
-		char *name = sharing_cluster_name(&ul, &cl->v[i]);
-		struct cell *sub = name ? cell_config_add_subcell(cell, name) : NULL;
+	if (reader_fit_cell(&in, cl, &f) < 0)
+		return -1;
+	for (size_t i = 0; i < f.n && !rc; i++) {
+		struct cell *sub = cell_config_add_subcell(cell, f.v[i].name);
 
-		free(name);
 		if (!sub) {
-			rc = scx_fail("out of memory");
+			rc = -1;
 			break;
 		}
-		for (size_t k = 0; k < cl->v[i].n && !rc; k++) {
-			const struct munit *u = &m->u[cl->v[i].members[k]];
-
-			for (size_t c = 0; c < u->nr_clauses && !rc; c++)
-				rc = cell_config_add_clause(sub, u->clauses[c].comm_prefix, u->clauses[c].has_hint,
-							    u->clauses[c].hint);
-		}
+		for (size_t c = 0; c < f.v[i].nr_clauses && !rc; c++)
+			rc = cell_config_add_clause(sub, f.v[i].clauses[c].comm_prefix, f.v[i].clauses[c].has_hint,
+						    f.v[i].clauses[c].hint);
 	}
-	free(ul.v);
+	if (!rc && log && f.nr_choices) {
+		fprintf(log, "\n%s: the reader (%s) takes at most %u subcells, %u OR groups (from evidence files: no "
+			     "shorter prefix, they do not list the cell's other comms):\n",
+			cell->name, l->name, l->subcells, l->or_groups);
+		for (size_t i = 0; i < f.nr_choices; i++)
+			fprintf(log, "  %s %s: %s\n", reader_fit_kind_name(f.choices[i].kind), f.choices[i].subcell,
+				f.choices[i].detail);
+	}
+	reader_fit_free(&f);
 	if (!rc && (!(rest = cell_config_add_subcell(cell, "rest")) || cell_config_add_clause(rest, NULL, false, 0) < 0))
 		rc = -1;
 	return rc;
@@ -393,7 +401,7 @@ static int add_config_cell(struct cell_config *cfg, const struct mcell *m, const
 
 /* One top-level cell: combine, decide, cluster, add to cfg. */
 static int merge_cell(size_t n, const struct mcell *m, struct sharing_params *sp, FILE *log, double duration_s,
-		      struct cell_config *cfg)
+		      const struct evidence_merge_opts *o, struct cell_config *cfg)
 {
 	struct pair_evidence *pe = calloc(m->n * m->n + 1, sizeof(*pe));
 	double *aff = calloc(m->n * m->n + 1, sizeof(*aff)), *demand = calloc(m->n + 1, sizeof(*demand));
@@ -410,6 +418,8 @@ static int merge_cell(size_t n, const struct mcell *m, struct sharing_params *sp
 	for (size_t i = 0; i < m->n; i++) {
 		ul.v[i].name = m->u[i].first->name;
 		ul.v[i].count = m->u[i].samples;
+		ul.v[i].clauses = m->u[i].clauses; /* borrowed */
+		ul.v[i].nr_clauses = m->u[i].nr_clauses;
 		demand[i] = m->u[i].demand;
 		aff[i * m->n + i] = 1;
 		for (size_t j = i + 1; j < m->n; j++) {
@@ -422,7 +432,7 @@ static int merge_cell(size_t n, const struct mcell *m, struct sharing_params *sp
 		goto out;
 	if (m->n && sharing_cluster_matrix(&ul, aff, sp, log, &cl) < 0)
 		goto out;
-	rc = add_config_cell(cfg, m, &cl);
+	rc = add_config_cell(cfg, m, &cl, &ul, demand, o, log);
 out:
 	sp->demand = NULL;
 	sharing_clustering_free(&cl);
@@ -494,7 +504,7 @@ int evidence_merge_run(struct evf_recording *recs, size_t n, const struct eviden
 		if (!rc)
 			rc = sum_pairs(recs, n, (enum evf_cell_kind)k, &sp, &m);
 		if (!rc)
-			rc = merge_cell(n, &m, &sp, log, duration_s, &cfg);
+			rc = merge_cell(n, &m, &sp, log, duration_s, o, &cfg);
 		for (size_t i = 0; i < m.n; i++)
 			free(m.u[i].clauses);
 		free(m.u);
@@ -506,7 +516,7 @@ int evidence_merge_run(struct evf_recording *recs, size_t n, const struct eviden
 		rc = scx_fail_errno("writing the report failed");
 		goto out;
 	}
-	rc = cell_config_write(&cfg, out);
+	rc = cell_config_write_checked(&cfg, o->limits, "the combined config", out);
 out:
 	cell_config_free(&cfg);
 	return rc;

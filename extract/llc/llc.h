@@ -49,10 +49,21 @@ struct mem_llc_opts {
 void mem_llc_start(struct llc_share *s, const struct mem_llc_opts *o, struct mem_agg_opts *ao);
 /*
  * Evaluate cfg; -v section into log (when o->print); o->on_llc. sched
- * (may be NULL): threads' runtime / trace duration is the demand. -1
- * (scx_fail) on error.
+ * (may be NULL): threads' runtime / trace duration is the demand. wanted
+ * (may be NULL): the config the clustering wanted before fit's choices met
+ * the reader's limits; its predicted figure is the choices' cost
+ * (mem_llc_fit_cost). -1 (scx_fail) on error.
  */
 int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
-		   const struct cell_config *cfg, const struct mem_sched *sched, FILE *log);
+		   const struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
+		   const struct mem_sched *sched, FILE *log);
+/*
+ * The cost of the fit's choices: the predicted cross-LLC figure of the
+ * whole profile under wanted, evaluated as e evaluates the config written,
+ * into r->fit_wanted (r->fit set). The one call to change when the
+ * prediction's model changes. -1 (scx_fail) on error.
+ */
+int mem_llc_fit_cost(const struct llc_share *s, const struct llc_share_eval *e, const struct cell_config *wanted,
+		     const struct reader_fit_log *fit, struct llc_share_result *r);
 
 #endif

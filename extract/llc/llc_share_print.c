@@ -63,6 +63,23 @@ static void print_scope(FILE *f, const struct llc_share_result *r, const char *n
 	fprintf(f, "\n");
 }
 
+/* What the choices that met the reader's limits cost, in predicted cross-LLC share of the profile. */
+static void print_fit_cost(FILE *f, const struct llc_share_result *r)
+{
+	const struct llc_est_fig *w = &r->fit_wanted_llc, *p = &r->total.llc_predicted;
+	char a[96], b[96];
+
+	if (!r->fit || !r->fit->n)
+		return;
+	fprintf(f, "reader fit (%s): %zu choice%s changed the clustering's config; predicted cross-LLC share of the "
+		   "profile %s as written, %s as the clustering wanted it",
+		r->fit->reader, r->fit->n, r->fit->n == 1 ? "" : "s", llc_share_fig_text(a, sizeof(a), p),
+		llc_share_fig_text(b, sizeof(b), w));
+	if (w->state == LLC_EST_POINT && p->state == LLC_EST_POINT)
+		fprintf(f, " (cost %+.1f points)", (p->share - w->share) * 100.0);
+	fprintf(f, "\n");
+}
+
 void llc_share_print(FILE *f, const struct llc_share_result *r)
 {
 	const struct llc_map *m = r->map;
@@ -83,10 +100,12 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 	if (m->nr_llcs <= 1) {
 		fprintf(f, "  one LLC: every CPU shares it, so no access crosses LLCs, measured or predicted: "
 			   "the config gains nothing here from LLC locality (--topology FILE evaluates another host)\n");
+		print_fit_cost(f, r);
 		return;
 	}
 	if (!r->with_key) {
 		fprintf(f, "  no sample is on data with an identity (A:/F:, the data_id process writes): not measured\n");
+		print_fit_cost(f, r);
 		return;
 	}
 	fprintf(f, "  measured = of the accesses to data another thread also uses, the share whose previous access by "
@@ -130,6 +149,7 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 			if (r->subs[i].cell == (long)c && r->subs[i].sub >= 0 && (r->subs[i].f.pairs || r->subs[i].merged))
 				print_scope(f, r, r->subs[i].name, &r->subs[i].f);
 	}
+	print_fit_cost(f, r);
 }
 
 static const char *state_name(enum llc_est_state s)
@@ -208,6 +228,36 @@ static void json_fig(struct jsonw *w, const struct llc_share_result *r, const st
 		json_est(w, "node", mine ? &g->node_predicted : &g->node_other);
 		jsonw_obj_close(w);
 	}
+	jsonw_obj_close(w);
+}
+
+/* "reader_fit": the choices that met the reader's limits and their cost */
+static void json_fit(struct jsonw *w, const struct llc_share_result *r)
+{
+	const struct llc_est_fig *wl = &r->fit_wanted_llc, *pl = &r->total.llc_predicted;
+
+	jsonw_key(w, "reader_fit");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "reader", r->fit->reader);
+	jsonw_key(w, "choices");
+	jsonw_arr_open(w);
+	for (size_t i = 0; i < r->fit->n; i++) {
+		const struct reader_fit_entry *e = &r->fit->v[i];
+
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "cell", e->cell);
+		jsonw_kv_str(w, "subcell", e->subcell);
+		jsonw_kv_str(w, "kind", reader_fit_kind_name(e->kind));
+		jsonw_kv_str(w, "detail", e->detail);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_key(w, "wanted_predicted");
+	jsonw_obj_open(w);
+	json_est(w, "llc", wl);
+	json_est(w, "node", &r->fit_wanted_node);
+	jsonw_obj_close(w);
+	json_num_or_null(w, "cost_llc", wl->state == LLC_EST_POINT && pl->state == LLC_EST_POINT, pl->share - wl->share);
 	jsonw_obj_close(w);
 }
 
@@ -293,5 +343,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 		jsonw_obj_close(&w);
 	}
 	jsonw_arr_close(&w);
+	if (r->fit && r->fit->n)
+		json_fit(&w, r);
 	return jsonw_file_close(&w, f, "the LLC sharing JSON");
 }

@@ -140,6 +140,10 @@ struct llc_share_result {
 	size_t timeline_sched, timeline_samples, timeline_none; /* actors by where their timeline came from */
 	double online_cpus;  /* of the recording: demand = samples share x online_cpus */
 	bool demand_by_runtime; /* the scheduling trace's runtime was the demand */
+	/* the choices made to meet the reader's limits (NULL or none: the config is the clustering's) and
+	 * the profile's predicted figures under the config the clustering wanted (mem_llc_fit_cost) */
+	const struct reader_fit_log *fit;
+	struct llc_est_fig fit_wanted_llc, fit_wanted_node;
 };
 
 /* What the evaluation decided for one actor (llc_measure.h, llc_region.h). */

@@ -58,8 +58,29 @@ void mem_llc_start(struct llc_share *s, const struct mem_llc_opts *o, struct mem
 	ao->on_sample_ctx = s;
 }
 
+int mem_llc_fit_cost(const struct llc_share *s, const struct llc_share_eval *e, const struct cell_config *wanted,
+		     const struct reader_fit_log *fit, struct llc_share_result *r)
+{
+	struct llc_share_eval w = *e;
+	struct llc_share_result wr;
+	int rc;
+
+	r->fit = fit;
+	if (!wanted || !fit || !fit->n)
+		return 0;
+	w.cfg = wanted;
+	rc = llc_share_evaluate(s, &w, &wr);
+	if (rc == 0) {
+		r->fit_wanted_llc = wr.total.llc_predicted;
+		r->fit_wanted_node = wr.total.node_predicted;
+	}
+	llc_share_result_free(&wr);
+	return rc;
+}
+
 int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
-		   const struct cell_config *cfg, const struct mem_sched *sched, FILE *log)
+		   const struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
+		   const struct mem_sched *sched, FILE *log)
 {
 	struct runtimes rt;
 	struct llc_share_result r;
@@ -84,7 +105,7 @@ int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const stru
 	}
 	if (llc_map_for_input(o->path, o->topology, &map) < 0)
 		goto out_rt;
-	if (llc_share_evaluate(s, &e, &r) < 0) {
+	if (llc_share_evaluate(s, &e, &r) < 0 || mem_llc_fit_cost(s, &e, wanted, fit, &r) < 0) {
 		llc_share_result_free(&r);
 		goto out;
 	}

@@ -256,3 +256,54 @@ int cell_config_write(const struct cell_config *c, FILE *f)
 		return scx_fail_errno("writing the cell config failed");
 	return 0;
 }
+
+struct first_problem {
+	char line[512];
+	long n;
+};
+
+static int keep_first(void *ctx, const char *where, const char *rule, const char *what)
+{
+	struct first_problem *p = ctx;
+
+	if (!strcmp(rule, "hint-term"))
+		return 0;
+	if (!p->n++)
+		snprintf(p->line, sizeof(p->line), "%s%s%s: %s", where, *where ? ": " : "", rule, what);
+	return 0;
+}
+
+int cell_config_write_checked(const struct cell_config *c, const struct reader_limits *l, const char *name, FILE *f)
+{
+	struct first_problem p = {.n = 0};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	int rc = -1;
+
+	if (!m)
+		return scx_fail("out of memory");
+	if (cell_config_write(c, m) < 0) {
+		fclose(m);
+		free(buf);
+		return -1;
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return scx_fail("out of memory");
+	}
+	if (cell_config_check_buf(name, buf, n, l, keep_first, &p, NULL) < 0)
+		goto out;
+	if (p.n) {
+		scx_fail("%s: the config would break %ld of the reader's rules (%s), not written: %s", name, p.n,
+			 (l ? l : &reader_limits_default)->name, p.line);
+		goto out;
+	}
+	if (fwrite(buf, 1, n, f) != n || fflush(f) != 0 || ferror(f))
+		scx_fail_errno("writing the cell config failed");
+	else
+		rc = 0;
+out:
+	free(buf);
+	return rc;
+}

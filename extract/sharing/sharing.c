@@ -330,13 +330,25 @@ static void log_header(FILE *log, const struct mem_agg *a, const struct unit_lis
 		p->threshold);
 }
 
+/* A copy of the n x n matrix aff (the agglomeration changes the first); NULL (scx_fail) on OOM. */
+static double *copy_matrix(const double *aff, size_t n)
+{
+	double *m = malloc((n * n + 1) * sizeof(double));
+
+	if (!m)
+		scx_fail("out of memory");
+	else
+		memcpy(m, aff, n * n * sizeof(double));
+	return m;
+}
+
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
 		    const char *cell_name, FILE *log, struct clustering *out)
 {
 	struct evidence *ev = calloc(units->n ? units->n : 1, sizeof(*ev));
 	struct agglo g = {0};
 	struct u64map df;
-	double *aff = NULL, *unit_aff = NULL;
+	double *aff = NULL, *unit_aff = NULL, *keep = NULL;
 	size_t i, n = units->n;
 	int rc = -1;
 
@@ -369,6 +381,8 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 			goto out;
 		rc = -1;
 	}
+	if (!(keep = copy_matrix(aff, n)))
+		goto out;
 	rc = agglo_init(&g, units, p, aff);
 	aff = NULL; /* owned by g */
 	g.unit_aff = unit_aff;
@@ -384,12 +398,18 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 		goto out;
 	agglomerate(&g, units, p, log);
 	rc = collect_clusters(&g, units, out);
+	if (!rc) {
+		out->unit_aff = keep;
+		out->nr_units = n;
+		keep = NULL;
+	}
 out:
 	for (i = 0; i < n; i++)
 		sharing_evidence_free(&ev[i]);
 	free(ev);
 	free(aff);
 	free(unit_aff);
+	free(keep);
 	u64map_free(&df);
 	agglo_free(&g);
 	if (rc)
@@ -414,6 +434,10 @@ int sharing_cluster_matrix(const struct unit_list *units, const double *aff, con
 		agglomerate(&g, units, p, log);
 		rc = collect_clusters(&g, units, out);
 	}
+	if (!rc && (out->unit_aff = copy_matrix(aff, n)))
+		out->nr_units = n;
+	else if (!rc)
+		rc = -1;
 	agglo_free(&g);
 	if (rc)
 		sharing_clustering_free(out);
@@ -427,6 +451,7 @@ void sharing_clustering_free(struct clustering *c)
 	for (i = 0; c->v && i < c->n; i++)
 		free(c->v[i].members);
 	free(c->v);
+	free(c->unit_aff);
 	memset(c, 0, sizeof(*c));
 }
 

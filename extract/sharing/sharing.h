@@ -17,6 +17,8 @@
 
 #include "extract/mem/mem.h"
 
+struct reader_limits;
+
 /* ---- cell_config.c: the cell config extract mem prints: a list of top-level
  * cells (one per group kind present: allotment, workload, rest), each with
  * optional subcells. Subcell `matches` is a list of clauses (OR), each a
@@ -59,6 +61,13 @@ void cell_config_free(struct cell_config *c);
 
 /* Print the config (pretty JSON + "\n"). -1 (scx_fail) on write error. */
 int cell_config_write(const struct cell_config *c, FILE *f);
+/*
+ * The same, only when the printed config meets the reader's rules
+ * (cell_config_check.c; l NULL: reader_limits_default) but for Hint terms,
+ * which --use-hints writes on purpose: else nothing is written and -1
+ * (scx_fail: "NAME: the config would break ...", the first problem).
+ */
+int cell_config_write_checked(const struct cell_config *c, const struct reader_limits *l, const char *name, FILE *f);
 
 /* ---- cell_config_read.c: reading back the cell config extract prints
  * (extract/sharing/sharing.h), for `scxprof place`: a JSON array of top-level
@@ -284,6 +293,8 @@ struct unit_cluster {
 struct clustering {
 	struct unit_cluster *v; /* ordered by their first unit (upstream order) */
 	size_t n;
+	double *unit_aff;       /* the units' affinity matrix the clustering started from (units x units) */
+	size_t nr_units;
 };
 
 /* A merged subcell's name: its members' names joined with "+" (malloc'ed;
@@ -428,6 +439,77 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 int sharing_cluster_matrix(const struct unit_list *units, const double *aff, const struct sharing_params *p,
 			   FILE *log, struct clustering *out);
 void sharing_clustering_free(struct clustering *c);
+
+/* ---- reader_fit.c: one cell's clustering fitted to the reader's limits.
+ * A subcell with more CommPrefix terms than l->or_groups: its terms are
+ * merged into shorter prefixes, the longest common prefix of two terms
+ * first, each one only when every comm seen in the cell that starts with it
+ * is one of the subcell's own (comms: all concrete comms of the cell,
+ * rest's included; NULL: no shortening, as for evidence files, which do not
+ * list them; never with Hint terms); when that cannot fit it, the subcell
+ * is split: its units merged again, the pair of parts with the most summed
+ * affinity between them first, while the merged part fits. A unit that
+ * alone cannot fit keeps its first terms. Then, past l->subcells - 1
+ * subcells, the least valuable go to the catch-all: value = demand x (1 +
+ * the summed pairwise affinity of its units), the lowest first (ties: the
+ * name last in order). Each change is a choice (kind, the clustering's
+ * subcell name, what was done and why).
+ */
+struct fit_input {
+	const struct unit_list *u;     /* names, clauses, sample counts */
+	const double *demand;          /* per unit, CPUs; NULL: the units' sample counts */
+	const double *aff;             /* units x units affinity; NULL: none known */
+	const char *const *comms;      /* every comm seen in the cell; NULL: no shortening */
+	size_t nr_comms;
+	const struct reader_limits *l;
+};
+
+struct fit_sub {
+	char *name;                    /* its units' names joined with "+" */
+	size_t *members, n;            /* unit indexes, ascending */
+	struct cell_clause *clauses;   /* what the subcell matches */
+	size_t nr_clauses;
+	double demand, inner_aff;
+};
+
+enum fit_kind { FIT_SHORTENED, FIT_SPLIT, FIT_FOLDED, FIT_TRUNCATED };
+
+struct fit_choice {
+	enum fit_kind kind;
+	char *subcell;                 /* the subcell the clustering wanted */
+	char *detail;                  /* one line: what was done and why */
+	double value;                  /* folded: its value; split: the affinity cut */
+};
+
+struct cell_fit {
+	struct fit_sub *v;             /* the subcells to write, in the clustering's order */
+	size_t n;
+	struct fit_choice *choices;
+	size_t nr_choices;
+};
+
+/* -1 (scx_fail) on OOM. */
+int reader_fit_cell(const struct fit_input *in, const struct clustering *cl, struct cell_fit *out);
+void reader_fit_sub_free(struct fit_sub *s);
+void reader_fit_free(struct cell_fit *f);
+const char *reader_fit_kind_name(enum fit_kind k);
+
+/* The choices of every cell of a config, for -v, --llc-json and the report. */
+struct reader_fit_entry {
+	char *cell, *subcell, *detail;
+	enum fit_kind kind;
+	double value;
+};
+
+struct reader_fit_log {
+	char reader[64];               /* the limits' name */
+	struct reader_fit_entry *v;
+	size_t n;
+};
+
+/* Append f's choices as the cell's. -1 (scx_fail) on OOM. */
+int reader_fit_log_add(struct reader_fit_log *log, const char *cell, const struct cell_fit *f);
+void reader_fit_log_free(struct reader_fit_log *log);
 
 /* ---- mem_report.c: extract mem's -v/-vv report, upstream's exact text: the
  * total, then one block per group (allotment matches by name, the workload

@@ -127,3 +127,97 @@ if [ $rc -eq 1 ] && [ ! -s "$WORK/out" ] && [ "$(grep -c ': hint-term: ' "$WORK/
 else
 	fail "--use-hints config: check names its Hint terms" "rc $rc: $(tr '\n' ' ' <"$WORK/err")"
 fi
+
+# --- the clustering wants more than the reader allows: extract chooses, -v and --llc-json say so ---
+# fitted NAME CFG ERR PATTERN...: CFG accepted by check, every PATTERN (grep -E) in ERR
+fitted() {
+	local name=$1 cfg=$2 err=$3 p; shift 3
+	"$SCXPROF" check "$cfg" >/dev/null 2>"$WORK/ck.err" || { fail "$name" "check: $(head -c 300 "$WORK/ck.err")"; return; }
+	for p in "$@"; do
+		grep -qE -- "$p" "$err" || { fail "$name" "no '$p' in -v"; return; }
+	done
+	pass "$name"
+}
+subs_of() { python3 -c 'import json,sys; print(" ".join(s["name"] for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells", [])))' "$1"; }
+# six comms sharing one region, one apart: the six merge; "ga-w" covers exactly them
+python3 "$TOOLS/gen_planted.py" "$WORK/six.jsonl" --groups 1 --units 6 --lone 1 --seed 1 >/dev/null
+"$SCXPROF" extract -v -f "$WORK/six.jsonl" >"$WORK/six.json" 2>"$WORK/six.err"
+fitted "6-comm cluster: shortened to one CommPrefix covering exactly its comms, -v says so" "$WORK/six.json" "$WORK/six.err" \
+	'^  shortened ga-wa\+ga-wb\+ga-wc\+ga-wd\+ga-we\+ga-wf: 6 CommPrefix terms, the reader allows 4: 1 shorter \("ga-w"\)'
+python3 - "$WORK/six.json" <<'PY' && pass "6-comm cluster: its subcell matches [[{CommPrefix: ga-w}]], the lone comm apart" || fail "6-comm cluster: shortened subcell" "$(cat "$WORK/six.json" | tr -d ' \n' | head -c 300)"
+import json, sys
+subs = {s["name"]: s["matches"] for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c["subcells"]}
+assert subs["ga-wa+ga-wb+ga-wc+ga-wd+ga-we+ga-wf"] == [[{"CommPrefix": "ga-w"}]], subs
+assert subs["lone-a"] == [[{"CommPrefix": "lone-a"}]], subs
+PY
+# the same six with names sharing no prefix: split into parts of at most 4, the most affinity kept
+python3 - "$WORK/six.jsonl" "$WORK/sixsplit.jsonl" <<'PY'
+import json, sys
+m = {"ga-wa": "alpha", "ga-wb": "bravo", "ga-wc": "charlie", "ga-wd": "delta", "ga-we": "echo", "ga-wf": "foxtrot"}
+with open(sys.argv[1]) as f, open(sys.argv[2], "w") as o:
+    for l in f:
+        d = json.loads(l); d["comm"] = m.get(d["comm"], d["comm"]); o.write(json.dumps(d) + "\n")
+PY
+"$SCXPROF" extract -v -f "$WORK/sixsplit.jsonl" >"$WORK/sixsplit.json" 2>"$WORK/sixsplit.err"
+fitted "6-comm cluster, no common prefix: split into 2 subcells of at most 4, -v says so and what it kept" \
+	"$WORK/sixsplit.json" "$WORK/sixsplit.err" \
+	'^  split alpha\+bravo\+charlie\+delta\+echo\+foxtrot: 6 CommPrefix terms, the reader allows 4 and no shorter prefix covers only its comms: split into 2 subcells .*keeping [0-9.]+ of its [0-9.]+ summed pairwise affinity together'
+subs=$(subs_of "$WORK/sixsplit.json")
+python3 - "$subs" <<'PY' && pass "split: the six comms in two subcells of 4 and 2 (15 pairs alike: 4+2 keeps 7, 3+3 only 6)" || fail "split: 4 + 2" "$subs"
+import sys
+parts = [p.split("+") for p in sys.argv[1].split() if p not in ("rest", "lone-a")]
+assert sorted(len(p) for p in parts) == [2, 4], parts
+assert sorted(c for p in parts for c in p) == ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"], parts
+PY
+# ten comms above 5%, none sharing: seven subcells and rest; the three least valuable folded
+python3 "$TOOLS/gen_planted.py" "$WORK/ten.jsonl" --groups 0 --lone 10 --seed 1 >/dev/null
+"$SCXPROF" extract -v -f "$WORK/ten.jsonl" >"$WORK/ten.json" 2>"$WORK/ten.err"
+fitted "10 significant comms: 3 folded into the catch-all, -v states the rule and names each" "$WORK/ten.json" "$WORK/ten.err" \
+	'^  folded lone-[a-j]: 10 subcells besides the catch-all, the reader takes 8 in all: one of the 3 least valuable goes to the catch-all \(value = demand x \(1 \+ summed pairwise affinity\)'
+if [ "$(grep -c '^  folded ' "$WORK/ten.err")" -eq 3 ] && [ "$(subs_of "$WORK/ten.json" | wc -w)" -eq 8 ]; then
+	pass "10 significant comms: 7 subcells and rest written, 3 folded lines"
+else
+	fail "10 significant comms: 7 subcells and rest" "$(subs_of "$WORK/ten.json"); $(grep -c '^  folded ' "$WORK/ten.err") folded"
+fi
+"$SCXPROF" extract --cluster comm -v -f "$WORK/ten.jsonl" >"$WORK/ten.comm.json" 2>"$WORK/ten.comm.err"
+fitted "--cluster comm, 10 significant comms: folded too (upstream's config would be refused)" "$WORK/ten.comm.json" \
+	"$WORK/ten.comm.err" '^  folded lone-'
+# the cost of a choice, in predicted cross-LLC share: two threads sharing one region, one subcell
+# alpha+beta as the clustering wants; a reader of 1 OR group forces a split, predicted 0% -> 100%
+python3 "$TOOLS/gen_llc_synth.py" "$WORK/syn" apart >/dev/null
+"$SCXPROF" extract -v -f "$WORK/syn/perf.jsonl" --reader-limits or=1 --llc-json "$WORK/syn.llc.json" >"$WORK/syn.json" 2>"$WORK/syn.err"
+if grep -qE '^reader fit \(reader limits subcells=8,or=1,and=4,prefix=15\): 1 choice changed the clustering.s config; predicted cross-LLC share of the profile 100.0% .* as written, 0.0% .* as the clustering wanted it \(cost \+100.0 points\)' "$WORK/syn.err" &&
+	python3 - "$WORK/syn.llc.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["reader_fit"]
+assert f["reader"] == "reader limits subcells=8,or=1,and=4,prefix=15", f
+assert [(c["cell"], c["subcell"], c["kind"]) for c in f["choices"]] == [("allotment", "alpha+beta", "split")], f
+assert f["wanted_predicted"]["llc"]["share"] == 0 and abs(f["cost_llc"] - 1) < 1e-9, f
+PY
+then
+	pass "a split's cost: -v and --llc-json reader_fit say predicted 100% as written, 0% as wanted (+100 points)"
+else
+	fail "a split's cost in -v and --llc-json" "$(grep 'reader fit' "$WORK/syn.err")"
+fi
+if command -v node >/dev/null && validate "$TOP/schemas/llc-sharing.schema.json" "$WORK/syn.llc.json" >"$WORK/v.out" 2>&1; then
+	pass "--llc-json with reader_fit meets schemas/llc-sharing.schema.json"
+else
+	fail "--llc-json with reader_fit meets its schema" "$(head -c 300 "$WORK/v.out")"
+fi
+"$SCXPROF" extract -f "$WORK/syn/perf.jsonl" --reader-limits or=1 >"$WORK/syn1.json" 2>/dev/null
+"$SCXPROF" check --reader-limits or=1 "$WORK/syn1.json" >/dev/null 2>&1 && pass "--reader-limits or=1: extract's config meets them" ||
+	fail "--reader-limits or=1: extract's config meets them" "$(cat "$WORK/syn1.json" | head -c 200)"
+# evidence files: the combined config is fitted too (split only: the files do not list the cell's comms)
+"$SCXPROF" extract -f "$WORK/six.jsonl" --evidence-out "$WORK/six.ev.json" >/dev/null 2>&1
+"$SCXPROF" extract -v --evidence-in "$WORK/six.ev.json" >"$WORK/six.ev.cfg" 2>"$WORK/six.ev.err"
+fitted "--evidence-in: the 6-comm cluster is split (no shorter prefix from evidence files), -v says so" \
+	"$WORK/six.ev.cfg" "$WORK/six.ev.err" '^  split ga-wa\+ga-wb\+ga-wc\+ga-wd\+ga-we\+ga-wf: 6 CommPrefix terms'
+# a user's cgroup regex the reader would refuse or read otherwise: extract refuses it, exit 2, one line
+for re in 'workload-tw-(?=x)[^/]+' '(a)\1' 'x*+' '(?>a)' 'slice\Kx' '^/workload.slice/x'; do
+	"$SCXPROF" extract --workload-allotment-cgroup-regex "$re" -f "$FIX/extract/groups.jsonl" >"$WORK/out" 2>"$WORK/err"; rc=$?
+	if [ $rc -eq 2 ] && [ ! -s "$WORK/out" ] && grep -q '^scxprof extract: --workload-allotment-cgroup-regex: ' "$WORK/err"; then
+		pass "extract refuses --workload-allotment-cgroup-regex '$re' (exit 2, naming the construct)"
+	else
+		fail "extract refuses --workload-allotment-cgroup-regex '$re'" "rc $rc: $(head -n 1 "$WORK/err")"
+	fi
+done

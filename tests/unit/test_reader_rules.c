@@ -6,6 +6,7 @@
  * names.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "extract/sharing/sharing.h"
@@ -95,4 +96,118 @@ Test(reader_rules, limits_table_and_override)
 	cr_expect_eq(reader_limits_parse("ors=4", &l), -1);
 	cr_expect_eq(reader_limits_parse("and=4x", &l), -1);
 	cr_expect_eq(reader_limits_parse("", &l), -1);
+}
+
+/* units named by their one CommPrefix; all n in one cluster */
+static void units_of(struct unit_list *u, const char *const *names, size_t n)
+{
+	u->v = calloc(n, sizeof(*u->v));
+	u->n = n;
+	for (size_t i = 0; i < n; i++) {
+		u->v[i].name = (char *)names[i];
+		u->v[i].clauses = calloc(1, sizeof(struct cell_clause));
+		u->v[i].clauses[0].comm_prefix = (char *)names[i];
+		u->v[i].nr_clauses = 1;
+		u->v[i].count = 100 + i;
+	}
+}
+
+static void units_free(struct unit_list *u)
+{
+	for (size_t i = 0; i < u->n; i++)
+		free(u->v[i].clauses);
+	free(u->v);
+}
+
+static void one_cluster(struct clustering *cl, size_t n)
+{
+	static size_t m[16];
+
+	for (size_t i = 0; i < n; i++)
+		m[i] = i;
+	cl->v = calloc(1, sizeof(*cl->v));
+	cl->v[0] = (struct unit_cluster){m, n, 0};
+	cl->n = 1;
+}
+
+Test(reader_fit, shorter_prefix_only_when_it_covers_no_other_comm)
+{
+	static const char *const names[] = {"web-a", "web-b", "web-c", "web-d", "web-e"};
+	static const char *const seen_ok[] = {"web-a", "web-b", "web-c", "web-d", "web-e", "db"};
+	static const char *const seen_bad[] = {"web-a", "web-b", "web-c", "web-d", "web-e", "web-x"};
+	struct unit_list u;
+	struct clustering cl;
+	struct fit_input in = {.u = &u, .l = &reader_limits_default, .comms = seen_ok, .nr_comms = 6};
+	struct cell_fit f;
+
+	units_of(&u, names, 5);
+	one_cluster(&cl, 5);
+	cr_assert_eq(reader_fit_cell(&in, &cl, &f), 0);
+	cr_assert_eq(f.n, 1);
+	cr_expect_eq(f.v[0].nr_clauses, 1);
+	cr_expect_str_eq(f.v[0].clauses[0].comm_prefix, "web-");
+	cr_expect(f.nr_choices == 1 && f.choices[0].kind == FIT_SHORTENED);
+	reader_fit_free(&f);
+	/* web-x, of no unit here (rest), starts with "web-": no shorter prefix; no affinity known: no merge back */
+	in.comms = seen_bad;
+	cr_assert_eq(reader_fit_cell(&in, &cl, &f), 0);
+	cr_expect_eq(f.n, 5, "split into singletons without affinity: %zu", f.n);
+	cr_expect(f.nr_choices == 1 && f.choices[0].kind == FIT_SPLIT);
+	for (size_t i = 0; i < f.n; i++)
+		cr_expect_eq(f.v[i].nr_clauses, 1);
+	reader_fit_free(&f);
+	free(cl.v);
+	units_free(&u);
+}
+
+Test(reader_fit, split_keeps_the_most_affinity_together)
+{
+	static const char *const names[] = {"a", "b", "c", "d", "e", "f"};
+	double aff[36] = {0};
+	struct unit_list u;
+	struct clustering cl;
+	struct fit_input in = {.u = &u, .l = &reader_limits_default, .aff = aff};
+	struct cell_fit f;
+
+	/* a-b-c strongly, d-e-f strongly, weak across */
+	for (size_t i = 0; i < 6; i++)
+		for (size_t j = 0; j < 6; j++)
+			aff[i * 6 + j] = i == j ? 1 : (i < 3) == (j < 3) ? 0.5 : 0.01;
+	units_of(&u, names, 6);
+	one_cluster(&cl, 6);
+	cr_assert_eq(reader_fit_cell(&in, &cl, &f), 0);
+	cr_assert_eq(f.n, 2);
+	cr_expect_str_eq(f.v[0].name, "a+b+c");
+	cr_expect_str_eq(f.v[1].name, "d+e+f");
+	reader_fit_free(&f);
+	free(cl.v);
+	units_free(&u);
+}
+
+Test(reader_fit, the_least_valuable_are_folded)
+{
+	static const char *const names[] = {"u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8"};
+	double demand[9] = {5, 1, 4, 0.5, 3, 6, 7, 8, 2};
+	struct unit_list u;
+	struct clustering cl = {0};
+	struct fit_input in = {.u = &u, .l = &reader_limits_default, .demand = demand};
+	struct cell_fit f;
+	size_t m[9];
+
+	units_of(&u, names, 9);
+	cl.v = calloc(9, sizeof(*cl.v));
+	for (size_t i = 0; i < 9; i++) {
+		m[i] = i;
+		cl.v[i] = (struct unit_cluster){&m[i], 1, demand[i]};
+	}
+	cl.n = 9;
+	cr_assert_eq(reader_fit_cell(&in, &cl, &f), 0);
+	cr_assert_eq(f.n, 7);
+	cr_assert_eq(f.nr_choices, 2);
+	cr_expect_str_eq(f.choices[0].subcell, "u3"); /* demand 0.5 */
+	cr_expect_str_eq(f.choices[1].subcell, "u1"); /* demand 1 */
+	cr_expect(f.choices[0].kind == FIT_FOLDED && f.choices[1].kind == FIT_FOLDED);
+	reader_fit_free(&f);
+	free(cl.v);
+	units_free(&u);
 }
