@@ -184,8 +184,11 @@ fitted "--cluster comm, 10 significant comms: folded too (upstream's config woul
 	"$WORK/ten.comm.err" '^  folded lone-'
 # the cost of a choice, in predicted cross-LLC share: two threads sharing one region, one subcell
 # alpha+beta as the clustering wants; a reader of 1 OR group forces a split, predicted 0% -> 100%
+# under the LLC-packing model (scx_mitosis's model refuses 4 subcells in a cell of 2 CPUs here:
+# gen_llc_synth's host has 4)
 python3 "$TOOLS/gen_llc_synth.py" "$WORK/syn" apart >/dev/null
-"$SCXPROF" extract -v -f "$WORK/syn/perf.jsonl" --reader-limits or=1 --llc-json "$WORK/syn.llc.json" >"$WORK/syn.json" 2>"$WORK/syn.err"
+"$SCXPROF" extract -v -f "$WORK/syn/perf.jsonl" --reader-limits or=1 --sched-model packing --llc-json "$WORK/syn.llc.json" \
+	>"$WORK/syn.json" 2>"$WORK/syn.err"
 if grep -qE '^reader fit \(reader limits subcells=8,or=1,and=4,prefix=15\): 1 choice changed the clustering.s config; predicted cross-LLC share of the profile 100.0% .* as written, 0.0% .* as the clustering wanted it \(cost \+100.0 points\)' "$WORK/syn.err" &&
 	python3 - "$WORK/syn.llc.json" <<'PY'
 import json, sys
