@@ -34,6 +34,7 @@ struct extract_args {
 	const char *mitosis_virt_llc;
 	const char *reader_limits; /* --reader-limits SPEC */
 	struct reader_limits limits; /* what extract_args_to_opts parsed (the opts point at it) */
+	bool order_subcells;
 };
 
 /* --cluster's and --granularity's values */
@@ -91,7 +92,10 @@ extern const struct opt_choice extract_args_model_choices[];
 		   "the scx_mitosis model runs with --virt-llc MIN-MAX (cores per virtual LLC)"),                     \
 	OPT_STRING(0, "reader-limits", &(a).reader_limits, "SPEC",                                                   \
 		   "subcells=N,or=N,and=N,prefix=N: the config reader's limits (default " READER_DEFAULT_NAME        \
-		   "'s 8,4,4,15)")
+		   "'s 8,4,4,15)"),                                                                                   \
+	OPT_FLAG(0, "order-subcells", &(a).order_subcells,                                                           \
+		 "write each cell's subcells in the order that minimises the predicted cross-LLC share on "          \
+		 "scx_mitosis's layout (costs the cross-LLC step's time without -v too)")
 
 /* sched.jsonl (or sched.jsonl.zst) in the directory of file when it is there and not
  * empty, else NULL (static buffer) */

@@ -480,9 +480,10 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 		.line_granularity = o->line_granularity, .max_recs = o->max_keys / 4,
 		.model = (enum llc_sched_model)o->sched_model,
 		.mitosis = {o->mitosis_rebalancing, !o->mitosis_no_llc_aware, o->mitosis_vllc_min, o->mitosis_vllc_max},
+		.order_subcells = o->order_subcells && o->cluster == CLUSTER_SHARING,
 		.on_llc = o->observer ? o->observer->on_llc : NULL, .ctx = o->observer ? o->observer->ctx : NULL,
 	};
-	if ((r.has_llc = r.llc_opts.print || r.llc_opts.on_llc))
+	if ((r.has_llc = r.llc_opts.print || r.llc_opts.on_llc || r.llc_opts.order_subcells))
 		mem_llc_start(&r.llc, &r.llc_opts, &ao);
 	if (mem_agg_init(&r.agg, &ao) < 0)
 		goto out;

@@ -41,6 +41,7 @@ struct mem_llc_opts {
 	size_t max_recs;       /* 0: default */
 	enum llc_sched_model model;   /* whose prediction the predicted figures are */
 	struct mitosis_opts mitosis;  /* the scx_mitosis model's options */
+	bool order_subcells;          /* write cfg's subcells in the best order for the scx_mitosis layout */
 	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
 	void *ctx;
 };
@@ -48,14 +49,16 @@ struct mem_llc_opts {
 /* Start counting: hooks the counter into the aggregation's options. */
 void mem_llc_start(struct llc_share *s, const struct mem_llc_opts *o, struct mem_agg_opts *ao);
 /*
- * Evaluate cfg; -v section into log (when o->print); o->on_llc. sched
+ * Evaluate cfg; with o->order_subcells reorder its subcells into the best
+ * order for the scx_mitosis layout and evaluate that; -v section into log
+ * (when o->print); o->on_llc. sched
  * (may be NULL): threads' runtime / trace duration is the demand. wanted
  * (may be NULL): the config the clustering wanted before fit's choices met
  * the reader's limits; its predicted figure is the choices' cost
  * (mem_llc_fit_cost). -1 (scx_fail) on error.
  */
 int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
-		   const struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
+		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
 		   const struct mem_sched *sched, FILE *log);
 /*
  * The cost of the fit's choices: the predicted cross-LLC figure of the

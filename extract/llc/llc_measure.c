@@ -376,7 +376,10 @@ static int terms(struct ctx *c)
 
 	for (k = 0; k < c->nbig; k++)
 		nag += c->big[k].end - c->big[k].start;
+	free(c->r->pw);
+	c->r->npw = 0;
 	if (!sums || !(c->terms = calloc(2 * c->np + nag + 1, sizeof(*c->terms))) ||
+	    !(c->r->pw = calloc(2 * c->np + 1, sizeof(*c->r->pw))) ||
 	    !(ag = calloc(nag + 1, sizeof(*ag))) || !(mem = calloc(nag + 1, sizeof(*mem)))) {
 		scx_fail("out of memory");
 		goto out;
@@ -414,6 +417,7 @@ static int terms(struct ctx *c)
 					    d->shared, d->apart};
 			mitosis_terms(c, ai, aj, t);
 			c->nterms++;
+			c->r->pw[c->r->npw++] = (struct llc_pair_w){(uint32_t)d->i, (uint32_t)d->j, (float)d->w};
 		}
 	}
 	for (k = 0; k < nag; k++) {

@@ -5,6 +5,7 @@
  * it spans and its share of each, its demand and threads.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "extract/llc/llc_mitosis_print.h"
@@ -66,6 +67,41 @@ void llc_mitosis_print(FILE *f, const struct llc_share_result *r)
 	fprintf(f, "\n");
 }
 
+static bool reordered(const struct llc_order *o)
+{
+	for (size_t j = 0; j < o->nr; j++)
+		if (o->order[j] != j)
+			return true;
+	return false;
+}
+
+/* The written order's names, or the best order's: "a, b, c". */
+static void order_text(FILE *f, const struct llc_order *o, bool best)
+{
+	for (size_t j = 0; j < o->nr; j++)
+		fprintf(f, "%s%s", j ? ", " : "", o->name[best ? o->order[j] : j]);
+}
+
+void llc_mitosis_print_orders(FILE *f, const struct llc_share_result *r)
+{
+	for (size_t i = 0; i < r->nr_orders; i++) {
+		const struct llc_order *o = &r->orders[i];
+
+		fprintf(f, "  subcell order for scx_mitosis (cell %s, %zu orders tried): %s order ", o->cell_name, o->tried,
+			o->applied ? "the clustering's" : "written");
+		order_text(f, o, false);
+		fprintf(f, " -> predicted %.1f%%", o->written * 100);
+		if (!reordered(o)) {
+			fprintf(f, ", the best\n");
+			continue;
+		}
+		fprintf(f, "; best ");
+		order_text(f, o, true);
+		fprintf(f, " -> %.1f%%%s\n", o->best * 100,
+			o->applied ? " (written: --order-subcells)" : " (--order-subcells writes it)");
+	}
+}
+
 void llc_mitosis_write_json(struct jsonw *w, const struct llc_share_result *r)
 {
 	const struct llc_mitosis_result *m = &r->mitosis;
@@ -85,6 +121,28 @@ void llc_mitosis_write_json(struct jsonw *w, const struct llc_share_result *r)
 	jsonw_kv_u64_or_null(w, "rounds", m->ran, m->layout.rounds);
 	jsonw_kv_bool(w, "settled", m->ran && m->layout.converged);
 	jsonw_obj_close(w);
+	jsonw_key(w, "orders");
+	jsonw_arr_open(w);
+	for (size_t i = 0; i < r->nr_orders; i++) {
+		const struct llc_order *o = &r->orders[i];
+		const char **best = calloc(o->nr + 1, sizeof(char *));
+
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "cell", o->cell_name);
+		jsonw_kv_str_array(w, "clustering", (const char *const *)o->name, o->nr);
+		for (size_t j = 0; best && j < o->nr; j++)
+			best[j] = o->name[o->order[j]];
+		jsonw_kv_str_array(w, "best", best ? best : (const char **)o->name, o->nr);
+		free(best);
+		jsonw_key(w, "clustering_share");
+		jsonw_double(w, o->written, 4);
+		jsonw_key(w, "best_share");
+		jsonw_double(w, o->best, 4);
+		jsonw_kv_u64(w, "tried", o->tried);
+		jsonw_kv_bool(w, "written_best", o->applied || !reordered(o));
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
 	jsonw_key(w, "layout");
 	jsonw_arr_open(w);
 	for (size_t i = 0; m->ran && i < m->cells.nr; i++) {

@@ -14,7 +14,9 @@ struct jsonw;
 
 /* -v's one line: the model, its options and each cell's and subcell's CPU run with its LLCs. */
 void llc_mitosis_print(FILE *f, const struct llc_share_result *r);
-/* "model" and "layout" of the JSON sidecar (schemas/llc-sharing.schema.json). */
+/* -v's subcell order lines: the clustering's order and the best one for the layout, with their predicted shares. */
+void llc_mitosis_print_orders(FILE *f, const struct llc_share_result *r);
+/* "model", "orders" and "layout" of the JSON sidecar (schemas/llc-sharing.schema.json). */
 void llc_mitosis_write_json(struct jsonw *w, const struct llc_share_result *r);
 /* The predicted figures' model for people: "scx_mitosis" or "LLC-packing". */
 const char *llc_model_name(const struct llc_share_result *r);

@@ -13,6 +13,7 @@
 #include "extract/llc/config_match.h"
 #include "extract/llc/llc_measure.h"
 #include "extract/llc/llc_mitosis.h"
+#include "extract/llc/llc_order.h"
 #include "extract/llc/placement.h"
 #include "extract/llc/share_rule.h"
 #include "lib/error.h"
@@ -440,6 +441,22 @@ static void no_mitosis(struct llc_share_result *r)
 		r->subs[i].f.llc_other = r->subs[i].f.node_other = (struct llc_est_fig){.state = LLC_EST_NONE};
 }
 
+/* The subcell orders for the scx_mitosis layout (llc_order.h). */
+static int choose_orders(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
+			 const struct actor_place *ap)
+{
+	double *d = malloc((s->nr_actors + 1) * sizeof(double));
+	int rc;
+
+	if (!d)
+		return scx_fail("out of memory");
+	for (size_t i = 0; i < s->nr_actors; i++)
+		d[i] = ap[i].demand;
+	rc = llc_order_choose(s, e, d, r);
+	free(d);
+	return rc;
+}
+
 /* The scx_mitosis model: each actor's LLC and node shares into ma[].mllc, mnode. */
 static int place_mitosis(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
 			 const struct actor_place *ap, struct llc_measure_actor *ma)
@@ -508,7 +525,8 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 	for (i = 0; i < s->nr_actors; i++)
 		ma[i] = (struct llc_measure_actor){ap[i].scope, ap[i].scope >= 0 ? ap[i].cell : -1, ap[i].pllc, ap[i].pnode,
 						   NULL, NULL};
-	if (place_mitosis(s, e, r, ap, ma) < 0 || llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0)
+	if (place_mitosis(s, e, r, ap, ma) < 0 || llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0 ||
+	    choose_orders(s, e, r, ap) < 0)
 		goto out;
 	if (!r->mitosis.ran) /* the reader would refuse the layout: no figure of it */
 		no_mitosis(r);
@@ -540,5 +558,7 @@ void llc_share_result_free(struct llc_share_result *r)
 	free(r->cells);
 	free(r->subs);
 	llc_mitosis_result_free(&r->mitosis);
+	llc_order_free(r);
+	free(r->pw);
 	memset(r, 0, sizeof(*r));
 }

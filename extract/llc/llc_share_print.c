@@ -142,6 +142,7 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 	}
 	fprintf(f, "\n");
 	llc_mitosis_print(f, r);
+	llc_mitosis_print_orders(f, r);
 	print_scope(f, r, "profile", &r->total);
 	for (c = 0; c < r->nr_cells; c++) {
 		print_scope(f, r, r->cells[c].name, &r->cells[c].f);

@@ -125,8 +125,30 @@ struct llc_mitosis_result {
 	size_t stride;
 };
 
+/* One direction i -> j of the profile figure: its weight (the point's), for the subcell order (llc_order.c). */
+struct llc_pair_w {
+	uint32_t i, j;
+	float w;
+};
+
+/* The subcell order of one config cell (llc_order.c): file indexes of its subcells in the order chosen. */
+struct llc_order {
+	long cell;                   /* config index */
+	char *cell_name;
+	size_t *order;               /* nr_subcells entries: order[k] = the subcell written k-th */
+	char **name;                 /* the subcells' names, in the order the clustering wrote them */
+	size_t nr;
+	bool applied;                /* the config was written in the best order (--order-subcells) */
+	double written, best;        /* the profile's predicted point (scx_mitosis) in the written order and the best */
+	size_t tried;                /* orders evaluated */
+};
+
 struct llc_share_result {
 	const struct llc_map *map;
+	struct llc_pair_w *pw;       /* the pair directions of the profile figure */
+	size_t npw;
+	struct llc_order *orders;    /* per config cell with two or more subcells to order */
+	size_t nr_orders;
 	enum llc_sched_model model;  /* whose figures llc_predicted / node_predicted are */
 	struct llc_mitosis_result mitosis;
 	struct llc_share_fig total;

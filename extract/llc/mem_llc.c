@@ -3,8 +3,12 @@
  */
 #include "extract/llc/llc.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "extract/llc/llc_map.h"
 #include "extract/llc/topology.h"
+#include "lib/error.h"
 
 static int on_sample(void *ctx, const struct mem_sample *s)
 {
@@ -78,8 +82,44 @@ int mem_llc_fit_cost(const struct llc_share *s, const struct llc_share_eval *e, 
 	return rc;
 }
 
+/* cfg's subcells in the orders r chose; true when any moved. -1 on OOM. */
+static int reorder(struct cell_config *cfg, struct llc_share_result *r)
+{
+	int moved = 0;
+
+	for (size_t i = 0; i < r->nr_orders; i++) {
+		struct llc_order *o = &r->orders[i];
+		struct cell *c = &cfg->cells[o->cell];
+		struct cell *v = malloc((c->nr_subcells + 1) * sizeof(*v));
+
+		if (!v)
+			return scx_fail("out of memory");
+		for (size_t j = 0; j < c->nr_subcells; j++) {
+			v[j] = c->subcells[o->order[j]];
+			moved |= o->order[j] != j;
+		}
+		memcpy(c->subcells, v, c->nr_subcells * sizeof(*v));
+		free(v);
+	}
+	return moved;
+}
+
+/* The orders of the first evaluation, kept in the second (whose own are of the config as written). */
+static void keep_orders(struct llc_share_result *r, struct llc_share_result *first)
+{
+	struct llc_order *o = r->orders;
+	size_t n = r->nr_orders;
+
+	r->orders = first->orders;
+	r->nr_orders = first->nr_orders;
+	first->orders = o;
+	first->nr_orders = n;
+	for (size_t i = 0; i < r->nr_orders; i++)
+		r->orders[i].applied = true;
+}
+
 int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const struct mem_agg_opts *ao,
-		   const struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
+		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
 		   const struct mem_sched *sched, FILE *log)
 {
 	struct runtimes rt;
@@ -108,6 +148,24 @@ int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const stru
 	if (llc_share_evaluate(s, &e, &r) < 0 || mem_llc_fit_cost(s, &e, wanted, fit, &r) < 0) {
 		llc_share_result_free(&r);
 		goto out;
+	}
+	if (o->order_subcells) {
+		struct llc_share_result first = r;
+		int moved = reorder(cfg, &first);
+
+		if (moved < 0) {
+			llc_share_result_free(&first);
+			goto out;
+		}
+		if (moved) { /* the figures of the config as it is written */
+			if (llc_share_evaluate(s, &e, &r) < 0 || mem_llc_fit_cost(s, &e, wanted, fit, &r) < 0) {
+				llc_share_result_free(&r);
+				llc_share_result_free(&first);
+				goto out;
+			}
+			keep_orders(&r, &first);
+			llc_share_result_free(&first);
+		}
 	}
 	if (log && o->print)
 		llc_share_print(log, &r);

@@ -126,6 +126,17 @@ PY
 	-f "$S/perf.jsonl" >/dev/null 2>"$S/t16p.err"
 check "--sched-model packing: the LLC-packing figure is the predicted one, scx_mitosis's beside it" grep -q \
 	'^  allotment: .*predicted (LLC-packing) 0.0% (95% 0.0-0.0%), scx_mitosis 44.4% (95% 44.4-44.4%)$' "$S/t16p.err"
+check "subcell order: -v names the clustering's order (44.4%) and the best for the layout (gamma first: 0.0%)" grep -q \
+	"^  subcell order for scx_mitosis (cell allotment, 2 orders tried): written order alpha+beta, gamma, rest -> predicted 44.4%; best gamma, alpha+beta, rest -> 0.0% (--order-subcells writes it)$" "$S/t16.err"
+"$SCXPROF" extract --order-subcells --workload-allotment-cgroup-regex "$ALLOT_SYN" --topology "$S/t16.json" \
+	-f "$S/perf.jsonl" >"$S/t16o.cfg" 2>/dev/null
+"$SCXPROF" extract -v --order-subcells --workload-allotment-cgroup-regex "$ALLOT_SYN" --topology "$S/t16.json" \
+	--llc-json "$S/t16o-llc.json" -f "$S/perf.jsonl" >"$S/t16o-v.cfg" 2>"$S/t16o.err"
+check "--order-subcells: the config is written gamma, alpha+beta, rest, with or without -v, and predicted for that order" bash -c \
+	"python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); assert [s[\"name\"] for s in c[0][\"subcells\"]] == [\"gamma\", \"alpha+beta\", \"rest\"], c' '$S/t16o.cfg' &&
+	 cmp '$S/t16o.cfg' '$S/t16o-v.cfg' &&
+	 grep -q '^  allotment: .*predicted (scx_mitosis) 0.0% (95% 0.0-0.0%)' '$S/t16o.err' &&
+	 python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))[\"orders\"][0]; assert o[\"written_best\"] and o[\"best\"][0] == \"gamma\" and abs(o[\"clustering_share\"] - 4 / 9) < 1e-3 and o[\"best_share\"] == 0, o' '$S/t16o-llc.json'"
 if command -v node >/dev/null && [ -d "$TOP/tests/node_modules/ajv" ]; then
 	check "scx_mitosis model: the sidecar with a layout is valid against llc-sharing.schema.json" validate "$SCHEMA" "$S/t16-llc.json"
 fi
