@@ -30,7 +30,8 @@ static const char summary[] =
 	"looks again every --interval MS, pins threads that appeared (or changed comm or\n"
 	"cgroup) and re-pins the others, until the workload has no thread left or a signal. Record and extract again to see\n"
 	"what the placement achieved (docs/llc-sharing.md, \"Trying a config without\n"
-	"sched_ext\").";
+	"sched_ext\"). --model mitosis instead gives each thread its subcell's CPU run as\n"
+	"scx_mitosis --cell-config lays the cells and subcells out (extract's default model).";
 
 int cmd_place(int argc, char **argv)
 {
@@ -39,6 +40,8 @@ int cmd_place(int argc, char **argv)
 		false};
 	static struct opt_list pid_args;
 	static int64_t pids[OPT_LIST_MAX];
+	static const struct opt_choice models[] = {{"packing", 0}, {"mitosis", 1}, {NULL, 0}};
+	int model = 0;
 	struct place_opts o = {.window_ms = 1000, .interval_ms = 1000, .stop = (volatile int *)&cmd_interrupted};
 	const struct opt opts[] = {
 		OPT_STRING_REQUIRED('c', "config", &o.config, "FILE", "the cell config extract printed (required)",
@@ -54,6 +57,11 @@ int cmd_place(int argc, char **argv)
 			   "pinned BPF task-storage map of the threads' hints (default: every hint 0)"),
 		OPT_INT(0, "window", &o.window_ms, "MS", "measure CPU demand over MS milliseconds (1000)", 1, 3600000),
 		OPT_FLAG('n', "dry-run", &o.dry_run, "print the plan, pin nothing"),
+		OPT_ENUM(0, "model", &model, "M",
+			 "packing (default: each subcell on one LLC, extract's LLC-packing model) or mitosis (each "
+			 "thread on its subcell's CPU run as scx_mitosis lays it out)", models),
+		OPT_FLAG(0, "mitosis-rebalancing", &o.mitosis_rebalancing,
+			 "--model mitosis: sizes by utilisation, as its --enable-rebalancing"),
 		OPT_FLAG(0, "follow", &o.follow, "keep placing threads that appear until the workload exits"),
 		OPT_INT(0, "interval", &o.interval_ms, "MS", "--follow: look again every MS milliseconds (1000)", 10,
 			3600000),
@@ -62,6 +70,7 @@ int cmd_place(int argc, char **argv)
 	size_t i;
 
 	argc = opts_parse(argc, argv, opts, &u);
+	o.mitosis = model == 1;
 	if (argc < 0)
 		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
 	for (i = 0; i < pid_args.n; i++) {
@@ -74,6 +83,8 @@ int cmd_place(int argc, char **argv)
 	}
 	if (!pid_args.n && !o.cgroup)
 		return opts_usage_error(&u, "no workload: give -p PID or --cgroup PATH"), EXIT_USAGE;
+	if (o.mitosis && o.follow)
+		return opts_usage_error(&u, "--model mitosis places the threads once: no --follow yet"), EXIT_USAGE;
 	o.pids = pids;
 	o.nr_pids = pid_args.n;
 	if (place_run(&o, stdout) < 0) {

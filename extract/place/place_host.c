@@ -256,3 +256,24 @@ int place_host_pin(int64_t tid, const struct llc_map *m, int llc)
 	CPU_FREE(set);
 	return rc;
 }
+
+int place_host_pin_cpus(int64_t tid, const int *cpus, size_t n)
+{
+	size_t i, top = 1, size;
+	cpu_set_t *set;
+	int rc = 0;
+
+	for (i = 0; i < n; i++)
+		if ((size_t)cpus[i] + 1 > top)
+			top = (size_t)cpus[i] + 1;
+	size = CPU_ALLOC_SIZE(top);
+	if (!(set = CPU_ALLOC(top)))
+		return scx_fail("out of memory");
+	CPU_ZERO_S(size, set);
+	for (i = 0; i < n; i++)
+		CPU_SET_S((size_t)cpus[i], size, set);
+	if (sched_setaffinity((pid_t)tid, size, set) < 0)
+		rc = errno == ESRCH ? 1 : scx_fail_errno("thread %" PRId64 ": sched_setaffinity", tid);
+	CPU_FREE(set);
+	return rc;
+}

@@ -48,5 +48,7 @@ int place_host_hint(int map_fd, int64_t tid, uint64_t *hint);
 
 /* Pin tid to the CPUs of LLC llc. 1 when the thread is gone, -1 (scx_fail naming tid) on error. */
 int place_host_pin(int64_t tid, const struct llc_map *m, int llc);
+/* Pin tid to cpus[0..n) (CPU numbers). 1 when the thread is gone, -1 (scx_fail naming tid) on error. */
+int place_host_pin_cpus(int64_t tid, const int *cpus, size_t n);
 
 #endif

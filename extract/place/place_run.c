@@ -13,6 +13,7 @@
 
 #include "extract/sharing/sharing.h"
 #include "extract/llc/llc.h"
+#include "extract/place/place_mitosis.h"
 #include "extract/place/place_host.h"
 #include "extract/place/place_plan.h"
 #include "lib/error.h"
@@ -23,6 +24,7 @@ struct run {
 	struct cell_config cfg;
 	struct llc_map map;
 	struct place_plan plan;
+	struct place_mitosis pm;    /* --model mitosis */
 	struct place_thread *known; /* threads planned so far */
 	size_t nr_known, cap_known;
 	int hints_fd;
@@ -149,6 +151,13 @@ static void print_thread(const struct run *r, const struct place_thread *t)
 {
 	char cpus[1024];
 
+	if (r->o->mitosis) {
+		const struct mitosis_run *run = place_mitosis_run(&r->pm, (size_t)t->scope);
+
+		fprintf(r->out, "%" PRId64 "\t%s\t%s\t%d\t%s\n", t->tid, t->comm, r->pm.name[t->scope], t->llc,
+			mitosis_cpulist(cpus, sizeof(cpus), run->cpus, run->n));
+		return;
+	}
 	if (place_plan_cpulist(&r->map, t->llc, cpus, sizeof(cpus)) < 0)
 		snprintf(cpus, sizeof(cpus), "(too many to list)");
 	fprintf(r->out, "%" PRId64 "\t%s\t%s\t%d\t%s\n", t->tid, t->comm,
@@ -160,9 +169,16 @@ static int pin(const struct run *r, const struct place_thread *t, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n && !r->o->dry_run; i++)
-		if (t[i].llc >= 0 && place_host_pin(t[i].tid, &r->map, t[i].llc) < 0)
+	for (i = 0; i < n && !r->o->dry_run; i++) {
+		if (r->o->mitosis) {
+			const struct mitosis_run *run = place_mitosis_run(&r->pm, (size_t)t[i].scope);
+
+			if (place_host_pin_cpus(t[i].tid, run->cpus, run->n) < 0)
+				return -1;
+		} else if (t[i].llc >= 0 && place_host_pin(t[i].tid, &r->map, t[i].llc) < 0) {
 			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -189,7 +205,12 @@ static void print_header(const struct run *r, size_t n, size_t others)
 	fprintf(r->out, "# place: %s, topology %s (%zu LLCs), %zu threads, demand over %ld ms (and %zu other threads' of the host, not pinned)%s\n",
 		r->o->config, r->map.source, r->map.nr_llcs, n, r->o->window_ms, others,
 		r->o->dry_run ? ", dry run: nothing pinned" : "");
-	for (i = 0; i < r->plan.nr_scopes; i++) {
+	if (r->o->mitosis) {
+		fprintf(r->out, "# model: %s %s (%s weights): each thread on its subcell's CPU run\n", MITOSIS_MODEL_NAME,
+			MITOSIS_MODEL_VERSION, r->o->mitosis_rebalancing ? "utilisation" : "equal");
+		place_mitosis_print(r->out, &r->pm, &r->map);
+	}
+	for (i = 0; !r->o->mitosis && i < r->plan.nr_scopes; i++) {
 		const struct place_scope *s = &r->plan.scopes[i];
 
 		if (s->llc == PLACEMENT_UNSET)
@@ -288,8 +309,14 @@ int place_run(const struct place_opts *o, FILE *out)
 		scx_fail("interrupted");
 		goto out;
 	}
-	if (place_plan_add(&r.plan, t, n) < 0)
+	if (o->mitosis) {
+		struct mitosis_opts mo = {.rebalancing = o->mitosis_rebalancing, .llc_aware = true};
+
+		if (place_mitosis_plan(&r.pm, &r.cfg, &r.map, &mo, t, n) < 0)
+			goto out;
+	} else if (place_plan_add(&r.plan, t, n) < 0) {
 		goto out;
+	}
 	for (i = k = 0; i < n; i++) /* the workload's threads first, the others dropped */
 		if (place_tids_has(&tids, t[i].tid))
 			t[k++] = t[i];
@@ -322,6 +349,7 @@ out:
 	place_tids_free(&tids);
 	place_tids_free(&all);
 	place_plan_free(&r.plan);
+	place_mitosis_free(&r.pm);
 	llc_map_free(&r.map);
 	cell_config_free(&r.cfg);
 	return rc;

@@ -26,6 +26,8 @@ struct place_opts {
 	long window_ms;            /* demand measured over this long */
 	long interval_ms;          /* follow: look again this often */
 	bool dry_run;              /* print the plan, pin nothing */
+	bool mitosis;              /* --model mitosis: each thread on its subcell's run as scx_mitosis lays it out */
+	bool mitosis_rebalancing;  /* ... with its --enable-rebalancing */
 	bool follow;
 	volatile int *stop;        /* set by a signal: return (follow) */
 };

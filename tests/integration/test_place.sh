@@ -143,6 +143,38 @@ check "the plan names the topology and each subcell's LLC" bash -c \
 check "place --cgroup: the workload's four threads" bash -c "[ \$(grep -vc '^#' '$WORK/cgplan') -eq 5 ]"
 check "place --cgroup: each pinned as planned, alpha and beta together" agrees "$WORK/cgplan"
 
+# --model mitosis: each thread on its subcell's CPU run as scx_mitosis lays it out. A dry run under
+# 8 CPUs, LLCs 0-4 and 5-7: cell 0 gets 0-3, the allotment cell 4-7; its subcells (ids: the default
+# catch-all "rest" 0, alpha-+beta- 1, gamma- 2) 4-5, 6, 7: the main thread's run 4-5 straddles the LLCs
+python3 - "$WORK/m8.json" <<'PY'
+import json, sys
+cpus = [{"cpu": c, "core": c, "package": 0, "llc": 0 if c < 5 else 5, "llc_level": 3, "llc_size": 1 << 20,
+         "llc_cpus": "0-4" if c < 5 else "5-7", "node": 0, "siblings": str(c)} for c in range(8)]
+json.dump({"version": 1, "cpus": cpus}, open(sys.argv[1], "w"))
+PY
+"$SCXPROF" place --model mitosis -c "$WORK/cfg.json" --topology "$WORK/m8.json" -p $p --window 300 -n >"$WORK/mdry" 2>"$WORK/mdry.err"
+check "--model mitosis --dry-run: alpha and beta on run 6, gamma on 7, the main thread on 4-5 across LLCs 0 and 5" python3 - "$WORK/mdry" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert any(l.startswith("# model: scx_mitosis mitosis-next 1be7d9fea (equal weights)") for l in lines), lines
+cell = [l for l in lines if l.startswith("# scx_mitosis cell 1 ")]
+assert cell and "CPUs 4-7: allotment/rest 4-5 (LLC 0, 5), allotment/alpha-+beta- 6 (LLC 5), allotment/gamma- 7 (LLC 5)" in cell[0], cell  # ids in the header, indexes in the llc column
+rows = {r[1]: r for r in (l.split("\t") for l in lines if not l.startswith("#"))}
+assert rows["alpha-0"][2:] == ["allotment/alpha-+beta-", "1", "6"] and rows["beta-0"][2:] == rows["alpha-0"][2:], rows
+assert rows["gamma-0"][2:] == ["allotment/gamma-", "1", "7"], rows
+assert rows["llc-truth"][2:] == ["allotment/rest", "-1", "4-5"], rows
+PY
+"$SCXPROF" place --model mitosis -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/mref" 2>"$WORK/mref.err"; rc=$?
+check "--model mitosis on 2 CPUs: three subcells in the allotment cell's one CPU are refused, one line, exit 1" bash -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l <'$WORK/mref.err') -eq 1 ] && grep -q 'scx_mitosis would refuse the layout' '$WORK/mref.err' && ! test -s '$WORK/mref'"
+cat >"$WORK/cfg1.json" <<JSON
+[{"name": "allotment", "matches": {"CgroupRegex": "${ALLOT//\\/\\\\}"}}, {"name": "rest", "matches": {}}]
+JSON
+"$SCXPROF" place --model mitosis -c "$WORK/cfg1.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/mpin" 2>"$WORK/mpin.err"
+check "--model mitosis pins: cell 0 gets CPU 0, the allotment cell CPU 1: every thread's Cpus_allowed_list is 1" bash -c \
+	"[ \$(masks $p | awk '\$2 != \"1\"' | wc -l) -eq 0 ] && grep -q '^# scx_mitosis cell 1 .* CPUs 1: allotment/rest 1 (LLC 1)' '$WORK/mpin'"
+"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/plan" 2>"$WORK/plan.err"
+
 # --follow: a process started in the cgroup later is placed too; place exits when the workload is gone
 "$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" --cgroup "$cg" --window 300 --follow \
 	--interval 100 >"$WORK/follow" 2>"$WORK/follow.err" &
