@@ -31,7 +31,7 @@
 #             pinned apart in run 1, unpinned and placed in run 2
 #   redis     redis-server --io-threads 2 on loopback under redis-benchmark (both in
 #             the run's cgroup), decode backend
-# usage: bench/closed_loop.sh [-F HZ] [-t SECS] [-o DIR] [WORKLOAD...]
+# usage: [MODEL=mitosis] bench/closed_loop.sh [-F HZ] [-t SECS] [-o DIR] [WORKLOAD...]
 # DIR (default a new /tmp/closed-loop.XXXXXX) keeps every recording, config,
 # plan and --llc-json. Root. The run's workloads are in cgroups of its own
 # (removed at exit or interrupt) and extract counts only those, so two runs
@@ -130,8 +130,11 @@ launch() {
 }
 
 backend_of() { [ "$1" = planted ] && echo page-fault || echo decode; }
-# the LLC-packing model's prediction: what place pins by
-extract_args() { echo --sched-model packing; [ "$1" = onebyone ] && echo --max-cell-cpus 2; }
+# MODEL=packing (default) or mitosis: extract's --sched-model and place's --model (mitosis places once:
+# no --follow yet)
+MODEL=${MODEL:-packing}
+extract_args() { echo --sched-model "$MODEL"; [ "$1" = onebyone ] && echo --max-cell-cpus 2; }
+place_args() { if [ "$MODEL" = mitosis ]; then echo --model mitosis; else echo --follow --interval 200; fi; }
 
 # record_run NAME WORKLOAD: record SECS system-wide while the workload runs, extract with the split topology
 record_run() {
@@ -162,8 +165,8 @@ for w in "$@"; do
 	fi
 	PLACE_PIDS=()
 	launch $w 2 "$w-2"
-	"$SCXPROF" place -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" "${PLACE_PIDS[@]}" --window 500 --follow \
-		--interval 200 >"$dir/$w-2.plan" 2>"$dir/$w-2.place.err" &
+	"$SCXPROF" place -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" "${PLACE_PIDS[@]}" --window 500 \
+		$(place_args) >"$dir/$w-2.plan" 2>"$dir/$w-2.place.err" &
 	pp=$!
 	LLC_PIDS+=($pp)
 	while ! grep -qs '^tid' "$dir/$w-2.plan" && kill -0 $pp 2>/dev/null; do sleep 0.05; done
