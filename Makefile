@@ -30,7 +30,9 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CFLAGS   ?= -O2 -g
 # -ffp-contract=off: no fused multiply-add (gcc contracts a*b+c on arm64 by
 # default), so every arch rounds as x86-64 does and writes the same outputs
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -ffp-contract=off -I. $(PKG_CFLAGS)
+# -ffile-prefix-map: no build directory in the objects' debug info, so the
+# same commit builds the same bytes in any checkout (make dist)
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -ffp-contract=off -ffile-prefix-map=$(CURDIR)/= -I. $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lZydis -lpfm -liberty -lm -lpthread
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -175,7 +177,7 @@ $(BUILD)/bpf/vmlinux.h:
 	echo "the BTF of Linux $$(uname -r) ($$(uname -m))" > $(BUILD)/bpf/vmlinux.src
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h $(wildcard bpf/*.h)
-	$(BPF_CLANG) $(BPF_CFLAGS) -I$(BUILD)/bpf -I. -c $< -o $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -ffile-prefix-map=$(CURDIR)/= -I$(BUILD)/bpf -I. -c $< -o $@
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
@@ -234,5 +236,30 @@ static-arm64:
 $(STATIC_BIN): $(CMD_OBJS) $(STATIC_OBJS) $(LIB) $(BUILD)/libZydis.a
 	@mkdir -p $(dir $@)
 	$(CC) -static $(LDFLAGS) -o $@.tmp $(CMD_OBJS) $(STATIC_OBJS) $(LIB) $(BUILD)/libZydis.a $(STATIC_LIBS) && mv $@.tmp $@
+
+# ---- make dist: build/dist/scxprof-VERSION.tar.gz, both static binaries
+# (scxprof-x86_64, scxprof-aarch64), the man page, the schemas and SHA256SUMS
+# of them, under one directory scxprof-VERSION/; reproducible: the same commit
+# gives the same bytes (every mtime the commit's time, entries sorted, owner
+# and group 0, fixed modes, gzip -n: no name or time in its header).
+# build/dist/scxprof-VERSION.tar.gz.sha256 is the tarball's own sum.
+VERSION := $(shell sed -n 's/^\#define SCXPROF_VERSION "\(.*\)"/\1/p' lib/version.h)
+DIST := build/dist/scxprof-$(VERSION)
+dist:
+	@$(MAKE) --no-print-directory ARCH=$(HOST_ARCH) BUILD=build build/scxprof-static
+	@$(MAKE) --no-print-directory static-arm64
+	@git diff --quiet HEAD 2>/dev/null || echo "make dist: the tree has changes: the binaries say -dirty, and the bytes are not the commit's" >&2
+	rm -rf $(DIST) $(DIST).tar.gz $(DIST).tar.gz.sha256
+	install -d -m 0755 $(DIST) $(DIST)/schemas
+	install -m 0755 build/scxprof-static $(DIST)/scxprof-x86_64
+	install -m 0755 build/scxprof-static-arm64 $(DIST)/scxprof-aarch64
+	install -m 0644 docs/scxprof.1 $(DIST)/scxprof.1
+	install -m 0644 $(sort $(wildcard schemas/*)) $(DIST)/schemas/
+	cd $(DIST) && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS && chmod 0644 SHA256SUMS
+	T=$$(git log -1 --format=%ct 2>/dev/null || echo 0); \
+	tar -C build/dist --sort=name --format=gnu --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$T -cf - scxprof-$(VERSION) | gzip -9 -n > $(DIST).tar.gz.tmp && mv $(DIST).tar.gz.tmp $(DIST).tar.gz
+	cd build/dist && sha256sum scxprof-$(VERSION).tar.gz > scxprof-$(VERSION).tar.gz.sha256
+	@cat $(DIST).tar.gz.sha256
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

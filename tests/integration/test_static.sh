@@ -227,3 +227,38 @@ for o in sched hints; do
 done
 check "arm64: BPF objects hold the x86 build's instructions, BTF and CO-RE relocations (sched, hints)" \
 	test "$bpf_same" = " sched hints"
+
+# ---- 5. make dist: both binaries, the man page, the schemas, SHA256SUMS; the
+# same bytes twice (the binaries are up to date: make builds nothing again)
+if ! make -s -C "$TOP" dist >"$WORK/dist1.out" 2>"$WORK/dist1.err"; then
+	fail "make dist" "$(tail -n 3 "$WORK/dist1.err")"
+	exit 0
+fi
+tarball=$(ls "$TOP"/build/dist/scxprof-*.tar.gz)
+cp "$tarball" "$WORK/dist1.tar.gz"
+make -s -C "$TOP" dist >"$WORK/dist2.out" 2>&1
+check "make dist: two runs write the same tarball, byte for byte ($(cut -c1-16 "$WORK/dist1.out"))" \
+	cmp "$WORK/dist1.tar.gz" "$tarball"
+check "make dist: the printed sum is the tarball's" bash -c "cd '$TOP/build/dist' && sha256sum -c --quiet '$(basename "$tarball").sha256'"
+mkdir "$WORK/x" && tar -C "$WORK/x" -xzf "$tarball"
+d=$(ls "$WORK/x")
+check "make dist: SHA256SUMS verifies" bash -c "cd '$WORK/x/$d' && sha256sum -c --quiet SHA256SUMS"
+check "make dist: both binaries, the man page and every schema" bash -c "
+	cd '$WORK/x/$d' && cmp scxprof-x86_64 '$STATIC' && cmp scxprof-aarch64 '$ARM64' && cmp scxprof.1 '$TOP/docs/scxprof.1' &&
+	[ \"\$(ls schemas)\" = \"\$(ls '$TOP/schemas')\" ] && [ \$(wc -l <SHA256SUMS) -eq \$((3 + \$(ls schemas | wc -l))) ]"
+T=$(git -C "$TOP" log -1 --format=%ct)
+check "make dist: entries sorted, owner 0/0, every mtime the commit's ($T), fixed modes" python3 - "$tarball" "$T" <<'PY'
+import sys, tarfile
+t = tarfile.open(sys.argv[1])
+m = t.getmembers()
+names = [x.name for x in m]
+assert names == sorted(names), names
+for x in m:
+    assert (x.uid, x.gid, x.uname or "", x.gname or "") in ((0, 0, "", ""), (0, 0, "root", "root")), (x.name, x.uid, x.uname)
+    assert x.mtime == int(sys.argv[2]), (x.name, x.mtime)
+    want = 0o755 if x.isdir() or x.name.split("/")[-1].startswith("scxprof-") else 0o644
+    assert x.mode == want, (x.name, oct(x.mode))
+PY
+check "make dist: gzip header holds no name and no time" python3 -c "
+import sys; h = open(sys.argv[1], 'rb').read(10)
+assert h[:2] == b'\x1f\x8b' and h[3] & 8 == 0 and h[4:8] == b'\0\0\0\0', h" "$tarball"
