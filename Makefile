@@ -32,7 +32,7 @@ CFLAGS   ?= -O2 -g
 # default), so every arch rounds as x86-64 does and writes the same outputs
 # -ffile-prefix-map: no build directory in the objects' debug info, so the
 # same commit builds the same bytes in any checkout (make dist)
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -ffp-contract=off -ffile-prefix-map=$(CURDIR)/= -I. $(PKG_CFLAGS)
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -ffp-contract=off -ffile-prefix-map=$(CURDIR)=. -I. $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lZydis -lpfm -liberty -lm -lpthread
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -177,7 +177,7 @@ $(BUILD)/bpf/vmlinux.h:
 	echo "the BTF of Linux $$(uname -r) ($$(uname -m))" > $(BUILD)/bpf/vmlinux.src
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h $(wildcard bpf/*.h)
-	$(BPF_CLANG) $(BPF_CFLAGS) -ffile-prefix-map=$(CURDIR)/= -I$(BUILD)/bpf -I. -c $< -o $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -ffile-prefix-map=$(CURDIR)=. -I$(BUILD)/bpf -I. -c $< -o $@
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
@@ -231,7 +231,7 @@ $(BUILD)/libZydis.a: $(ZYDIS_OBJS)
 
 static: $(STATIC_BIN)
 static-arm64:
-	@$(MAKE) --no-print-directory ARCH=arm64 static
+	@$(MAKE) --no-print-directory ARCH=arm64 BUILD=build/arm64 static
 
 $(STATIC_BIN): $(CMD_OBJS) $(STATIC_OBJS) $(LIB) $(BUILD)/libZydis.a
 	@mkdir -p $(dir $@)
