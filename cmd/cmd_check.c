@@ -6,9 +6,12 @@
  * none. The rules live in the library (extract/sharing/cell_config_check.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
+#include "extract/llc/llc.h"
+#include "extract/place/place_mitosis.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
@@ -22,7 +25,40 @@ static const char summary[] =
 	"no unknown key (the reader would ignore it). Prints one line per problem on stderr,\n"
 	"naming the cell, the subcell and the rule, and exits 1; prints a one-line summary\n"
 	"on stdout and exits 0 when there is none. --reader-limits subcells=N,or=N,and=N,prefix=N\n"
-	"checks against another reader's limits.";
+	"checks against another reader's limits. With --topology FILE (a topology.json), a\n"
+	"config with no problem is laid out as scx_mitosis would at equal weights: which of\n"
+	"the cgroups given with --cgroup PATH (repeatable, below /sys/fs/cgroup) become cells,\n"
+	"each cell's and subcell's CPU run and its LLCs (docs/llc-sharing.md).";
+
+/* The config laid out on the topology for the cgroups given: the cells and runs, on stdout. */
+static int show_layout(const char *config, const char *topology, const struct opt_list *cgroups)
+{
+	struct cell_config cfg = {0};
+	struct llc_map map = {0};
+	struct place_mitosis pm = {0};
+	struct place_thread *t = calloc(cgroups->n + 1, sizeof(*t));
+	struct mitosis_opts mo = {.llc_aware = true};
+	int rc = -1;
+
+	if (!t)
+		return scx_fail("out of memory");
+	if (cell_config_read(config, &cfg) < 0 || llc_map_from_json(topology, &map) < 0)
+		goto out;
+	for (size_t i = 0; i < cgroups->n; i++) /* one thread of no comm per cgroup: its cell's catch-all */
+		snprintf(t[i].cgroup, sizeof(t[i].cgroup), "%s", cgroups->v[i]);
+	if (place_mitosis_plan(&pm, &cfg, &map, &mo, t, cgroups->n) < 0)
+		goto out;
+	printf("%s on %s (%u CPUs, %zu LLCs), %s %s at equal weights:\n", config, topology, map.online, map.nr_llcs,
+	       MITOSIS_MODEL_NAME, MITOSIS_MODEL_VERSION);
+	place_mitosis_print(stdout, &pm, &map);
+	rc = 0;
+out:
+	place_mitosis_free(&pm);
+	llc_map_free(&map);
+	cell_config_free(&cfg);
+	free(t);
+	return rc;
+}
 
 struct printer {
 	const char *path;
@@ -38,9 +74,13 @@ static int print_problem(void *ctx, const char *where, const char *rule, const c
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct cmd_usage u = {"check", "[--reader-limits SPEC] CONFIG", summary, true};
-	const char *limits_spec = NULL;
+	static const struct cmd_usage u = {"check", "[--reader-limits SPEC] [--topology FILE [--cgroup PATH...]] CONFIG",
+					   summary, true};
+	static struct opt_list cgroups;
+	const char *limits_spec = NULL, *topology = NULL;
 	const struct opt opts[] = {
+		OPT_STRING(0, "topology", &topology, "FILE", "show the scx_mitosis layout on this topology.json"),
+		OPT_LIST(0, "cgroup", &cgroups, "PATH", "--topology: a cgroup that exists (below /sys/fs/cgroup; repeatable)"),
 		OPT_STRING(0, "reader-limits", &limits_spec, "SPEC",
 			   "subcells=N,or=N,and=N,prefix=N: another reader's limits (default " READER_DEFAULT_NAME "'s 8,4,4,15)"),
 		OPT_END(),
@@ -65,6 +105,10 @@ int cmd_check(int argc, char **argv)
 	}
 	if (n > 0)
 		return EXIT_ERROR;
+	if (topology && show_layout(argv[0], topology, &cgroups) < 0) {
+		fprintf(stderr, "scxprof check: %s\n", scx_errmsg());
+		return EXIT_ERROR;
+	}
 	printf("%s: accepted by %s: %zu cell spec%s (%zu catch-all), %zu subcells\n", argv[0], limits.name, sum.specs,
 	       sum.specs == 1 ? "" : "s", sum.catch_all_specs, sum.subcells);
 	return EXIT_OK;

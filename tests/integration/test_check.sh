@@ -224,3 +224,34 @@ for re in 'workload-tw-(?=x)[^/]+' '(a)\1' 'x*+' '(?>a)' 'slice\Kx' '^/workload.
 		fail "extract refuses --workload-allotment-cgroup-regex '$re'" "rc $rc: $(head -n 1 "$WORK/err")"
 	fi
 done
+
+# --topology: the layout scx_mitosis would apply at equal weights, for the cgroups given. 16 CPUs, LLCs
+# 0-11 and 12-15; cells: 0 (the catch-all) 0-7, the allotment cgroup 8-15; its subcells rest (id 0), a+b,
+# c: 8-10, 11-13 (across both LLCs), 14-15; a cgroup that matches no spec stays in cell 0
+python3 - "$WORK/t16.json" <<'PY'
+import json, sys
+cpus = [{"cpu": c, "core": c, "package": 0, "llc": 0 if c < 12 else 12, "llc_level": 3, "llc_size": 1 << 20,
+         "llc_cpus": "0-11" if c < 12 else "12-15", "node": 0, "siblings": str(c)} for c in range(16)]
+json.dump({"version": 1, "cpus": cpus}, open(sys.argv[1], "w"))
+PY
+cat >"$WORK/lay.json" <<'JSON'
+[{"name": "allotment", "matches": {"CgroupRegex": "app\\.allotment"},
+  "subcells": [{"name": "a+b", "matches": [[{"CommPrefix": "a"}], [{"CommPrefix": "b"}]]},
+               {"name": "c", "matches": [[{"CommPrefix": "c"}]]}]},
+ {"name": "rest", "matches": {}}]
+JSON
+"$SCXPROF" check --topology "$WORK/t16.json" --cgroup /workload.slice/app.allotment --cgroup /system.slice/x.service \
+	"$WORK/lay.json" >"$WORK/lay.out" 2>"$WORK/lay.err"; rc=$?
+check "check --topology: which cgroups are cells, each cell's and subcell's run and its LLCs" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^# scx_mitosis cell 0 / CPUs 0-7: rest/rest 0-7 (LLC 0)$' '$WORK/lay.out' &&
+	 grep -q '^# scx_mitosis cell 1 /workload.slice/app.allotment CPUs 8-15: allotment/rest 8-10 (LLC 0), allotment/a+b 11-13 (LLC 0, 12), allotment/c 14-15 (LLC 12)$' '$WORK/lay.out' &&
+	 ! grep -q 'x.service' '$WORK/lay.out'"
+python3 - "$WORK/t4.json" <<'PY'
+import json, sys
+cpus = [{"cpu": c, "core": c, "package": 0, "llc": c // 2, "llc_level": 3, "llc_size": 1 << 20,
+         "llc_cpus": "%d-%d" % (c // 2 * 2, c // 2 * 2 + 1), "node": 0, "siblings": str(c)} for c in range(4)]
+json.dump({"version": 1, "cpus": cpus}, open(sys.argv[1], "w"))
+PY
+"$SCXPROF" check --topology "$WORK/t4.json" --cgroup /workload.slice/app.allotment "$WORK/lay.json" >"$WORK/lay4.out" 2>"$WORK/lay4.err"; rc=$?
+check "check --topology: a layout the reader would refuse (3 subcells in a 2-CPU cell) is one line, exit 1" bash -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l <'$WORK/lay4.err') -eq 1 ] && grep -q 'scx_mitosis would refuse the layout: cell 1 (2 CPUs, 3 subcells)' '$WORK/lay4.err'"
