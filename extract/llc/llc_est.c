@@ -128,6 +128,158 @@ double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j
 	return llc_est_pcross_bounds(i, j, by_node, known, &lo, &hi);
 }
 
+/* A change of one timeline's density at a time (co-run's sweep); k == m for i itself. */
+struct corun_ev {
+	uint64_t t;
+	size_t k;
+	double dens; /* from t on */
+	bool start;  /* a segment's start (after the ends at the same instant) */
+};
+
+static int by_time(const void *x, const void *y)
+{
+	const struct corun_ev *a = x, *b = y;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (int)a->start - (int)b->start;
+}
+
+/* The events of timeline t as thread k: weight / total per ns over each segment (a point: over 1 ns). */
+static size_t corun_events(const struct llc_timeline *t, size_t k, double scale, struct corun_ev *ev)
+{
+	size_t n = 0;
+
+	for (size_t a = 0; a < t->n; a++) {
+		const struct llc_seg *s = &t->v[a];
+		uint64_t end = s->end > s->start ? s->end : s->start + 1;
+
+		if (s->weight <= 0)
+			continue;
+		ev[n++] = (struct corun_ev){s->start, k, scale * s->weight / (double)(end - s->start), true};
+		ev[n++] = (struct corun_ev){end, k, 0, false};
+	}
+	return n;
+}
+
+/*
+ * The sweep: between events every density is constant; i's weight in a
+ * piece over the partners' summed rho accumulates in g, and a partner's
+ * share is its rho times the g accumulated while it had that rho (settled
+ * whenever its rho changes). A partner's rho is its live density, but when
+ * the last live partners stop, they keep the rho they had (held) until
+ * some partner runs again.
+ */
+struct corun {
+	double *live, *rho, *mark, *share;
+	size_t *touched, *held;
+	bool *is_touched;
+	size_t ntouched, nheld, nlive;
+	double sum, g;
+};
+
+static void corun_set(struct corun *c, size_t k, double rho)
+{
+	c->share[k] += c->rho[k] * (c->g - c->mark[k]);
+	c->mark[k] = c->g;
+	c->sum += rho - c->rho[k];
+	c->rho[k] = rho;
+}
+
+/* After one instant's events: the new rhos (live, or the stopped ones held when none is live). */
+static void corun_instant(struct corun *c)
+{
+	size_t x, k;
+
+	if (c->nlive > 0) {
+		for (x = 0; x < c->nheld; x++)
+			if (c->live[c->held[x]] == 0)
+				corun_set(c, c->held[x], 0);
+		c->nheld = 0;
+		for (x = 0; x < c->ntouched; x++)
+			corun_set(c, c->touched[x], c->live[c->touched[x]]);
+	} else {
+		for (x = 0; x < c->ntouched; x++) /* the ones that stopped now keep their rho */
+			if (c->rho[k = c->touched[x]] > 0)
+				c->held[c->nheld++] = k;
+	}
+	for (x = 0; x < c->ntouched; x++)
+		c->is_touched[c->touched[x]] = false;
+	if (c->nlive == 0 && c->nheld == 0)
+		c->sum = 0;
+	c->ntouched = 0;
+}
+
+int llc_est_corun(const struct llc_timeline *ti, const struct llc_timeline *const *tk, const double *rate, size_t m,
+		  double *share)
+{
+	struct corun c = {.share = share};
+	struct corun_ev *ev;
+	double total_i = 0, dens_i = 0;
+	size_t n = 2 * ti->n, e, k;
+	uint64_t now = 0;
+	int rc = 0;
+
+	for (k = 0; k < m; k++)
+		n += 2 * tk[k]->n;
+	for (k = 0; k < ti->n; k++)
+		total_i += ti->v[k].weight > 0 ? ti->v[k].weight : 0;
+	ev = malloc((n + 1) * sizeof(*ev));
+	c.live = calloc(m + 1, sizeof(double));
+	c.rho = calloc(m + 1, sizeof(double));
+	c.mark = calloc(m + 1, sizeof(double));
+	c.touched = calloc(m + 1, sizeof(size_t));
+	c.held = calloc(m + 1, sizeof(size_t));
+	c.is_touched = calloc(m + 1, sizeof(bool));
+	if (!ev || !c.live || !c.rho || !c.mark || !c.touched || !c.held || !c.is_touched) {
+		rc = scx_fail("out of memory");
+		goto out;
+	}
+	n = corun_events(ti, m, total_i > 0 ? 1 / total_i : 0, ev);
+	for (k = 0; k < m; k++) {
+		double tot = 0;
+
+		for (size_t a = 0; a < tk[k]->n; a++)
+			tot += tk[k]->v[a].weight > 0 ? tk[k]->v[a].weight : 0;
+		share[k] = 0;
+		if (tot > 0 && rate[k] > 0)
+			n += corun_events(tk[k], k, rate[k] / tot, ev + n);
+	}
+	qsort(ev, n, sizeof(*ev), by_time);
+	for (e = 0; e < n;) {
+		uint64_t t = ev[e].t;
+
+		if (c.sum > 0 && dens_i > 0)
+			c.g += dens_i * (double)(t - now) / c.sum;
+		now = t;
+		for (; e < n && ev[e].t == t; e++) {
+			if ((k = ev[e].k) == m) {
+				dens_i = ev[e].dens;
+				continue;
+			}
+			c.nlive += (ev[e].dens > 0) - (c.live[k] > 0);
+			if (c.live[k] == 0 && ev[e].dens == 0)
+				continue;
+			c.live[k] = ev[e].dens;
+			if (!c.is_touched[k])
+				c.touched[c.ntouched++] = k;
+			c.is_touched[k] = true;
+		}
+		corun_instant(&c);
+	}
+	for (k = 0; k < m; k++)
+		share[k] += c.rho[k] * (c.g - c.mark[k]);
+out:
+	free(ev);
+	free(c.live);
+	free(c.rho);
+	free(c.mark);
+	free(c.touched);
+	free(c.held);
+	free(c.is_touched);
+	return rc;
+}
+
 double llc_est_point_s(double s, double lo, double hi, bool decided)
 {
 	return decided ? s : (lo + hi) / 2;

@@ -16,7 +16,11 @@
  * j's with probability w_ij = n_j s_ji / sum_k n_k s_ki (j's access rate
  * on what it shares with i), so the figure is the weighted mean
  *
- *   sum_ij W_ij P_ij / sum_ij W_ij,   W_ij = n_i s_ij w_ij.
+ *   sum_ij W_ij P_ij / sum_ij W_ij,   W_ij = n_i s_ij w_ij,
+ *
+ * each W_ij times its co-run factor (llc_est_corun: the partners' rates
+ * by when they ran, over their whole-recording rates), so that a thread
+ * that ran only while i did not (set-up) weighs (almost) nothing.
  *
  * Predicted: the same with P_ij = 1 when the placement puts i and j on
  * two LLCs, else 0. A pair that cannot tell enters the point at the
@@ -78,6 +82,24 @@ double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j
 void llc_est_span_bounds(double w, double f, double c, double *lo, double *hi);
 double llc_est_pcross_bounds(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known,
 			     double *lo, double *hi);
+
+/*
+ * Co-run (docs/llc-sharing.md "Co-run"): on thread i's access at time t
+ * to data it shares, the previous access by another thread is partner
+ * k's with probability rho_k(t) / sum_m rho_m(t), rho_k(t) = rate[k] x
+ * k's density at t (its timeline's weight per ns, over its total weight):
+ * its access rate then, rate[k] its accesses on what it shares with i
+ * (n_k s_ki). When no partner runs at t the shares of the last instant
+ * one did hold (their accesses are the latest); before any partner's first
+ * segment, i's weight is left out (no other thread has touched the data).
+ * share[k] = i's weight whose previous other-thread access is k's, over
+ * all of i's weight (sum over k <= 1). A thread that ran only before the
+ * others started (set-up) gets share 0 from them, and i's share of it is
+ * only its time before the others ran. Partners' timelines tk[0..m). -1 on
+ * OOM.
+ */
+int llc_est_corun(const struct llc_timeline *ti, const struct llc_timeline *const *tk, const double *rate, size_t m,
+		  double *share);
 
 /* One pair of threads with data in common: both sides of the line estimate. */
 struct llc_est_pair {

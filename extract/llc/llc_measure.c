@@ -360,6 +360,88 @@ static void mitosis_terms(const struct ctx *c, const struct llc_measure_actor *a
 		t->plo[k] = t->phi[k] = t->p[k];
 }
 
+/* The share of one side of pair q as the point takes it: a's (to_b) or b's. */
+static double point_side(const struct llc_est_pair *q, bool a_side)
+{
+	bool decided = q->shared || q->apart;
+
+	return a_side ? llc_est_point_s(q->s_ab, q->lo_ab, q->hi_ab, decided)
+		      : llc_est_point_s(q->s_ba, q->lo_ba, q->hi_ba, decided);
+}
+
+/*
+ * Each direction's co-run factor (docs/llc-sharing.md "Co-run"): f[2k] for
+ * a -> b of pair k, f[2k + 1] for b -> a. For thread i, its partners'
+ * time-resolved shares (llc_est_corun, partner j's rate n_j s_ji) over the
+ * shares the whole recording gives them (rate over the sum of its
+ * partners' rates): 1 when every thread ran evenly through the recording,
+ * near 0 for a partner that ran only while i did not (set-up). -1 on OOM.
+ */
+static int corun_factors(const struct ctx *c, double *f)
+{
+	size_t na = c->s->nr_actors, *start = calloc(na + 2, sizeof(size_t)), *pos = NULL, k, i;
+	struct pside { size_t pair; bool a_side; } *adj = NULL;
+	const struct llc_timeline **tk = NULL;
+	double *rate = NULL, *share = NULL;
+	int rc = -1;
+
+	if (!start || !(adj = malloc((2 * c->np + 1) * sizeof(*adj))) || !(pos = calloc(na + 1, sizeof(size_t))) ||
+	    !(tk = malloc((2 * c->np + 1) * sizeof(*tk))) || !(rate = malloc((2 * c->np + 1) * sizeof(double))) ||
+	    !(share = malloc((2 * c->np + 1) * sizeof(double)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (k = 0; k < c->np; k++) {
+		start[c->pairs[k].a + 1]++;
+		start[c->pairs[k].b + 1]++;
+	}
+	for (i = 0; i < na; i++)
+		start[i + 1] += start[i];
+	for (k = 0; k < c->np; k++) {
+		adj[start[c->pairs[k].a] + pos[c->pairs[k].a]++] = (struct pside){k, true};
+		adj[start[c->pairs[k].b] + pos[c->pairs[k].b]++] = (struct pside){k, false};
+	}
+	for (i = 0; i < na; i++) {
+		size_t m = start[i + 1] - start[i], x;
+		const struct pside *ps = &adj[start[i]];
+		double sum = 0;
+
+		if (!m)
+			continue;
+		for (int pass = 0; pass < 2 && sum <= 0; pass++) /* the partners' rates: points, else high bounds */
+			for (x = 0, sum = 0; x < m; x++) {
+				const struct llc_est_pair *q = &c->pairs[ps[x].pair];
+				size_t j = ps[x].a_side ? q->b : q->a;
+				double s_ji = pass ? (ps[x].a_side ? q->hi_ba : q->hi_ab) : point_side(q, !ps[x].a_side);
+
+				tk[x] = &c->tl[j];
+				rate[x] = c->n[j] * s_ji;
+				sum += rate[x];
+			}
+		if (llc_est_corun(&c->tl[i], tk, rate, m, share) < 0)
+			goto out;
+		for (x = 0; x < m; x++)
+			f[2 * ps[x].pair + !ps[x].a_side] = sum > 0 && rate[x] > 0 ? share[x] * sum / rate[x] : 1;
+	}
+	rc = 0;
+out:
+	free(start);
+	free(pos);
+	free(adj);
+	free(tk);
+	free(rate);
+	free(share);
+	return rc;
+}
+
+/* A direction's weight and bounds times its co-run factor, none above what i's side allows (its partner share at 1). */
+static void corun_scale(struct llc_est_dir *d, double f, double n_i, double s, double lo, double hi)
+{
+	d->w = d->w * f < n_i * s ? d->w * f : n_i * s;
+	d->lo = d->lo * f < n_i * lo ? d->lo * f : n_i * lo;
+	d->hi = d->hi * f < n_i * hi ? d->hi * f : n_i * hi;
+}
+
 /*
  * The terms: every direction with a weight, P measured from the timelines
  * and predicted from the placement; and each member of a big region
@@ -371,6 +453,7 @@ static int terms(struct ctx *c)
 	struct llc_region_agg *ag = NULL;
 	struct llc_region_member *mem = NULL;
 	struct llc_region_in in = {c->tl, c->act, c->n, c->e->map};
+	double *cf = malloc((2 * c->np + 1) * sizeof(double));
 	size_t k, x, nag = 0;
 	int rc = -1;
 
@@ -378,13 +461,15 @@ static int terms(struct ctx *c)
 		nag += c->big[k].end - c->big[k].start;
 	free(c->r->pw);
 	c->r->npw = 0;
-	if (!sums || !(c->terms = calloc(2 * c->np + nag + 1, sizeof(*c->terms))) ||
+	if (!sums || !cf || !(c->terms = calloc(2 * c->np + nag + 1, sizeof(*c->terms))) ||
 	    !(c->r->pw = calloc(2 * c->np + 1, sizeof(*c->r->pw))) ||
 	    !(ag = calloc(nag + 1, sizeof(*ag))) || !(mem = calloc(nag + 1, sizeof(*mem)))) {
 		scx_fail("out of memory");
 		goto out;
 	}
 	llc_est_sums(c->n, c->pairs, c->np, sums);
+	if (corun_factors(c, cf) < 0)
+		goto out;
 	for (k = 0, nag = 0; k < c->nbig; k++) {
 		size_t b0 = c->big[k].start, nm = c->big[k].end - b0;
 
@@ -395,9 +480,12 @@ static int terms(struct ctx *c)
 		nag += c->big[k].end - c->big[k].start;
 	}
 	for (k = 0; k < c->np; k++) {
+		const struct llc_est_pair *q = &c->pairs[k];
 		struct llc_est_dir dirs[2];
 
-		llc_est_pair_dirs(c->n, sums, &c->pairs[k], dirs);
+		llc_est_pair_dirs(c->n, sums, q, dirs);
+		corun_scale(&dirs[0], cf[2 * k], c->n[q->a], point_side(q, true), q->lo_ab, q->hi_ab);
+		corun_scale(&dirs[1], cf[2 * k + 1], c->n[q->b], point_side(q, false), q->lo_ba, q->hi_ba);
 		for (x = 0; x < 2; x++) {
 			const struct llc_est_dir *d = &dirs[x];
 			const struct llc_measure_actor *ai = &c->act[d->i], *aj = &c->act[d->j];
@@ -442,6 +530,7 @@ static int terms(struct ctx *c)
 	rc = 0;
 out:
 	free(sums);
+	free(cf);
 	free(ag);
 	free(mem);
 	return rc;

@@ -689,3 +689,157 @@ Test(llc_share, first_touch_weights_cannot_tell)
 		  f.llc_measured.high);
 	llc_map_free(&map);
 }
+
+/* Thread i's co-run shares of its partners tk[0..m) at rates rate[] (llc_est_corun). */
+static void corun(const struct llc_timeline *ti, const struct llc_timeline *const *tk, const double *rate, size_t m,
+		  double *share)
+{
+	cr_assert_eq(llc_est_corun(ti, tk, rate, m, share), 0);
+}
+
+/*
+ * Co-run on hand-built timelines (docs/llc-sharing.md "Co-run"): the share
+ * of i's weight whose previous other-thread access is each partner's.
+ */
+Test(llc_est, corun_shares)
+{
+	struct llc_timeline i = {0}, all = {0}, setup = {0}, w2 = {0}, w3 = {0}, j5 = {0}, k2 = {0}, half = {0};
+	const struct llc_timeline *tk[3];
+	double share[3], rate[3] = {1, 1, 1};
+
+	cr_assert_eq(llc_timeline_add(&i, 100000000, 10 * SEC, 9.9, 0, 0), 0);       /* i: [0.1 s, 10 s) */
+	cr_assert_eq(llc_timeline_add(&all, 100000000, 10 * SEC, 9.9, 1, 0), 0);     /* the same time */
+	cr_assert_eq(llc_timeline_add_run(&setup, 0, 60000000, 57000000, 1, 0), 0); /* 57 ms in [0, 60 ms) */
+	cr_assert_eq(llc_timeline_add(&w2, 100000000, 10 * SEC, 9.9, 0, 0), 0);
+	cr_assert_eq(llc_timeline_add(&w3, 100000000, 10 * SEC, 9.9, 1, 0), 0);
+	/* one partner running with i all along: every access of i follows one of its */
+	tk[0] = &all;
+	corun(&i, tk, rate, 1, share);
+	cr_assert_float_eq(share[0], 1, 1e-9);
+	/* one partner that only set up: it is still the previous other-thread access of every one of i's */
+	tk[0] = &setup;
+	corun(&i, tk, rate, 1, share);
+	cr_assert_float_eq(share[0], 1, 1e-9, "held after it stopped: %g", share[0]);
+	/* beside two that run with i, the set-up thread is nobody's previous access */
+	tk[0] = &setup, tk[1] = &w2, tk[2] = &w3;
+	corun(&i, tk, rate, 3, share);
+	cr_assert_float_eq(share[0], 0, 1e-9, "set-up: %g", share[0]);
+	cr_assert_float_eq(share[1], 0.5, 1e-9);
+	cr_assert_float_eq(share[2], 0.5, 1e-9);
+	/* the rates weigh the partners running at once (densities rate / total over their time) */
+	rate[1] = 3;
+	corun(&i, tk, rate, 3, share);
+	cr_assert_float_eq(share[1], 0.75, 1e-9);
+	cr_assert_float_eq(share[2], 0.25, 1e-9);
+	/* and the set-up thread's own accesses came before anybody else's: none has a previous other-thread access */
+	tk[0] = &i, tk[1] = &w2, tk[2] = &w3;
+	rate[1] = 1;
+	corun(&setup, tk, rate, 3, share);
+	cr_assert(share[0] == 0 && share[1] == 0 && share[2] == 0, "set-up's shares %g %g %g", share[0], share[1],
+		  share[2]);
+	/*
+	 * Partners that stop: j runs [0, 5 s), k [0, 2 s), i [0, 10 s), rates
+	 * proportional to their runtimes (equal densities): half each for 2 s,
+	 * then j alone for 3 s, then j held (the latest) for the last 5 s.
+	 */
+	llc_timeline_free(&i);
+	cr_assert_eq(llc_timeline_add(&i, 0, 10 * SEC, 10, 0, 0), 0);
+	cr_assert_eq(llc_timeline_add(&j5, 0, 5 * SEC, 5, 1, 0), 0);
+	cr_assert_eq(llc_timeline_add(&k2, 0, 2 * SEC, 2, 1, 0), 0);
+	tk[0] = &j5, tk[1] = &k2;
+	rate[0] = 5, rate[1] = 2;
+	corun(&i, tk, rate, 2, share);
+	cr_assert_float_eq(share[0], 0.9, 1e-9, "j: %g", share[0]);
+	cr_assert_float_eq(share[1], 0.1, 1e-9, "k: %g", share[1]);
+	/* i's weight before any partner ran is left out: partner from 5 s on */
+	cr_assert_eq(llc_timeline_add(&half, 5 * SEC, 10 * SEC, 5, 1, 0), 0);
+	tk[0] = &half;
+	corun(&i, tk, rate, 1, share);
+	cr_assert_float_eq(share[0], 0.5, 1e-9);
+	/* merged runs (fill < 1) spread their weight over the span, as P takes them */
+	llc_timeline_free(&half);
+	for (uint64_t t = 0; t < 10 * SEC; t += 20000000)
+		cr_assert_eq(llc_timeline_add_run(&half, t, t + 20000000, 5000000, 1, 0), 0);
+	tk[0] = &half, tk[1] = &j5;
+	rate[0] = rate[1] = 1;
+	corun(&i, tk, rate, 2, share);
+	/* [0, 5 s): densities 1/10 and 1/5 per s: 1/3 and 2/3; [5, 10 s): half alone */
+	cr_assert_float_eq(share[0], 0.5 / 3 + 0.5, 1e-6, "merged: %g", share[0]);
+	cr_assert_float_eq(share[1], 0.5 * 2 / 3, 1e-6);
+	llc_timeline_free(&i);
+	llc_timeline_free(&all);
+	llc_timeline_free(&setup);
+	llc_timeline_free(&w2);
+	llc_timeline_free(&w3);
+	llc_timeline_free(&j5);
+	llc_timeline_free(&k2);
+	llc_timeline_free(&half);
+}
+
+/* Runs of hand-built threads: tid, and its runs. */
+struct built {
+	int64_t tid;
+	const struct sched_run *runs;
+	size_t n;
+};
+
+static const struct sched_run *built_runs(void *ctx, int64_t tid, size_t *n)
+{
+	for (const struct built *b = ctx; b->runs; b++)
+		if (b->tid == tid) {
+			*n = b->n;
+			return b->runs;
+		}
+	*n = 0;
+	return NULL;
+}
+
+/*
+ * Issue 34: a thread that only ran during set-up. Two threads share one
+ * region on LLC 0 from 0.1 s to 10 s; the main thread wrote the region on
+ * LLC 1 in its first 100 ms (as many samples there as each of the others
+ * in 10 s), then slept. By the definition their accesses' previous
+ * other-thread access is each other's (the main thread's writes are 10 s
+ * old), so nothing crosses: 0%. Weighed by samples alone the main thread
+ * was half of each one's partners, all on the other LLC: about 50%.
+ */
+Test(llc_share, setup_thread_weighs_nothing)
+{
+	struct synth th[] = {{"alpha", 11, 0, 0, {{0}}}, {"alpha", 13, 0, 0, {{0}}}, {"main", 10, 1, 1, {{0}}},
+			     {NULL, 0, 0, 0, {{0}}}};
+	struct sched_run work[] = {{100000000, 10 * SEC, 10 * SEC - 100000000, 0}};
+	struct sched_run setup[] = {{0, 100000000, 90000000, 1}};
+	struct built b[] = {{11, work, 1}, {13, work, 1}, {10, setup, 1}, {0, NULL, 0}};
+	struct cell_config cfg;
+	struct llc_share_result r;
+	struct llc_share_eval e;
+	struct llc_share s;
+	struct llc_map map;
+	const struct llc_est_fig *f;
+
+	two_llc_map(&map);
+	llc_share_init(&s, false, 0);
+	for (int k = 0; k < 1000; k++)
+		for (int t = 0; t < 3; t++) {
+			uint64_t ns = t == 2 ? rnd() % 100000000 : 100000000 + rnd() % (10 * SEC - 100000000);
+
+			synth_sample(&s, &th[t], rnd() % 64, rnd() % 64, ns);
+		}
+	build_config(&cfg);
+	e = (struct llc_share_eval){.cfg = &cfg, .workload = "workload.slice", .allotment_re = "tw-[a-z]+\\.allotment",
+				    .map = &map, .online_cpus = 2, .thread_cpus = synth_cpus, .thread_runs = built_runs,
+				    .thread_ctx = b};
+	cr_assert_eq(llc_share_evaluate(&s, &e, &r), 0);
+	f = &r.subs[0].f.llc_measured; /* allotment/alpha+beta: the two workers */
+	cr_assert_str_eq(r.subs[0].name, "allotment/alpha+beta");
+	cr_assert(f->state == LLC_EST_POINT && f->share < 0.01 && f->high < 0.02,
+		  "the workers' accesses follow each other's: %.1f%% [%.1f%%, %.1f%%] state %d", 100 * f->share,
+		  100 * f->low, 100 * f->high, f->state);
+	/* the set-up thread's own accesses came before the others': no previous other-thread access, no weight */
+	cr_assert_str_eq(r.subs[2].name, "allotment/rest");
+	cr_assert(r.subs[2].f.shared < 1, "the set-up thread's weight: %g", r.subs[2].f.shared);
+	llc_share_result_free(&r);
+	llc_share_free(&s);
+	cell_config_free(&cfg);
+	llc_map_free(&map);
+}

@@ -5,7 +5,7 @@
  * figure's true value under a topology that puts each CPU in an LLC of its
  * own, is known.
  *
- * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-z MS] [-R READYFILE]
+ * usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-z MS] [-s MS[:CPU]] [-R READYFILE]
  *                  [-G CGROUP_PROCS] THREAD... [+ THREAD...]
  *   THREAD = NAME             unpinned (the scheduler, or `scxprof place`, decides)
  *          | NAME:CPU         pinned to CPU the whole run
@@ -38,6 +38,11 @@
  *   page-fault backend's samples) from whichever thread touches a page
  *   first, on the same placements. Their counts are first touches, not
  *   access rates.
+ * -s MS[:CPU]: set-up: before the threads start, the main thread memsets
+ *   the region again and again for MS ms of its CPU time (on CPU, when
+ *   given, where it then also waits), then only waits for them: a thread
+ *   that shares the data only while it sets it up, so the others' accesses
+ *   never follow its own.
  * With -R, READYFILE is created once every thread runs (where it was
  * pinned), holding the process's pid (and the second process's). Exits 0
  * after SECONDS (default 5).
@@ -100,6 +105,17 @@ static double now(void)
 
 static int busy_pct = 100;
 static long drop_ms; /* -z */
+static long setup_ms; /* -s */
+static int setup_cpu = -1;
+
+/* This thread's CPU time, seconds. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* -u: sleep out the rest of the 10 ms slice once PCT% of it was spent working. */
 static void duty(double *slice)
@@ -332,7 +348,7 @@ int main(int argc, char **argv)
 	int opt, i, fds[2];
 	pid_t pid = 0;
 
-	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:G:z:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:m:P:k:R:u:G:z:s:")) != -1) {
 		switch (opt) {
 		case 'd': seconds = atof(optarg); break;
 		case 'm':
@@ -347,6 +363,13 @@ int main(int argc, char **argv)
 		case 'R': ready = optarg; break;
 		case 'u': busy_pct = atoi(optarg); break;
 		case 'z': drop_ms = atol(optarg); break;
+		case 's':
+			setup_ms = strtol(optarg, &unit, 10);
+			if (*unit == ':')
+				setup_cpu = atoi(unit + 1);
+			else if (*unit)
+				goto usage;
+			break;
 		case 'G': procs = optarg; break;
 		default: goto usage;
 		}
@@ -359,7 +382,7 @@ int main(int argc, char **argv)
 		else
 			parse_thread(argv[i]);
 	}
-	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || drop_ms < 0 ||
+	if (!nr_threads || kib < 4 || period_ms < 1 || seconds <= 0 || busy_pct < 1 || busy_pct > 100 || drop_ms < 0 || setup_ms < 0 ||
 	    (ring && nr_threads < 2) ||
 	    split == nr_threads || (split >= 0 && ring) || (procs && split < 0))
 		goto usage;
@@ -373,6 +396,10 @@ int main(int argc, char **argv)
 	if (threads[0].cpu_a >= 0)
 		pin(threads[0].cpu_a);
 	memset(region, 1, words * 8);
+	if (setup_ms && setup_cpu >= 0)
+		pin(setup_cpu);
+	for (double t0 = cpu_now(); setup_ms && cpu_now() - t0 < (double)setup_ms * 1e-3;)
+		memset(region, (int)(t0 * 1e3) & 0xff, words * 8);
 	if (sched_setaffinity(0, sizeof(all), &all) < 0) /* unpinned threads inherit it */
 		die("sched_setaffinity");
 	t_end = now() + seconds;
@@ -393,6 +420,8 @@ int main(int argc, char **argv)
 		close(fds[0]);
 	}
 	start_threads(0, split >= 0 ? split : nr_threads);
+	if (setup_ms && setup_cpu >= 0) /* the threads have their masks: wait where the set-up ran */
+		pin(setup_cpu);
 	if (ready) {
 		FILE *f = fopen(ready, "w");
 
@@ -405,7 +434,7 @@ int main(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 	return 0;
 usage:
-	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-z MS] [-R READYFILE]\n"
+	fprintf(stderr, "usage: llc-truth [-d SECONDS] [-m MIB|KIBk] [-P PERIOD_MS] [-k rw|ring] [-u PCT] [-z MS] [-s MS[:CPU]] [-R READYFILE]\n"
 			"                 [-G CGROUP_PROCS] THREAD... [+ THREAD...]\n"
 			"  THREAD = NAME | NAME:CPU | NAME:A/B[@DUTY]; threads after + run in a second process (rw)\n");
 	return 2;
