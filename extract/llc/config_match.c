@@ -54,6 +54,9 @@ void config_match_free(struct config_matcher *m)
 	m->re = m->match = NULL;
 }
 
+/* The kernel keeps 15 bytes of a comm, and the reader cuts a CommPrefix to 15. */
+#define COMM_BYTES 15
+
 static bool clause_holds(const struct cell_clause *c, const char *comm, size_t comm_len, uint64_t hint)
 {
 	size_t n;
@@ -62,8 +65,17 @@ static bool clause_holds(const struct cell_clause *c, const char *comm, size_t c
 		return false;
 	if (!c->comm_prefix)
 		return true;
-	n = strlen(c->comm_prefix);
-	return n <= comm_len && !memcmp(comm, c->comm_prefix, n);
+	n = strnlen(c->comm_prefix, COMM_BYTES);
+	return n <= (comm_len < COMM_BYTES ? comm_len : COMM_BYTES) && !memcmp(comm, c->comm_prefix, n);
+}
+
+/* A catch-all subcell: one of its clauses is empty (holds for anything). */
+static bool catch_all(const struct cell *sub)
+{
+	for (size_t j = 0; j < sub->nr_clauses; j++)
+		if (!sub->clauses[j].comm_prefix && !sub->clauses[j].has_hint)
+			return true;
+	return false;
 }
 
 int config_match(const struct config_matcher *m, const char *cgroup, size_t cgroup_len, const char *comm,
@@ -84,11 +96,16 @@ int config_match(const struct config_matcher *m, const char *cgroup, size_t cgro
 	if ((*cell = m->cell_of_kind[kind]) < 0)
 		return 0;
 	c = &m->cfg->cells[*cell];
-	for (i = 0; i < c->nr_subcells; i++)
-		for (j = 0; j < c->subcells[i].nr_clauses; j++)
+	for (i = 0; i < c->nr_subcells; i++) /* the first other subcell that holds, in file order */
+		for (j = 0; j < c->subcells[i].nr_clauses && !catch_all(&c->subcells[i]); j++)
 			if (clause_holds(&c->subcells[i].clauses[j], comm, comm_len, hint)) {
 				*sub = (long)i;
 				return 0;
 			}
+	for (i = 0; i < c->nr_subcells; i++) /* else the catch-all, wherever it is in the file */
+		if (catch_all(&c->subcells[i])) {
+			*sub = (long)i;
+			return 0;
+		}
 	return 0;
 }

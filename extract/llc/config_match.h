@@ -3,9 +3,11 @@
  * scheduler reading it would place it: the top-level cell by upstream's
  * cgroup rule (rest unless the cgroup contains the workload string; then
  * the allotment cell when the allotment regex matches, else the workload
- * cell), then the first subcell of that cell with a clause whose
- * conditions all hold (CommPrefix: the comm starts with it; Hint: equal;
- * the empty clause holds for anything). The LLC measure uses it to put the
+ * cell), then, as scx_mitosis matches, the first subcell of that cell in
+ * file order other than the catch-all with a clause whose conditions all
+ * hold (CommPrefix: the comm starts with it, both cut at the 15 bytes the
+ * kernel keeps of a comm; Hint: equal), else the catch-all subcell (one
+ * with the empty clause, which holds for anything) wherever it is. The LLC measure uses it to put the
  * threads of a recording into the subcells extract chose.
  */
 #ifndef SCX_EXTRACT_CONFIG_MATCH_H

@@ -3,8 +3,10 @@
  * predicted under a cell config (docs/llc-sharing.md): extract mem's step
  * (mem_llc.c) is declared here; the measure and its figures (llc_share.h),
  * the topology.json reader (topology.h), CPU -> LLC and node (llc_map.h),
- * the placement model (placement.h), the scx_mitosis model
- * (sched_model_mitosis.h) and its layout's text (llc_mitosis_print.h) and where a thread lands under a config
+ * every thread's demand from the sched trace and its subcell
+ * (thread_demand.h), the placement model (placement.h), the scx_mitosis
+ * model (sched_model_mitosis.h) and its layout's text
+ * (llc_mitosis_print.h) and where a thread lands under a config
  * (config_match.h) are part of the contract through this header, files of
  * their own (llc_share.h includes the types, llc_types.h, and llc_est.h);
  * share_rule.h and llc_measure.h are the room's own.
@@ -21,6 +23,7 @@
 #include "extract/llc/llc_share.h"
 #include "extract/llc/placement.h"
 #include "extract/llc/sched_model_mitosis.h"
+#include "extract/llc/thread_demand.h"
 #include "extract/llc/topology.h"
 #include "extract/mem/mem.h"
 #include "extract/sched/sched.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "extract/llc/config_match.h"
+#include "extract/llc/thread_demand.h"
 #include "extract/llc/llc_measure.h"
 #include "extract/llc/llc_mitosis.h"
 #include "extract/llc/llc_order.h"
@@ -137,6 +138,7 @@ static long actor_of(struct llc_share *s, const struct mem_sample *m)
 		return -1;
 	a->comm_len = m->comm_len;
 	a->tid = m->tid;
+	a->pid = m->pid;
 	a->cgroup = (uint32_t)cg;
 	a->cgroup_len = m->cgroup_len;
 	a->hint = m->hint;
@@ -357,14 +359,18 @@ static int actor_demand(const struct llc_share *s, const struct llc_share_eval *
 	return rc;
 }
 
-/* The placement model (placement_assign): sets each subcell's demand and LLC, each actor's pllc/pnode. */
+/*
+ * The placement model (placement_assign): sets each subcell's demand and
+ * LLC, each actor's pllc/pnode; extra[0..nextra) are threads of no actor
+ * (never sampled) placed with them.
+ */
 static int place(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
-		 struct actor_place *ap)
+		 struct actor_place *ap, const struct placement_item *extra, size_t nextra)
 {
 	const struct llc_map *m = e->map;
-	struct placement_item *it = malloc((s->nr_actors + 1) * sizeof(*it));
+	struct placement_item *it = malloc((s->nr_actors + nextra + 1) * sizeof(*it));
 	double *demand = calloc(r->nr_subs + 1, sizeof(double)), *load = calloc(m->nr_llcs + 1, sizeof(double));
-	int *llc = malloc((r->nr_subs + 1) * sizeof(int)), *allc = malloc((s->nr_actors + 1) * sizeof(int));
+	int *llc = malloc((r->nr_subs + 1) * sizeof(int)), *allc = malloc((s->nr_actors + nextra + 1) * sizeof(int));
 	size_t i;
 	int rc = -1;
 
@@ -374,9 +380,11 @@ static int place(const struct llc_share *s, const struct llc_share_eval *e, stru
 	}
 	for (i = 0; i < s->nr_actors; i++)
 		it[i] = (struct placement_item){ap[i].scope, s->actors[i].tid, ap[i].demand};
+	if (nextra)
+		memcpy(it + s->nr_actors, extra, nextra * sizeof(*it));
 	for (i = 0; i < r->nr_subs; i++)
 		llc[i] = PLACEMENT_UNSET;
-	if (placement_assign(it, s->nr_actors, r->nr_subs, m->llc_cpus, m->nr_llcs, load, llc, demand, allc) < 0)
+	if (placement_assign(it, s->nr_actors + nextra, r->nr_subs, m->llc_cpus, m->nr_llcs, load, llc, demand, allc) < 0)
 		goto out;
 	for (i = 0; i < r->nr_subs; i++) {
 		r->subs[i].demand = demand[i];
@@ -394,6 +402,34 @@ out:
 	free(llc);
 	free(allc);
 	return rc;
+}
+
+/*
+ * The scheduling trace's threads that were never sampled themselves
+ * (llc_thread_demands' by_process), as placement items of the subcell
+ * they land in: a subcell's demand is all of its threads'. -1 on OOM.
+ */
+static int unsampled_items(const struct llc_share *s, const struct llc_share_eval *e, const struct config_matcher *cm,
+			   const struct llc_share_result *r, struct placement_item **out, size_t *n)
+{
+	struct llc_thread_demand *d = NULL;
+	size_t nd = 0, i;
+
+	*out = NULL;
+	*n = 0;
+	if (!e->threads)
+		return 0;
+	if (llc_thread_demands(s, e->threads, cm, &d, &nd) < 0)
+		return -1;
+	if (!(*out = malloc((nd + 1) * sizeof(**out)))) {
+		free(d);
+		return scx_fail("out of memory");
+	}
+	for (i = 0; i < nd; i++)
+		if (d[i].by_process && d[i].cell >= 0 && d[i].cpus > 0)
+			(*out)[(*n)++] = (struct placement_item){scope_of(r, d[i].cell, d[i].sub), d[i].tid, d[i].cpus};
+	free(d);
+	return 0;
 }
 
 /* Distinct tids of each scope (tids are below 2^22, scopes below 2^24). */
@@ -490,7 +526,8 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 	struct config_matcher cm;
 	struct actor_place *ap;
 	struct llc_measure_actor *ma = NULL;
-	size_t i;
+	struct placement_item *extra = NULL;
+	size_t i, nextra = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -516,7 +553,8 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 		ap[i].scope = ap[i].cell >= 0 ? scope_of(r, ap[i].cell, ap[i].sub) : -1;
 	}
 	r->demand_by_runtime = e->thread_cpus != NULL;
-	if (actor_demand(s, e, ap) < 0 || place(s, e, r, ap) < 0)
+	if (actor_demand(s, e, ap) < 0 || unsampled_items(s, e, &cm, r, &extra, &nextra) < 0 ||
+	    place(s, e, r, ap, extra, nextra) < 0)
 		goto out;
 	if (!(ma = calloc(s->nr_actors + 1, sizeof(*ma)))) {
 		scx_fail("out of memory");
@@ -543,6 +581,7 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 out:
 	free(ap);
 	free(ma);
+	free(extra);
 	config_match_free(&cm);
 	return rc;
 }

@@ -27,7 +27,7 @@
 #define LLC_SHARE_BIN_NS 100000000ULL
 
 struct llc_actor {
-	int64_t tid;
+	int64_t tid, pid;   /* pid: the first sample's */
 	uint32_t cgroup;    /* index into cgroup_names */
 	size_t cgroup_len;
 	char *comm;
@@ -192,6 +192,12 @@ struct llc_share_eval {
 	/* With a scheduling trace: where the thread ran (sched_stats.h; *n 0: not in the trace). */
 	const struct sched_run *(*thread_runs)(void *ctx, int64_t tid, size_t *n);
 	void *thread_ctx;
+	/*
+	 * The scheduling trace's threads (may be NULL): those never sampled
+	 * themselves add their demand to the subcell they land in
+	 * (llc_thread_demands, llc.h), as a scheduler would run them there.
+	 */
+	const struct sched_threads *threads;
 };
 
 #endif

@@ -142,6 +142,7 @@ int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const stru
 		e.thread_cpus = thread_cpus;
 		e.thread_runs = thread_runs;
 		e.thread_ctx = &rt;
+		e.threads = &sched->st;
 	}
 	if (llc_map_for_input(o->path, o->topology, &map) < 0)
 		goto out_rt;

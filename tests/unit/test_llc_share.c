@@ -16,6 +16,7 @@
 
 #include "extract/sharing/sharing.h"
 #include "extract/llc/config_match.h"
+#include "extract/llc/llc.h"
 #include "extract/llc/llc_est.h"
 #include "extract/llc/llc_map.h"
 #include "extract/llc/llc_share.h"
@@ -838,6 +839,94 @@ Test(llc_share, setup_thread_weighs_nothing)
 	/* the set-up thread's own accesses came before the others': no previous other-thread access, no weight */
 	cr_assert_str_eq(r.subs[2].name, "allotment/rest");
 	cr_assert(r.subs[2].f.shared < 1, "the set-up thread's weight: %g", r.subs[2].f.shared);
+	llc_share_result_free(&r);
+	llc_share_free(&s);
+	cell_config_free(&cfg);
+	llc_map_free(&map);
+}
+
+/*
+ * As scx_mitosis matches a comm to a subcell: the first non-catch-all
+ * subcell in file order, else the catch-all wherever it is; a CommPrefix
+ * and the comm cut at the 15 bytes the kernel keeps.
+ */
+Test(llc_share, config_match_catch_all_last)
+{
+	struct cell_config cfg;
+	struct config_matcher m;
+	struct cell *a, *s;
+	const char *allot = "/workload.slice/tw-x.allotment/app";
+	long c, sub;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cr_assert(a = cell_config_add(&cfg, "allotment", TOP_CGROUP_REGEX, "tw-[a-z]+\\.allotment"));
+	cr_assert(s = cell_config_add_subcell(a, "rest"));
+	cr_assert_eq(cell_config_add_clause(s, NULL, false, 0), 0);
+	cr_assert(s = cell_config_add_subcell(a, "alpha"));
+	cr_assert_eq(cell_config_add_clause(s, "alpha", false, 0), 0);
+	cr_assert(s = cell_config_add_subcell(a, "long"));
+	cr_assert_eq(cell_config_add_clause(s, "abcdefghijklmnopq", false, 0), 0); /* 17 bytes: the reader keeps 15 */
+	cr_assert_eq(config_match_init(&m, &cfg, "workload.slice", "tw-[a-z]+\\.allotment"), 0);
+	config_match(&m, allot, strlen(allot), "alpha-0", 7, 0, &c, &sub);
+	cr_assert(c == 0 && sub == 1, "alpha-0 in alpha, not in the catch-all listed first (%ld)", sub);
+	config_match(&m, allot, strlen(allot), "zeta", 4, 0, &c, &sub);
+	cr_assert(c == 0 && sub == 0, "zeta in the catch-all (%ld)", sub);
+	config_match(&m, allot, strlen(allot), "abcdefghijklmno", 15, 0, &c, &sub);
+	cr_assert(c == 0 && sub == 2, "a 15-byte comm matches the prefix cut to 15 (%ld)", sub);
+	config_match_free(&m);
+	cell_config_free(&cfg);
+}
+
+/*
+ * llc_thread_demands: every thread of the scheduling trace with its CPUs
+ * and subcell, sampled or not: a sampled thread by its own cgroup, one
+ * never sampled by its process's, and its comm from the trace; a thread
+ * whose process was never sampled is left out. Evaluated with the trace,
+ * the unsampled thread's demand is its subcell's too.
+ */
+Test(llc_share, thread_demands_sampled_or_not)
+{
+	struct synth th[] = {{"alpha", 11, 0, 0, {{0}}}, {"gamma", 12, 1, 1, {{0}}}, {NULL, 0, 0, 0, {{0}}}};
+	struct sched_thread_stats v[] = {
+		{.tid = 11, .pid = 10, .comm = "alpha", .runtime = 2 * SEC},
+		{.tid = 14, .pid = 10, .comm = "beta-1", .runtime = 3 * SEC},  /* never sampled: its process's cgroup */
+		{.tid = 15, .pid = 99, .comm = "beta-2", .runtime = 1 * SEC},  /* nor its process: left out */
+		{.tid = 12, .pid = 10, .comm = NULL, .runtime = SEC / 2},      /* no comm in the trace: its samples' */
+	};
+	struct sched_threads st = {.v = v, .n = 4, .duration_ns = 10 * SEC, .cpu_count = 2};
+	struct llc_thread_demand *d;
+	struct cell_config cfg;
+	struct config_matcher cm;
+	struct llc_share_result r;
+	struct llc_share_eval e;
+	struct llc_share s;
+	struct llc_map map;
+	size_t n;
+
+	llc_share_init(&s, false, 0);
+	for (int k = 0; k < 50; k++)
+		for (int t = 0; t < 2; t++)
+			synth_sample(&s, &th[t], rnd() % 64, rnd() % 64, rnd() % (10 * SEC));
+	build_config(&cfg);
+	cr_assert_eq(config_match_init(&cm, &cfg, "workload.slice", "tw-[a-z]+\\.allotment"), 0);
+	cr_assert_eq(llc_thread_demands(&s, &st, &cm, &d, &n), 0);
+	cr_assert_eq(n, 3, "tid 15's process was never sampled: %zu", n);
+	cr_assert(d[0].tid == 11 && !d[0].by_process && fabs(d[0].cpus - 0.2) < 1e-12 && d[0].cell == 0 && d[0].sub == 0);
+	cr_assert(d[1].tid == 14 && d[1].by_process && fabs(d[1].cpus - 0.3) < 1e-12);
+	cr_assert_str_eq(d[1].cgroup, "/workload.slice/tw-x.allotment/app");
+	cr_assert(d[1].cell == 0 && d[1].sub == 0, "beta-1 in alpha+beta by its comm (%ld/%ld)", d[1].cell, d[1].sub);
+	cr_assert(d[2].tid == 12 && d[2].comm_len == 5 && !memcmp(d[2].comm, "gamma", 5) && d[2].sub == 2,
+		  "gamma without a trace comm: its samples', no hint: rest (%ld)", d[2].sub);
+	free(d);
+	config_match_free(&cm);
+	two_llc_map(&map);
+	e = (struct llc_share_eval){.cfg = &cfg, .workload = "workload.slice", .allotment_re = "tw-[a-z]+\\.allotment",
+				    .map = &map, .online_cpus = 2, .thread_cpus = synth_cpus, .thread_runs = synth_runs,
+				    .thread_ctx = th, .threads = &st};
+	cr_assert_eq(llc_share_evaluate(&s, &e, &r), 0);
+	cr_assert_str_eq(r.subs[0].name, "allotment/alpha+beta");
+	cr_assert_float_eq(r.subs[0].demand, 0.1 + 0.3, 1e-9, "alpha's 0.1 (synth_cpus) and beta-1's 0.3: %g",
+			   r.subs[0].demand);
 	llc_share_result_free(&r);
 	llc_share_free(&s);
 	cell_config_free(&cfg);
