@@ -145,18 +145,29 @@ static int by_time(const void *x, const void *y)
 	return (int)a->start - (int)b->start;
 }
 
-/* The events of timeline t as thread k: weight / total per ns over each segment (a point: over 1 ns). */
+/*
+ * The events of timeline t as thread k: its segments less than
+ * LLC_EST_CORUN_GAP_NS apart joined into one span of activity, its weight
+ * / total spread evenly over it (a point: over 1 ns).
+ */
 static size_t corun_events(const struct llc_timeline *t, size_t k, double scale, struct corun_ev *ev)
 {
-	size_t n = 0;
+	size_t n = 0, a = 0;
 
-	for (size_t a = 0; a < t->n; a++) {
-		const struct llc_seg *s = &t->v[a];
-		uint64_t end = s->end > s->start ? s->end : s->start + 1;
+	while (a < t->n) {
+		uint64_t start = t->v[a].start, end = t->v[a].end;
+		double w = t->v[a].weight > 0 ? t->v[a].weight : 0;
 
-		if (s->weight <= 0)
+		for (a++; a < t->n && t->v[a].start < end + LLC_EST_CORUN_GAP_NS; a++) {
+			w += t->v[a].weight > 0 ? t->v[a].weight : 0;
+			if (t->v[a].end > end)
+				end = t->v[a].end;
+		}
+		if (end <= start)
+			end = start + 1;
+		if (w <= 0)
 			continue;
-		ev[n++] = (struct corun_ev){s->start, k, scale * s->weight / (double)(end - s->start), true};
+		ev[n++] = (struct corun_ev){start, k, scale * w / (double)(end - start), true};
 		ev[n++] = (struct corun_ev){end, k, 0, false};
 	}
 	return n;

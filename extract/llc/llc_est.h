@@ -95,9 +95,13 @@ double llc_est_pcross_bounds(const struct llc_timeline *i, const struct llc_time
  * share[k] = i's weight whose previous other-thread access is k's, over
  * all of i's weight (sum over k <= 1). A thread that ran only before the
  * others started (set-up) gets share 0 from them, and i's share of it is
- * only its time before the others ran. Partners' timelines tk[0..m). -1 on
- * OOM.
+ * only its time before the others ran. A timeline's segments less than
+ * LLC_EST_CORUN_GAP_NS apart are one span of activity (its weight spread
+ * over it): threads that take turns on a CPU, or run in slices, count as
+ * running together; phases (set-up, bursts, starts and stops) are what
+ * weighs. Partners' timelines tk[0..m). -1 on OOM.
  */
+#define LLC_EST_CORUN_GAP_NS 100000000ULL
 int llc_est_corun(const struct llc_timeline *ti, const struct llc_timeline *const *tk, const double *rate, size_t m,
 		  double *share);
 

@@ -8,13 +8,14 @@
 # 0%: every access of the four follows one of theirs (the main thread's
 # writes are seconds old). Weighed by samples alone the main thread was a
 # partner of each worker in proportion to its samples, all on the other LLC:
-# measured 19.5% [7.8-38.7] on one run here, against 0.02% [0.01-0.04]
+# measured 19.5% [7.8-38.7] on one run here, against 0.08% [0.03-0.16]
 # with the pairs weighed by when both threads ran. Checked: the measured
-# figure is a point near 0 with a narrow interval, each model's prediction
-# a decided narrow figure (scx_mitosis refuses a subcell of five comms:
-# none of it then, the LLC-packing model's must be), and every figure the
-# same (within 1 point) as the recording's without the main thread's
-# samples. A run where the main
+# figure is a point near 0 with a narrow interval and the same (within 1
+# point) as the recording's without the main thread's samples, and the
+# predictions are decided (scx_mitosis refuses a subcell of five comms:
+# none of its figure then; the LLC-packing model's must be a point). The
+# predictions are not compared without the main thread: its samples change
+# the clustering, so the config and its placement differ. A run where the main
 # thread has under 6% of the cell's samples on data says nothing (the old
 # weighting gave little more than that) and is recorded again, up to 3
 # recordings; a conclusive run's verdict is asserted, never retried.
@@ -86,13 +87,11 @@ if m["state"] != "point" or m["share"] > 0.02 or m["high"] > 0.04:
 if not any(p["state"] == "point" for p in models.values()):
     bad.append(f"predicted {models}: no model's figure decided")
 for k, p in models.items():
-    if p["state"] != "none" and (p["state"] != "point" or p["high"] - p["low"] > 0.1):
-        bad.append(f"predicted ({k}) {p}: not a decided, narrow figure")
-pairs = [("measured", m, nomain["measured"]["llc"])]
-pairs += [(f"predicted ({k})", p, nomain["models"][k]["llc"]) for k, p in models.items()]
-for k, a, b in pairs:
-    if b["state"] == "point" and (a["state"] != "point" or abs(a["share"] - b["share"]) > 0.01):
-        bad.append(f"{k} with the main thread {a} against {b} without it")
+    if p["state"] not in ("none", "point"):
+        bad.append(f"predicted ({k}) {p}: not a decided figure")
+b = nomain["measured"]["llc"]
+if b["state"] == "point" and abs(m["share"] - b["share"]) > 0.01:
+    bad.append(f"measured with the main thread {m} against {b} without it")
 if bad:
     print("; ".join(bad))
     sys.exit(1)

@@ -767,6 +767,24 @@ Test(llc_est, corun_shares)
 	/* [0, 5 s): densities 1/10 and 1/5 per s: 1/3 and 2/3; [5, 10 s): half alone */
 	cr_assert_float_eq(share[0], 0.5 / 3 + 0.5, 1e-6, "merged: %g", share[0]);
 	cr_assert_float_eq(share[1], 0.5 * 2 / 3, 1e-6);
+	/*
+	 * Taking turns on one CPU (i and j in alternate 5 ms slices, k on the
+	 * other CPU all along): runs less than 100 ms apart are one span, so j
+	 * counts as running with i as much as k does (not 0: the turns are no
+	 * phase).
+	 */
+	llc_timeline_free(&i);
+	llc_timeline_free(&half);
+	llc_timeline_free(&all);
+	for (uint64_t t = 0; t < 10 * SEC; t += 10000000) {
+		cr_assert_eq(llc_timeline_add(&i, t, t + 5000000, 5, 0, 0), 0);
+		cr_assert_eq(llc_timeline_add(&half, t + 5000000, t + 10000000, 5, 0, 0), 0);
+	}
+	cr_assert_eq(llc_timeline_add(&all, 0, 10 * SEC, 10, 1, 0), 0);
+	tk[0] = &half, tk[1] = &all;
+	corun(&i, tk, rate, 2, share);
+	cr_assert_float_eq(share[0], 0.5, 1e-3, "turns: %g", share[0]); /* the spans: [0, 9.995 s), [5 ms, 10 s) */
+	cr_assert_float_eq(share[1], 0.5, 1e-3);
 	llc_timeline_free(&i);
 	llc_timeline_free(&all);
 	llc_timeline_free(&setup);
