@@ -239,6 +239,12 @@ static int fit_cell(struct run *r, struct cell *cell, const struct comm_summary 
 
 		rc = w ? add_clustered(w, u, cl) : -1;
 	}
+	if (!rc && r->log && cell->top == TOP_CGROUP_REGEX && r->o->cluster == CLUSTER_SHARING) {
+		size_t ng, *groups = mem_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
+
+		rc = groups ? allotment_specs_note(r->log, &r->agg, groups, ng, u, &f) : -1;
+		free(groups);
+	}
 	if (!rc)
 		rc = fitted_clustering(&f, cl, fitted);
 	for (size_t i = 0; !rc && i < f.n; i++)

@@ -511,6 +511,15 @@ struct reader_fit_log {
 int reader_fit_log_add(struct reader_fit_log *log, const char *cell, const struct cell_fit *f);
 void reader_fit_log_free(struct reader_fit_log *log);
 
+/* ---- allotment_specs.c: -v, when the allotment cgroups (groups[0..n) of
+ * a, the allotment cell's) run different programs: which fitted subcells
+ * each one ran, and one spec per recorded allotment (CgroupRegex
+ * /KEY(/|$), only its own subcells, then rest) to use instead of the
+ * allotment spec. Nothing when they all run every subcell. -1 on a write error.
+ */
+int allotment_specs_note(FILE *log, const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+			 const struct unit_list *u, const struct cell_fit *f);
+
 /* ---- mem_report.c: extract mem's -v/-vv report, upstream's exact text: the
  * total, then one block per group (allotment matches by name, the workload
  * group, rest) with its normalized comms, their hints (--use-hints) and,

@@ -255,3 +255,26 @@ PY
 "$SCXPROF" check --topology "$WORK/t4.json" --cgroup /workload.slice/app.allotment "$WORK/lay.json" >"$WORK/lay4.out" 2>"$WORK/lay4.err"; rc=$?
 check "check --topology: a layout the reader would refuse (3 subcells in a 2-CPU cell) is one line, exit 1" bash -c \
 	"[ $rc -eq 1 ] && [ \$(wc -l <'$WORK/lay4.err') -eq 1 ] && grep -q 'scx_mitosis would refuse the layout: cell 1 (2 CPUs, 3 subcells)' '$WORK/lay4.err'"
+# two allotment cgroups running different programs: -v says so and prints one spec per allotment,
+# each with only its own subcells; those specs and rest make a config the reader accepts, and each
+# regex matches its allotment's recorded cgroup and not the other's
+"$SCXPROF" extract -v -f "$FIX/extract/groups.jsonl" >/dev/null 2>"$WORK/allot.err"
+if grep -q '^allotment: 2 cgroups match the allotment regex and run different programs' "$WORK/allot.err" &&
+	grep -q '^  workload-tw-abc.1.allotment.slice: memcached+web (1 of 2)$' "$WORK/allot.err" &&
+	grep -q '^  workload-tw-def.2.allotment.slice: memcached+web, redis (2 of 2)$' "$WORK/allot.err"; then
+	pass "allotments running different programs: -v names each one's subcells"
+else
+	fail "allotments running different programs: -v names each one's subcells" "$(grep -A3 'different programs' "$WORK/allot.err" | head -c 400)"
+fi
+sed -n 's/^    \({"name": .*}\),$/\1/p' "$WORK/allot.err" >"$WORK/allot.specs"
+python3 - "$WORK/allot.specs" "$WORK/allot.json" <<'PY' && accepted "the per-allotment specs -v prints make a config the reader accepts" "$WORK/allot.json"
+import json, re, sys
+specs = [json.loads(l) for l in open(sys.argv[1])]
+assert [s["name"] for s in specs] == ["workload-tw-abc.1.allotment.slice", "workload-tw-def.2.allotment.slice"], specs
+assert [len(s["subcells"]) for s in specs] == [2, 3], specs
+for s, own, other in ((specs[0], "abc.1", "def.2"), (specs[1], "def.2", "abc.1")):
+    r = s["matches"]["CgroupRegex"]
+    assert re.search(r, "/sys/fs/cgroup/workload.slice/workload-tw-%s.allotment.slice/task" % own), r
+    assert not re.search(r, "/sys/fs/cgroup/workload.slice/workload-tw-%s.allotment.slice/task" % other), r
+json.dump(specs + [{"name": "rest", "matches": {}}], open(sys.argv[2], "w"))
+PY
