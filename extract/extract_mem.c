@@ -177,9 +177,29 @@ static const char **cell_comms(const struct comm_summary *s, size_t *n)
 	return v;
 }
 
-/* The fitted subcells as a clustering of the units (for the observer and the sched lines). */
+/* The clustering's cluster of exactly these members, or NULL (the fit made it). */
+static const struct unit_cluster *same_cluster(const struct clustering *cl, const size_t *members, size_t n)
+{
+	for (size_t j = 0; cl && j < cl->n; j++) {
+		size_t k, hit = 0;
+
+		if (cl->v[j].n != n)
+			continue;
+		for (k = 0; k < n; k++)
+			for (size_t m = 0; m < n; m++)
+				hit += cl->v[j].members[m] == members[k];
+		if (hit == n)
+			return &cl->v[j];
+	}
+	return NULL;
+}
+
+/* The fitted subcells as a clustering of the units (for the observer and the
+ * sched lines); a subcell the clustering made keeps its merges' evidence. */
 static int fitted_clustering(const struct cell_fit *f, const struct clustering *cl, struct clustering *out)
 {
+	const struct unit_cluster *same;
+
 	memset(out, 0, sizeof(*out));
 	if (!(out->v = calloc(f->n + 1, sizeof(*out->v))))
 		return scx_fail("out of memory");
@@ -190,6 +210,12 @@ static int fitted_clustering(const struct cell_fit *f, const struct clustering *
 		out->v[i].n = f->v[i].n;
 		out->v[i].demand = f->v[i].demand;
 		out->n++;
+		if ((same = same_cluster(cl, f->v[i].members, f->v[i].n)) && same->nmerges) {
+			if (!(out->v[i].merges = malloc(same->nmerges * sizeof(*same->merges))))
+				return scx_fail("out of memory");
+			memcpy(out->v[i].merges, same->merges, same->nmerges * sizeof(*same->merges));
+			out->v[i].nmerges = same->nmerges;
+		}
 	}
 	if (cl && cl->unit_aff) {
 		size_t n = cl->nr_units;

@@ -1,9 +1,10 @@
 /*
  * model.c - fills the report's model from extract mem's per-cell results
  * (see model.h): copies what the page needs out of extract's structures,
- * which live only during the callback, and computes the affinity matrix
- * and each merge's evidence from the same evidence vectors the clustering
- * used (extract/sharing/sharing.h).
+ * which live only during the callback (the affinity matrix is the one
+ * extract's clustering hands out), and computes each merge's evidence and
+ * the undecided pairs from the same evidence vectors the clustering used
+ * (extract/sharing/sharing.h).
  */
 #include "report/model.h"
 
@@ -73,108 +74,46 @@ static struct evidence *all_evidence(const struct mem_agg *a, const struct unit_
 	return ev;
 }
 
-static int pair_cmp(const void *x, const void *y)
-{
-	const struct model_pair *a = x, *b = y;
-
-	return a->affinity < b->affinity ? 1 : a->affinity > b->affinity ? -1 : 0;
-}
-
-/* Add weight w of identity ident to its object's total (objects: up to MEM_AGG_MAX_OBJECTS + 1, slot 0 unknown). */
-static void object_add(const struct mem_agg *a, double *by_object, uint64_t ident, double w)
-{
-	by_object[mem_agg_object(a, ident)] += w;
-}
-
 /*
- * The evidence of one merged cluster: every member pair (pair_evidence,
- * the clustering's own numbers), and the objects of the identities two or
- * more members touched, by the members' weight on them.
+ * The evidence of one merged cluster, as extract's clustering hands it out:
+ * each merge that built it with its strongest link (cl->merges), and the
+ * mean and least affinity of its member pairs in the clustering's matrix.
  */
-static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cluster *cl, const struct evidence *ev,
-			  const struct u64map *df, const double *aff, struct model_merge *g)
+static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cluster *cl, const double *aff,
+			  struct model_merge *g)
 {
 	const struct mem_agg *agg = x->agg;
 	size_t n = x->units->n, i, j, k, pairs = 0;
-	struct u64map members;
-	double *by_object = calloc(agg->nr_objects + 1, sizeof(double));
-	uint64_t id, cnt, *slot;
-	size_t pos = 0;
-	int rc = -1;
 
-	u64map_init_cap(&members, U64MAP_SMALL);
-	if (!by_object || !(g->pairs = calloc(cl->n * cl->n / 2 + 1, sizeof(*g->pairs)))) {
-		scx_fail("out of memory");
-		goto out;
-	}
+	if (!(g->links = calloc(cl->nmerges + 1, sizeof(*g->links))))
+		return scx_fail("out of memory");
 	g->min_pair_affinity = 1;
 	for (i = 0; i < cl->n; i++)
 		for (j = i + 1; j < cl->n; j++) {
-			struct model_pair *p = &g->pairs[g->npairs++];
-			struct pair_evidence pe;
+			double v = aff[cl->members[i] * n + cl->members[j]];
 
-			sharing_pair_evidence_at(&ev[cl->members[i]], &ev[cl->members[j]], df, n, x->sp, &pe);
-			*p = (struct model_pair){.a = cl->members[i], .b = cl->members[j], .keys = pe.keys,
-						 .samples_a = pe.samples_a, .samples_b = pe.samples_b,
-						 .share_a = pe.share_a, .share_b = pe.share_b,
-						 .affinity = aff[cl->members[i] * n + cl->members[j]]};
-			g->mean_pair_affinity += p->affinity;
-			g->min_pair_affinity = p->affinity < g->min_pair_affinity ? p->affinity : g->min_pair_affinity;
+			g->mean_pair_affinity += v;
+			g->min_pair_affinity = v < g->min_pair_affinity ? v : g->min_pair_affinity;
 			pairs++;
 		}
 	if (pairs)
 		g->mean_pair_affinity /= (double)pairs;
-	qsort(g->pairs, g->npairs, sizeof(*g->pairs), pair_cmp);
-	/* identities (any epoch) of two or more members */
-	for (i = 0; i < cl->n; i++) {
-		const struct evidence *e = &ev[cl->members[i]];
+	for (k = 0; k < cl->nmerges; k++) {
+		const struct sharing_merge *m = &cl->merges[k];
+		struct model_link *l = &g->links[g->nlinks++];
 
-		for (k = 0; k < e->n; k++) {
-			if (k && EV_OBJECT(e->keys[k]) == EV_OBJECT(e->keys[k - 1]))
-				continue;
-			if (!(slot = u64map_slot(&members, EV_OBJECT(e->keys[k])))) {
-				scx_fail("out of memory");
-				goto out;
-			}
-			(*slot)++;
+		*l = (struct model_link){.affinity = m->affinity, .demand = m->demand, .a = m->x, .b = m->y,
+					 .keys = m->pe.keys, .samples_a = m->pe.samples_a, .samples_b = m->pe.samples_b,
+					 .share_a = m->pe.share_a, .share_b = m->pe.share_b,
+					 .unit_affinity = aff[m->x * n + m->y]};
+		for (i = 0; i < m->nobj && i < sizeof(l->top) / sizeof(l->top[0]); i++) {
+			l->top[i].share = m->obj_total > 0 ? m->obj[i].weight / m->obj_total : 0;
+			if (m->obj[i].obj && !(l->top[i].name = strdup(agg->object_names[m->obj[i].obj - 1])))
+				return scx_fail("out of memory");
+			l->ntop++;
 		}
 	}
-	for (i = 0; i < cl->n; i++) {
-		const struct evidence *e = &ev[cl->members[i]];
-
-		for (k = 0; k < e->n; k++)
-			if (*u64map_find(&members, EV_OBJECT(e->keys[k])) >= 2) {
-				object_add(agg, by_object, EV_OBJECT(e->keys[k]), e->w[k]);
-				g->shared_weight += e->w[k];
-			}
-	}
-	while (u64map_next_u64(&members, &pos, &id, &cnt))
-		g->shared_idents += cnt >= 2;
-	/* the heaviest objects, heaviest first */
-	for (k = 0; k < MODEL_TOP_OBJECTS; k++) {
-		size_t best = 0;
-		bool found = false;
-
-		for (i = 0; i <= agg->nr_objects; i++)
-			if (by_object[i] > 0 && (!found || by_object[i] > by_object[best])) {
-				best = i;
-				found = true;
-			}
-		if (!found)
-			break;
-		g->top[g->ntop].weight = by_object[best];
-		if (best && !(g->top[g->ntop].name = strdup(agg->object_names[best - 1]))) {
-			scx_fail("out of memory");
-			goto out;
-		}
-		g->ntop++;
-		by_object[best] = 0;
-	}
-	rc = 0;
-out:
-	free(by_object);
-	u64map_free(&members);
-	return rc;
+	return 0;
 }
 
 /* tid -> kind + 1 of the groups holding most of its samples (extract/sched/sched.h's "major" cell) */
@@ -188,8 +127,8 @@ static int tid_kinds(struct model *m, const struct mem_agg *a)
 	u64map_init_cap(&per, U64MAP_SMALL);
 	u64map_init_cap(&m->tid_kind, U64MAP_SMALL);
 	m->has_tids = true;
-	while (u64map_next_u64(&a->tid_groups, &pos, &key, &cnt)) { /* MEM_AGG_TG_KEY(tid, group) */
-		if (!(slot = u64map_slot(&per, (key >> 20) << 2 | (uint64_t)a->groups[key & 0xfffff].kind)))
+	while (u64map_next_u64(&a->tid_groups, &pos, &key, &cnt)) {
+		if (!(slot = u64map_slot(&per, MEM_AGG_TG_ID(key) << 2 | (uint64_t)a->groups[MEM_AGG_TG_GROUP(key)].kind)))
 			goto oom;
 		*slot += cnt;
 	}
@@ -243,8 +182,7 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 }
 
 /* Subcells: one per cluster (or unit), then "rest" when there are units. */
-static int add_subcells(struct model *m, struct model_cell *c, const struct extract_mem_cell *x,
-			const struct evidence *ev, const struct u64map *df)
+static int add_subcells(struct model *m, struct model_cell *c, const struct extract_mem_cell *x)
 {
 	const struct unit_list *u = x->units;
 	size_t ns = x->cl ? x->cl->n : u->n, i, j;
@@ -275,7 +213,7 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 			if (n > 1) {
 				if (!(s->merge = calloc(1, sizeof(*s->merge))))
 					return scx_fail("out of memory");
-				if (merge_evidence(x, &x->cl->v[i], ev, df, c->aff, s->merge) < 0)
+				if (merge_evidence(x, &x->cl->v[i], c->aff, s->merge) < 0)
 					return -1;
 			}
 		}
@@ -353,15 +291,19 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 		c->cap_cpus = x->sp->cap_cpus;
 		if (!(ev = all_evidence(x->agg, x->units)))
 			return -1;
-		if (!(c->aff = sharing_affinity_matrix_at(ev, x->units->n, x->sp)))
+		/* the matrix the clustering used, as extract hands it out */
+		if (!(c->aff = malloc((x->units->n * x->units->n + 1) * sizeof(*c->aff)))) {
+			scx_fail("out of memory");
 			goto out;
+		}
+		memcpy(c->aff, x->cl->unit_aff, x->units->n * x->units->n * sizeof(*c->aff));
 		if (sharing_evidence_df(ev, x->units->n, &df) < 0)
 			goto out;
 		has_df = true;
 		if (undecided_pairs(c, x, ev, &df) < 0)
 			goto out;
 	}
-	if (add_subcells(m, c, x, ev, &df) < 0 || add_sched(m, c, x) < 0)
+	if (add_subcells(m, c, x) < 0 || add_sched(m, c, x) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -418,11 +360,11 @@ void model_free(struct model *m)
 		for (i = 0; i < c->nsubs; i++) {
 			free(c->subs[i].name);
 			free(c->subs[i].units);
-			if (c->subs[i].merge) {
-				free(c->subs[i].merge->pairs);
-				for (size_t k = 0; k < c->subs[i].merge->ntop; k++)
-					free(c->subs[i].merge->top[k].name);
-			}
+			for (size_t l = 0; c->subs[i].merge && l < c->subs[i].merge->nlinks; l++)
+				for (size_t k = 0; k < c->subs[i].merge->links[l].ntop; k++)
+					free(c->subs[i].merge->links[l].top[k].name);
+			if (c->subs[i].merge)
+				free(c->subs[i].merge->links);
 			free(c->subs[i].merge);
 		}
 		free(c->units);

@@ -25,31 +25,32 @@ struct model_unit {
 	size_t subcell;  /* index in the cell's subcells */
 };
 
-/* What two members of a merged subcell share (extract/sharing/sharing.h's pair_evidence). */
-struct model_pair {
-	size_t a, b;                   /* unit indexes */
+/* A data object (data_map data_sym) a link's first unit shares with its second. */
+struct model_object {
+	char *name;    /* NULL: identities without a known object (no data_map) */
+	double share;  /* of the first unit's weight on the shared objects */
+};
+
+/*
+ * One merge that built a merged subcell, as extract's clustering hands it
+ * out (extract/sharing/sharing.h's sharing_merge, -v's "merge" lines): the
+ * clusters' affinity and demand, and the evidence of its strongest link.
+ */
+struct model_link {
+	double affinity, demand;       /* of the merge */
+	size_t a, b;                   /* the strongest link's unit indexes */
 	size_t keys;                   /* shared identities (same or adjacent epochs) */
 	uint64_t samples_a, samples_b; /* samples of a / b on them */
 	double share_a, share_b;       /* part of a's / b's weight on them */
-	double affinity;
+	double unit_affinity;          /* a ~ b's affinity */
+	struct model_object top[3];    /* heaviest first */
+	size_t ntop;
 };
-
-/* A data object (data_map data_sym) of the identities two or more members touched. */
-struct model_object {
-	char *name;    /* NULL: identities without a known object (no data_map) */
-	double weight; /* the members' summed weight on it */
-};
-
-#define MODEL_TOP_OBJECTS 6
 
 struct model_merge {
-	struct model_pair *pairs; /* every member pair, strongest first */
-	size_t npairs;
-	uint64_t shared_idents;   /* identities two or more members touched */
-	double shared_weight;     /* the members' weight on them */
-	double min_pair_affinity, mean_pair_affinity;
-	struct model_object top[MODEL_TOP_OBJECTS]; /* heaviest first */
-	size_t ntop;
+	struct model_link *links; /* the merges in the clustering's order */
+	size_t nlinks;
+	double min_pair_affinity, mean_pair_affinity; /* over the member pairs' affinities */
 };
 
 struct model_subcell {

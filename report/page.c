@@ -180,7 +180,7 @@ static void write_pct(FILE *f, double share)
 static void write_merge(FILE *f, const struct model_cell *c, const struct model_subcell *s)
 {
 	const struct model_merge *g = s->merge;
-	size_t i;
+	size_t i, k;
 
 	fputs("<div class=\"merge\" data-name=\"", f);
 	html_esc(f, s->name);
@@ -189,42 +189,46 @@ static void write_merge(FILE *f, const struct model_cell *c, const struct model_
 	fputs(" / ", f);
 	html_esc(f, s->name);
 	fprintf(f, "</h3>\n<p>%zu units merged: pair affinity mean %.3f, min %.3f (threshold %.3f); "
-		   "%llu data identities touched by two or more of them; CPU demand %.2f (cap %.2f).</p>\n",
-		s->nunits, g->mean_pair_affinity, g->min_pair_affinity, c->threshold,
-		(unsigned long long)g->shared_idents, s->demand, c->cap_cpus);
-	fputs("<table class=\"members\"><tr><th>pair</th><th>affinity</th><th>shared identities</th>"
-	      "<th>samples on them</th><th>share of the first's weight</th><th>share of the second's weight</th></tr>\n",
-	      f);
-	for (i = 0; i < g->npairs; i++) {
-		const struct model_pair *p = &g->pairs[i];
+		   "CPU demand %.2f (cap %.2f).</p>\n",
+		s->nunits, g->mean_pair_affinity, g->min_pair_affinity, c->threshold, s->demand, c->cap_cpus);
+	fputs("<table class=\"members\"><tr><th>member</th><th>samples</th></tr>\n", f);
+	for (i = 0; i < s->nunits; i++) {
+		fputs("<tr><td>", f);
+		html_esc(f, c->units[s->units[i]].name);
+		fprintf(f, "</td><td>%llu</td></tr>\n", (unsigned long long)c->units[s->units[i]].samples);
+	}
+	fputs("</table>\n", f);
+	fputs("<table class=\"links\"><tr><th>merge, in order: its strongest link</th><th>merge affinity</th>"
+	      "<th>demand</th><th>link affinity</th><th>shared identities</th><th>samples on them</th>"
+	      "<th>share of the first's weight</th><th>share of the second's weight</th>"
+	      "<th>shared objects (data_map data_sym), by the first's weight</th></tr>\n", f);
+	for (i = 0; i < g->nlinks; i++) {
+		const struct model_link *l = &g->links[i];
 
 		fputs("<tr><td>", f);
-		html_esc(f, c->units[p->a].name);
+		html_esc(f, c->units[l->a].name);
 		fputs(" ~ ", f);
-		html_esc(f, c->units[p->b].name);
-		fprintf(f, "</td><td>%.3f</td><td>%zu</td><td>%llu + %llu</td><td>", p->affinity, p->keys,
-			(unsigned long long)p->samples_a, (unsigned long long)p->samples_b);
-		write_pct(f, p->share_a);
+		html_esc(f, c->units[l->b].name);
+		fprintf(f, "</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%zu</td><td>%llu + %llu</td><td>",
+			l->affinity, l->demand, l->unit_affinity, l->keys, (unsigned long long)l->samples_a,
+			(unsigned long long)l->samples_b);
+		write_pct(f, l->share_a);
 		fputs("</td><td>", f);
-		write_pct(f, p->share_b);
+		write_pct(f, l->share_b);
+		fputs("</td><td>", f);
+		for (k = 0; k < l->ntop; k++) {
+			if (k)
+				fputs(", ", f);
+			if (l->top[k].name)
+				html_esc(f, l->top[k].name);
+			else
+				fputs("<span class=\"note\">(no data_map: physical pages)</span>", f);
+			fputc(' ', f);
+			write_pct(f, l->top[k].share);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	if (g->ntop) {
-		fputs("<table class=\"top-shared\"><tr><th>shared objects (data_map data_sym)</th>"
-		      "<th>share of the shared weight</th></tr>\n", f);
-		for (i = 0; i < g->ntop; i++) {
-			fputs("<tr><td>", f);
-			if (g->top[i].name)
-				html_esc(f, g->top[i].name);
-			else
-				fputs("<span class=\"note\">(no data_map: physical pages)</span>", f);
-			fputs("</td><td>", f);
-			write_pct(f, g->shared_weight > 0 ? g->top[i].weight / g->shared_weight : 0);
-			fputs("</td></tr>\n", f);
-		}
-		fputs("</table>\n", f);
-	}
 	fputs("</div>\n", f);
 }
 
@@ -238,7 +242,10 @@ static void write_merges(FILE *f, const struct model *m)
 	      "touched it in the same or adjacent epochs; a unit's share is the part of its weight (load latency "
 	      "where the backend has it, else samples; kernel pages weigh less) on what it shares with the other. "
 	      "Private and shared data with a data_id is compared by cache line: the affinity is the estimated "
-	      "shared fraction of each unit's accesses, counted when its lower bound is above the threshold.</p>\n", f);
+	      "shared fraction of each unit's accesses, counted when its lower bound is above the threshold. "
+	      "Each merge joins two clusters at their average affinity; its strongest link is the member pair "
+	      "of the highest affinity between them, with that pair's evidence (the same as extract -v's "
+	      "merge lines).</p>\n", f);
 	for (ci = 0; ci < m->ncells; ci++)
 		for (s = 0; s < m->cells[ci].nsubs; s++)
 			if (m->cells[ci].subs[s].merge) {

@@ -268,6 +268,8 @@ struct mem_agg_opts {
 #define MEM_AGG_MAX_OBJECTS 4096
 /* (tid or pid, group index) -> one u64 key of tid_groups / pid_groups */
 #define MEM_AGG_TG_KEY(id, group) ((uint64_t)(id) << 20 | (uint64_t)(group))
+#define MEM_AGG_TG_ID(key) ((key) >> 20)         /* the tid or pid of such a key */
+#define MEM_AGG_TG_GROUP(key) ((key) & 0xfffff)  /* its group index */
 
 struct mem_agg {
 	struct mem_agg_opts o;

@@ -428,7 +428,7 @@ static int remap_tid_groups(struct u64map *m, const size_t *gmap)
 
 	u64map_init_cap(&n, U64MAP_SMALL);
 	while (u64map_next_u64(m, &pos, &k, &v)) {
-		if (!(slot = u64map_slot(&n, MEM_AGG_TG_KEY(k >> 20, gmap[k & 0xfffff])))) {
+		if (!(slot = u64map_slot(&n, MEM_AGG_TG_KEY(MEM_AGG_TG_ID(k), gmap[MEM_AGG_TG_GROUP(k)])))) {
 			u64map_free(&n);
 			return -1;
 		}

@@ -36,8 +36,8 @@ static int sampled_init(struct sampled *x, const struct mem_agg *a)
 
 	x->a = a;
 	u64map_init_cap(&x->pids, U64MAP_SMALL);
-	while (u64map_next_u64(&a->pid_groups, &pos, &k, &v)) /* MEM_AGG_TG_KEY(pid, group) */
-		if (!u64map_slot(&x->pids, k >> 20))
+	while (u64map_next_u64(&a->pid_groups, &pos, &k, &v))
+		if (!u64map_slot(&x->pids, MEM_AGG_TG_ID(k)))
 			return -1;
 	return 0;
 }

@@ -204,7 +204,7 @@ static int add_sub(struct cell_fit *f, const struct fit_input *in, const size_t 
 		   struct clauses *c)
 {
 	struct fit_sub *v = grow(f->v, f->n, sizeof(*v));
-	struct unit_cluster uc = {(size_t *)members, n, 0};
+	struct unit_cluster uc = {.members = (size_t *)members, .n = n};
 
 	if (!v)
 		return -1;

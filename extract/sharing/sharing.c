@@ -31,6 +31,9 @@ struct agglo {
 	double *demand;
 	size_t *owner;    /* unit -> cluster slot */
 	double duration_s; /* of the samples (-v: seconds more that would decide) */
+	struct sharing_merge *merges; /* with evidence (ev): each merge done, in order */
+	size_t *merge_slot;           /* the slot each merged into */
+	size_t nmerges;
 };
 
 static const struct unit_list *name_units; /* qsort context */
@@ -138,19 +141,19 @@ static int obj_cmp(const void *x, const void *y)
 	return a->w < b->w ? 1 : a->w > b->w ? -1 : (a->obj > b->obj) - (a->obj < b->obj);
 }
 
-/* "    a ~ b: K shared keys, ... ; objects: X 60%, Y 30%" */
-static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g, size_t x, size_t y)
+/* The evidence of the link x ~ y into m (pe, objects); the caller sets the rest. */
+static void link_evidence(const struct agglo *g, size_t x, size_t y, struct sharing_merge *m)
 {
 	const struct evidence *a = &g->ev[x], *b = &g->ev[y];
-	struct pair_evidence pe;
 	struct obj_weight *ow = NULL;
 	size_t i = 0, j = 0, nobj = 0, k;
 	double total = 0;
 
-	sharing_pair_evidence_at(a, b, g->df, g->n, g->p, &pe);
-	fprintf(log, "    %s ~ %s: %zu shared keys, %llu + %llu samples; %.1f%% of %s's weight, %.1f%% of %s's",
-		u->v[x].name, u->v[y].name, pe.keys, (unsigned long long)pe.samples_a,
-		(unsigned long long)pe.samples_b, pe.share_a * 100, u->v[x].name, pe.share_b * 100, u->v[y].name);
+	m->x = x;
+	m->y = y;
+	m->nobj = 0;
+	m->obj_total = 0;
+	sharing_pair_evidence_at(a, b, g->df, g->n, g->p, &m->pe);
 	/* the objects (data_map data_sym) of the shared identities, by weight */
 	while (g->agg && g->agg->nr_objects && i < a->n && j < b->n) {
 		uint64_t ia = EV_OBJECT(a->keys[i]), ib = EV_OBJECT(b->keys[j]);
@@ -180,21 +183,41 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 	}
 	if (nobj && total > 0) {
 		qsort(ow, nobj, sizeof(*ow), obj_cmp);
-		fprintf(log, "; objects:");
-		for (k = 0; k < nobj && k < 3; k++)
-			fprintf(log, "%s %s %.0f%%", k ? "," : "",
-				ow[k].obj ? g->agg->object_names[ow[k].obj - 1] : "(unknown)", ow[k].w * 100 / total);
+		for (k = 0; k < nobj && k < SHARING_LINK_OBJECTS; k++) {
+			m->obj[k].obj = ow[k].obj;
+			m->obj[k].weight = ow[k].w;
+		}
+		m->nobj = k;
+		m->obj_total = total;
 	}
-	fputc('\n', log);
 	free(ow);
-	sharing_log_line_detail(log, "      ", &pe, g->p, g->duration_s);
 }
 
+/* "    a ~ b: K shared keys, ... ; objects: X 60%, Y 30%" */
+static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g, const struct sharing_merge *m)
+{
+	const struct pair_evidence *pe = &m->pe;
+
+	fprintf(log, "    %s ~ %s: %zu shared keys, %llu + %llu samples; %.1f%% of %s's weight, %.1f%% of %s's",
+		u->v[m->x].name, u->v[m->y].name, pe->keys, (unsigned long long)pe->samples_a,
+		(unsigned long long)pe->samples_b, pe->share_a * 100, u->v[m->x].name, pe->share_b * 100,
+		u->v[m->y].name);
+	if (m->nobj) {
+		fprintf(log, "; objects:");
+		for (size_t k = 0; k < m->nobj; k++)
+			fprintf(log, "%s %s %.0f%%", k ? "," : "",
+				m->obj[k].obj ? g->agg->object_names[m->obj[k].obj - 1] : "(unknown)",
+				m->obj[k].weight * 100 / m->obj_total);
+	}
+	fputc('\n', log);
+	sharing_log_line_detail(log, "      ", pe, g->p, g->duration_s);
+}
+
+/* One step; m: its merge with the link's evidence (NULL without evidence vectors). */
 static void log_step(FILE *log, const struct unit_list *u, const struct agglo *g, size_t a, size_t b,
-		     double aff, bool refused, double cap)
+		     double aff, bool refused, double cap, const struct sharing_merge *m)
 {
 	char *na = cluster_name(u, g, a), *nb = cluster_name(u, g, b);
-	size_t x = a, y = b;
 
 	if (refused)
 		fprintf(log, "  refuse %s + %s: affinity %.3f, demand %.2f CPUs > cap %.2f\n", na ? na : "?",
@@ -202,10 +225,8 @@ static void log_step(FILE *log, const struct unit_list *u, const struct agglo *g
 	else
 		fprintf(log, "  merge %s + %s: affinity %.3f, demand %.2f CPUs\n", na ? na : "?", nb ? nb : "?",
 			aff, g->demand[a] + g->demand[b]);
-	if (g->ev) {
-		strongest_link(g, a, b, &x, &y);
-		log_link(log, u, g, x, y);
-	}
+	if (m)
+		log_link(log, u, g, m);
 	free(na);
 	free(nb);
 }
@@ -217,13 +238,26 @@ static void agglomerate(struct agglo *g, const struct unit_list *u, const struct
 
 	while (best_pair(g, p->threshold, &a, &b, &best)) {
 		bool too_big = g->demand[a] + g->demand[b] > p->cap_cpus;
+		struct sharing_merge step = {.affinity = best, .demand = g->demand[a] + g->demand[b]}, *m = NULL;
 
+		if (g->ev) {
+			size_t x = a, y = b;
+
+			/* a merge's evidence goes to its cluster; a refused one's only to -v */
+			m = too_big ? &step : &g->merges[g->nmerges];
+			*m = step;
+			strongest_link(g, a, b, &x, &y);
+			link_evidence(g, x, y, m);
+		}
 		if (log)
-			log_step(log, u, g, a, b, best, too_big, p->cap_cpus);
-		if (too_big)
+			log_step(log, u, g, a, b, best, too_big, p->cap_cpus, m);
+		if (too_big) {
 			g->refused[a * g->n + b] = g->refused[b * g->n + a] = true;
-		else
+		} else {
+			if (g->ev)
+				g->merge_slot[g->nmerges++] = a;
 			merge_slots(g, a, b);
+		}
 	}
 	if (log) {
 		if (best >= 0)
@@ -257,6 +291,14 @@ static int collect_clusters(const struct agglo *g, const struct unit_list *u, st
 		c->demand = g->demand[slot];
 		name_units = u;
 		qsort(c->members, c->n, sizeof(size_t), unit_name_cmp);
+		for (i = 0; i < g->nmerges; i++)
+			c->nmerges += g->owner[g->merge_slot[i]] == slot;
+		if (c->nmerges && !(c->merges = malloc(c->nmerges * sizeof(*c->merges))))
+			return scx_fail("out of memory");
+		c->nmerges = 0;
+		for (i = 0; i < g->nmerges; i++)
+			if (g->owner[g->merge_slot[i]] == slot)
+				c->merges[c->nmerges++] = g->merges[i];
 	}
 	return 0;
 }
@@ -270,6 +312,8 @@ static void agglo_free(struct agglo *g)
 	free(g->size);
 	free(g->demand);
 	free(g->owner);
+	free(g->merges);
+	free(g->merge_slot);
 }
 
 static int agglo_init(struct agglo *g, const struct unit_list *u, const struct sharing_params *p, double *aff)
@@ -284,7 +328,9 @@ static int agglo_init(struct agglo *g, const struct unit_list *u, const struct s
 	g->size = calloc(n ? n : 1, sizeof(size_t));
 	g->demand = calloc(n ? n : 1, sizeof(double));
 	g->owner = calloc(n ? n : 1, sizeof(size_t));
-	if (!g->refused || !g->alive || !g->size || !g->demand || !g->owner)
+	g->merges = calloc(n ? n : 1, sizeof(*g->merges));
+	g->merge_slot = calloc(n ? n : 1, sizeof(size_t));
+	if (!g->refused || !g->alive || !g->size || !g->demand || !g->owner || !g->merges || !g->merge_slot)
 		return scx_fail("out of memory");
 	for (i = 0; i < n; i++) {
 		g->alive[i] = true;
@@ -359,18 +405,25 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 	for (i = 0; i < n; i++)
 		if (sharing_evidence_of_unit(a, &units->v[i], &ev[i]) < 0)
 			goto out;
-	if (!(aff = sharing_affinity_matrix_at(ev, n, p)))
+	if (sharing_evidence_df(ev, n, &df) < 0) { /* the matrix's and each merge's evidence */
+		scx_fail("out of memory");
 		goto out;
+	}
+	if (!(aff = sharing_affinity_matrix_df(ev, n, &df, p)))
+		goto out;
+	if (!(unit_aff = malloc((n * n + 1) * sizeof(double)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	memcpy(unit_aff, aff, n * n * sizeof(double));
 	if (log) {
 		struct pair_evidence *pe = NULL;
 		size_t j;
 
-		if (sharing_evidence_df(ev, n, &df) < 0 || !(unit_aff = malloc((n * n + 1) * sizeof(double))) ||
-		    !(pe = calloc(n * n + 1, sizeof(*pe)))) {
+		if (!(pe = calloc(n * n + 1, sizeof(*pe)))) {
 			scx_fail("out of memory");
 			goto out;
 		}
-		memcpy(unit_aff, aff, n * n * sizeof(double));
 		log_header(log, a, units, p, cell_name);
 		for (i = 0; i < n; i++)
 			for (j = i + 1; j < n; j++)
@@ -388,12 +441,10 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 	g.unit_aff = unit_aff;
 	unit_aff = NULL;
 	g.duration_s = duration_s(a);
-	if (log) {
-		g.ev = ev;
-		g.df = &df;
-		g.agg = a;
-		g.p = p;
-	}
+	g.ev = ev;
+	g.df = &df;
+	g.agg = a;
+	g.p = p;
 	if (rc < 0)
 		goto out;
 	agglomerate(&g, units, p, log);
@@ -448,8 +499,10 @@ void sharing_clustering_free(struct clustering *c)
 {
 	size_t i;
 
-	for (i = 0; c->v && i < c->n; i++)
+	for (i = 0; c->v && i < c->n; i++) {
 		free(c->v[i].members);
+		free(c->v[i].merges);
+	}
 	free(c->v);
 	free(c->unit_aff);
 	memset(c, 0, sizeof(*c));

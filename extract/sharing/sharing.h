@@ -288,6 +288,10 @@ struct unit_cluster {
 	size_t *members; /* unit indexes, sorted by unit name */
 	size_t n;
 	double demand;
+	/* the merges that built it, in the clustering's order (n - 1 of them;
+	 * none from sharing_cluster_matrix, which has no evidence vectors) */
+	struct sharing_merge *merges;
+	size_t nmerges;
 };
 
 struct clustering {
@@ -370,6 +374,28 @@ struct pair_evidence {
 	struct line_estimate line;
 };
 
+#define SHARING_LINK_OBJECTS 3
+
+/*
+ * One merge of the clustering, as -v explains it ("merge A + B: affinity,
+ * demand", then its strongest link): the two clusters' average affinity and
+ * their CPU demand together; the member pair of the highest unit affinity
+ * (x in the first, y in the second) with its evidence; and the data objects
+ * (data_map data_sym) of the identities x shares with y, by x's weight on
+ * them, heaviest first.
+ */
+struct sharing_merge {
+	double affinity, demand;
+	size_t x, y;                 /* unit indexes */
+	struct pair_evidence pe;
+	struct {
+		size_t obj;              /* mem_agg's object index + 1; 0: no data_map */
+		double weight;           /* x's weight on it */
+	} obj[SHARING_LINK_OBJECTS];
+	size_t nobj;
+	double obj_total;            /* x's weight on all the shared objects */
+};
+
 /* df of every identity over n units: ident -> number of units. -1 on OOM. */
 int sharing_evidence_df(const struct evidence *ev, size_t n, struct u64map *df);
 /*
@@ -392,6 +418,9 @@ void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b
  * NULL on OOM.
  */
 double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p);
+/* The same with the units' df already made (sharing_evidence_df). */
+double *sharing_affinity_matrix_df(const struct evidence *ev, size_t n, const struct u64map *df,
+				   const struct sharing_params *p);
 
 /* The line estimate of a and b (see struct line_estimate); window in epochs, floor, z. */
 void sharing_line_estimate(const struct evidence *a, const struct evidence *b, unsigned window, double floor,

@@ -225,26 +225,36 @@ bool sharing_params_first_touch(const struct sharing_params *p)
 	return p->fault_samples > 0 && p->fault_samples >= p->total_samples - p->fault_samples;
 }
 
-double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p)
+double *sharing_affinity_matrix_df(const struct evidence *ev, size_t n, const struct u64map *df,
+				   const struct sharing_params *p)
 {
 	double *m = calloc(n * n + 1, sizeof(*m));
-	struct u64map df;
 	struct pair_evidence pe;
 	size_t i, j;
 
-	if (!m || sharing_evidence_df(ev, n, &df) < 0) {
-		free(m);
-		u64map_free(&df);
+	if (!m) {
 		scx_fail("out of memory (affinity of %zu units)", n);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
 		m[i * n + i] = 1;
 		for (j = i + 1; j < n; j++) {
-			sharing_pair_evidence_at(&ev[i], &ev[j], &df, n, p, &pe);
+			sharing_pair_evidence_at(&ev[i], &ev[j], df, n, p, &pe);
 			m[i * n + j] = m[j * n + i] = pe.affinity;
 		}
 	}
+	return m;
+}
+
+double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p)
+{
+	struct u64map df;
+	double *m = NULL;
+
+	if (sharing_evidence_df(ev, n, &df) < 0)
+		scx_fail("out of memory (affinity of %zu units)", n);
+	else
+		m = sharing_affinity_matrix_df(ev, n, &df, p);
 	u64map_free(&df);
 	return m;
 }

@@ -126,7 +126,7 @@ static void one_cluster(struct clustering *cl, size_t n)
 	for (size_t i = 0; i < n; i++)
 		m[i] = i;
 	cl->v = calloc(1, sizeof(*cl->v));
-	cl->v[0] = (struct unit_cluster){m, n, 0};
+	cl->v[0] = (struct unit_cluster){.members = m, .n = n};
 	cl->n = 1;
 }
 
@@ -198,7 +198,7 @@ Test(reader_fit, the_least_valuable_are_folded)
 	cl.v = calloc(9, sizeof(*cl.v));
 	for (size_t i = 0; i < 9; i++) {
 		m[i] = i;
-		cl.v[i] = (struct unit_cluster){&m[i], 1, demand[i]};
+		cl.v[i] = (struct unit_cluster){.members = &m[i], .n = 1, .demand = demand[i]};
 	}
 	cl.n = 9;
 	cr_assert_eq(reader_fit_cell(&in, &cl, &f), 0);
