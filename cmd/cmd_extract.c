@@ -66,8 +66,10 @@ static const char summary[] =
 	"predicted for the layout scx_mitosis --cell-config applies (runs of consecutive\n"
 	"CPUs per cell and subcell, each thread on its run's LLCs; --sched-model packing:\n"
 	"each subcell on one LLC, worst fit by CPU demand; both are shown), per cell and\n"
-	"subcell, with intervals; --topology FILE evaluates against another\n"
-	"topology.json. See docs/llc-sharing.md.\n"
+	"subcell, with intervals, on the recording's topology (topology.json next to\n"
+	"-f FILE, else a perf.data's headers; none: said, no figures); --topology FILE\n"
+	"evaluates against another topology.json, --topology host this machine's.\n"
+	"See docs/llc-sharing.md.\n"
 	"Several recordings (-f A -f B ...; sharing only): units are matched by name\n"
 	"within their cell, each pair's evidence is summed over the recordings that have\n"
 	"both units and decided once on the sums (evidence never joins two recordings);\n"
@@ -93,7 +95,8 @@ static const char sched_stats_summary[] =
 	"wakeup-to-run latency (count, min, avg, p50, p99, max; exact percentiles).\n"
 	"A switch whose prev_pid is not the CPU's current task (a lost event) is a\n"
 	"broken chain: counted (broken_chains, -v lists them), its gap credited to nobody.\n"
-	"--by llc and --by node need --topology topology.json (written by record).";
+	"--by llc and --by node take the recording's topology (topology.json next to -f\n"
+	"FILE), else --topology FILE, or --topology host for this machine's.";
 
 /* The input file, or NULL with scx_fail() set. Opening a FIFO waits for a
  * writer; a signal then ends the wait: "interrupted", as everywhere else. */
@@ -163,7 +166,7 @@ static int run_stage(struct extract_mem_opts *o, const char *sched, long jobs, F
 		o->path = jsonl;
 		if (!sched)
 			o->sched_path = extract_args_sched_next_to(jsonl);
-	} else if (profile_path_ends_with(o->path, ".tar.gz")) {
+	} else if (profile_path_ends_with(o->path, ".tar.gz") || profile_path_is_perf_data(o->path)) {
 		o->sched_path = sched;
 		return run_onepass(o, o->path, jobs, out);
 	}
@@ -184,7 +187,7 @@ static int run(struct extract_mem_opts *o, const char *sched, long jobs)
 /* --llc-json FILE: the observer writes the sidecar (llc_json.c) */
 static int run_with_llc_json(struct extract_mem_opts *o, const char *path, const char *sched, long jobs)
 {
-	struct extract_mem_observer obs = {.on_llc = llc_json_write, .ctx = (void *)path};
+	struct extract_mem_observer obs = {.on_llc = llc_json_write, .ctx = (void *)path, .llc_required = true};
 
 	if (fs_exists(path)) {
 		fprintf(stderr, "scxprof extract: %s: already exists, not overwritten\n", path);
@@ -311,7 +314,7 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 	const struct opt opts[] = {
 		OPT_STRING_REQUIRED('f', "file", &o.path, "FILE",
 				    "sched JSONL (sched.jsonl or perf.sched.jsonl), '-' for stdin (required)", "-f FILE"),
-		OPT_STRING(0, "topology", &o.topology, "FILE", "topology.json (needed by --by llc and --by node)"),
+		OPT_STRING(0, "topology", &o.topology, "FILE|host", "topology.json for --by llc|node (default: the recording's)"),
 		OPT_STRING(0, "by", &by, "KEY", "thread (default), process, comm, cpu, llc or node"),
 		OPT_INT(0, "limit", &o.limit, "N", "print the N keys with the most runtime (default: all)", 0, 1L << 40),
 		OPT_INT(0, "max-threads", &o.max_threads, "N",
@@ -328,10 +331,6 @@ static int cmd_extract_sched_stats(int argc, char **argv, const struct cmd_usage
 		opts_usage_error(u, "--by: '%s' is not thread, process, comm, cpu, llc or node", by);
 		return EXIT_USAGE;
 	}
-	if ((o.by == BY_LLC || o.by == BY_NODE) && !o.topology) {
-		opts_usage_error(u, "--by %s needs --topology topology.json", by);
-		return EXIT_USAGE;
-	}
 	if (!(in = open_input(o.path)))
 		return failed(u->name);
 	return finish(u->name, in, sched_stats_run(&o, in, stdout, stderr));
@@ -343,7 +342,7 @@ int cmd_extract(int argc, char **argv)
 		"extract sched util", "-f FILE [--window-ms N] [--categories LIST] [-v]", sched_util_summary, false,
 	};
 	static const struct cmd_usage sched_stats_u = {
-		"extract sched stats", "-f FILE [--by thread|process|comm|cpu|llc|node] [--topology FILE] [--limit N]",
+		"extract sched stats", "-f FILE [--by thread|process|comm|cpu|llc|node] [--topology FILE|host] [--limit N]",
 		sched_stats_summary, false,
 	};
 	static const struct cmd_usage extract_u = {

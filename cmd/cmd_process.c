@@ -19,6 +19,7 @@
 #include "cmd/signals.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
+#include "lib/host/host.h"
 #include "lib/zwrite.h"
 #include "process/summary/summary.h"
 #include "process/stage.h"
@@ -74,19 +75,42 @@ static int close_checked(FILE **f, const char *what)
 	return rc;
 }
 
-/* topology.json goes with the JSONL: extract on PROFILE.out then takes the
- * recording host's caches, as one-pass extract on the profile does. */
+static int write_topology(FILE *f, void *ctx)
+{
+	return host_topology_write_json(f, ctx, "topology.json");
+}
+
+/*
+ * topology.json goes with the JSONL: extract on PROFILE.out then takes the
+ * recording host's caches, as one-pass extract on the profile does. The
+ * profile's copy (record's, from sysfs); else, for a perf.data, one derived
+ * from its CACHE, CPU_TOPOLOGY and NUMA_TOPOLOGY headers ("source":
+ * "perf.data headers"). Headers that do not parse are a warning: the
+ * samples are still good, extract then says the recording has no topology.
+ */
 static int copy_topology(const struct process_inputs *in, const char *tmp)
 {
 	char src[4096], dst[4096];
+	struct host_topology t;
+	int rc;
 
-	if (fs_join(src, sizeof(src), in->dir, "topology.json") < 0 || !fs_is_file(src))
-		return 0;
-	if (fs_join(dst, sizeof(dst), tmp, "topology.json") < 0 || fs_copy_file(src, dst) < 0)
+	if (fs_join(dst, sizeof(dst), tmp, "topology.json") < 0)
 		return -1;
-	if (chmod(dst, 0644) < 0)
-		return scx_fail_errno("%s", dst);
-	return 0;
+	if (!in->single_file && fs_join(src, sizeof(src), in->dir, "topology.json") == 0 && fs_is_file(src)) {
+		if (fs_copy_file(src, dst) < 0)
+			return -1;
+		return chmod(dst, 0644) < 0 ? scx_fail_errno("%s", dst) : 0;
+	}
+	if (in->mem_kind != MEM_PERF_DATA)
+		return 0;
+	if ((rc = host_topology_perfdata_path(in->mem_path, &t)) < 0) {
+		fprintf(stderr, "scxprof process: warning: %s; no topology.json written\n", scx_errmsg());
+		return 0;
+	}
+	if (rc == 0)
+		rc = host_write_file(dst, write_topology, &t);
+	host_topology_free(&t);
+	return rc < 0 ? -1 : 0;
 }
 
 static int write_outputs(const struct process_args *a, const struct process_inputs *in,

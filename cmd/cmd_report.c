@@ -23,8 +23,9 @@ static const char summary[] =
 	"config as a tree with each cell's and subcell's samples, CPU share, wakeup latency\n"
 	"p50/p99 and migrations; each cell's sharing matrix as a heatmap (merged subcells\n"
 	"outlined, affinity on hover); the evidence of every merge; each cell's CPU use over\n"
-	"time; cross-LLC sharing measured and predicted under the config (--topology FILE\n"
-	"evaluates another topology.json); the config JSON and the -v text. -f may also name a\n"
+	"time; cross-LLC sharing measured and predicted under the config on the recording's\n"
+	"topology (--topology FILE evaluates another topology.json, --topology host this\n"
+	"machine's); the config JSON and the -v text. -f may also name a\n"
 	"perf.jsonl(.zst) file. The\n"
 	"output (default PROFILE.out/report.html) is written under a temporary name and\n"
 	"renamed; an existing file is never overwritten.";

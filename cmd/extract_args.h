@@ -62,9 +62,10 @@ extern const struct opt_choice extract_args_model_choices[];
 		"CPU demand cap of a merged cell (default: CPUs of the largest LLC)", 1, 1 << 20),                  \
 	OPT_STRING(0, "sched", &(a).sched, "FILE",                                                                   \
 		   "sched JSONL for CPU demand and -v sched stats (default: sched.jsonl or sched.jsonl.zst next to -f FILE, if not empty)"), \
-	OPT_STRING(0, "topology", &(a).topology, "FILE",                                                             \
-		   "topology.json whose LLCs and nodes the cross-LLC figures and the default cap use (default: "       \
-		   "topology.json next to -f FILE, else this host)"),                                                  \
+	OPT_STRING(0, "topology", &(a).topology, "FILE|host",                                                        \
+		   "topology.json whose LLCs and nodes the cross-LLC figures and the default cap use, or host for "    \
+		   "this machine's (default: the recording's: topology.json next to -f FILE, else a perf.data's "      \
+		   "headers)"),                                                                                        \
 	OPT_INT(0, "max-names", &(a).max_names, "K",                                                                 \
 		"names counted per group: more than 1/(K+1) of a group's samples is never folded (default 1024)",  \
 		20, 1L << 24),                                                                                       \

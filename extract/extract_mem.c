@@ -411,23 +411,48 @@ out:
 	return rc;
 }
 
-static const char *cap_source(const struct extract_mem_opts *o)
+static const char *cap_source(const struct extract_mem_opts *o, bool none)
 {
-	return o->max_cell_cpus > 0 ? "--max-cell-cpus" : o->topology ? "largest LLC of --topology" : "largest LLC";
+	return o->max_cell_cpus > 0 ? "--max-cell-cpus"
+	       : o->topology	    ? "largest LLC of --topology"
+	       : none		    ? "no topology: the whole machine"
+				    : "largest LLC";
 }
 
+/*
+ * The CPUs the demand counts in and the cap: the recording's topology,
+ * the cap from --topology's when given (another host's LLCs). With none,
+ * one line says so and the machine is taken as one LLC: the CPUs of the
+ * sched trace, else one (demand in shares of the machine).
+ */
 static int sharing_setup(struct run *r)
 {
-	struct cpu_topology t;
+	struct rec_topology rec, other;
+	struct cpu_topology t = {0};
+	bool none;
 
-	if (topology_for_input(r->o->path, &t) < 0)
+	if (topology_load(r->o->path, NULL, &rec) < 0)
 		return -1;
-	if (r->o->topology) { /* another host's LLCs: its cap; the demand stays in CPUs of the recording */
-		struct cpu_topology other;
-
-		if (topology_from_json(r->o->topology, &other) < 0)
-			return -1;
-		t.largest_llc_cpus = other.largest_llc_cpus;
+	if (r->o->topology && topology_load(r->o->path, r->o->topology, &other) < 0) {
+		topology_unload(&rec);
+		return -1;
+	}
+	if (rec.found)
+		topology_counts(&rec.t, rec.source, &t);
+	else if (r->o->topology) /* the recording has none: --topology's, as asked */
+		topology_counts(&other.t, other.source, &t);
+	if (r->o->topology) {
+		t.largest_llc_cpus = host_topology_largest_llc(&other.t);
+		topology_unload(&other);
+	}
+	none = !rec.found && !r->o->topology;
+	if (none) {
+		t.online_cpus = r->has_sched && r->sched.st.cpu_count ? (unsigned)r->sched.st.cpu_count : 1;
+		t.largest_llc_cpus = t.online_cpus;
+		if (r->log)
+			fprintf(r->log, "\ntopology: the recording has none (%s): the machine is taken as one LLC; "
+					"--topology FILE, or --topology host for this machine's\n",
+				rec.none);
 	}
 	r->sp.threshold = r->o->share_threshold >= 0 ? r->o->share_threshold : SHARE_THRESHOLD_DEFAULT;
 	r->sp.cap_cpus = r->o->max_cell_cpus > 0 ? r->o->max_cell_cpus : (double)t.largest_llc_cpus;
@@ -440,11 +465,15 @@ static int sharing_setup(struct run *r)
 		fprintf(r->log,
 			"\nCPU demand: sched runtime / trace duration (%s: %.3f s, %zu CPUs); cap %.2f CPUs per cell (%s)\n",
 			r->sched.path, (double)r->sched.st.duration_ns / 1e9, r->sched.st.cpu_count, r->sp.cap_cpus,
-			cap_source(r->o));
+			cap_source(r->o, none));
+	else if (r->log && none)
+		fprintf(r->log, "\nCPU demand: share of samples (of the whole machine); cap %.2f (%s)\n", r->sp.cap_cpus,
+			cap_source(r->o, none));
 	else if (r->log)
 		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s); cap %.2f CPUs per cell (%s)\n",
 			t.online_cpus, t.source, r->sp.cap_cpus,
-			cap_source(r->o));
+			cap_source(r->o, none));
+	topology_unload(&rec);
 	return 0;
 }
 
@@ -509,6 +538,7 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 	/* the cross-LLC figures: -v in sharing mode (--cluster comm's text stays upstream's), or an observer's */
 	r.llc_opts = (struct mem_llc_opts){
 		.path = o->path, .topology = o->topology, .print = o->verbose && o->cluster == CLUSTER_SHARING,
+		.required = o->observer && o->observer->llc_required,
 		.line_granularity = o->line_granularity, .max_recs = o->max_keys / 4,
 		.model = (enum llc_sched_model)o->sched_model,
 		.mitosis = {o->mitosis_rebalancing, !o->mitosis_no_llc_aware, o->mitosis_vllc_min, o->mitosis_vllc_max},

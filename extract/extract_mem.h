@@ -46,6 +46,7 @@ struct extract_mem_observer {
 	int (*on_cell)(void *ctx, const struct extract_mem_cell *c); /* may be NULL */
 	/* called once with the cross-LLC figures (extract/llc/llc_share.h), after the last cell; may be NULL */
 	int (*on_llc)(void *ctx, const struct llc_share_result *r);
+	bool llc_required; /* on_llc must be called: a recording without topology is an error */
 	void *ctx;
 };
 

@@ -514,7 +514,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	}
 	if (batches_alloc(&p->mem, false) < 0 || batches_alloc(&p->sch, true) < 0)
 		goto out;
-	mo.path = p->in.mem_path; /* names the input; topology.json is looked for next to it */
+	mo.path = p->in.mem_path; /* names the input; its topology: topology.json next to it, else its headers */
 	if (!mo.sched_path && p->in.sched_kind != SCHED_IN_NONE) {
 		mo.sched_path = p->in.sched_path;
 		p->decode_sched = true;

@@ -26,7 +26,8 @@ enum process_mem_kind { MEM_NONE, MEM_PERF_DATA, MEM_SCRIPT_TEXT };
 enum process_sched_kind { SCHED_IN_NONE, SCHED_IN_DATA, SCHED_IN_PERF_DATA, SCHED_IN_SCRIPT };
 
 struct process_inputs {
-	char dir[4096];
+	char dir[4096];         /* the profile directory, or the perf.data file itself (single_file) */
+	bool single_file;       /* -f named a perf.data file: the memory stream only */
 	enum process_mem_kind mem_kind;
 	char mem_name[64];      /* "perf.mem.data", "perf.data", "perf.mem.script" or "perf.script" */
 	char mem_path[4096];

@@ -118,6 +118,13 @@ int process_find_inputs(const char *dir, struct process_inputs *in)
 
 	memset(in, 0, sizeof(*in));
 	snprintf(in->dir, sizeof(in->dir), "%s", dir);
+	if (fs_is_file(dir)) { /* a perf.data on its own: its samples, nothing else of a profile */
+		in->single_file = true;
+		in->mem_kind = MEM_PERF_DATA;
+		snprintf(in->mem_path, sizeof(in->mem_path), "%s", dir);
+		snprintf(in->mem_name, sizeof(in->mem_name), "perf.data");
+		return 0;
+	}
 	if (!fs_is_dir(dir))
 		return scx_fail("%s: not a profile directory", dir);
 	if (find_first(dir, mem_candidates, sizeof(mem_candidates) / sizeof(mem_candidates[0]), in->mem_path,

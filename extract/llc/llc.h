@@ -38,8 +38,9 @@
 /* What the step needs of extract mem's options. */
 struct mem_llc_opts {
 	const char *path;      /* the input: topology.json next to it */
-	const char *topology;  /* --topology FILE, NULL: next to path, else this host */
+	const char *topology;  /* --topology FILE or "host"; NULL: the recording's (topology.h) */
 	bool print;            /* the -v section */
+	bool required;         /* no topology is an error (--llc-json), not a -v line */
 	bool line_granularity;
 	size_t max_recs;       /* 0: default */
 	enum llc_sched_model model;   /* whose prediction the predicted figures are */

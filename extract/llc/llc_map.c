@@ -118,27 +118,6 @@ int llc_map_from_host(struct llc_map *m)
 	return rc;
 }
 
-int llc_map_for_input(const char *input_path, const char *topology, struct llc_map *m)
-{
-	char path[PATH_MAX];
-	const char *slash = input_path ? strrchr(input_path, '/') : NULL;
-
-	if (topology)
-		return llc_map_from_json(topology, m);
-	if (slash)
-		snprintf(path, sizeof(path), "%.*s/topology.json", (int)(slash - input_path), input_path);
-	else
-		snprintf(path, sizeof(path), "topology.json");
-	if (access(path, F_OK) == 0) {
-		int rc = llc_map_from_json(path, m);
-
-		if (rc == 0) /* as extract's CPU demand line names it: the same text whichever directory holds the input */
-			snprintf(m->source, sizeof(m->source), "topology.json");
-		return rc;
-	}
-	return llc_map_from_host(m);
-}
-
 void llc_map_free(struct llc_map *m)
 {
 	free(m->llc_of);

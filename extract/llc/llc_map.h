@@ -32,8 +32,6 @@ int llc_map_from_topology(const struct host_topology *t, const char *source, str
 int llc_map_from_json(const char *path, struct llc_map *m);
 /* From this host's sysfs (source "host"). */
 int llc_map_from_host(struct llc_map *m);
-/* topology if not NULL, else topology.json next to input_path, else the host. */
-int llc_map_for_input(const char *input_path, const char *topology, struct llc_map *m);
 void llc_map_free(struct llc_map *m);
 
 /* LLC / node index of cpu, -1 when the map does not list it. */

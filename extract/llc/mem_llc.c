@@ -125,26 +125,43 @@ int mem_llc_finish(struct llc_share *s, const struct mem_llc_opts *o, const stru
 	struct runtimes rt;
 	struct llc_share_result r;
 	struct llc_map map;
-	struct cpu_topology rec;
+	struct rec_topology rec, eval;
 	struct llc_share_eval e = {.cfg = cfg, .workload = ao->workload, .allotment_re = ao->allotment_re, .map = &map,
 				   .model = o->model, .mitosis = o->mitosis};
 	int rc = -1;
 
-	/* demand is in CPUs of the recording: its topology.json (or this host), whatever --topology says */
-	if (topology_for_input(o->path, &rec) < 0)
+	/* demand is in CPUs of the recording (its own topology), the LLCs those of --topology when given */
+	if (topology_load(o->path, NULL, &rec) < 0)
 		return -1;
-	e.online_cpus = rec.online_cpus;
+	if (o->topology && topology_load(o->path, o->topology, &eval) < 0) {
+		topology_unload(&rec);
+		return -1;
+	}
+	if (!o->topology)
+		eval = rec;
+	if (!eval.found) {
+		if (log && o->print)
+			fprintf(log, "\nCross-LLC sharing: not computed: the recording has no topology (%s); "
+				     "--topology FILE evaluates a topology.json, --topology host this machine's\n",
+				rec.none);
+		rc = o->required ? scx_fail("the recording has no topology (%s): no cross-LLC figures; give "
+					    "--topology FILE, or --topology host for this machine's", rec.none)
+				 : 0;
+		topology_unload(&rec);
+		return rc;
+	}
+	e.online_cpus = (unsigned)(rec.found ? rec.t.n : eval.t.n);
 	if (sched) {
 		if (runtimes_init(&rt, &sched->st) < 0) {
 			u64map_free(&rt.tid);
-			return -1;
+			goto out_topo;
 		}
 		e.thread_cpus = thread_cpus;
 		e.thread_runs = thread_runs;
 		e.thread_ctx = &rt;
 		e.threads = &sched->st;
 	}
-	if (llc_map_for_input(o->path, o->topology, &map) < 0)
+	if (llc_map_from_topology(&eval.t, eval.source, &map) < 0)
 		goto out_rt;
 	if (llc_share_evaluate(s, &e, &r) < 0 || mem_llc_fit_cost(s, &e, wanted, fit, &r) < 0) {
 		llc_share_result_free(&r);
@@ -177,5 +194,9 @@ out:
 out_rt:
 	if (sched)
 		u64map_free(&rt.tid);
+out_topo:
+	if (o->topology)
+		topology_unload(&eval);
+	topology_unload(&rec);
 	return rc;
 }

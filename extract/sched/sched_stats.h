@@ -43,7 +43,7 @@ enum sched_stats_by { BY_THREAD, BY_PROCESS, BY_COMM, BY_CPU, BY_LLC, BY_NODE };
 
 struct sched_stats_opts {
 	const char *path;     /* for messages */
-	const char *topology; /* topology.json, required for llc and node */
+	const char *topology; /* for llc and node: topology.json or "host"; NULL: the recording's (next to path) */
 	enum sched_stats_by by;
 	long limit;           /* 0: all keys */
 	int verbose;          /* -v: broken switch chains and folded threads on the log */

@@ -14,7 +14,6 @@
 
 #include "extract/llc/llc.h"
 #include "lib/error.h"
-#include "lib/host/host.h"
 #include "lib/jsonw.h"
 #include "lib/u64map.h"
 
@@ -110,34 +109,37 @@ static int cmp_thread_comm(const void *x, const void *y)
 	return strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
 }
 
-/* topology.json: cpu -> llc and node; -1 for CPUs it does not list */
-static int load_topology(const char *path, int64_t **llc, int64_t **node, size_t *n)
+/* The recording's topology (or --topology's): cpu -> llc and node; -1 for CPUs it does not list */
+static int load_topology(const struct sched_stats_opts *o, int64_t **llc, int64_t **node, size_t *n)
 {
-	struct host_topology topo;
+	struct rec_topology topo;
 	size_t i, m;
 
 	*llc = *node = NULL;
 	*n = 0;
-	if (host_topology_read_json(path, &topo) < 0)
+	if (topology_load(o->path, o->topology, &topo) < 0)
 		return -1;
-	m = (size_t)topo.cpus[topo.n - 1].cpu + 1; /* ascending, at least one */
+	if (!topo.found)
+		return scx_fail("--by %s: the recording has no topology (%s); give --topology FILE, or --topology host "
+				"for this machine's", o->by == BY_LLC ? "llc" : "node", topo.none);
+	m = (size_t)topo.t.cpus[topo.t.n - 1].cpu + 1; /* ascending, at least one */
 	*llc = malloc(m * sizeof(int64_t));
 	*node = malloc(m * sizeof(int64_t));
 	if (!*llc || !*node) {
 		free(*llc);
 		free(*node);
 		*llc = *node = NULL;
-		host_topology_free(&topo);
+		topology_unload(&topo);
 		return scx_fail("out of memory");
 	}
 	for (i = 0; i < m; i++)
 		(*llc)[i] = (*node)[i] = -1;
-	for (i = 0; i < topo.n; i++) {
-		(*llc)[topo.cpus[i].cpu] = topo.cpus[i].llc;
-		(*node)[topo.cpus[i].cpu] = topo.cpus[i].node;
+	for (i = 0; i < topo.t.n; i++) {
+		(*llc)[topo.t.cpus[i].cpu] = topo.t.cpus[i].llc;
+		(*node)[topo.t.cpus[i].cpu] = topo.t.cpus[i].node;
 	}
 	*n = m;
-	host_topology_free(&topo);
+	topology_unload(&topo);
 	return 0;
 }
 
@@ -152,7 +154,7 @@ int sched_stats_build_rows(struct stats *s, struct row **rows_out, size_t *nrows
 	int rc = -1;
 
 	u64map_init(&idx);
-	if ((by == BY_LLC || by == BY_NODE) && load_topology(s->o->topology, &llc, &node, &ntopo) < 0)
+	if ((by == BY_LLC || by == BY_NODE) && load_topology(s->o, &llc, &node, &ntopo) < 0)
 		return -1;
 	if (!(rows = calloc(s->nthreads + s->ncpus + 1, sizeof(*rows))))
 		goto oom;

@@ -64,7 +64,8 @@ struct host_cpu {
 struct host_topology {
 	struct host_cpu *cpus; /* ascending by cpu, no CPU twice */
 	size_t n;
-	char source[64];       /* what it was read from: "sysfs", "perf.data headers", "topology.json" */
+	char source[64];       /* what it was read from: "sysfs", "perf.data headers"; of topology.json,
+				* its "source" (one of those), else "topology.json" */
 };
 
 void host_topology_free(struct host_topology *t);
@@ -89,10 +90,11 @@ int host_topology_sysfs(const char *sys_root, struct host_topology *t);
  * section's payload or NULL/0 when absent: CPU_TOPOLOGY (core/die/package
  * per CPU, SMT siblings), CACHE (the level 3, else level 2, data or
  * unified cache holding each CPU), NUMA_TOPOLOGY (node per CPU) and
- * NRCPUS. The CPUs are those of CPU_TOPOLOGY's sibling lists (else of
- * CACHE, else NRCPUS' online count). 0, or 1 when the sections hold no
- * CPUs at all (*t empty); -1 (scx_fail naming what, prefixed with what) when one is
- * malformed (every count and length is checked against the section).
+ * NRCPUS (the count of per-CPU ids). The CPUs are those of CPU_TOPOLOGY's
+ * sibling lists, else of CACHE's lists. 0, or 1 when the sections name no
+ * CPU (neither CPU_TOPOLOGY nor CACHE: perf record writes both; *t empty);
+ * -1 (scx_fail naming what and the section) when one is malformed (every
+ * count and length is checked against the section).
  */
 struct host_perf_sections {
 	const void *nrcpus, *cpu_topology, *numa_topology, *cache;

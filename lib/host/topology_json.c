@@ -133,7 +133,7 @@ static int read_cpus(struct json_object *cpus, const char *path, struct host_top
 
 int host_topology_read_json(const char *path, struct host_topology *t)
 {
-	struct json_object *root, *cpus;
+	struct json_object *root, *cpus, *src;
 	struct stat st;
 	int rc;
 
@@ -148,10 +148,15 @@ int host_topology_read_json(const char *path, struct host_topology *t)
 		rc = scx_fail("%s: no \"cpus\" array", path);
 	else
 		rc = read_cpus(cpus, path, t);
+	if (rc == 0) /* what the file says it was read from ("sysfs", "perf.data headers"), else its name */
+		snprintf(t->source, sizeof(t->source), "%s",
+			 json_object_object_get_ex(root, "source", &src) && json_object_is_type(src, json_type_string) &&
+					 (!strcmp(json_object_get_string(src), "sysfs") ||
+					  !strcmp(json_object_get_string(src), "perf.data headers"))
+				 ? json_object_get_string(src)
+				 : "topology.json");
 	json_object_put(root);
 	if (rc < 0)
 		host_topology_free(t);
-	else
-		snprintf(t->source, sizeof(t->source), "topology.json");
 	return rc;
 }

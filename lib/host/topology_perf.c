@@ -262,7 +262,7 @@ static int fill_cpu(const struct parsed *x, int cpu, struct host_cpu *c)
 	return c->llc_cpus && c->siblings ? 0 : scx_fail("out of memory");
 }
 
-/* The CPUs: the union of the thread sibling lists, else of the caches' lists, else 0..online-1. */
+/* The CPUs: the union of the thread sibling lists, else of the caches' lists. */
 static int cpu_set(const struct parsed *x, bool **on, size_t *n)
 {
 	uint32_t i;
@@ -286,8 +286,6 @@ static int cpu_set(const struct parsed *x, bool **on, size_t *n)
 			(*on)[cpus[j]] = true;
 		free(cpus);
 	}
-	for (i = 0; !x->threads.n && !x->nr_caches && x->has_nrcpus && i < x->nr_online && i <= HOST_MAX_CPU; i++)
-		(*on)[i] = true;
 	for (j = 0; j <= HOST_MAX_CPU; j++)
 		*n += (*on)[j];
 	return 0;

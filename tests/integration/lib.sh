@@ -20,13 +20,17 @@ validate() {
 # assert_jobs NAME PROFILE [EXTRACT OPTIONS...]: one pass with -j 1, 2, 3, 4
 # and 8 writes the same config, -v report, --llc-json and --evidence-out
 # files byte for byte (the threads split the streams and, from -j 4, the
-# evidence maps, never the result).
+# evidence maps, never the result). --llc-json evaluates against
+# tests/fixtures/extract/topology-8cpu-2llc.json unless OPTIONS give a
+# --topology (a recording without a topology gets no figures otherwise).
 assert_jobs() {
-	local name=$1 prof=$2 d j why=""
+	local name=$1 prof=$2 d j why="" topo
 	shift 2
+	topo=(--topology "$TOP/tests/fixtures/extract/topology-8cpu-2llc.json")
+	case " $* " in *" --topology "*) topo=() ;; esac
 	d=$(mktemp -d "$WORK/jobs.XXXXXX")
 	for j in 1 2 3 4 8; do
-		if ! "$SCXPROF" extract -v -j $j -f "$prof" --llc-json "$d/llc.$j.json" "$@" >"$d/cfg.$j.json" 2>"$d/log.$j"; then
+		if ! "$SCXPROF" extract -v -j $j -f "$prof" --llc-json "$d/llc.$j.json" "${topo[@]}" "$@" >"$d/cfg.$j.json" 2>"$d/log.$j"; then
 			why="-j $j failed: $(tail -n 2 "$d/log.$j")"; break
 		fi
 		"$SCXPROF" extract -j $j -f "$prof" --evidence-out "$d/ev.$j.json" "$@" >"$d/plain.$j.json" 2>/dev/null ||

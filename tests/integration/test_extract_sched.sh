@@ -133,5 +133,6 @@ assert k=={0:500000,1:200000}, k; assert open(sys.argv[2]).read()=="", "stderr"'
 check "stats --by process --limit 1: pid 100 = threads 100+200" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["keys"]; assert d["keys_total"]==3 and len(k)==1 and k[0]["process"]==100 and k[0]["runtime_ns"]==900000 and k[0]["latency_ns"]["count"]==2, d' "$WORK/sp"
 "$SCXPROF" extract sched stats -f "$FIX/stats_basic.jsonl" --by llc --topology "$TOP/tests/fixtures/extract/topology-8cpu-2llc.json" >"$WORK/sl"
 check "stats --by llc: CPUs 0,1 in llc 0 (4 CPUs), llc 4 idle" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [(k["llc"],k["cpus"],k["runtime_ns"]) for k in d["keys"]]==[(0,4,1450000),(4,4,0)], d' "$WORK/sl"
-"$SCXPROF" extract sched stats -f "$FIX/stats_basic.jsonl" --by node >/dev/null 2>&1; rc=$?
-check "stats --by node without --topology is a usage error" test $rc -eq 2
+"$SCXPROF" extract sched stats -f "$FIX/stats_basic.jsonl" --by node >"$WORK/sn.out" 2>"$WORK/sn.err"; rc=$?
+check "stats --by node, no topology.json next to the input nor --topology: one line, exit 1" bash -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l <'$WORK/sn.err') = 1 ] && grep -q 'the recording has no topology' '$WORK/sn.err' && ! test -s '$WORK/sn.out'"

@@ -311,6 +311,7 @@ Test(host_json, written_and_read_back)
 	fclose(out);
 	cr_assert_eq(host_topology_read_json(path, &back), 0, "%s", scx_errmsg());
 	cr_assert_eq(back.n, t.n);
+	cr_assert_str_eq(back.source, "sysfs", "the file's \"source\"");
 	for (i = 0; i < t.n; i++) {
 		cr_assert(back.cpus[i].cpu == t.cpus[i].cpu && back.cpus[i].llc == t.cpus[i].llc &&
 			  back.cpus[i].node == t.cpus[i].node && back.cpus[i].die == t.cpus[i].die &&
