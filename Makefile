@@ -246,8 +246,8 @@ $(STATIC_BIN): $(CMD_OBJS) $(STATIC_OBJS) $(LIB) $(BUILD)/libZydis.a
 VERSION := $(shell sed -n 's/^\#define SCXPROF_VERSION "\(.*\)"/\1/p' lib/version.h)
 DIST := build/dist/scxprof-$(VERSION)
 dist:
-	@$(MAKE) --no-print-directory ARCH=$(HOST_ARCH) BUILD=build build/scxprof-static
-	@$(MAKE) --no-print-directory static-arm64
+	@$(MAKE) --no-print-directory ARCH=$(HOST_ARCH) BUILD=build SAN= build/scxprof-static
+	@$(MAKE) --no-print-directory SAN= static-arm64
 	@git diff --quiet HEAD 2>/dev/null || echo "make dist: the tree has changes: the binaries say -dirty, and the bytes are not the commit's" >&2
 	rm -rf $(DIST) $(DIST).tar.gz $(DIST).tar.gz.sha256
 	install -d -m 0755 $(DIST) $(DIST)/schemas

@@ -230,14 +230,15 @@ check "arm64: BPF objects hold the x86 build's instructions, BTF and CO-RE reloc
 
 # ---- 5. make dist: both binaries, the man page, the schemas, SHA256SUMS; the
 # same bytes twice (the binaries are up to date: make builds nothing again)
-# (not in this run's BUILD: make dist builds build/ and build/arm64/)
-if ! env -u BUILD make -s -C "$TOP" dist >"$WORK/dist1.out" 2>"$WORK/dist1.err"; then
+# (not in this run's BUILD nor with its make variables, SAN=1 under make asan:
+# make dist builds build/ and build/arm64/)
+if ! env -u BUILD -u SAN -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP" dist >"$WORK/dist1.out" 2>"$WORK/dist1.err"; then
 	fail "make dist" "$(tail -n 3 "$WORK/dist1.err")"
 	exit 0
 fi
 tarball=$(ls "$TOP"/build/dist/scxprof-*.tar.gz)
 cp "$tarball" "$WORK/dist1.tar.gz"
-env -u BUILD make -s -C "$TOP" dist >"$WORK/dist2.out" 2>&1
+env -u BUILD -u SAN -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP" dist >"$WORK/dist2.out" 2>&1
 check "make dist: two runs write the same tarball, byte for byte ($(cut -c1-16 "$WORK/dist1.out"))" \
 	cmp "$WORK/dist1.tar.gz" "$tarball"
 check "make dist: the printed sum is the tarball's" bash -c "cd '$TOP/build/dist' && sha256sum -c --quiet '$(basename "$tarball").sha256'"
