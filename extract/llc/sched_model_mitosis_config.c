@@ -195,7 +195,8 @@ int mitosis_resolve_cells(const struct cell_config *cfg, const char *const *cgro
 	for (i = 0; i < n; i++)
 		if (add_with_ancestors(&v, &nv, &cap, cgroups[i]) < 0)
 			goto out;
-	qsort(v, nv, sizeof(*v), by_path);
+	if (nv)
+		qsort(v, nv, sizeof(*v), by_path);
 	/* each cgroup's first matching spec, by its absolute path */
 	for (k = 0; k < nv; k++) {
 		size_t need = strlen(MITOSIS_CGROUP_MOUNT) + strlen(v[k].path) + 1;

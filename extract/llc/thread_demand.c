@@ -41,7 +41,8 @@ static int best_cgroups(const struct llc_share *s, bool by_pid, struct owner_cg 
 		if (id > 0)
 			v[n++] = (struct owner_cg){id, s->actors[i].cgroup, s->actors[i].samples, i};
 	}
-	qsort(v, n, sizeof(*v), by_id_cgroup);
+	if (n)
+		qsort(v, n, sizeof(*v), by_id_cgroup);
 	for (g = 0, i = 0; i < n; g++) { /* sum each (id, cgroup) into v[g] */
 		size_t j = i;
 
