@@ -396,9 +396,9 @@ static int write_perf_data(struct gen *g, const char *in, const char *out, uint6
 }
 
 /* Length of a version 2 record from its flags. */
-static size_t rec2_size(uint8_t flags)
+static size_t packed_size(uint8_t flags)
 {
-	return SCHED_REC2_BASE + (flags & SCHED_F_ARG0_64 ? 8 : 0) + (flags & SCHED_F_ARG1 ? 8 : 0) +
+	return SCHED_PACKED_BASE + (flags & SCHED_F_ARG0_64 ? 8 : 0) + (flags & SCHED_F_ARG1 ? 8 : 0) +
 	       (flags & SCHED_F_COMM ? SCHED_COMM_LEN : 0) + (flags & SCHED_F_COMM2 ? SCHED_COMM_LEN : 0);
 }
 
@@ -411,8 +411,8 @@ static void replay_chunk(const struct gen *g, const uint8_t *m, size_t pos, cons
 
 	memcpy(buf, m + pos, ch->size);
 	((struct sched_chunk_header *)buf)->cpu = (uint16_t)move_cpu(g, ch->cpu, k);
-	for (unsigned i = 0; i < ch->nrec && at + SCHED_REC2_BASE <= ch->size; i++) {
-		struct sched_rec2 *r = (struct sched_rec2 *)(buf + at);
+	for (unsigned i = 0; i < ch->nrec && at + SCHED_PACKED_BASE <= ch->size; i++) {
+		struct sched_packed_rec *r = (struct sched_packed_rec *)(buf + at);
 
 		r->timestamp = move_time(g, r->timestamp, k);
 		r->cpu = (uint16_t)move_cpu(g, r->cpu, k);
@@ -422,7 +422,7 @@ static void replay_chunk(const struct gen *g, const uint8_t *m, size_t pos, cons
 			r->pid2 = move_pid(g, r->pid2, k);
 			r->tgid2 = move_pid(g, r->tgid2, k);
 		}
-		at += rec2_size(r->flags);
+		at += packed_size(r->flags);
 		(*records)++;
 	}
 }

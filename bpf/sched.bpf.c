@@ -6,7 +6,7 @@
  *
  * One tp_btf program per tracepoint: scheduler (switch, wakeups, migration,
  * process exit/exec/fork), hardware irqs, softirqs, NMI handlers and the
- * local APIC timer. Each hit becomes one packed record (struct sched_rec2 and
+ * local APIC timer. Each hit becomes one packed record (struct sched_packed_rec and
  * the optional fields it needs), gathered in a per-CPU chunk and handed
  * SCHED_BATCH at a time to a BPF ring buffer shared by all CPUs (size set by
  * userspace from --sched-ring-sz);
@@ -83,17 +83,17 @@ static __always_inline __u64 wake_flag(void)
 }
 
 /* A nested record: a chunk of one in a ring reservation of this size. */
-#define SOLO_SIZE (SCHED_CHUNK_HEADER_SIZE + SCHED_REC2_MAX)
+#define SOLO_SIZE (SCHED_CHUNK_HEADER_SIZE + SCHED_PACKED_MAX)
 /* Where a record may start in a batch's buf: all optional fields fit. */
-#define BATCH_LAST_AT (SCHED_CHUNK_CAP - SCHED_REC2_MAX)
+#define BATCH_LAST_AT (SCHED_CHUNK_CAP - SCHED_PACKED_MAX)
 
 /* Where a record of `type` is being built. */
 struct rec_slot {
-	struct sched_rec2 *r;
+	struct sched_packed_rec *r;
 	__u8 *chunk;           /* the chunk r is in */
 	struct sched_batch *b; /* NULL: chunk is a ring reservation of SOLO_SIZE */
 	__u64 at;              /* offset of r in chunk */
-	__u64 len;             /* bytes of r so far (SCHED_REC2_BASE + optional) */
+	__u64 len;             /* bytes of r so far (SCHED_PACKED_BASE + optional) */
 };
 
 /* A record of `type`, stamped, cpu set, other base fields 0; r NULL
@@ -119,7 +119,7 @@ static __always_inline struct rec_slot rec_new(__u16 type)
 			s.b = b;
 			s.chunk = b->buf;
 			s.at = at;
-			s.r = (struct sched_rec2 *)(b->buf + at);
+			s.r = (struct sched_packed_rec *)(b->buf + at);
 		} else {
 			b->busy = 0; /* cannot happen: full batches are handed over */
 		}
@@ -131,13 +131,13 @@ static __always_inline struct rec_slot rec_new(__u16 type)
 			return s;
 		}
 		s.at = SCHED_CHUNK_HEADER_SIZE;
-		s.r = (struct sched_rec2 *)(s.chunk + SCHED_CHUNK_HEADER_SIZE);
+		s.r = (struct sched_packed_rec *)(s.chunk + SCHED_CHUNK_HEADER_SIZE);
 	}
-	__builtin_memset(s.r, 0, SCHED_REC2_BASE);
+	__builtin_memset(s.r, 0, SCHED_PACKED_BASE);
 	s.r->timestamp = bpf_ktime_get_ns();
 	s.r->cpu = bpf_get_smp_processor_id();
 	s.r->type = type;
-	s.len = SCHED_REC2_BASE;
+	s.len = SCHED_PACKED_BASE;
 	return s;
 }
 
@@ -146,7 +146,7 @@ static __always_inline void put_u64(struct rec_slot *s, __u8 flag, __u64 v)
 {
 	__u64 off = s->len;
 
-	if (off > SCHED_REC2_BASE + 8)
+	if (off > SCHED_PACKED_BASE + 8)
 		return;
 	*(__u64 *)((__u8 *)s->r + off) = v;
 	s->r->flags |= flag;
@@ -174,7 +174,7 @@ static __always_inline void put_comm(struct rec_slot *s, struct task_struct *t, 
 			return;
 		}
 	}
-	if (off > SCHED_REC2_MAX - SCHED_COMM_LEN)
+	if (off > SCHED_PACKED_MAX - SCHED_COMM_LEN)
 		return;
 	dst = (__u8 *)s->r + off;
 	*(__u64 *)dst = c0;
@@ -219,14 +219,14 @@ static __always_inline void submit(struct rec_slot *s)
 }
 
 /* The first task: base fields now, comm with put_comm after any u64. */
-static __always_inline void task1(struct sched_rec2 *r, struct task_struct *t)
+static __always_inline void task1(struct sched_packed_rec *r, struct task_struct *t)
 {
 	r->pid = t->pid;
 	r->tgid = t->tgid;
 	r->prio = t->prio;
 }
 
-static __always_inline void task2(struct sched_rec2 *r, struct task_struct *t)
+static __always_inline void task2(struct sched_packed_rec *r, struct task_struct *t)
 {
 	r->pid2 = t->pid;
 	r->tgid2 = t->tgid;
@@ -373,7 +373,7 @@ int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
 	if (!s.r)
 		return 0;
 	/* comm2: the action's name */
-	if (action && off <= SCHED_REC2_MAX - SCHED_COMM_LEN) {
+	if (action && off <= SCHED_PACKED_MAX - SCHED_COMM_LEN) {
 		__u8 *dst = (__u8 *)s.r + off;
 
 		*(__u64 *)dst = 0;

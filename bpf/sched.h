@@ -14,7 +14,7 @@
 /* The kernel side's per-CPU batch (bpf/sched.bpf.c, value of the
  * sched_batches map): one chunk being filled; not part of the file format
  * except that buf[0..len) becomes a chunk once its header is filled in. */
-#define SCHED_CHUNK_CAP (SCHED_CHUNK_HEADER_SIZE + SCHED_BATCH * SCHED_REC2_MAX)
+#define SCHED_CHUNK_CAP (SCHED_CHUNK_HEADER_SIZE + SCHED_BATCH * SCHED_PACKED_MAX)
 #define SCHED_COMM_SLOTS 8 /* power of 2 */
 
 struct sched_batch {

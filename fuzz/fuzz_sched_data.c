@@ -102,7 +102,7 @@ static void header(uint8_t *d, uint32_t version)
 static size_t seed_v2(uint8_t *d)
 {
 	size_t n = SCHED_DATA_HEADER_SIZE, c = n, rel;
-	struct sched_rec2 r = {.timestamp = 10, .type = SCHED_SWITCH, .flags = SCHED_F_COMM | SCHED_F_COMM2,
+	struct sched_packed_rec r = {.timestamp = 10, .type = SCHED_SWITCH, .flags = SCHED_F_COMM | SCHED_F_COMM2,
 			       .cpu = 1, .pid = 5, .tgid = 5, .pid2 = 6, .tgid2 = 6, .prio = 120, .prio2 = 120, .arg0 = 1};
 	struct sched_chunk_header ch = {.cpu = 1, .nrec = 3};
 	uint64_t handler = 0xffffffff81000000ull;
@@ -113,12 +113,12 @@ static size_t seed_v2(uint8_t *d)
 	memcpy(d + n, &r, sizeof(r));
 	memcpy(d + n + 40, "alpha\0\0\0\0\0\0\0\0\0\0\0beta\0\0\0\0\0\0\0\0\0\0\0\0", 32);
 	n += 72;
-	r = (struct sched_rec2){.timestamp = 20, .type = SCHED_WAKING, .cpu = 1, .comm_ref = (uint16_t)(rel + 56),
+	r = (struct sched_packed_rec){.timestamp = 20, .type = SCHED_WAKING, .cpu = 1, .comm_ref = (uint16_t)(rel + 56),
 				.comm2_ref = (uint16_t)(rel + 40), .pid = 6, .tgid = 6, .pid2 = 5, .tgid2 = 5,
 				.prio = 120, .arg0 = 1};
 	memcpy(d + n, &r, sizeof(r));
 	n += 40;
-	r = (struct sched_rec2){.timestamp = 30, .type = IRQ_HANDLER_ENTRY, .flags = SCHED_F_ARG1 | SCHED_F_COMM2,
+	r = (struct sched_packed_rec){.timestamp = 30, .type = IRQ_HANDLER_ENTRY, .flags = SCHED_F_ARG1 | SCHED_F_COMM2,
 				.cpu = 1, .comm_ref = (uint16_t)(rel + 56), .pid = 6, .tgid = 6, .arg0 = 24};
 	memcpy(d + n, &r, sizeof(r));
 	memcpy(d + n + 40, &handler, 8);

@@ -13,7 +13,7 @@
  * aligned, little endian) holds all of its fields: it is the record of
  * sched.data version 1 and what readers decode either version into; version
  * 2, what record writes, stores the same fields packed into chunks (struct
- * sched_rec2, below). Fields a record type does not use are 0 (comm fields:
+ * sched_packed_rec, below). Fields a record type does not use are 0 (comm fields:
  * all NUL). Per type:
  *
  *   type                     pid/tgid/comm/prio    pid2/tgid2/comm2/prio2   arg0            arg1
@@ -94,7 +94,7 @@ struct sched_record {
  * sched.data version 2 (what record writes; version 1 files, a bare array of
  * struct sched_record, are still read): chunks, each a struct
  * sched_chunk_header and `nrec` variable-size records of one CPU. A record is
- * struct sched_rec2 (the same fields as struct sched_record, narrower) and
+ * struct sched_packed_rec (the same fields as struct sched_record, narrower) and
  * then, in this order, only the optional fields its flags say are there:
  * arg0 as a u64 (SCHED_F_ARG0_64, else the u32 in the base is arg0), arg1
  * (SCHED_F_ARG1, else 0; SCHED_F_PREEMPT is arg1 = 1 of a sched_switch), comm
@@ -111,7 +111,7 @@ struct sched_chunk_header {
 
 #define SCHED_CHUNK_HEADER_SIZE 8
 
-struct sched_rec2 {
+struct sched_packed_rec {
 	__u64 timestamp; /*  0: as in struct sched_record */
 	__u8 type;       /*  8: enum sched_record_type */
 	__u8 flags;      /*  9: SCHED_F_* */
@@ -127,8 +127,8 @@ struct sched_rec2 {
 	__u32 arg0;      /* 36: arg0, unless SCHED_F_ARG0_64 */
 };                       /* 40 bytes, then the optional fields */
 
-#define SCHED_REC2_BASE 40
-#define SCHED_REC2_MAX (SCHED_REC2_BASE + 8 + 8 + 2 * SCHED_COMM_LEN) /* 88 */
+#define SCHED_PACKED_BASE 40
+#define SCHED_PACKED_MAX (SCHED_PACKED_BASE + 8 + 8 + 2 * SCHED_COMM_LEN) /* 88 */
 
 #define SCHED_F_ARG0_64 0x01 /* a u64 arg0 follows (the base's arg0 is 0) */
 #define SCHED_F_ARG1 0x02    /* a u64 arg1 follows */
@@ -156,7 +156,7 @@ struct sched_data_header {
 
 _Static_assert(sizeof(struct sched_record) == SCHED_RECORD_SIZE, "sched_record layout");
 _Static_assert(sizeof(struct sched_chunk_header) == SCHED_CHUNK_HEADER_SIZE, "sched_chunk_header layout");
-_Static_assert(sizeof(struct sched_rec2) == SCHED_REC2_BASE, "sched_rec2 layout");
+_Static_assert(sizeof(struct sched_packed_rec) == SCHED_PACKED_BASE, "sched_packed_rec layout");
 _Static_assert(sizeof(struct sched_data_header) == SCHED_DATA_HEADER_SIZE, "sched.data header layout");
 
 #endif

@@ -121,12 +121,12 @@ static void values(const struct sched_record *r, enum sched_kind k, struct sched
 /* Length of the v2 record at rel in a chunk of size bytes, or 0 with *why
  * set when it is damaged: flags we do not know, not within the chunk, or a
  * comm reference that is not to earlier bytes of the chunk. */
-static size_t rec2_len(const uint8_t *chunk, size_t rel, size_t size, const char **why)
+static size_t packed_len(const uint8_t *chunk, size_t rel, size_t size, const char **why)
 {
-	struct sched_rec2 b;
-	size_t len = SCHED_REC2_BASE;
+	struct sched_packed_rec b;
+	size_t len = SCHED_PACKED_BASE;
 
-	if (rel + SCHED_REC2_BASE > size) {
+	if (rel + SCHED_PACKED_BASE > size) {
 		*why = "sched.data: record runs past the end of its chunk";
 		return 0;
 	}
@@ -151,11 +151,11 @@ static size_t rec2_len(const uint8_t *chunk, size_t rel, size_t size, const char
 	return len;
 }
 
-/* The v2 record at rel of chunk (checked by rec2_len) as a struct sched_record. */
-static void rec2_decode(const uint8_t *chunk, size_t rel, struct sched_record *r)
+/* The v2 record at rel of chunk (checked by packed_len) as a struct sched_record. */
+static void packed_decode(const uint8_t *chunk, size_t rel, struct sched_record *r)
 {
-	struct sched_rec2 b;
-	const uint8_t *p = chunk + rel + SCHED_REC2_BASE;
+	struct sched_packed_rec b;
+	const uint8_t *p = chunk + rel + SCHED_PACKED_BASE;
 
 	memcpy(&b, chunk + rel, sizeof(b));
 	memset(r, 0, sizeof(*r));
@@ -298,7 +298,7 @@ static int emit_top(struct walk *w)
 	if (w->hdr->version == 1)
 		memcpy(&r, w->map + off, sizeof(r));
 	else
-		rec2_decode(w->map + off, (size_t)(e.key & 0xffff), &r);
+		packed_decode(w->map + off, (size_t)(e.key & 0xffff), &r);
 	if (emit_record(w->s, &r, w->tasks, w->ntasks) < 0)
 		return -1;
 	while (hi - lo > 1) { /* the record's segment: the last starting at or before off */
@@ -422,7 +422,7 @@ static int walk_v2(struct walk *w)
 		csize = ch.size <= avail ? ch.size : avail;
 		for (k = 0; k < ch.nrec; k++) {
 			const char *why = NULL;
-			size_t len = rec2_len(map + off, rel, (size_t)csize, &why);
+			size_t len = packed_len(map + off, rel, (size_t)csize, &why);
 			uint8_t type;
 
 			if (!len) {

@@ -41,7 +41,7 @@
 #include "record/streams/direct_out.h"
 #include "sched.skel.h"
 
-_Static_assert(sizeof(struct sched_rec2) == SCHED_REC2_BASE, "sched_rec2 layout");
+_Static_assert(sizeof(struct sched_packed_rec) == SCHED_PACKED_BASE, "sched_packed_rec layout");
 _Static_assert(sizeof(struct sched_chunk_header) == SCHED_CHUNK_HEADER_SIZE, "chunk header layout");
 _Static_assert(sizeof(struct sched_data_header) == SCHED_DATA_HEADER_SIZE, "sched.data header layout");
 
