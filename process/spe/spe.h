@@ -4,19 +4,19 @@
  * them (tools/perf/util/arm-spe*.c): one sample per load or store record.
  *
  * The parts, one file each:
- *   packet.c   one packet from bytes (Arm ARM DDI 0487, D10 "Packet formats")
- *   record.c   packets -> records, one decoder per AUX queue, across the
- *              queue's AUXTRACE buffers in file order, resynchronising byte
- *              by byte after a bad header as perf does
- *   data_src.c a record's perf_mem_data_src: Neoverse N1/N2/V1 data source
- *              packets, else the generic events-based levels
- *   trace.c    the perf.data side: TIME_CONV, AUXTRACE_INFO (SPE header of
- *              perf 6.1, or the versioned one of perf >= 6.9), AUXTRACE and
- *              AUX records; each queue's buffers, decoded as the replay goes
- *              (memory does not grow with the AUX data)
- *   replay.c   the records in perf's delivery order between the file's other
- *              records, each attributed to a thread by its CONTEXT packet or
- *              else by the CPU's switch records, times through TIME_CONV
+ *   spe_packet.c   one packet from bytes (Arm ARM DDI 0487, D10 "Packet formats")
+ *   spe_record.c   packets -> records, one decoder per AUX queue, across the
+ *                  queue's AUXTRACE buffers in file order, resynchronising byte
+ *                  by byte after a bad header as perf does
+ *   spe_data_src.c a record's perf_mem_data_src: Neoverse N1/N2/V1 data source
+ *                  packets, else the generic events-based levels
+ *   spe_trace.c    the perf.data side: TIME_CONV, AUXTRACE_INFO (SPE header of
+ *                  perf 6.1, or the versioned one of perf >= 6.9), AUXTRACE and
+ *                  AUX records; each queue's buffers, decoded as the replay goes
+ *                  (memory does not grow with the AUX data)
+ *   spe_replay.c   the records in perf's delivery order between the file's other
+ *                  records, each attributed to a thread by its CONTEXT packet or
+ *                  else by the CPU's switch records, times through TIME_CONV
  *
  * Hostile input never crashes: a bad packet header is skipped byte by byte
  * and counted; a record cut by one is kept as perf keeps it (its fields so
@@ -33,7 +33,7 @@
 
 #include "lib/perfdata.h"
 
-/* ---- packets (packet.c) ------------------------------------------------ */
+/* ---- packets (spe_packet.c) -------------------------------------------- */
 
 enum spe_pkt_type {
 	SPE_PKT_PAD = 1,
@@ -73,7 +73,7 @@ struct spe_packet {
  * header no packet has. */
 int spe_packet_decode(const uint8_t *buf, size_t len, size_t pos, struct spe_packet *p);
 
-/* ---- records (record.c) ------------------------------------------------ */
+/* ---- records (spe_record.c) -------------------------------------------- */
 
 #define SPE_OP_LD 1u
 #define SPE_OP_ST 2u
@@ -132,7 +132,7 @@ int spe_decoder_feed(struct spe_decoder *d, const uint8_t *buf, size_t len,
  * (bytes 0-6; the top byte filled for EL1/EL2 code and kernel data). */
 uint64_t spe_addr_value(unsigned index, uint64_t payload);
 
-/* ---- data source (data_src.c) ------------------------------------------ */
+/* ---- data source (spe_data_src.c) -------------------------------------- */
 
 /* perf_mem_data_src of a record for a CPU of this MIDR; 0 when the record
  * is neither a load nor a store (perf makes no memory sample of it). */
@@ -140,7 +140,7 @@ uint64_t spe_data_src(const struct spe_record *r, uint64_t midr);
 /* Whether perf 6.1 reads this MIDR's data source packets (Neoverse N1, N2, V1). */
 bool spe_midr_is_neoverse(uint64_t midr);
 
-/* ---- the perf.data side (trace.c, replay.c) ---------------------------- */
+/* ---- the perf.data side (spe_trace.c, spe_replay.c) -------------------- */
 
 struct spe_time_conv {
 	uint64_t shift, mult, zero, cycles, mask;

@@ -1,5 +1,5 @@
 /*
- * data_src.c - a SPE record's union perf_mem_data_src, as perf 6.1's
+ * spe_data_src.c - a SPE record's union perf_mem_data_src, as perf 6.1's
  * arm-spe.c synthesizes it (spe.h). On Neoverse N1, N2 and V1 (the MIDRs
  * perf 6.1 lists) the data source packet names where a load was served
  * (the cores' TRMs: 0x0 L1D, 0x8 L2, 0x9 peer core, 0xa local cluster,

@@ -1,5 +1,5 @@
 /*
- * record.c - Arm SPE packets into records (spe.h), as perf 6.1's decoder
+ * spe_record.c - Arm SPE packets into records (spe.h), as perf 6.1's decoder
  * assembles them (tools/perf/util/arm-spe-decoder): a record is the packets
  * up to its Timestamp packet (or End when timestamps are off), padding
  * skipped. A header no packet has (or a packet cut by the end of its

@@ -1,11 +1,11 @@
 /*
- * trace.c - the perf.data side of SPE (spe.h): the AUXTRACE_INFO header
+ * spe_trace.c - the perf.data side of SPE (spe.h): the AUXTRACE_INFO header
  * (perf 6.1's two words, PMU type and per-CPU mmaps; or the versioned one
  * perf >= 6.9 writes, with each CPU's MIDR), TIME_CONV, the kernel's AUX
  * records (their truncated / partial / collision flags counted) and the
  * AUXTRACE records that carry the AUX data. Each queue (AUXTRACE idx) keeps
  * its buffers in file order (pointers into the mapping) and is decoded one
- * record ahead of the replay (replay.c), so memory does not grow with the
+ * record ahead of the replay (spe_replay.c), so memory does not grow with the
  * AUX data.
  */
 #include "process/spe/spe.h"

@@ -1,5 +1,5 @@
 /*
- * replay.c - SPE records delivered as perf 6.1 delivers them (spe.h), from
+ * spe_replay.c - SPE records delivered as perf 6.1 delivers them (spe.h), from
  * tools/perf/util/arm-spe.c: before each of the file's records with a
  * time, every queued record whose queue time (the largest record time of
  * its queue so far) is below it, the queue with the earliest head first

@@ -1,5 +1,5 @@
 /*
- * packet.c - one Arm SPE packet from bytes (spe.h). The header formats are
+ * spe_packet.c - one Arm SPE packet from bytes (spe.h). The header formats are
  * the Arm ARM's (DDI 0487, D10.2): a one-byte short header, or a two-byte
  * extended header (0b001000hh prefix) for address and counter indexes above
  * 7 and for alignment padding. The payload size of every sized packet is
