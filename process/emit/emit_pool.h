@@ -1,8 +1,8 @@
 /*
  * emit_pool.h - internal to process/: `process -j N` formats the kept memory
  * samples on N-1 threads beside the decoding one. The decoding thread
- * (emit.c) fills batches of records; a worker takes the next batch, formats
- * its perf.jsonl lines into the batch's own buffer, then, in batch order
+ * (emit_filter.c) fills batches of records; a worker takes the next batch,
+ * formats its perf.jsonl lines into the batch's own buffer, then, in batch order
  * (one worker at a time), appends its Perfetto samples to the trace; the
  * formatted batches go to the writer in batch order. So perf.jsonl and
  * trace.pftrace are the same bytes for every N.

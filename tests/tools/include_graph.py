@@ -3,8 +3,8 @@
 include circles among modules, (--decls) headers that declare functions
 another module defines, and (--calls) two files that call each other.
 
-A module is a .c file and the .h of the same name beside it (process/emit/emit.c
-and process/emit/emit.h are the module process/emit/emit); an X_internal.h beside X.c
+A module is a .c file and the .h of the same name beside it (process/hints.c
+and process/hints.h are the module process/hints); an X_internal.h beside X.c
 or X.h belongs to module X (the header a module split in several files
 shares: extract/mem/mem_agg_internal.h). Module A depends on module B
 when A's .c or .h says `#include "B.h"` (quoted includes only; a name is

@@ -1,5 +1,6 @@
 /*
- * emit.c - sample filtering, hint annotation and buffered perf.jsonl output
+ * emit_filter.c - the memory sink: upstream's sample filter (where process
+ * drops a sample), hint annotation and buffered perf.jsonl output
  * shared by both memory input paths (see emit.h).
  */
 #include "emit.h"
