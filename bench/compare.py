@@ -5,7 +5,7 @@ alternating them (A B A B ...) so machine noise hits both alike.
 usage: compare.py N NAME_A NAME_B -- CMD_A... ---- CMD_B...
 Each command's stdout goes to /dev/null. Prints, per command, the median
 wall time, median CPU time (user+sys) and median peak RSS from wait4, and
-the ratios B/A of the medians. Exit 1 if a run fails.
+the ratios B/A of the medians (wall, CPU, peak RSS). Exit 1 if a run fails.
 """
 import os
 import statistics
@@ -47,9 +47,9 @@ def main():
         med[name] = (w, c, r)
         print(f"{name:16s} wall {w:7.3f} s  cpu {c:7.3f} s  peak RSS {r:7.1f} MB  "
               f"(walls: {', '.join(f'{x[0]:.3f}' for x in res[name])})")
-    wa, ca, _ = med[name_a]
-    wb, cb, _ = med[name_b]
-    print(f"ratio {name_b} / {name_a}: wall {wb / wa:.1f}x, cpu {cb / ca:.1f}x")
+    wa, ca, ra = med[name_a]
+    wb, cb, rb = med[name_b]
+    print(f"ratio {name_b} / {name_a}: wall {wb / wa:.2f}x, cpu {cb / ca:.2f}x, peak RSS {rb / ra:.2f}x")
 
 
 if __name__ == "__main__":
