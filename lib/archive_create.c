@@ -2,11 +2,13 @@
  * archive_create.c - writing a profile archive (.tar.gz) deterministically
  * with libarchive (see archive.h; shared pieces: archive_internal.h): the
  * tree's entries in name order, files 0600 and directories 0700, written
- * under a temporary name and published by a rename that never replaces.
+ * as a file of mode 0600 by lib/host's write_file.c (a temporary beside it,
+ * fsync, a rename that never replaces).
  */
 #include "archive.h"
 #include "archive_internal.h"
 #include "error.h"
+#include "lib/host/host.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -233,60 +235,31 @@ static int write_tar(struct writer *w, int fd, int srcfd, const char *top_name)
 	return rc;
 }
 
-/* Move tmp to path, failing (never replacing or following) if path exists. */
-static int publish(const char *tmp, const char *path)
-{
-	int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
-
-	if (rc < 0 && (errno == EINVAL || errno == ENOSYS)) {
-		rc = link(tmp, path);
-		if (rc == 0)
-			unlink(tmp);
-	}
-	if (rc < 0 && errno == EEXIST)
-		return scx_fail("%s already exists", path);
-	return rc < 0 ? scx_fail_errno("%s", path) : 0;
-}
-
 static int bad_top_name(const char *top)
 {
 	return !top[0] || strchr(top, '/') || !strcmp(top, ".") || !strcmp(top, "..") ||
 	       strlen(top) > NAME_MAX;
 }
 
-static int create_tmp(const char *archive_path, int srcfd, const char *src_dir, const char *top_name, char *tmp)
-{
-	struct writer *w = malloc(sizeof(*w));
-	int fd = w ? mkostemp(tmp, O_CLOEXEC) : -1;
-	int rc;
+/* The job host_write_file_fd runs on the temporary file. */
+struct tar_job {
+	struct writer *w;
+	int srcfd;
+	const char *top_name;
+};
 
-	if (!w)
-		return scx_fail("%s: out of memory", archive_path);
-	if (fd < 0) {
-		free(w);
-		return scx_fail_errno("%s: cannot create temporary file", archive_path);
-	}
-	w->archive_path = archive_path;
-	w->src = src_dir;
-	w->top_len = strlen(top_name);
-	rc = write_tar(w, fd, srcfd, top_name);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = scx_fail_errno("%s: fsync", archive_path);
-	if (close(fd) < 0 && rc == 0)
-		rc = scx_fail_errno("%s: close", archive_path);
-	if (rc == 0)
-		rc = publish(tmp, archive_path);
-	if (rc < 0)
-		unlink(tmp);
-	free(w);
-	return rc;
+static int write_tar_fd(int fd, void *ctx)
+{
+	struct tar_job *j = ctx;
+
+	return write_tar(j->w, fd, j->srcfd, j->top_name);
 }
 
 int archive_create(const char *archive_path, const char *src_dir, const char *top_name)
 {
-	char tmp[PATH_MAX + 16];
+	struct tar_job j = {.top_name = top_name};
 	struct stat st;
-	int srcfd, rc;
+	int rc;
 
 	if (bad_top_name(top_name))
 		return scx_fail("%s: invalid top-level name '%s'", archive_path, top_name);
@@ -294,12 +267,19 @@ int archive_create(const char *archive_path, const char *src_dir, const char *to
 		return scx_fail("%s already exists", archive_path);
 	if (errno != ENOENT)
 		return scx_fail_errno("%s", archive_path);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", archive_path) >= sizeof(tmp))
-		return scx_fail("%s: name too long", archive_path);
-	srcfd = open(src_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (srcfd < 0)
+	j.srcfd = open(src_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j.srcfd < 0)
 		return scx_fail_errno("%s", src_dir);
-	rc = create_tmp(archive_path, srcfd, src_dir, top_name, tmp);
-	close(srcfd);
+	j.w = malloc(sizeof(*j.w));
+	if (!j.w) {
+		close(j.srcfd);
+		return scx_fail("%s: out of memory", archive_path);
+	}
+	j.w->archive_path = archive_path;
+	j.w->src = src_dir;
+	j.w->top_len = strlen(top_name);
+	rc = host_write_file_fd(archive_path, 0600, write_tar_fd, &j);
+	free(j.w);
+	close(j.srcfd);
 	return rc;
 }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ---- CPU lists (cpulist.c) ------------------------------------------- */
 
@@ -133,7 +134,10 @@ int host_cgroup_dir(const char *path, char *out, size_t size);
  * left behind. write returns 0 or -1 (with scx_fail).
  */
 int host_write_file(const char *path, int (*write)(FILE *f, void *ctx), void *ctx);
-/* The same for writers of a descriptor (libarchive); fd is closed for it. */
-int host_write_file_fd(const char *path, int (*write)(int fd, void *ctx), void *ctx);
+/*
+ * The same for writers of a descriptor (libarchive), the temporary created
+ * with mode less the umask (a profile archive: 0600); fd is closed for it.
+ */
+int host_write_file_fd(const char *path, mode_t mode, int (*write)(int fd, void *ctx), void *ctx);
 
 #endif

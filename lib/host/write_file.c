@@ -19,8 +19,8 @@
 
 #include "lib/error.h"
 
-/* "<path>.tmp.XXXXXX" created O_EXCL, mode 0666 less the umask. */
-static int create_temp(const char *path, char *tmp, size_t size)
+/* "<path>.tmp.XXXXXX" created O_EXCL, mode less the umask. */
+static int create_temp(const char *path, mode_t mode, char *tmp, size_t size)
 {
 	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	int tries, fd;
@@ -37,7 +37,7 @@ static int create_temp(const char *path, char *tmp, size_t size)
 		suffix[6] = '\0';
 		if (snprintf(tmp, size, "%s.tmp.%s", path, suffix) >= (int)size)
 			return scx_fail("%s: path too long", path);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : scx_fail_errno("%s: cannot create a temporary file beside it", path);
 	}
@@ -59,10 +59,10 @@ static int publish(const char *tmp, const char *path)
 	return rc < 0 ? scx_fail_errno("%s", path) : 0;
 }
 
-int host_write_file_fd(const char *path, int (*write)(int fd, void *ctx), void *ctx)
+int host_write_file_fd(const char *path, mode_t mode, int (*write)(int fd, void *ctx), void *ctx)
 {
 	char tmp[PATH_MAX];
-	int fd = create_temp(path, tmp, sizeof(tmp)), rc;
+	int fd = create_temp(path, mode, tmp, sizeof(tmp)), rc;
 
 	if (fd < 0)
 		return -1;
@@ -104,5 +104,5 @@ int host_write_file(const char *path, int (*write)(FILE *f, void *ctx), void *ct
 {
 	struct stream s = {write, ctx, path};
 
-	return host_write_file_fd(path, write_stream, &s);
+	return host_write_file_fd(path, 0666, write_stream, &s);
 }
