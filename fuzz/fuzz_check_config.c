@@ -19,7 +19,7 @@
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 
-static struct fuzz_file in_file, back_file;
+static struct fuzz_file in_file;
 
 struct seen {
 	long n, form; /* problems; of them, rules of form */
@@ -93,6 +93,5 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	fuzz_file_init(&in_file, "config.json");
-	fuzz_file_init(&back_file, "back.json");
 	return 0;
 }
