@@ -39,7 +39,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 
-LIB_SRCS  := $(sort $(shell find lib process record extract report pipeline -name '*.c'))
+LIB_SRCS  := $(sort $(shell find lib process record extract llc place report pipeline -name '*.c'))
 # cmd/build_info.c is compiled once per link (dynamic, static): below
 CMD_SRCS  := $(filter-out cmd/build_info.c,$(sort $(wildcard cmd/*.c)))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))

@@ -1,7 +1,7 @@
 /*
  * cmd_place.c - `scxprof place -c CONFIG (-p PID... | --cgroup PATH)`:
  * parse the options into place_opts and call the library
- * (extract/place/place_run.c), which pins each thread of a running workload to
+ * (place/place_run.c), which pins each thread of a running workload to
  * the CPUs of the LLC extract's placement model gives its subcell.
  */
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include "cmd/opts.h"
 #include "cmd/signals.h"
 #include "lib/error.h"
-#include "extract/place/place_run.h"
+#include "place/place_run.h"
 
 static const char summary[] =
 	"Try a config without sched_ext: pin each thread of a running workload (-p PID,\n"

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 
 #include "cmd/signals.h"
-#include "extract/llc/llc.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
+#include "llc/llc.h"
 
 const struct opt_choice extract_args_cluster_choices[] = {{"comm", CLUSTER_COMM}, {"sharing", CLUSTER_SHARING}, {NULL, 0}};
 const struct opt_choice extract_args_granularity_choices[] = {{"page", 0}, {"line", 1}, {NULL, 0}};

@@ -7,7 +7,7 @@
 #ifndef SCX_CMD_LLC_JSON_H
 #define SCX_CMD_LLC_JSON_H
 
-#include "extract/llc/llc.h"
+#include "llc/llc.h"
 
 /* extract_mem_observer.on_llc; ctx is the path. -1 (scx_fail) on error. */
 int llc_json_write(void *ctx, const struct llc_share_result *r);

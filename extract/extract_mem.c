@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sharing/sharing.h"
 #include "extract/mem/mem.h"
-#include "extract/llc/llc.h"
 #include "extract/sched/sched.h"
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
+#include "llc/llc.h"
 
 struct run {
 	const struct extract_mem_opts *o;
@@ -24,7 +24,7 @@ struct run {
 	double min_share;
 	bool has_llc;
 	struct llc_share llc; /* cross-LLC counts (llc.h) when has_llc */
-	struct mem_llc_opts llc_opts;
+	struct llc_step_opts llc_opts;
 	const struct reader_limits *limits;
 	struct cell_config wanted;  /* the config as the clustering wanted it, when a choice changed it */
 	struct reader_fit_log fits; /* the choices made to meet the reader's limits */
@@ -536,7 +536,7 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 
 	agg_opts(o, &ao);
 	/* the cross-LLC figures: -v in sharing mode (--cluster comm's text stays upstream's), or an observer's */
-	r.llc_opts = (struct mem_llc_opts){
+	r.llc_opts = (struct llc_step_opts){
 		.path = o->path, .topology = o->topology, .print = o->verbose && o->cluster == CLUSTER_SHARING,
 		.required = o->observer && o->observer->llc_required,
 		.line_granularity = o->line_granularity, .max_recs = o->max_keys / 4,
@@ -546,7 +546,7 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 		.on_llc = o->observer ? o->observer->on_llc : NULL, .ctx = o->observer ? o->observer->ctx : NULL,
 	};
 	if ((r.has_llc = r.llc_opts.print || r.llc_opts.on_llc || r.llc_opts.order_subcells))
-		mem_llc_start(&r.llc, &r.llc_opts, &ao);
+		llc_step_start(&r.llc, &r.llc_opts, &ao);
 	if (mem_agg_init(&r.agg, &ao) < 0)
 		goto out;
 	if (src->samples(src->ctx, &r.agg) < 0)
@@ -567,7 +567,7 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
-	if (r.has_llc && mem_llc_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.fits.n ? &r.wanted : NULL, &r.fits,
+	if (r.has_llc && llc_step_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.fits.n ? &r.wanted : NULL, &r.fits,
 					r.has_sched ? &r.sched : NULL, r.log) < 0)
 		goto out;
 	if (r.hint_terms && log)

@@ -44,7 +44,7 @@ struct extract_mem_cell {
 struct extract_mem_observer {
 	/* called once per top-level cell, in config order; -1 (scx_fail) stops the run */
 	int (*on_cell)(void *ctx, const struct extract_mem_cell *c); /* may be NULL */
-	/* called once with the cross-LLC figures (extract/llc/llc_share.h), after the last cell; may be NULL */
+	/* called once with the cross-LLC figures (llc/llc_share.h), after the last cell; may be NULL */
 	int (*on_llc)(void *ctx, const struct llc_share_result *r);
 	bool llc_required; /* on_llc must be called: a recording without topology is an error */
 	void *ctx;

@@ -1,6 +1,6 @@
 /*
  * fuzz_topology.c - libFuzzer target for the topology.json reader
- * (lib/host/topology_json.c, through extract/llc/topology.c) and the
+ * (lib/host/topology_json.c, through extract/rec_topology.c) and the
  * cpulist reader (lib/host/cpulist.c). With the first byte odd, the rest is
  * one cpulist string; else it is a topology.json file.
  *
@@ -13,7 +13,7 @@
  *    a failure names the file.
  * Seeds: fuzz/corpus/topology/.
  */
-#include "extract/llc/topology.h"
+#include "extract/rec_topology.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

@@ -68,7 +68,7 @@ size_t sample_conv(const struct mem_record *r, bool data_syms, struct mem_sample
 	s->has_weight = r->has_weight;
 	s->weight = r->has_weight ? r->weight : 0;
 	s->time_ns = r->time_ns; /* "time" is its seconds.nanoseconds text, "time_ns" the number */
-	s->has_cpu = r->has_cpu; /* the cross-LLC measure (extract/llc/llc_share.h) */
+	s->has_cpu = r->has_cpu; /* the cross-LLC measure (llc/llc_share.h) */
 	s->cpu = r->cpu;
 	s->fault = r->event && jsonl_event_is_fault(r->event, strlen(r->event));
 	if (r->data_id.kind != DATA_ID_NONE) {

@@ -1,6 +1,6 @@
 /*
  * llc_view.h - the report's cross-LLC section: a copy of extract's
- * cross-LLC figures (extract/llc/llc_share.h; the result is only valid during
+ * cross-LLC figures (llc/llc_share.h; the result is only valid during
  * the observer call) and the HTML that shows them: a table of measured vs
  * predicted per profile, cell and subcell with counts and 95% intervals
  * (predicted by the scx_mitosis model, beside the LLC-packing model's, or
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "extract/llc/llc.h"
+#include "llc/llc.h"
 
 struct llc_view_row {
 	char *name;

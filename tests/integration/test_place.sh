@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_place.sh - `scxprof place` (extract/place/place_run.c) on a real workload:
+# test_place.sh - `scxprof place` (place/place_run.c) on a real workload:
 # the known-truth workload's threads (tests/workloads/llc-truth.c, each
 # working at most 30% of a CPU so that a two-thread subcell always fits a
 # 1-CPU LLC) in an allotment cgroup of this run's own, placed per a config

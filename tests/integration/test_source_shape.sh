@@ -1,30 +1,32 @@
 #!/usr/bin/env bash
 # test_source_shape.sh - the source tree keeps its shape (issues 14, 21, 29):
 # - no include circle among the modules of the whole tree (lib/ process/
-#   record/ extract/ report/ cmd/ bpf/ fuzz/ tests/unit/ tests/workloads/
+#   record/ extract/ llc/ place/ report/ cmd/ bpf/ fuzz/ tests/unit/ tests/workloads/
 #   bench/, their folders included);
 # - no two .c files of that tree call each other (A uses a function B
 #   defines and B one A defines: a module split into a ring; its parts
 #   should call a core, never each other);
-# - each header of lib/ process/ record/ extract/ report/ declares only
+# - each header of lib/ process/ record/ extract/ llc/ place/ report/ declares only
 #   what its own module defines (cmd/commands.h, the CLI's command table, is
 #   the one header that names other files' functions); in the folders that are rooms of their own
 #   (lib/pftrace/, lib/host/, record/backend/ decode/ perfdata/ streams/, process/mem/
-#   sched/ order/ emit/ summary/, extract/mem/ sharing/ evidence/ sched/
-#   llc/ place/) each header too, not the folder's files at large (process/sym/ is
+#   sched/ order/ emit/ summary/, extract/mem/ sharing/ evidence/ sched/,
+#   llc/, place/) each header too, not the folder's files at large (process/sym/ is
 #   a package with one API header, symbols.h, and is checked as one);
 # - data flows one way: lib/ includes only lib/ (so the trace writer,
 #   lib/pftrace/, includes nothing from process/); process/ includes nothing
-#   from record/, bpf/, extract/ or report/; record/ nothing from process/,
-#   extract/ or report/; extract/ nothing from process/, record/, report/ or
-#   bpf/; report/ nothing from process/, record/ or bpf/;
+#   from record/, bpf/, extract/, llc/, place/ or report/; record/ nothing from
+#   process/, extract/, llc/, place/ or report/; extract/ nothing from process/,
+#   record/, place/, report/ or bpf/; llc/ (the effect of a config) nor place/
+#   (the runtime pinner) nothing from process/, record/, report/ or bpf/, llc/
+#   nothing from place/; report/ nothing from process/, record/, place/ or bpf/;
 # - outside each room the library includes only the room's contract
 #   headers (CONTRACTS; record/backend/ has one, backend.h);
 # - the trace writer has a core the encoders call, never the reverse:
 #   perfetto_writer.c/h include no other file of lib/pftrace/ but the wire
 #   format and the types;
-# - no .c or .h file of the sources (lib/ process/ record/ extract/ report/
-#   pipeline/ cmd/ bpf/ fuzz/ bench/) is over 800 lines, and none of the files split
+# - no .c or .h file of the sources (lib/ process/ record/ extract/ llc/ place/
+#   report/ pipeline/ cmd/ bpf/ fuzz/ bench/) is over 800 lines, and none of the files split
 #   for issue 21 (SPLIT) is over 600.
 #
 # tests/tools/include_graph.py does the graph work (a module is X.c with X.h).
@@ -33,11 +35,11 @@
 # suite: once
 . "$(dirname "$0")/lib.sh"
 GRAPH="$TOP/tests/tools/include_graph.py"
-DIRS="lib process record extract report pipeline cmd bpf fuzz tests/unit tests/workloads bench"
-DECL_DIRS="lib process record extract report pipeline"
+DIRS="lib process record extract llc place report pipeline cmd bpf fuzz tests/unit tests/workloads bench"
+DECL_DIRS="lib process record extract llc place report pipeline"
 ROOMS="lib/pftrace lib/host record/backend record/decode record/perfdata record/streams
 process/mem process/sched process/order process/emit process/summary
-extract/mem extract/sharing extract/evidence extract/sched extract/llc extract/place"
+extract/mem extract/sharing extract/evidence extract/sched llc place"
 
 KNOWN_CYCLES=''
 KNOWN_CALLS=''
@@ -131,14 +133,16 @@ rule() {
 	found=$(includes_from "$@")
 	if [ -z "$found" ]; then pass "$name"; else fail "$name" "$(tr '\n' ';' <<<"$found")"; fi
 }
-rule "lib/ (the trace writer lib/pftrace/ included) includes nothing but lib/" lib -- '(process|record|extract|report|cmd|bpf|fuzz|tests|bench)/'
+rule "lib/ (the trace writer lib/pftrace/ included) includes nothing but lib/" lib -- '(process|record|extract|llc|place|report|pipeline|cmd|bpf|fuzz|tests|bench)/'
 
-rule "process/ includes nothing from record/, bpf/, extract/ or report/" process -- '(record|bpf|extract|report)/'
-rule "record/ includes nothing from process/, extract/ or report/" record -- '(process|extract|report)/'
-rule "extract/ includes nothing from process/, record/, report/ or bpf/" extract -- '(process|record|report|bpf)/'
-rule "report/ includes nothing from process/, record/ or bpf/" report -- '(process|record|bpf)/'
-rule "pipeline/ (process -> extract in one pass) includes nothing from record/, report/ or bpf/" pipeline -- '(record|report|bpf)/'
-rule "process/ and extract/ include nothing from pipeline/ (it composes them)" process extract -- 'pipeline/'
+rule "process/ includes nothing from record/, bpf/, extract/, llc/, place/ or report/" process -- '(record|bpf|extract|llc|place|report)/'
+rule "record/ includes nothing from process/, extract/, llc/, place/ or report/" record -- '(process|extract|llc|place|report)/'
+rule "extract/ includes nothing from process/, record/, place/, report/ or bpf/" extract -- '(process|record|place|report|bpf)/'
+rule "llc/ (a config's effect) includes nothing from process/, record/, place/, report/ or bpf/" llc -- '(process|record|place|report|bpf)/'
+rule "place/ (the runtime pinner) includes nothing from process/, record/, report/ or bpf/" place -- '(process|record|report|bpf)/'
+rule "report/ includes nothing from process/, record/, place/ or bpf/" report -- '(process|record|place|bpf)/'
+rule "pipeline/ (process -> extract in one pass) includes nothing from record/, place/, report/ or bpf/" pipeline -- '(record|place|report|bpf)/'
+rule "process/, extract/, llc/ and place/ include nothing from pipeline/ (it composes them)" process extract llc place -- 'pipeline/'
 rule "the trace writer's core includes no encoder nor the file (perfetto_writer -> pb, types only)" \
 	lib/pftrace/perfetto_writer.c lib/pftrace/perfetto_writer.h -- 'lib/pftrace/perfetto_(trace|sched|track)\.h'
 rule "the trace encoders include not the file (perfetto_trace.h)" \
@@ -156,8 +160,10 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # show one, the header named after the room (emit.h includes its parts
 # mem_jsonl.h and emit_pool.h). extract/'s rooms likewise: mem/mem.h,
 # sharing/sharing.h, evidence/evidence.h, sched/sched.h (it includes its
-# parts sched_events.h and sched_stats.h), llc/llc.h (llc_share.h,
-# topology.h, llc_map.h, placement.h, config_match.h).
+# parts sched_events.h and sched_stats.h). The room of a config's effect,
+# llc/, shows llc/llc.h (it includes its parts llc_share.h, llc_map.h,
+# placement.h, config_match.h, thread_demand.h, sched_model_mitosis.h,
+# llc_mitosis_print.h).
 CONTRACTS='record/backend: backend.h
 record/decode: decode.h
 record/perfdata: perfdata.h
@@ -173,8 +179,8 @@ extract/mem: mem.h
 extract/sharing: sharing.h
 extract/evidence: evidence.h
 extract/sched: sched.h
-extract/llc: llc.h'
-LIBRARY="lib process record extract report pipeline cmd"
+llc: llc.h'
+LIBRARY="lib process record extract llc place report pipeline cmd"
 while IFS=: read -r room heads; do
 	heads=${heads# }
 	found=$(cd "$TOP" && grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]+\"$room/" --include='*.[ch]' $LIBRARY |
@@ -211,8 +217,8 @@ if [ "$(TOP="$WORK/t4" long_files 800 d)" = d/long.c ]; then
 else
 	fail "the length rule finds a planted 801-line file, not an 800-line one" "$(TOP="$WORK/t4" long_files 800 d)"
 fi
-found=$(long_files 800 lib process record extract report pipeline cmd bpf fuzz bench)
-against_known "no .c/.h file of lib process record extract report pipeline cmd bpf fuzz bench over 800 lines" \
+found=$(long_files 800 lib process record extract llc place report pipeline cmd bpf fuzz bench)
+against_known "no .c/.h file of lib process record extract llc place report pipeline cmd bpf fuzz bench over 800 lines" \
 	"$KNOWN_LONG" "$found"
 # the files split for issue 21 (the trace writer's file and core; mem_agg,
 # sched_stats and sched_util of extract/; lib/'s perf.data reader and archives)
@@ -229,7 +235,7 @@ fi
 # that left a path behind fails here, not in a benchmark's awk).
 found=$(cd "$TOP" && git ls-files -- '*.md' '*.1' '*.sh' '*.py' Makefile 2>/dev/null |
 	grep -v '^tests/integration/test_source_shape.sh$' |
-	xargs grep -ohP '(?:(?<=\$top/)|(?<=\$TOP/)|(?<![\w/.)$-]))(lib|process|record|extract|report|pipeline|cmd|bpf)/[a-z0-9_/]+\.(c|h)\b' 2>/dev/null |
+	xargs grep -ohP '(?:(?<=\$top/)|(?<=\$TOP/)|(?<![\w/.)$-]))(lib|process|record|extract|llc|place|report|pipeline|cmd|bpf)/[a-z0-9_/]+\.(c|h)\b' 2>/dev/null |
 	sort -u | while read -r f; do [ -e "$f" ] || echo "$f"; done)
 if [ -z "$found" ]; then
 	pass "every source path named in docs, scripts and benchmarks exists"

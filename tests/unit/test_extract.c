@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/sharing/sharing.h"
 #include "extract/mem/mem.h"
-#include "extract/llc/topology.h"
+#include "extract/rec_topology.h"
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
 
 static int scan(const char *text, struct mem_sample *s, char *err)

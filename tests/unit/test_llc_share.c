@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "extract/sharing/sharing.h"
-#include "extract/llc/config_match.h"
-#include "extract/llc/llc.h"
-#include "extract/llc/llc_est.h"
-#include "extract/llc/llc_map.h"
-#include "extract/llc/llc_share.h"
-#include "extract/llc/placement.h"
-#include "extract/llc/share_rule.h"
+#include "llc/config_match.h"
+#include "llc/llc.h"
+#include "llc/llc_est.h"
+#include "llc/llc_map.h"
+#include "llc/llc_share.h"
+#include "llc/placement.h"
+#include "llc/share_rule.h"
 
 #define SEC 1000000000ULL
 

@@ -1,5 +1,5 @@
 /*
- * test_place.c - `scxprof place`'s plan (extract/place/place_plan.c) and the
+ * test_place.c - `scxprof place`'s plan (place/place_plan.c) and the
  * config reader it starts from (extract/sharing/cell_config_read.c): threads land
  * in the subcell and LLC extract's prediction gives them (the same threads
  * evaluated by llc_share_evaluate), later threads join their subcell's LLC,
@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "extract/sharing/sharing.h"
-#include "extract/llc/llc_map.h"
-#include "extract/llc/llc_share.h"
-#include "extract/place/place_plan.h"
-#include "extract/llc/placement.h"
 #include "lib/error.h"
+#include "llc/llc_map.h"
+#include "llc/llc_share.h"
+#include "llc/placement.h"
+#include "place/place_plan.h"
 
 static const char *allot = "/workload.slice/tw-x.allotment/app";
 

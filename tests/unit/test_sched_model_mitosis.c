@@ -1,6 +1,6 @@
 /*
  * test_sched_model_mitosis.c - the scx_mitosis model
- * (extract/llc/sched_model_mitosis.c) against layouts worked out by hand
+ * (llc/sched_model_mitosis.c) against layouts worked out by hand
  * from the reader's allocator (docs/llc-sharing.md "The scx_mitosis
  * model"): equal cells, a cpuset beside an unpinned cell, hot and idle
  * subcells under rebalancing, a run across an LLC boundary, --virt-llc,
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/llc/llc.h"
 #include "extract/sharing/sharing.h"
+#include "llc/llc.h"
 
 static int seq[256];
 

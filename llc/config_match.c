@@ -1,0 +1,111 @@
+/*
+ * config_match.c - a thread's cell and subcell under a cell config (see
+ * config_match.h).
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "llc/config_match.h"
+
+#include <pcre2.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+int config_match_init(struct config_matcher *m, const struct cell_config *cfg, const char *workload,
+		      const char *allotment_re)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->workload = workload;
+	m->workload_len = strlen(workload);
+	m->cell_of_kind[0] = m->cell_of_kind[1] = m->cell_of_kind[2] = -1;
+	for (i = 0; i < cfg->nr_cells; i++) {
+		enum cell_top_match t = cfg->cells[i].top;
+		int k = t == TOP_CGROUP_REGEX ? 0 : t == TOP_CGROUP_CONTAINS ? 1 : t == TOP_EMPTY ? 2 : -1;
+
+		if (k >= 0 && m->cell_of_kind[k] < 0)
+			m->cell_of_kind[k] = (long)i;
+	}
+	m->re = pcre2_compile((PCRE2_SPTR)allotment_re, PCRE2_ZERO_TERMINATED,
+			      PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
+	if (!m->re) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		return scx_fail("--workload-allotment-cgroup-regex: %s at offset %zu", (char *)msg, (size_t)erroff);
+	}
+	if (!(m->match = pcre2_match_data_create_from_pattern(m->re, NULL))) {
+		config_match_free(m);
+		return scx_fail("out of memory (regex match data)");
+	}
+	return 0;
+}
+
+void config_match_free(struct config_matcher *m)
+{
+	if (m->match)
+		pcre2_match_data_free(m->match);
+	if (m->re)
+		pcre2_code_free(m->re);
+	m->re = m->match = NULL;
+}
+
+/* The kernel keeps 15 bytes of a comm, and the reader cuts a CommPrefix to 15. */
+#define COMM_BYTES 15
+
+static bool clause_holds(const struct cell_clause *c, const char *comm, size_t comm_len, uint64_t hint)
+{
+	size_t n;
+
+	if (c->has_hint && c->hint != hint)
+		return false;
+	if (!c->comm_prefix)
+		return true;
+	n = strnlen(c->comm_prefix, COMM_BYTES);
+	return n <= (comm_len < COMM_BYTES ? comm_len : COMM_BYTES) && !memcmp(comm, c->comm_prefix, n);
+}
+
+/* A catch-all subcell: one of its clauses is empty (holds for anything). */
+static bool catch_all(const struct cell *sub)
+{
+	for (size_t j = 0; j < sub->nr_clauses; j++)
+		if (!sub->clauses[j].comm_prefix && !sub->clauses[j].has_hint)
+			return true;
+	return false;
+}
+
+int config_match(const struct config_matcher *m, const char *cgroup, size_t cgroup_len, const char *comm,
+		 size_t comm_len, uint64_t hint, long *cell, long *sub)
+{
+	const struct cell *c;
+	int kind = 2;
+	size_t i, j;
+
+	*cell = *sub = -1;
+	if (memmem(cgroup, cgroup_len, m->workload, m->workload_len)) {
+		int rc = pcre2_match(m->re, (PCRE2_SPTR)cgroup, cgroup_len, 0, 0, m->match, NULL);
+
+		if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+			return scx_fail("--workload-allotment-cgroup-regex: matching failed (%d)", rc);
+		kind = rc >= 0 ? 0 : 1;
+	}
+	if ((*cell = m->cell_of_kind[kind]) < 0)
+		return 0;
+	c = &m->cfg->cells[*cell];
+	for (i = 0; i < c->nr_subcells; i++) /* the first other subcell that holds, in file order */
+		for (j = 0; j < c->subcells[i].nr_clauses && !catch_all(&c->subcells[i]); j++)
+			if (clause_holds(&c->subcells[i].clauses[j], comm, comm_len, hint)) {
+				*sub = (long)i;
+				return 0;
+			}
+	for (i = 0; i < c->nr_subcells; i++) /* else the catch-all, wherever it is in the file */
+		if (catch_all(&c->subcells[i])) {
+			*sub = (long)i;
+			return 0;
+		}
+	return 0;
+}

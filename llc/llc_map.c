@@ -1,0 +1,140 @@
+/*
+ * llc_map.c - CPU -> LLC and node (see llc_map.h): built from (cpu, llc
+ * id, node id) triples of a topology lib/host read.
+ */
+#include "llc/llc_map.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "extract/rec_topology.h"
+#include "lib/error.h"
+
+struct triple {
+	int64_t cpu, llc, node;
+};
+
+static int by_cpu(const void *a, const void *b)
+{
+	const struct triple *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* Index of id in ids[0..*n), appended when new. */
+static int index_of(int64_t *ids, size_t *n, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (ids[i] == id)
+			return (int)i;
+	ids[*n] = id;
+	return (int)(*n)++;
+}
+
+static int build(struct llc_map *m, struct triple *t, size_t n, const char *what)
+{
+	size_t i;
+
+	qsort(t, n, sizeof(*t), by_cpu);
+	for (i = 1; i < n; i++)
+		if (t[i].cpu == t[i - 1].cpu)
+			return scx_fail("%s: CPU %lld is listed twice", what, (long long)t[i].cpu);
+	m->nr_cpus = n ? (size_t)t[n - 1].cpu + 1 : 0;
+	m->llc_of = malloc((m->nr_cpus ? m->nr_cpus : 1) * sizeof(int));
+	m->node_of = malloc((m->nr_cpus ? m->nr_cpus : 1) * sizeof(int));
+	m->llc_cpus = calloc(n ? n : 1, sizeof(unsigned));
+	m->llc_node = calloc(n ? n : 1, sizeof(int));
+	m->llc_id = calloc(n ? n : 1, sizeof(int64_t));
+	m->node_id = calloc(n ? n : 1, sizeof(int64_t));
+	if (!m->llc_of || !m->node_of || !m->llc_cpus || !m->llc_node || !m->llc_id || !m->node_id)
+		return scx_fail("out of memory (%zu CPUs)", n);
+	for (i = 0; i < m->nr_cpus; i++)
+		m->llc_of[i] = m->node_of[i] = -1;
+	for (i = 0; i < n; i++) {
+		int l = index_of(m->llc_id, &m->nr_llcs, t[i].llc), d = index_of(m->node_id, &m->nr_nodes, t[i].node);
+
+		m->llc_of[t[i].cpu] = l;
+		m->node_of[t[i].cpu] = d;
+		if (!m->llc_cpus[l]++)
+			m->llc_node[l] = d;
+	}
+	m->online = (unsigned)n;
+	return 0;
+}
+
+int llc_map_from_topology(const struct host_topology *topo, const char *source, struct llc_map *m)
+{
+	struct triple *t;
+	size_t i;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!topo->n)
+		return scx_fail("%s: no CPUs", source);
+	if (!(t = calloc(topo->n, sizeof(*t))))
+		return scx_fail("out of memory");
+	for (i = 0; i < topo->n; i++) {
+		t[i].cpu = topo->cpus[i].cpu;
+		t[i].llc = topo->cpus[i].llc;
+		t[i].node = topo->cpus[i].node;
+	}
+	rc = build(m, t, topo->n, source);
+	free(t);
+	snprintf(m->source, sizeof(m->source), "%s", source);
+	if (rc < 0)
+		llc_map_free(m);
+	return rc;
+}
+
+int llc_map_from_json(const char *path, struct llc_map *m)
+{
+	struct host_topology t;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (host_topology_read_json(path, &t) < 0)
+		return -1;
+	rc = llc_map_from_topology(&t, path, m);
+	host_topology_free(&t);
+	return rc;
+}
+
+int llc_map_from_host(struct llc_map *m)
+{
+	struct host_topology t;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (host_topology_sysfs("/sys", &t) < 0)
+		return -1;
+	rc = llc_map_from_topology(&t, "host", m);
+	host_topology_free(&t);
+	return rc;
+}
+
+void llc_map_free(struct llc_map *m)
+{
+	free(m->llc_of);
+	free(m->node_of);
+	free(m->llc_cpus);
+	free(m->llc_node);
+	free(m->llc_id);
+	free(m->node_id);
+	memset(m, 0, sizeof(*m));
+}
+
+int llc_map_llc(const struct llc_map *m, int64_t cpu)
+{
+	return cpu >= 0 && (uint64_t)cpu < m->nr_cpus ? m->llc_of[cpu] : -1;
+}
+
+int llc_map_node(const struct llc_map *m, int64_t cpu)
+{
+	return cpu >= 0 && (uint64_t)cpu < m->nr_cpus ? m->node_of[cpu] : -1;
+}

@@ -1,0 +1,183 @@
+/*
+ * llc_mitosis.c - the scx_mitosis model's layout of an evaluation's
+ * threads (see llc_mitosis.h).
+ */
+#include "llc/llc_mitosis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/u64map.h"
+
+void llc_mitosis_result_free(struct llc_mitosis_result *m)
+{
+	size_t n = m->base ? m->base[m->cells.nr] : 0;
+
+	for (size_t i = 0; m->sub_name && i < n; i++)
+		free(m->sub_name[i]);
+	free(m->sub_name);
+	free(m->sub_demand);
+	free(m->sub_threads);
+	free(m->base);
+	free(m->dist);
+	mitosis_layout_free(&m->layout);
+	mitosis_cells_free(&m->cells);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The spec of cell i, NULL for a cell 0 without a catch-all spec. */
+static const struct cell *spec_of(const struct llc_share_eval *e, const struct mitosis_cells *c, size_t i)
+{
+	return c->spec[i] >= 0 ? &e->cfg->cells[c->spec[i]] : NULL;
+}
+
+/*
+ * Each cell's places (its subcells by the reader's ids) and their names;
+ * 1 when the reader would refuse the config (more than 8 subcells).
+ */
+static int places(const struct llc_share_eval *e, struct llc_mitosis_result *m)
+{
+	size_t i, n = 0, most = 1;
+	long *id;
+
+	for (i = 0; i < e->cfg->nr_cells; i++)
+		if (e->cfg->cells[i].nr_subcells > most)
+			most = e->cfg->cells[i].nr_subcells;
+	if (!(m->base = calloc(m->cells.nr + 1, sizeof(size_t))) || !(id = calloc(most + 1, sizeof(long))))
+		return scx_fail("out of memory");
+	for (i = 0; i < m->cells.nr; i++) {
+		const struct cell *sp = spec_of(e, &m->cells, i);
+		size_t nr = 1;
+
+		if (sp)
+			mitosis_subcell_ids(sp, id, &nr);
+		if (nr > MITOSIS_MAX_SUBCELLS) {
+			snprintf(m->why, sizeof(m->why), "cell config has too many subcells: %zu > %d (cell %s)", nr,
+				 MITOSIS_MAX_SUBCELLS, sp->name);
+			free(id);
+			return 1;
+		}
+		m->base[i] = n;
+		n += nr;
+	}
+	m->base[m->cells.nr] = n;
+	if (!(m->sub_name = calloc(n + 1, sizeof(char *))) || !(m->sub_demand = calloc(n + 1, sizeof(double))) ||
+	    !(m->sub_threads = calloc(n + 1, sizeof(size_t)))) {
+		free(id);
+		return scx_fail("out of memory");
+	}
+	for (i = 0; i < m->cells.nr; i++) {
+		const struct cell *sp = spec_of(e, &m->cells, i);
+		size_t nr = 1, j;
+
+		if (sp)
+			mitosis_subcell_ids(sp, id, &nr);
+		for (j = 0; sp && j < sp->nr_subcells; j++)
+			if (!m->sub_name[m->base[i] + (size_t)id[j]] &&
+			    !(m->sub_name[m->base[i] + (size_t)id[j]] = strdup(sp->subcells[j].name)))
+				goto oom;
+		if (!m->sub_name[m->base[i]] && !(m->sub_name[m->base[i]] = strdup("rest")))
+			goto oom;
+	}
+	free(id);
+	return 0;
+oom:
+	free(id);
+	return scx_fail("out of memory");
+}
+
+/* Each place's distinct threads (tids below 2^40, places below 2^24). */
+static int count_threads(const struct llc_share *s, const size_t *place, struct llc_mitosis_result *m)
+{
+	struct u64map seen;
+	int rc = 0;
+
+	u64map_init(&seen);
+	for (size_t i = 0; i < s->nr_actors && !rc; i++) {
+		uint64_t key = (uint64_t)place[i] << 40 | ((uint64_t)s->actors[i].tid & ((1ULL << 40) - 1)), *v;
+
+		if (u64map_find(&seen, key))
+			continue;
+		if (!(v = u64map_slot(&seen, key)))
+			rc = -1;
+		else
+			m->sub_threads[place[i]]++;
+	}
+	u64map_free(&seen);
+	return rc;
+}
+
+int llc_mitosis_place(const struct llc_share *s, const struct llc_share_eval *e, const double *demand,
+		      struct llc_share_result *r, const float **mllc, const float **mnode)
+{
+	struct llc_mitosis_result *m = &r->mitosis;
+	const struct llc_map *map = e->map;
+	struct mitosis_topo t = {map->nr_cpus, map->llc_of, map->node_of, NULL, map->nr_llcs, map->nr_nodes};
+	struct mitosis_cell_in *in = NULL;
+	size_t *place = calloc(s->nr_actors + 1, sizeof(size_t)), i, np;
+	int rc = -1;
+
+	m->opts = e->mitosis;
+	for (i = 0; i < s->nr_actors; i++)
+		mllc[i] = mnode[i] = NULL;
+	if (!place)
+		return scx_fail("out of memory");
+	if (mitosis_config_refusal(e->cfg, m->why, sizeof(m->why))) {
+		rc = 0;
+		goto out;
+	}
+	if (mitosis_resolve_cells(e->cfg, (const char *const *)s->cgroup_names, s->nr_cgroups, &m->cells) < 0 ||
+	    (rc = places(e, m)) < 0)
+		goto out;
+	if (rc > 0) { /* refused: why is set */
+		rc = 0;
+		goto out;
+	}
+	rc = -1;
+	np = m->base[m->cells.nr];
+	for (i = 0; i < s->nr_actors; i++) {
+		const struct llc_actor *a = &s->actors[i];
+		size_t cell = (size_t)m->cells.cell_of[a->cgroup];
+		const struct cell *sp = spec_of(e, &m->cells, cell);
+
+		place[i] = m->base[cell] + (sp ? mitosis_match_subcell(sp, a->comm, a->comm_len) : 0);
+		m->sub_demand[place[i]] += demand[i];
+	}
+	if (count_threads(s, place, m) < 0)
+		goto out;
+	if (!(in = calloc(m->cells.nr + 1, sizeof(*in))))
+		goto oom;
+	for (i = 0; i < m->cells.nr; i++)
+		in[i] = (struct mitosis_cell_in){NULL, 0, m->base[i + 1] - m->base[i], &m->sub_demand[m->base[i]]};
+	if (mitosis_layout(&t, &e->mitosis, in, m->cells.nr, &m->layout) < 0) {
+		/* the reader would refuse it: say why, predict nothing */
+		snprintf(m->why, sizeof(m->why), "%s", scx_errmsg());
+		scx_clear_error();
+		rc = 0;
+		goto out;
+	}
+	m->ran = true;
+	m->stride = map->nr_llcs + map->nr_nodes;
+	if (!(m->dist = calloc(np * m->stride + 1, sizeof(float))))
+		goto oom;
+	for (i = 0; i < m->cells.nr; i++)
+		for (size_t j = 0; j < m->layout.cells[i].nr_subs; j++) {
+			float *d = &m->dist[(m->base[i] + j) * m->stride];
+
+			mitosis_run_dist(&t, &m->layout.cells[i].subs[j], d, d + map->nr_llcs);
+		}
+	for (i = 0; i < s->nr_actors; i++) {
+		mllc[i] = &m->dist[place[i] * m->stride];
+		mnode[i] = mllc[i] + map->nr_llcs;
+	}
+	rc = 0;
+	goto out;
+oom:
+	scx_fail("out of memory");
+out:
+	free(place);
+	free(in);
+	return rc;
+}
