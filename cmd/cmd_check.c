@@ -10,10 +10,10 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "extract/sharing/sharing.h"
+#include "extract/extract.h"
 #include "lib/error.h"
 #include "llc/llc.h"
-#include "place/place_mitosis.h"
+#include "place/place.h"
 
 static const char summary[] =
 	"Check a cell config against the rules of the scheduler that reads it, by default\n"

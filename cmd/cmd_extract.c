@@ -20,12 +20,10 @@
 #include "cmd/opts.h"
 #include "cmd/profile_path.h"
 #include "cmd/signals.h"
-#include "extract/extract_mem.h"
-#include "extract/sched/sched.h"
-#include "extract/sharing/sharing.h"
+#include "extract/extract.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
-#include "pipeline/onepass.h"
+#include "pipeline/pipeline.h"
 
 static const char summary[] =
 	"Read perf.jsonl (ours, or upstream's perf.mem.jsonl) or a profile and print a cell config\n"

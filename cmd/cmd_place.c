@@ -12,7 +12,7 @@
 #include "cmd/opts.h"
 #include "cmd/signals.h"
 #include "lib/error.h"
-#include "place/place_run.h"
+#include "place/place.h"
 
 static const char summary[] =
 	"Try a config without sched_ext: pin each thread of a running workload (-p PID,\n"

@@ -21,8 +21,7 @@
 #include "lib/fsutil.h"
 #include "lib/host/host.h"
 #include "lib/zwrite.h"
-#include "process/summary/summary.h"
-#include "process/stage.h"
+#include "process/process.h"
 
 struct process_args {
 	const char *file;

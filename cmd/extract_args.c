@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "cmd/signals.h"
-#include "extract/sharing/sharing.h"
+#include "extract/extract.h"
 #include "lib/error.h"
 #include "llc/llc.h"
 

@@ -9,8 +9,7 @@
 #include <stdbool.h>
 
 #include "cmd/opts.h"
-#include "extract/extract_mem.h"
-#include "extract/sharing/sharing.h"
+#include "extract/extract.h"
 
 struct extract_args {
 	const char *file; /* perf.jsonl */

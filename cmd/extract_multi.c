@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/extract_args.h"
-#include "extract/evidence/evidence.h"
+#include "extract/extract.h"
 #include "lib/error.h"
 #include "lib/host/host.h"
 

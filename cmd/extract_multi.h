@@ -10,8 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "extract/evidence/evidence.h"
-#include "extract/extract_mem.h"
+#include "extract/extract.h"
 
 /* Run the stage on one recording (o->path), the config to out: -1 + scx_fail. */
 typedef int (*extract_multi_stage)(struct extract_mem_opts *o, const char *sched, long jobs, FILE *out);

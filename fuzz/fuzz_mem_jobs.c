@@ -4,7 +4,7 @@
  * (process/emit/emit_pool.c, -j 2) and without it (-j 1).
  *
  * The input is a profile's perf.mem.data, run through process_run() twice,
- * perf.jsonl and trace.pftrace going to memfds. process.h promises that the
+ * perf.jsonl and trace.pftrace going to memfds. process_types.h promises that the
  * outputs are the same bytes for every -j, so, besides no crash (the pool's
  * threads run under the sanitizers too):
  *  - both runs succeed or both fail, with the same error message;

@@ -31,15 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
-#include "extract/sched/sched.h"
+#include "extract/extract.h"
+#include "lib/batch_queue.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
-#include "lib/batch_queue.h"
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
-#include "process/sched/sched.h"
-#include "process/stage.h"
+#include "process/process.h"
 
 #define BATCH_ITEMS 4096
 #define BATCH_ARENA (1u << 20)

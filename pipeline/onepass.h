@@ -21,7 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "extract/extract_mem.h"
+#include "extract/extract.h"
 #include "lib/warnings.h"
 
 struct onepass_opts {

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/mem/mem.h"
-#include "process/emit/emit.h"
+#include "extract/extract.h"
+#include "process/process.h"
 
 /* Most arena bytes sample_conv() writes for r. */
 size_t sample_conv_max(const struct mem_record *r);

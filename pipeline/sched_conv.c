@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/sched/sched.h"
+#include "process/process.h"
 
 static bool plain(const char *s, size_t n)
 {

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extract/sched/sched.h"
-#include "process/sched/sched.h"
+#include "extract/extract.h"
+#include "process/process.h"
 
 /* What sched_conv learnt of the last event name (a stream has a handful). */
 struct sched_conv_cache {

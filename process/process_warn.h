@@ -6,7 +6,7 @@
 #ifndef SCX_PROCESS_WARN_H
 #define SCX_PROCESS_WARN_H
 
-#include "process/process.h"
+#include "process/process_types.h"
 
 /* Add a warning to the result (deduplicated, capped). */
 void process_warn(struct process_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -4,12 +4,12 @@
  * sched.data / perf.sched.data / perf.sched.script, hints.jsonl), then read
  * it and write perf.jsonl lines, sched.jsonl lines, a copy of hints.jsonl,
  * a Perfetto trace and the numbers for process.json to streams the caller
- * opened. The types are in process.h.
+ * opened. The types are in process_types.h.
  */
 #ifndef SCX_STAGE_H
 #define SCX_STAGE_H
 
-#include "process/process.h"
+#include "process/process_types.h"
 
 /* Look for the inputs in dir; first match wins per stream. -1 if there is
  * neither a memory nor a scheduling stream. */

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "extract/sched/sched.h"
+#include "extract/extract.h"
 #include "report/model.h"
 
 /* Pick a window so that a trace of duration_ns has at most ~240 of them (>= 1 ms, 1-2-5 steps). */

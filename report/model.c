@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
-#include "extract/sharing/sharing.h"
+#include "extract/extract.h"
 #include "lib/error.h"
 
 static char *dup_or_fail(const char *s)

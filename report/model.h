@@ -12,9 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/extract_mem.h"
+#include "extract/extract.h"
 #include "lib/u64map.h"
-#include "extract/sched/sched.h"
 
 struct model_unit {
 	char *name;      /* "web" or "web@hint=7" */

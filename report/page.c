@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "extract/mem/mem.h"
+#include "extract/extract.h"
 #include "report/cpu_chart.h"
 #include "report/heatmap.h"
 #include "report/html.h"

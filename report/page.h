@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "extract/sched/sched.h"
+#include "extract/extract.h"
 #include "report/header.h"
 #include "report/llc_view.h"
 #include "report/model.h"

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extract/sched/sched.h"
+#include "extract/extract.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/host/host.h"

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "extract/extract_mem.h"
+#include "extract/extract.h"
 
 struct report_opts {
 	struct extract_mem_opts mem; /* path: perf.jsonl; sched_path; observer is set by report_run */

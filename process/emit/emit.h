@@ -20,7 +20,7 @@
 #include "process/emit/mem_jsonl.h"
 #include "lib/pftrace/perfetto_types.h"
 #include "process/emit/emit_pool.h"
-#include "process/process.h"
+#include "process/process_types.h"
 #include "process/summary/summary.h"
 
 struct emitter {

@@ -23,7 +23,7 @@
 #include "lib/jsonw.h"
 #include "lib/u64map.h"
 #include "lib/pftrace/perfetto_types.h"
-#include "process/process.h"
+#include "process/process_types.h"
 
 /* ---- sched_trace.c: perf's trace text of the scheduling tracepoints, made from
  * decoded values, shared by the perf.sched.data and sched.data input paths.

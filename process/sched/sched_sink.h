@@ -14,7 +14,7 @@
 #include "lib/jsonw.h"
 #include "process/hints.h"
 #include "lib/pftrace/perfetto_types.h"
-#include "process/process.h"
+#include "process/process_types.h"
 #include "process/sched/sched.h"
 
 struct sched_sink {

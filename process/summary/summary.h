@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "lib/pftrace/perfetto_types.h"
-#include "process/process.h"
+#include "process/process_types.h"
 
 /* ---- perfetto_host.c: the recording host for the trace's SystemInfo, from metadata.json
  * (perfetto_host.c).

@@ -22,6 +22,9 @@
 #   nothing from place/; report/ nothing from process/, record/, place/ or bpf/;
 # - outside each room the library includes only the room's contract
 #   headers (CONTRACTS; record/backend/ has one, backend.h);
+# - cmd/, report/ and pipeline/ include from another top-level room only
+#   its contract, the header named after it (TOP_CONTRACTS: extract.h,
+#   llc.h, place.h, process.h, record.h, report.h, pipeline.h);
 # - the trace writer has a core the encoders call, never the reverse:
 #   perfetto_writer.c/h include no other file of lib/pftrace/ but the wire
 #   format and the types;
@@ -179,7 +182,8 @@ extract/mem: mem.h
 extract/sharing: sharing.h
 extract/evidence: evidence.h
 extract/sched: sched.h
-llc: llc.h'
+llc: llc.h
+place: place.h'
 LIBRARY="lib process record extract llc place report pipeline cmd"
 while IFS=: read -r room heads; do
 	heads=${heads# }
@@ -194,6 +198,56 @@ while IFS=: read -r room heads; do
 		fail "outside $room/ the library includes only its contract headers ($heads)" "$(tr '\n' ';' <<<"$found")"
 	fi
 done <<<"$CONTRACTS"
+
+# The top-level rooms each show the rest of the program one contract, the
+# header named after the room (TOP_CONTRACTS). cmd/ (the CLI), report/ (the
+# HTML page) and pipeline/ (the one pass) compose the stages: they include
+# from another room its contract only, besides their own files and lib/.
+TOP_CONTRACTS='extract extract/extract.h
+llc llc/llc.h
+place place/place.h
+process process/process.h
+record record/record.h
+report report/report.h
+pipeline pipeline/pipeline.h'
+# contract_breaches DIRS...: the #include lines of DIRS' .c/.h files that
+# name a file of another top-level room but its contract header
+contract_breaches() {
+	local d
+	for d in "$@"; do
+		(cd "$TOP" && grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+/' --include='*.[ch]' "$d") |
+			while IFS= read -r line; do
+				local h=${line#*\"} room head ok=1
+				h=${h%%\"*}
+				room=${h%%/*}
+				[ "$room" = "${d%%/*}" ] && continue
+				while read -r r c; do
+					[ "$r" = "$room" ] && { [ "$h" = "$c" ] || ok=0; }
+				done <<<"$TOP_CONTRACTS"
+				[ $ok = 1 ] || echo "$line"
+			done
+	done
+}
+for room in $(cut -d' ' -f2 <<<"$TOP_CONTRACTS"); do
+	[ -f "$TOP/$room" ] || fail "contract $room exists" "no such file"
+done
+found=$(contract_breaches cmd report pipeline)
+if [ -z "$found" ]; then
+	pass "cmd/, report/ and pipeline/ include from another room only its contract ($(cut -d' ' -f2 <<<"$TOP_CONTRACTS" | tr '\n' ' '| sed 's/ $//'))"
+else
+	fail "cmd/, report/ and pipeline/ include from another room only its contract" "$(tr '\n' ';' <<<"$found")"
+fi
+# planted: cmd/ including extract's inner sharing.h and place's plan is
+# found; its own file, lib/, and the contracts extract.h, place.h are not
+mkdir -p "$WORK/t6/cmd" "$WORK/t6/report"
+printf '#include "cmd/opts.h"\n#include "extract/extract.h"\n#include "extract/sharing/sharing.h"\n#include "lib/error.h"\n#include "place/place.h"\n#include <stdio.h>\n' >"$WORK/t6/cmd/a.c"
+printf '#include "report/html.h"\n  #  include "place/place_plan.h"\n#include "llc/llc.h"\n' >"$WORK/t6/report/b.h"
+found=$(TOP="$WORK/t6" contract_breaches cmd report pipeline | cut -d: -f1,2 | sort | tr '\n' ' ')
+if [ "$found" = "cmd/a.c:3 report/b.h:2 " ]; then
+	pass "the contract rule finds a planted include of extract/sharing/sharing.h in cmd/ and of place/place_plan.h in report/, not the contracts"
+else
+	fail "the contract rule finds a planted include of extract/sharing/sharing.h in cmd/ and of place/place_plan.h in report/, not the contracts" "found: $found"
+fi
 
 # the planted rule checker finds an include it is for
 mkdir -p "$WORK/t3/lib"
