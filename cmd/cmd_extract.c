@@ -23,6 +23,7 @@
 #include "extract/extract.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
+#include "lib/perfdata.h"
 #include "pipeline/pipeline.h"
 
 static const char summary[] =
@@ -164,7 +165,7 @@ static int run_stage(struct extract_mem_opts *o, const char *sched, long jobs, F
 		o->path = jsonl;
 		if (!sched)
 			o->sched_path = extract_args_sched_next_to(jsonl);
-	} else if (profile_path_ends_with(o->path, ".tar.gz") || profile_path_is_perf_data(o->path)) {
+	} else if (profile_path_ends_with(o->path, ".tar.gz") || pd_is_perf_data(o->path)) {
 		o->sched_path = sched;
 		return run_onepass(o, o->path, jobs, out);
 	}

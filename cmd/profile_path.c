@@ -3,33 +3,19 @@
  */
 #include "cmd/profile_path.h"
 
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/archive.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
+#include "lib/perfdata.h"
 
 bool profile_path_ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 
 	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-bool profile_path_is_perf_data(const char *path)
-{
-	char magic[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	bool yes;
-
-	if (fd < 0)
-		return false;
-	yes = read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) && !memcmp(magic, "PERFILE2", 8);
-	close(fd);
-	return yes;
 }
 
 int profile_path_resolve(const char *path, char *dir, size_t size, FILE *note)
@@ -43,7 +29,7 @@ int profile_path_resolve(const char *path, char *dir, size_t size, FILE *note)
 		fs_strip_suffix(dir, size, path, "");
 		return 0;
 	}
-	if (S_ISREG(st.st_mode) && profile_path_is_perf_data(path)) { /* a perf.data on its own: the profile is the file */
+	if (S_ISREG(st.st_mode) && pd_is_perf_data(path)) { /* a perf.data on its own: the profile is the file */
 		if (snprintf(dir, size, "%s", path) >= (int)size)
 			return scx_fail("%s: path too long", path);
 		return 0;

@@ -14,9 +14,6 @@
 /* True when path ends with suffix. */
 bool profile_path_ends_with(const char *path, const char *suffix);
 
-/* True when path is a regular file starting with perf.data's magic. */
-bool profile_path_is_perf_data(const char *path);
-
 /* PATH -> the profile directory (or the perf.data file) in dir; what was done ("Extracted A to B",
  * "Using already extracted B") goes to note unless it is NULL. -1 with
  * scx_fail. */

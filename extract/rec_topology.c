@@ -5,13 +5,13 @@
  */
 #include "extract/rec_topology.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/perfdata.h"
 
 void topology_counts(const struct host_topology *t, const char *source, struct cpu_topology *c)
 {
@@ -31,20 +31,6 @@ int topology_from_json(const char *path, struct cpu_topology *c)
 	topology_counts(&t, "topology.json", c);
 	host_topology_free(&t);
 	return 0;
-}
-
-/* True when path is a regular file starting with perf.data's magic. */
-static bool is_perf_data(const char *path)
-{
-	char magic[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	bool yes;
-
-	if (fd < 0)
-		return false;
-	yes = read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) && !memcmp(magic, "PERFILE2", 8);
-	close(fd);
-	return yes;
 }
 
 static int found(struct rec_topology *r, const char *source)
@@ -75,7 +61,7 @@ int topology_load(const char *input_path, const char *topology, struct rec_topol
 		/* process's, from a perf.data's headers: named as one pass on that perf.data names them */
 		return found(r, !strcmp(r->t.source, "perf.data headers") ? r->t.source : "topology.json");
 	}
-	if (input_path && is_perf_data(input_path)) {
+	if (input_path && pd_is_perf_data(input_path)) {
 		if ((rc = host_topology_perfdata_path(input_path, &r->t)) < 0)
 			return -1;
 		if (rc == 0)

@@ -550,3 +550,16 @@ void pd_close(struct pd_file *f)
 	f->nr_attrs = 0;
 	f->id_cap = 0;
 }
+
+bool pd_is_perf_data(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) && !memcmp(magic, "PERFILE2", 8);
+	close(fd);
+	return yes;
+}

@@ -142,6 +142,11 @@ struct pd_file {
 int pd_open(struct pd_file *f, const char *path);
 void pd_close(struct pd_file *f);
 
+/* Whether path opens and starts with the magic "PERFILE2": what a path given
+ * as a profile is, before pd_open says whether the rest holds (never blocks
+ * on a FIFO; no message). */
+bool pd_is_perf_data(const char *path);
+
 /* The attr a record belongs to: by sample id when several attrs exist, else
  * the only attr. Id 0 (records perf synthesizes) maps to the first attr unless
  * 0 is a real id, as in perf. NULL (with scx_fail) when an id is unknown. */
