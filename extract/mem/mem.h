@@ -3,7 +3,7 @@
  * its samples, what the rest of extract (and pipeline/, report/) takes from
  * this room: the line scanner (jsonl_scan.c), the name a comm counts under
  * (comm_name.c) and the streaming aggregation (mem_agg.c and its parts
- * mem_agg_fold.c, mem_agg_key.c, mem_agg_shard.c over mem_agg_core.c). heavy_hitters.h (the
+ * mem_agg_fold.c, mem_agg_key.c, mem_agg_shard.c). heavy_hitters.h (the
  * Misra-Gries table the aggregation's records embed) is part of the contract
  * through this header; mem_agg_internal.h is the room's own.
  */
@@ -82,7 +82,7 @@ bool jsonl_event_is_fault(const char *name, size_t len);
 /* "web12" -> "web"; an all-digit comm stays as is. Returns the new length. */
 size_t comm_name_normalize(const char *comm, size_t len);
 
-/* ---- mem_agg.c, mem_agg_fold.c, mem_agg_key.c, mem_agg_shard.c, mem_agg_core.c: streaming aggregation of perf.jsonl samples for extract mem.
+/* ---- mem_agg.c, mem_agg_fold.c, mem_agg_key.c, mem_agg_shard.c: streaming aggregation of perf.jsonl samples for extract mem.
  *
  * Each sample is classified into a group (upstream's rule: "rest" unless the
  * cgroup contains the workload string; then the allotment regex's matched

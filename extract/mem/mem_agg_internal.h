@@ -2,8 +2,8 @@
  * mem_agg_internal.h - what the files of the mem_agg module call in each
  * other, by the file that defines it. Not for other modules. The calls go
  * one way: mem_agg.c calls the others; mem_agg_fold.c and mem_agg_key.c
- * call mem_agg_shard.c and mem_agg_core.c, never each other; mem_agg_shard.c
- * calls only mem_agg_core.c; the core calls none of them.
+ * call mem_agg_shard.c, never each other; mem_agg_shard.c calls none of
+ * them. mem_agg_grow(), which they all use, is inline here.
  */
 #ifndef SCX_EXTRACT_MEM_AGG_INTERNAL_H
 #define SCX_EXTRACT_MEM_AGG_INTERNAL_H
@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/error.h"
+#include "lib/grow.h"
+
 /* the types are mem.h's (not included here: it would be an include circle) */
 struct mem_agg;
 struct group_rec;
@@ -19,15 +22,18 @@ struct comm_rec;
 struct hint_rec;
 struct mem_sample;
 
-/* ---- mem_agg_core.c */
 /* Grow *arr (elements of elem bytes, zeroed) to hold need; -1 on OOM. */
-int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem);
+static inline int mem_agg_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	return grow_to(arr, cap, need, elem, 4) ? 0 : scx_fail("out of memory (%zu entries)", need);
+}
+
+/* ---- mem_agg_shard.c: the key budget */
 /* A key's depth (it survives levels up to it). */
 unsigned mem_agg_key_depth(uint64_t key);
 /* Drop the identity -> object entries under a->level. -1 on OOM. */
 int mem_agg_trim_objects(struct mem_agg *a);
-
-/* ---- mem_agg_shard.c (a->shards set): evidence ops to the shards */
+/* (a->shards set): evidence ops to the shards */
 int mem_agg_shard_add(struct mem_agg *a, uint32_t id, uint64_t key, uint64_t val, unsigned depth);
 int mem_agg_shard_drop(struct mem_agg *a, uint32_t id);
 int mem_agg_shard_merge(struct mem_agg *a, uint32_t src, uint32_t dst);

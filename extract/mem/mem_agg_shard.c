@@ -52,6 +52,29 @@
 
 enum { OP_ADD, OP_DROP, OP_MERGE, OP_CHECK };
 
+/* The key budget's depth of a key: the leading zero bits of its object's hash. */
+unsigned mem_agg_key_depth(uint64_t key)
+{
+	uint64_t h = hash_mix64(EV_OBJECT(key));
+
+	return h ? (unsigned)__builtin_clzll(h) : 63;
+}
+
+static int keep_object_at_level(uint64_t object, void *arg)
+{
+	unsigned level = *(unsigned *)arg;
+
+	return level == 0 || (hash_mix64(object) >> (64 - level)) == 0;
+}
+
+/* The identity -> object names a level no longer keeps go. */
+int mem_agg_trim_objects(struct mem_agg *a)
+{
+	size_t dropped;
+
+	return u64map_filter(&a->ident_object, keep_object_at_level, &a->level, &dropped);
+}
+
 struct sh_op {
 	uint64_t key, val; /* ADD: key, value; MERGE: val = the destination id; CHECK: val = checkpoint */
 	uint32_t id;       /* the hint_rec (ADD, DROP, MERGE's source) */
