@@ -27,65 +27,35 @@ void llc_mitosis_result_free(struct llc_mitosis_result *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* The spec of cell i, NULL for a cell 0 without a catch-all spec. */
-static const struct cell *spec_of(const struct llc_share_eval *e, const struct mitosis_cells *c, size_t i)
-{
-	return c->spec[i] >= 0 ? &e->cfg->cells[c->spec[i]] : NULL;
-}
-
 /*
  * Each cell's places (its subcells by the reader's ids) and their names;
  * 1 when the reader would refuse the config (more than 8 subcells).
  */
 static int places(const struct llc_share_eval *e, struct llc_mitosis_result *m)
 {
-	size_t i, n = 0, most = 1;
-	long *id;
+	const char **sub;
+	size_t i, n;
+	int rc = 0;
 
-	for (i = 0; i < e->cfg->nr_cells; i++)
-		if (e->cfg->cells[i].nr_subcells > most)
-			most = e->cfg->cells[i].nr_subcells;
-	if (!(m->base = calloc(m->cells.nr + 1, sizeof(size_t))) || !(id = calloc(most + 1, sizeof(long))))
-		return scx_fail("out of memory");
-	for (i = 0; i < m->cells.nr; i++) {
-		const struct cell *sp = spec_of(e, &m->cells, i);
-		size_t nr = 1;
-
-		if (sp)
-			mitosis_subcell_ids(sp, id, &nr);
-		if (nr > MITOSIS_MAX_SUBCELLS) {
-			snprintf(m->why, sizeof(m->why), "cell config has too many subcells: %zu > %d (cell %s)", nr,
-				 MITOSIS_MAX_SUBCELLS, sp->name);
-			free(id);
+	if (mitosis_places(e->cfg, &m->cells, &m->base, &sub) < 0)
+		return -1;
+	for (i = 0; i < m->cells.nr; i++)
+		if (m->base[i + 1] - m->base[i] > MITOSIS_MAX_SUBCELLS) {
+			snprintf(m->why, sizeof(m->why), "cell config has too many subcells: %zu > %d (cell %s)",
+				 m->base[i + 1] - m->base[i], MITOSIS_MAX_SUBCELLS,
+				 mitosis_cell_spec(e->cfg, &m->cells, i)->name);
+			free(sub);
 			return 1;
 		}
-		m->base[i] = n;
-		n += nr;
-	}
-	m->base[m->cells.nr] = n;
+	n = m->base[m->cells.nr];
 	if (!(m->sub_name = calloc(n + 1, sizeof(char *))) || !(m->sub_demand = calloc(n + 1, sizeof(double))) ||
-	    !(m->sub_threads = calloc(n + 1, sizeof(size_t)))) {
-		free(id);
-		return scx_fail("out of memory");
-	}
-	for (i = 0; i < m->cells.nr; i++) {
-		const struct cell *sp = spec_of(e, &m->cells, i);
-		size_t nr = 1, j;
-
-		if (sp)
-			mitosis_subcell_ids(sp, id, &nr);
-		for (j = 0; sp && j < sp->nr_subcells; j++)
-			if (!m->sub_name[m->base[i] + (size_t)id[j]] &&
-			    !(m->sub_name[m->base[i] + (size_t)id[j]] = strdup(sp->subcells[j].name)))
-				goto oom;
-		if (!m->sub_name[m->base[i]] && !(m->sub_name[m->base[i]] = strdup("rest")))
-			goto oom;
-	}
-	free(id);
-	return 0;
-oom:
-	free(id);
-	return scx_fail("out of memory");
+	    !(m->sub_threads = calloc(n + 1, sizeof(size_t))))
+		rc = scx_fail("out of memory");
+	for (i = 0; !rc && i < n; i++)
+		if (!(m->sub_name[i] = strdup(sub[i])))
+			rc = scx_fail("out of memory");
+	free(sub);
+	return rc;
 }
 
 /* Each place's distinct threads (tids below 2^40, places below 2^24). */
@@ -140,7 +110,7 @@ int llc_mitosis_place(const struct llc_share *s, const struct llc_share_eval *e,
 	for (i = 0; i < s->nr_actors; i++) {
 		const struct llc_actor *a = &s->actors[i];
 		size_t cell = (size_t)m->cells.cell_of[a->cgroup];
-		const struct cell *sp = spec_of(e, &m->cells, cell);
+		const struct cell *sp = mitosis_cell_spec(e->cfg, &m->cells, cell);
 
 		place[i] = m->base[cell] + (sp ? mitosis_match_subcell(sp, a->comm, a->comm_len) : 0);
 		m->sub_demand[place[i]] += demand[i];

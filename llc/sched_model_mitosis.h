@@ -183,6 +183,17 @@ struct mitosis_cells {
 int mitosis_resolve_cells(const struct cell_config *cfg, const char *const *cgroups, size_t n,
 			  struct mitosis_cells *out);
 void mitosis_cells_free(struct mitosis_cells *c);
+/* The spec of cell i, NULL for a cell 0 without a catch-all spec. */
+const struct cell *mitosis_cell_spec(const struct cell_config *cfg, const struct mitosis_cells *c, size_t i);
+/*
+ * The places of c's cells, the reader's subcells: cell i's are
+ * (*base)[i] .. (*base)[i + 1] - 1, its subcell of id k place (*base)[i] + k,
+ * (*base)[c->nr] the number of places; (*sub)[p] the name of place p's
+ * subcell in cfg (the first spec subcell of that id), "rest" for an id 0
+ * no spec subcell names. Both arrays the caller's to free, *sub's names
+ * cfg's. -1 (scx_fail) on OOM, nothing allocated.
+ */
+int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c, size_t **base, const char ***sub);
 
 /* CPU numbers as a cpulist ("0-5,24-29") into buf. */
 const char *mitosis_cpulist(char *buf, size_t len, const int *cpus, size_t n);

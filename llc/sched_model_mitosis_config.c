@@ -105,6 +105,56 @@ void mitosis_cells_free(struct mitosis_cells *c)
 	memset(c, 0, sizeof(*c));
 }
 
+const struct cell *mitosis_cell_spec(const struct cell_config *cfg, const struct mitosis_cells *c, size_t i)
+{
+	return c->spec[i] >= 0 ? &cfg->cells[c->spec[i]] : NULL;
+}
+
+int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c, size_t **base, const char ***sub)
+{
+	size_t i, n = 0, most = 1;
+	long *id;
+
+	*sub = NULL;
+	for (i = 0; i < cfg->nr_cells; i++)
+		if (cfg->cells[i].nr_subcells > most)
+			most = cfg->cells[i].nr_subcells;
+	if (!(*base = calloc(c->nr + 1, sizeof(size_t))) || !(id = calloc(most + 1, sizeof(long))))
+		goto oom;
+	for (i = 0; i < c->nr; i++) {
+		const struct cell *sp = mitosis_cell_spec(cfg, c, i);
+		size_t nr = 1;
+
+		if (sp)
+			mitosis_subcell_ids(sp, id, &nr);
+		(*base)[i] = n;
+		n += nr;
+	}
+	(*base)[c->nr] = n;
+	if (!(*sub = calloc(n + 1, sizeof(char *)))) {
+		free(id);
+		goto oom;
+	}
+	for (i = 0; i < c->nr; i++) {
+		const struct cell *sp = mitosis_cell_spec(cfg, c, i);
+		size_t nr = 1, p0 = (*base)[i];
+
+		if (sp)
+			mitosis_subcell_ids(sp, id, &nr);
+		for (size_t j = 0; sp && j < sp->nr_subcells; j++)
+			if (!(*sub)[p0 + (size_t)id[j]])
+				(*sub)[p0 + (size_t)id[j]] = sp->subcells[j].name;
+		if (!(*sub)[p0])
+			(*sub)[p0] = "rest";
+	}
+	free(id);
+	return 0;
+oom:
+	free(*base);
+	*base = NULL;
+	return scx_fail("out of memory");
+}
+
 struct cg {
 	char *path;     /* below the mount */
 	long spec;      /* first matching non-catch-all spec, -1 */

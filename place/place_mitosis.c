@@ -20,56 +20,30 @@ void place_mitosis_free(struct place_mitosis *pm)
 	memset(pm, 0, sizeof(*pm));
 }
 
-static const struct cell *spec_of(const struct cell_config *cfg, const struct mitosis_cells *c, size_t i)
-{
-	return c->spec[i] >= 0 ? &cfg->cells[c->spec[i]] : NULL;
-}
-
 /* Each cell's places and their names "CELL/SUBCELL" (the spec's names). */
 static int places(struct place_mitosis *pm, const struct cell_config *cfg)
 {
-	size_t i, n = 0, most = 1;
-	long *id;
+	const char **sub;
+	size_t i, p;
 
-	for (i = 0; i < cfg->nr_cells; i++)
-		if (cfg->cells[i].nr_subcells > most)
-			most = cfg->cells[i].nr_subcells;
-	if (!(pm->base = calloc(pm->cells.nr + 1, sizeof(size_t))) || !(id = calloc(most + 1, sizeof(long))))
-		return scx_fail("out of memory");
-	for (i = 0; i < pm->cells.nr; i++) {
-		const struct cell *sp = spec_of(cfg, &pm->cells, i);
-		size_t nr = 1;
-
-		if (sp)
-			mitosis_subcell_ids(sp, id, &nr);
-		pm->base[i] = n;
-		n += nr;
-	}
-	pm->base[pm->cells.nr] = pm->nr_places = n;
-	if (!(pm->name = calloc(n + 1, sizeof(char *)))) {
-		free(id);
+	if (mitosis_places(cfg, &pm->cells, &pm->base, &sub) < 0)
+		return -1;
+	pm->nr_places = pm->base[pm->cells.nr];
+	if (!(pm->name = calloc(pm->nr_places + 1, sizeof(char *)))) {
+		free(sub);
 		return scx_fail("out of memory");
 	}
 	for (i = 0; i < pm->cells.nr; i++) {
-		const struct cell *sp = spec_of(cfg, &pm->cells, i);
-		size_t nr = 1;
+		const struct cell *sp = mitosis_cell_spec(cfg, &pm->cells, i);
 
-		if (sp)
-			mitosis_subcell_ids(sp, id, &nr);
-		for (size_t j = 0; j <= (sp ? sp->nr_subcells : 0); j++) {
-			const char *sub = sp && j < sp->nr_subcells ? sp->subcells[j].name : "rest";
-			size_t p = pm->base[i] + (sp && j < sp->nr_subcells ? (size_t)id[j] : 0);
-
-			if (pm->name[p])
-				continue;
-			if (asprintf(&pm->name[p], "%s/%s", sp ? sp->name : "rest", sub) < 0) {
+		for (p = pm->base[i]; p < pm->base[i + 1]; p++)
+			if (asprintf(&pm->name[p], "%s/%s", sp ? sp->name : "rest", sub[p]) < 0) {
 				pm->name[p] = NULL;
-				free(id);
+				free(sub);
 				return scx_fail("out of memory");
 			}
-		}
 	}
-	free(id);
+	free(sub);
 	return 0;
 }
 
@@ -102,7 +76,7 @@ int place_mitosis_plan(struct place_mitosis *pm, const struct cell_config *cfg, 
 	}
 	for (i = 0; i < n; i++) {
 		size_t cell = (size_t)pm->cells.cell_of[i];
-		const struct cell *sp = spec_of(cfg, &pm->cells, cell);
+		const struct cell *sp = mitosis_cell_spec(cfg, &pm->cells, cell);
 
 		pm->place[i] = pm->base[cell] + (sp ? mitosis_match_subcell(sp, t[i].comm, strlen(t[i].comm)) : 0);
 		demand[pm->place[i]] += t[i].demand;
