@@ -36,33 +36,47 @@ static void sort_by_frac(struct share *v, size_t n)
 }
 
 /*
+ * Largest remainders: n over k recipients, base each and the other
+ * n - base * k in proportion to w (floors, then the largest remainders,
+ * ties in id order), into v sorted by remainder (v[i].positive: w > 0).
+ * All-zero weights split n equally (the first ones one more) into out,
+ * and return false.
+ */
+static bool apportion(size_t n, size_t base, const double *w, size_t k, struct share *v, size_t *out)
+{
+	double tw = 0;
+	size_t i, assigned = base * k, rem;
+
+	for (i = 0; i < k; i++)
+		tw += w[i];
+	if (tw <= 0) {
+		for (i = 0; i < k; i++)
+			out[i] = n / k + (i < n % k);
+		return false;
+	}
+	for (i = 0; i < k; i++) {
+		double f = w[i] / tw * (double)(n - base * k), fl = floor(f);
+
+		v[i] = (struct share){i, f - fl, base + (size_t)fl, w[i] > 0};
+		assigned += (size_t)fl;
+	}
+	rem = assigned < n ? n - assigned : 0;
+	sort_by_frac(v, k);
+	for (i = 0; i < k && rem; i++, rem--)
+		v[i].count++;
+	return true;
+}
+
+/*
  * compute_targets: each of k recipients 1 CPU, the other total - k in
  * proportion to w (floors, then the largest remainders); all-zero weights
  * split equally (the first ones one more).
  */
 static void targets(size_t total, const double *w, size_t k, struct share *v, size_t *out)
 {
-	double tw = 0;
-	size_t i, assigned = k, rem;
-
-	for (i = 0; i < k; i++)
-		tw += w[i];
-	if (tw <= 0) {
-		for (i = 0; i < k; i++)
-			out[i] = total / k + (i < total % k);
+	if (!apportion(total, 1, w, k, v, out))
 		return;
-	}
-	for (i = 0; i < k; i++) {
-		double f = w[i] / tw * (double)(total - k), fl = floor(f);
-
-		v[i] = (struct share){i, f - fl, 1 + (size_t)fl, false};
-		assigned += (size_t)fl;
-	}
-	rem = assigned < total ? total - assigned : 0;
-	sort_by_frac(v, k);
-	for (i = 0; i < k && rem; i++, rem--)
-		v[i].count++;
-	for (i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++)
 		out[v[i].id] = v[i].count;
 }
 
@@ -74,26 +88,10 @@ static void targets(size_t total, const double *w, size_t k, struct share *v, si
  */
 static void distribute(size_t n, const double *w, size_t k, struct share *v, size_t *out)
 {
-	double tw = 0;
-	size_t i, assigned = 0, rem;
+	size_t i;
 
-	for (i = 0; i < k; i++)
-		tw += w[i];
-	if (tw <= 0) {
-		for (i = 0; i < k; i++)
-			out[i] = n / k + (i < n % k);
+	if (!apportion(n, 0, w, k, v, out))
 		return;
-	}
-	for (i = 0; i < k; i++) {
-		double f = w[i] / tw * (double)n, fl = floor(f);
-
-		v[i] = (struct share){i, f - fl, (size_t)fl, w[i] > 0};
-		assigned += (size_t)fl;
-	}
-	rem = assigned < n ? n - assigned : 0;
-	sort_by_frac(v, k);
-	for (i = 0; i < k && rem; i++, rem--)
-		v[i].count++;
 	for (;;) {
 		size_t starved = k, donor = k;
 
