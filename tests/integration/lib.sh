@@ -155,6 +155,37 @@ allotment_cgroup() {
 	IN_CG=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg2/$cg")
 }
 
+# split_topology FILE: a topology.json of two CPUs in two LLCs (cpu0 and
+# cpu1, a core each, one package and node, 1 MiB LLCs), the layout the
+# cross-LLC tests evaluate this VM's recordings under
+split_topology() {
+	cat >"$1" <<'JSON'
+{"version": 1, "cpus": [
+ {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},
+ {"cpu": 1, "core": 1, "package": 0, "llc": 1, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "1", "node": 0, "siblings": "1"}]}
+JSON
+}
+
+# pinned_setup WHAT NAME: the set-up of a test that records threads pinned
+# to cpu0 and cpu1: "SKIP: WHAT: ..." and exit 0 without root, two CPUs or
+# a cgroup2 mount; else allotment_cgroup NAME and $WORK/split.json
+# (split_topology)
+pinned_setup() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$1" "needs root (record, cgroups)"
+		exit 0
+	fi
+	if [ "$(nproc)" -lt 2 ]; then
+		skip "$1" "needs 2 CPUs (threads pinned to cpu0 and cpu1)"
+		exit 0
+	fi
+	if ! allotment_cgroup "$2"; then
+		skip "$1" "no cgroup2 mount"
+		exit 0
+	fi
+	split_topology "$WORK/split.json"
+}
+
 # subcells CONFIG: the subcells of CONFIG's allotment cell (the programs
 # under test), one a line, units joined by +
 subcells() { python3 -c 'import json,sys; [print(s["name"]) for c in json.load(open(sys.argv[1])) if c["name"] == "allotment" for s in c.get("subcells",[])]' "$1"; }

@@ -31,25 +31,9 @@
 own_session "$@"
 WL="$TOP/$BUILD/workloads/llc-truth"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "closed loop" "needs root (record, cgroups)"
-	exit 0
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	skip "closed loop" "needs 2 CPUs"
-	exit 0
-fi
-if ! allotment_cgroup loop; then
-	skip "closed loop" "no cgroup2 mount"
-	exit 0
-fi
+pinned_setup "closed loop" loop
 wl=""
 trap '[ -n "$wl" ] && kill $wl 2>/dev/null; wait 2>/dev/null; cgroup_remove "$cg2/$cg"; rm -rf "$WORK"' EXIT
-cat >"$WORK/split.json" <<'JSON'
-{"version": 1, "cpus": [
- {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},
- {"cpu": 1, "core": 1, "package": 0, "llc": 1, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "1", "node": 0, "siblings": "1"}]}
-JSON
 
 # run NAME THREAD...: the workload in the cgroup (its pid in $wl), running when this returns
 run() {

@@ -24,23 +24,7 @@
 own_session "$@"
 TRUTH="$TOP/$BUILD/workloads/llc-truth"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "co-run weights of a recording" "needs root (record)"
-	exit 0
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	skip "co-run weights of a recording" "needs 2 CPUs (set-up on cpu1, the workers on cpu0)"
-	exit 0
-fi
-if ! allotment_cgroup corun; then
-	skip "co-run weights of a recording" "no cgroup2 mount"
-	exit 0
-fi
-cat >"$WORK/split.json" <<'JSON'
-{"version": 1, "cpus": [
- {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},
- {"cpu": 1, "core": 1, "package": 0, "llc": 1, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "1", "node": 0, "siblings": "1"}]}
-JSON
+pinned_setup "co-run weights of a recording" corun
 
 # record_corun DIR: record, process, extract with and without the main thread's samples
 record_corun() {

@@ -212,11 +212,7 @@ fi
 CG=workload.slice/workload-tw-llc-$$.allotment.slice
 ALLOT="workload-tw-llc-$$\\.allotment\\.slice"
 trap 'cgroup_remove "$cg2/$CG"; rm -rf "$WORK"' EXIT
-cat >"$WORK/split.json" <<'JSON'
-{"version": 1, "cpus": [
- {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},
- {"cpu": 1, "core": 1, "package": 0, "llc": 1, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "1", "node": 0, "siblings": "1"}]}
-JSON
+split_topology "$WORK/split.json"
 
 # record_llc NAME GROUP...: record the generator (page-fault backend: its sharing is in its faults), process,
 # extract with the split topology; leaves $WORK/NAME/{cfg.json,llc.json,err}

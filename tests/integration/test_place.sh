@@ -20,11 +20,7 @@ check "place --help: exit 0, names the options" grep -q -- "--dry-run" "$WORK/he
 "$SCXPROF" --help >"$WORK/h" 2>&1
 check "scxprof --help lists place" grep -q "^  place " "$WORK/h"
 
-cat >"$WORK/split.json" <<'JSON'
-{"version": 1, "cpus": [
- {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0", "node": 0, "siblings": "0"},
- {"cpu": 1, "core": 1, "package": 0, "llc": 1, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "1", "node": 0, "siblings": "1"}]}
-JSON
+split_topology "$WORK/split.json"
 cat >"$WORK/one.json" <<'JSON'
 {"version": 1, "cpus": [
  {"cpu": 0, "core": 0, "package": 0, "llc": 0, "llc_level": 3, "llc_size": 1048576, "llc_cpus": "0-1", "node": 0, "siblings": "0"},
