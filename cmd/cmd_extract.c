@@ -217,7 +217,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	static struct opt_list files, evidence_in;
 	struct extract_args a = {0};
 	long jobs = 0;
-	const char *llc_json = NULL, *evidence_out = NULL;
+	const char *llc_json = NULL, *evidence_out = NULL, *per_allotment = NULL;
 	const struct opt opts[] = {
 		OPT_LIST('f', "file", &files, "FILE",
 			 "perf.jsonl or perf.mem.jsonl ('-': stdin), PROFILE.out/, or a profile (directory or "
@@ -228,6 +228,9 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		OPT_STRING(0, "llc-json", &llc_json, "FILE",
 			   "also write the cross-LLC sharing figures, measured and predicted under the config, as JSON "
 			   "to FILE (e.g. cells.llc.json beside cells.json; must not exist)"),
+		OPT_STRING(0, "per-allotment-config", &per_allotment, "DIR",
+			   "also write one config per recorded allotment cgroup to DIR/CGROUP.json (must not exist): the "
+			   "config with the allotment spec replaced by that allotment's own subcells"),
 		OPT_STRING(0, "evidence-out", &evidence_out, "FILE",
 			   "also write the recording's unit-level sharing evidence (schemas/evidence.schema.json) to FILE "
 			   "(must not exist), for --evidence-in"),
@@ -254,6 +257,9 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 	if ((files.n > 1 || evidence_in.n || evidence_out) && llc_json)
 		return opts_usage_error(u, "--llc-json FILE takes one recording without --evidence-in/--evidence-out"),
 		       EXIT_USAGE;
+	if ((files.n > 1 || evidence_in.n || evidence_out) && per_allotment)
+		return opts_usage_error(u, "--per-allotment-config DIR takes one recording without --evidence-in/--evidence-out"),
+		       EXIT_USAGE;
 	if ((files.n > 1 || evidence_in.n || evidence_out) && a.cluster != CLUSTER_SHARING)
 		return opts_usage_error(u, "several recordings and evidence files need --cluster sharing"), EXIT_USAGE;
 	a.file = files.n ? files.v[0] : "-";
@@ -261,6 +267,11 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		opts_print_usage(u);
 		return EXIT_USAGE;
 	}
+	if (per_allotment && fs_exists(per_allotment)) {
+		fprintf(stderr, "scxprof extract: %s: already exists, not overwritten\n", per_allotment);
+		return EXIT_ERROR;
+	}
+	o.per_allotment_dir = per_allotment;
 	if (files.n > 1 || evidence_in.n || evidence_out) {
 		const char **ev = (const char **)argv; /* --evidence-in values, then the arguments */
 		size_t ne = 0, i;

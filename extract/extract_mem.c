@@ -29,6 +29,9 @@ struct run {
 	struct cell_config wanted;  /* the config as the clustering wanted it, when a choice changed it */
 	struct reader_fit_log fits; /* the choices made to meet the reader's limits */
 	bool hint_terms;            /* the config has Hint terms */
+	struct cell_config specs;   /* one spec per recorded allotment (allotment_specs_build) */
+	bool has_specs;
+	size_t allot_cell;          /* the allotment cell's index in the config, when has_specs */
 };
 
 static const char *kind_name(const struct run *r, enum group_kind kind)
@@ -228,6 +231,22 @@ static int fitted_clustering(const struct cell_fit *f, const struct clustering *
 	return 0;
 }
 
+/* The allotment cell's fitted subcells f: one spec per recorded allotment; -v's note when they run different programs. */
+static int allotment_specs(struct run *r, const struct unit_list *u, const struct cell_fit *f)
+{
+	size_t ng, *groups = mem_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
+	int rc;
+
+	if (!groups)
+		return -1;
+	rc = allotment_specs_build(&r->specs, &r->agg, groups, ng, u, f);
+	r->has_specs = !rc;
+	if (!rc && r->log && r->o->cluster == CLUSTER_SHARING)
+		rc = allotment_specs_note(r->log, &r->agg, groups, ng, u, f, &r->specs);
+	free(groups);
+	return rc;
+}
+
 /*
  * Fit the clustering to the reader's limits (extract/sharing/reader_fit.c),
  * add the fitted subcells to cell, and when a choice changed anything, the
@@ -265,12 +284,8 @@ static int fit_cell(struct run *r, struct cell *cell, const struct comm_summary 
 
 		rc = w ? add_clustered(w, u, cl) : -1;
 	}
-	if (!rc && r->log && cell->top == TOP_CGROUP_REGEX && r->o->cluster == CLUSTER_SHARING) {
-		size_t ng, *groups = mem_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
-
-		rc = groups ? allotment_specs_note(r->log, &r->agg, groups, ng, u, &f) : -1;
-		free(groups);
-	}
+	if (!rc && cell->top == TOP_CGROUP_REGEX)
+		rc = allotment_specs(r, u, &f);
 	if (!rc)
 		rc = fitted_clustering(&f, cl, fitted);
 	for (size_t i = 0; !rc && i < f.n; i++)
@@ -382,6 +397,8 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 		cell = cell_config_add(cfg, "rest", TOP_EMPTY, NULL);
 	if (!cell)
 		goto out;
+	if (kind == GROUP_ALLOTMENT)
+		r->allot_cell = cfg->nr_cells - 1;
 	if (units.n) {
 		if (r->o->cluster == CLUSTER_SHARING ? subcells_from_clusters(r, cell, &s, &units, kind) < 0
 						     : subcells_from_units(r, cell, &s, &units) < 0)
@@ -390,6 +407,12 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 			goto out;
 	} else if (!cell_config_add(&r->wanted, cell->name, cell->top, cell->top_value)) {
 		goto out;
+	}
+	if (kind == GROUP_ALLOTMENT && !r->has_specs) { /* no unit: each allotment's spec is rest alone */
+		struct cell_fit none = {0};
+
+		if (allotment_specs(r, &units, &none) < 0)
+			goto out;
 	}
 	if (r->o->observer && (r->o->cluster == CLUSTER_COMM || !units.n) &&
 	    notify(r, cell, kind, &units, NULL, NULL) < 0)
@@ -521,6 +544,26 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	return rc;
 }
 
+/* --per-allotment-config DIR: one config per recorded allotment, one line to log saying so. */
+static int write_per_allotment(const struct run *r, const struct cell_config *cfg, FILE *log)
+{
+	const char *dir = r->o->per_allotment_dir;
+	size_t ng, *groups = mem_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
+	long n;
+
+	if (!groups)
+		return -1;
+	free(groups);
+	n = allotment_configs_write(dir, cfg, r->has_specs ? r->allot_cell : cfg->nr_cells, &r->specs, r->limits);
+	if (n < 0)
+		return -1;
+	if (log)
+		fprintf(log, "per-allotment configs: %ld written to %s (the config with the allotment spec replaced by "
+			     "that allotment's own)%s\n",
+			n, dir, (size_t)n < ng ? "; the allotment cgroups folded beyond --max-groups have none" : "");
+	return 0;
+}
+
 int extract_mem_run_source(const struct extract_mem_opts *o, const struct extract_mem_source *src, FILE *out,
 			   FILE *log)
 {
@@ -578,10 +621,18 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 		scx_fail_errno("writing the report failed");
 		goto out;
 	}
+	if (o->per_allotment_dir && !(r.has_specs && r.specs.nr_cells)) { /* before the config: nothing written */
+		scx_fail("--per-allotment-config %s: no allotment cgroup was recorded (none matched the allotment regex): "
+			 "nothing written", o->per_allotment_dir);
+		goto out;
+	}
 	rc = cell_config_write_checked(&cfg, r.limits, o->path ? o->path : "-", out);
+	if (!rc && o->per_allotment_dir)
+		rc = write_per_allotment(&r, &cfg, log);
 out:
 	cell_config_free(&cfg);
 	cell_config_free(&r.wanted);
+	cell_config_free(&r.specs);
 	reader_fit_log_free(&r.fits);
 	mem_agg_free(&r.agg);
 	mem_sched_free(&r.sched);

@@ -73,6 +73,7 @@ struct extract_mem_opts {
 	bool mitosis_no_llc_aware;   /* ... without --enable-llc-awareness */
 	unsigned mitosis_vllc_min, mitosis_vllc_max; /* ... --virt-llc MIN-MAX (0: none) */
 	bool order_subcells;      /* --order-subcells: the best subcell order for scx_mitosis's layout */
+	const char *per_allotment_dir; /* --per-allotment-config DIR: one config per recorded allotment; NULL: none */
 	volatile int *stop;       /* polled; set to interrupt */
 	int jobs;                 /* extract_mem_run: >= 2 reads sched_path on a thread beside the samples */
 	const struct extract_mem_observer *observer; /* may be NULL */

@@ -1,10 +1,12 @@
 /*
- * allotment_specs.c - -v's note when the cgroups the allotment regex
- * matched run different programs (see sharing.h): the reader makes each
- * matching cgroup a cell of its own with every subcell of the spec, so a
- * program absent from one still has a subcell there that takes CPUs. The
- * note names which subcells each recorded allotment ran and prints one
- * spec per allotment, only its own subcells, to put in the config instead.
+ * allotment_specs.c - one spec per recorded allotment (see sharing.h): the
+ * reader makes each cgroup the allotment regex matches a cell of its own
+ * with every subcell of the spec, so a program absent from one still has a
+ * subcell there that takes CPUs. allotment_specs_build() makes the specs
+ * (each allotment's cgroup, only its own subcells, rest), which
+ * --per-allotment-config writes and the cross-LLC step predicts;
+ * allotment_specs_note() is -v's note when the allotments run different
+ * programs: which subcells each ran, and the specs to use instead.
  */
 #include "extract/sharing/sharing.h"
 
@@ -56,47 +58,79 @@ static bool sub_in_group(const struct unit_list *u, const struct fit_sub *s, siz
 	return false;
 }
 
-static void print_spec(FILE *log, const char *key, const struct unit_list *u, const struct cell_fit *f, size_t g)
+/* One spec (a built top-level cell) on one line, as JSON. */
+static void print_spec(FILE *log, const struct cell *c)
 {
-	char *re = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&re, &len);
-
-	if (!m)
-		return;
-	key_regex(m, key);
-	fclose(m);
 	fputs("    {\"name\": ", log);
-	json_str(log, key);
+	json_str(log, c->name);
 	fputs(", \"matches\": {\"CgroupRegex\": ", log);
-	json_str(log, re ? re : "");
+	json_str(log, c->top_value ? c->top_value : "");
 	fputs("}, \"subcells\": [", log);
-	for (size_t i = 0; i < f->n; i++) {
-		if (!sub_in_group(u, &f->v[i], g))
-			continue;
-		fputs("{\"name\": ", log);
-		json_str(log, f->v[i].name);
+	for (size_t i = 0; i < c->nr_subcells; i++) {
+		const struct cell *sc = &c->subcells[i];
+
+		fputs(i ? ", {\"name\": " : "{\"name\": ", log);
+		json_str(log, sc->name);
 		fputs(", \"matches\": [", log);
-		for (size_t c = 0; c < f->v[i].nr_clauses; c++) {
-			fputs(c ? ", [" : "[", log);
-			if (f->v[i].clauses[c].comm_prefix) {
+		for (size_t k = 0; k < sc->nr_clauses; k++) {
+			const struct cell_clause *cl = &sc->clauses[k];
+
+			fputs(k ? ", [" : "[", log);
+			if (cl->comm_prefix) {
 				fputs("{\"CommPrefix\": ", log);
-				json_str(log, f->v[i].clauses[c].comm_prefix);
+				json_str(log, cl->comm_prefix);
 				fputc('}', log);
 			}
-			if (f->v[i].clauses[c].has_hint)
-				fprintf(log, "%s{\"Hint\": %llu}", f->v[i].clauses[c].comm_prefix ? ", " : "",
-					(unsigned long long)f->v[i].clauses[c].hint);
+			if (cl->has_hint)
+				fprintf(log, "%s{\"Hint\": %llu}", cl->comm_prefix ? ", " : "", (unsigned long long)cl->hint);
 			fputc(']', log);
 		}
-		fputs("]}, ", log);
+		fputs("]}", log);
 	}
-	fputs("{\"name\": \"rest\", \"matches\": [[]]}]},\n", log);
-	free(re);
+	fputs("]},\n", log);
+}
+
+int allotment_specs_build(struct cell_config *out, const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+			  const struct unit_list *u, const struct cell_fit *f)
+{
+	for (size_t g = 0; g < nr_groups; g++) {
+		const struct group_rec *gr = &a->groups[groups[g]];
+		struct cell *c, *sub;
+		char *re = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (gr->folded_groups)
+			continue;
+		if (!(m = open_memstream(&re, &len)))
+			return scx_fail("out of memory");
+		key_regex(m, gr->key);
+		if (fclose(m) != 0) {
+			free(re);
+			return scx_fail("out of memory");
+		}
+		c = cell_config_add(out, gr->key, TOP_CGROUP_REGEX, re);
+		free(re);
+		if (!c)
+			return -1;
+		for (size_t i = 0; i < f->n; i++) {
+			if (!sub_in_group(u, &f->v[i], groups[g]))
+				continue;
+			if (!(sub = cell_config_add_subcell(c, f->v[i].name)))
+				return -1;
+			for (size_t k = 0; k < f->v[i].nr_clauses; k++)
+				if (cell_config_add_clause(sub, f->v[i].clauses[k].comm_prefix, f->v[i].clauses[k].has_hint,
+							   f->v[i].clauses[k].hint) < 0)
+					return -1;
+		}
+		if (!(sub = cell_config_add_subcell(c, "rest")) || cell_config_add_clause(sub, NULL, false, 0) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int allotment_specs_note(FILE *log, const struct mem_agg *a, const size_t *groups, size_t nr_groups,
-			 const struct unit_list *u, const struct cell_fit *f)
+			 const struct unit_list *u, const struct cell_fit *f, const struct cell_config *specs)
 {
 	size_t g, i, differ = 0;
 
@@ -127,9 +161,9 @@ int allotment_specs_note(FILE *log, const struct mem_agg *a, const size_t *group
 		fprintf(log, "%s (%zu of %zu)\n", n ? "" : " none", n, f->n);
 	}
 	fprintf(log, "  one spec per recorded allotment, to put in the config instead of the allotment spec (same order, "
-		     "before the others; an allotment created later matches none of them):\n");
-	for (g = 0; g < nr_groups; g++)
-		if (!a->groups[groups[g]].folded_groups)
-			print_spec(log, a->groups[groups[g]].key, u, f, groups[g]);
+		     "before the others; an allotment created later matches none of them; --per-allotment-config DIR "
+		     "writes one config per allotment):\n");
+	for (i = 0; i < specs->nr_cells; i++)
+		print_spec(log, &specs->cells[i]);
 	return ferror(log) ? scx_fail_errno("writing the report failed") : 0;
 }

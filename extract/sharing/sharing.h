@@ -540,14 +540,31 @@ struct reader_fit_log {
 int reader_fit_log_add(struct reader_fit_log *log, const char *cell, const struct cell_fit *f);
 void reader_fit_log_free(struct reader_fit_log *log);
 
-/* ---- allotment_specs.c: -v, when the allotment cgroups (groups[0..n) of
- * a, the allotment cell's) run different programs: which fitted subcells
- * each one ran, and one spec per recorded allotment (CgroupRegex
- * /KEY(/|$), only its own subcells, then rest) to use instead of the
- * allotment spec. Nothing when they all run every subcell. -1 on a write error.
+/* ---- allotment_specs.c: one spec per recorded allotment, and -v's note
+ * when the allotment cgroups (groups[0..n) of a, the allotment cell's) run
+ * different programs.
+ *
+ * allotment_specs_build() appends to out one top-level cell per recorded
+ * allotment (not the folded record): named by its cgroup, CgroupRegex
+ * /KEY(/|$), only the fitted subcells it ran, then rest. -1 (scx_fail) on OOM.
+ * allotment_specs_note() says which fitted subcells each one ran and prints
+ * specs (what allotment_specs_build made) to use instead of the allotment
+ * spec; nothing when they all run every subcell. -1 on a write error.
  */
+int allotment_specs_build(struct cell_config *out, const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+			  const struct unit_list *u, const struct cell_fit *f);
 int allotment_specs_note(FILE *log, const struct mem_agg *a, const size_t *groups, size_t nr_groups,
-			 const struct unit_list *u, const struct cell_fit *f);
+			 const struct unit_list *u, const struct cell_fit *f, const struct cell_config *specs);
+
+/* ---- allotment_configs.c: --per-allotment-config DIR: one config file per
+ * per-allotment spec (DIR/CGROUP.json): cfg with its allotment cell (index
+ * allot) replaced by that spec, each checked against l as the config is.
+ * DIR must not exist; the files are written into a directory beside it,
+ * renamed to DIR once all are written: all or nothing. The number written,
+ * or -1 (scx_fail naming the path).
+ */
+long allotment_configs_write(const char *dir, const struct cell_config *cfg, size_t allot,
+			     const struct cell_config *specs, const struct reader_limits *l);
 
 /* ---- mem_report.c: extract mem's -v/-vv report, upstream's exact text: the
  * total, then one block per group (allotment matches by name, the workload
