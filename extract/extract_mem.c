@@ -228,6 +228,14 @@ static int fitted_clustering(const struct cell_fit *f, const struct clustering *
 		memcpy(out->unit_aff, cl->unit_aff, n * n * sizeof(double));
 		out->nr_units = n;
 	}
+	if (cl && cl->nr_undecided) {
+		if (!(out->undecided = malloc(cl->nr_undecided * sizeof(*cl->undecided))))
+			return scx_fail("out of memory");
+		memcpy(out->undecided, cl->undecided, cl->nr_undecided * sizeof(*cl->undecided));
+		out->nr_undecided = cl->nr_undecided;
+	}
+	if (cl)
+		out->duration_s = cl->duration_s;
 	return 0;
 }
 
@@ -484,6 +492,7 @@ static int sharing_setup(struct run *r)
 	r->sp.fault_samples = r->agg.fault_samples;
 	r->sp.min_keys = r->o->min_keys ? r->o->min_keys : SHARE_MIN_KEYS_DEFAULT;
 	r->sp.min_samples = r->o->min_samples ? r->o->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
+	r->sp.keep_undecided = r->o->observer && r->o->observer->undecided_pairs;
 	if (r->log && r->has_sched)
 		fprintf(r->log,
 			"\nCPU demand: sched runtime / trace duration (%s: %.3f s, %zu CPUs); cap %.2f CPUs per cell (%s)\n",

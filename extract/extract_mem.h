@@ -47,6 +47,7 @@ struct extract_mem_observer {
 	/* called once with the cross-LLC figures (llc/llc_share.h), after the last cell; may be NULL */
 	int (*on_llc)(void *ctx, const struct llc_share_result *r);
 	bool llc_required; /* on_llc must be called: a recording without topology is an error */
+	bool undecided_pairs; /* each cell's clustering hands out the pairs that cannot tell (clustering.undecided) */
 	void *ctx;
 };
 

@@ -1,10 +1,9 @@
 /*
  * model.c - fills the report's model from extract mem's per-cell results
  * (see model.h): copies what the page needs out of extract's structures,
- * which live only during the callback (the affinity matrix is the one
- * extract's clustering hands out), and computes each merge's evidence and
- * the undecided pairs from the same evidence vectors the clustering used
- * (extract/sharing/sharing.h).
+ * which live only during the callback: the affinity matrix, each merge's
+ * evidence and the pairs that cannot tell, as extract's clustering hands
+ * them out (extract/sharing/sharing.h's struct clustering).
  */
 #include "report/model.h"
 
@@ -51,26 +50,6 @@ static int copy_units(struct model_cell *c, const struct unit_list *u)
 		m->samples = u->v[i].count;
 	}
 	return 0;
-}
-
-/* Evidence of every unit of the cell (raw weights, sorted by key). */
-static struct evidence *all_evidence(const struct mem_agg *a, const struct unit_list *u)
-{
-	struct evidence *ev = calloc(u->n ? u->n : 1, sizeof(*ev));
-	size_t i;
-
-	if (!ev) {
-		scx_fail("out of memory");
-		return NULL;
-	}
-	for (i = 0; i < u->n; i++)
-		if (sharing_evidence_of_unit(a, &u->v[i], &ev[i]) < 0) {
-			while (i--)
-				sharing_evidence_free(&ev[i]);
-			free(ev);
-			return NULL;
-		}
-	return ev;
 }
 
 /*
@@ -224,14 +203,16 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 	return 0;
 }
 
-/* The pairs whose line evidence cannot decide, in -v's words (c->undecided). */
-static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *x, const struct evidence *ev,
-			   const struct u64map *df)
+/*
+ * The pairs whose line evidence cannot decide, as extract's clustering
+ * hands them out (clustering.undecided), in -v's words (c->undecided).
+ */
+static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *x)
 {
+	const struct clustering *cl = x->cl;
 	size_t n = x->units->n, len = 0;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, &len);
-	double dur = x->agg->last_ns > x->agg->first_ns ? (double)(x->agg->last_ns - x->agg->first_ns) / 1e9 : 0;
 
 	if (!f || !(c->unknown = calloc(n * n + 1, 1))) {
 		if (f)
@@ -239,18 +220,14 @@ static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *
 		free(buf);
 		return scx_fail("out of memory");
 	}
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++) {
-			struct pair_evidence pe;
+	for (size_t k = 0; k < cl->nr_undecided; k++) {
+		size_t i = cl->undecided[k].a, j = cl->undecided[k].b;
 
-			sharing_pair_evidence_at(&ev[i], &ev[j], df, n, x->sp, &pe);
-			if (pe.line.verdict != SHARING_CANNOT_TELL)
-				continue;
-			if (c->aff[i * n + j] <= 0 && c->aff[j * n + i] <= 0)
-				c->unknown[i * n + j] = c->unknown[j * n + i] = 1;
-			fprintf(f, "%s ~ %s\n", x->units->v[i].name, x->units->v[j].name);
-			sharing_log_line_detail(f, "  ", &pe, x->sp, dur);
-		}
+		if (c->aff[i * n + j] <= 0 && c->aff[j * n + i] <= 0)
+			c->unknown[i * n + j] = c->unknown[j * n + i] = 1;
+		fprintf(f, "%s ~ %s\n", x->units->v[i].name, x->units->v[j].name);
+		sharing_log_line_detail(f, "  ", &cl->undecided[k].pe, x->sp, cl->duration_s);
+	}
 	if (fclose(f) != 0) {
 		free(buf);
 		return scx_fail("out of memory");
@@ -266,11 +243,6 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 {
 	struct model *m = ctx;
 	struct model_cell *c, *grown = realloc(m->cells, (m->ncells + 1) * sizeof(*m->cells));
-	struct evidence *ev = NULL;
-	struct u64map df;
-	bool has_df = false;
-	size_t i;
-	int rc = -1;
 
 	if (!grown)
 		return scx_fail("out of memory");
@@ -288,30 +260,16 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 		c->clustered = true;
 		c->threshold = x->sp->threshold;
 		c->cap_cpus = x->sp->cap_cpus;
-		if (!(ev = all_evidence(x->agg, x->units)))
-			return -1;
 		/* the matrix the clustering used, as extract hands it out */
-		if (!(c->aff = malloc((x->units->n * x->units->n + 1) * sizeof(*c->aff)))) {
-			scx_fail("out of memory");
-			goto out;
-		}
+		if (!(c->aff = malloc((x->units->n * x->units->n + 1) * sizeof(*c->aff))))
+			return scx_fail("out of memory");
 		memcpy(c->aff, x->cl->unit_aff, x->units->n * x->units->n * sizeof(*c->aff));
-		if (sharing_evidence_df(ev, x->units->n, &df) < 0)
-			goto out;
-		has_df = true;
-		if (undecided_pairs(c, x, ev, &df) < 0)
-			goto out;
+		if (undecided_pairs(c, x) < 0)
+			return -1;
 	}
 	if (add_subcells(m, c, x) < 0 || add_sched(m, c, x) < 0)
-		goto out;
-	rc = 0;
-out:
-	if (has_df)
-		u64map_free(&df);
-	for (i = 0; ev && i < x->units->n; i++)
-		sharing_evidence_free(&ev[i]);
-	free(ev);
-	return rc;
+		return -1;
+	return 0;
 }
 
 static long unit_series(const struct model_cell *c, const char *comm, size_t len, uint64_t hint)

@@ -66,7 +66,8 @@ static int run_extract(const struct report_opts *o, struct model *m, struct llc_
 		       struct mem_buf *vlog)
 {
 	struct collect col = {m, llc};
-	struct extract_mem_observer obs = {.on_cell = collect_cell, .on_llc = collect_llc, .ctx = &col};
+	struct extract_mem_observer obs = {.on_cell = collect_cell, .on_llc = collect_llc, .undecided_pairs = true,
+					   .ctx = &col};
 	struct extract_mem_opts mo = o->mem;
 	FILE *in = fopen(o->mem.path, "r");
 	int rc;

@@ -388,6 +388,42 @@ static double *copy_matrix(const double *aff, size_t n)
 	return m;
 }
 
+/*
+ * Every pair's evidence, once: -v's pair lines (log) and, with
+ * p->keep_undecided, the pairs the line evidence cannot tell into
+ * *undecided (unit order, malloc'ed; *nr of them). -1 (scx_fail) on OOM.
+ */
+static int pair_pass(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
+		     const char *cell_name, const struct evidence *ev, const struct u64map *df, FILE *log,
+		     struct sharing_pair **undecided, size_t *nr)
+{
+	size_t n = units->n, i, j, nu = 0;
+	struct pair_evidence *pe = calloc(n * n + 1, sizeof(*pe));
+	int rc = 0;
+
+	if (!pe)
+		return scx_fail("out of memory");
+	if (log)
+		log_header(log, a, units, p, cell_name);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			sharing_pair_evidence_at(&ev[i], &ev[j], df, n, p, &pe[i * n + j]);
+			nu += pe[i * n + j].line.verdict == SHARING_CANNOT_TELL;
+		}
+	if (log)
+		rc = sharing_log_pairs(log, units, pe, n, p, duration_s(a));
+	if (!rc && p->keep_undecided && nu) {
+		if (!(*undecided = calloc(nu, sizeof(**undecided))))
+			rc = scx_fail("out of memory");
+		for (i = 0; !rc && i < n; i++)
+			for (j = i + 1; j < n; j++)
+				if (pe[i * n + j].line.verdict == SHARING_CANNOT_TELL)
+					(*undecided)[(*nr)++] = (struct sharing_pair){.a = i, .b = j, .pe = pe[i * n + j]};
+	}
+	free(pe);
+	return rc;
+}
+
 int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, const struct sharing_params *p,
 		    const char *cell_name, FILE *log, struct clustering *out)
 {
@@ -395,7 +431,8 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 	struct agglo g = {0};
 	struct u64map df;
 	double *aff = NULL, *unit_aff = NULL, *keep = NULL;
-	size_t i, n = units->n;
+	struct sharing_pair *undecided = NULL;
+	size_t i, n = units->n, nr_undecided = 0;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -416,24 +453,9 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 		goto out;
 	}
 	memcpy(unit_aff, aff, n * n * sizeof(double));
-	if (log) {
-		struct pair_evidence *pe = NULL;
-		size_t j;
-
-		if (!(pe = calloc(n * n + 1, sizeof(*pe)))) {
-			scx_fail("out of memory");
-			goto out;
-		}
-		log_header(log, a, units, p, cell_name);
-		for (i = 0; i < n; i++)
-			for (j = i + 1; j < n; j++)
-				sharing_pair_evidence_at(&ev[i], &ev[j], &df, n, p, &pe[i * n + j]);
-		rc = sharing_log_pairs(log, units, pe, n, p, duration_s(a));
-		free(pe);
-		if (rc < 0)
-			goto out;
-		rc = -1;
-	}
+	if ((log || p->keep_undecided) &&
+	    pair_pass(a, units, p, cell_name, ev, &df, log, &undecided, &nr_undecided) < 0)
+		goto out;
 	if (!(keep = copy_matrix(aff, n)))
 		goto out;
 	rc = agglo_init(&g, units, p, aff);
@@ -452,7 +474,11 @@ int sharing_cluster(const struct mem_agg *a, const struct unit_list *units, cons
 	if (!rc) {
 		out->unit_aff = keep;
 		out->nr_units = n;
+		out->duration_s = duration_s(a);
+		out->undecided = undecided;
+		out->nr_undecided = nr_undecided;
 		keep = NULL;
+		undecided = NULL;
 	}
 out:
 	for (i = 0; i < n; i++)
@@ -461,6 +487,7 @@ out:
 	free(aff);
 	free(unit_aff);
 	free(keep);
+	free(undecided);
 	u64map_free(&df);
 	agglo_free(&g);
 	if (rc)
@@ -505,6 +532,7 @@ void sharing_clustering_free(struct clustering *c)
 	}
 	free(c->v);
 	free(c->unit_aff);
+	free(c->undecided);
 	memset(c, 0, sizeof(*c));
 }
 

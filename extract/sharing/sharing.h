@@ -282,6 +282,7 @@ struct sharing_params {
 	uint64_t min_samples;   /* least samples on them, on each side */
 	unsigned window;        /* line evidence: epochs either side (0: SHARE_WINDOW_EPOCHS) */
 	double z;               /* line evidence: confidence (0: SHARE_Z_DEFAULT) */
+	bool keep_undecided;    /* sharing_cluster hands out the pairs that cannot tell (clustering.undecided) */
 };
 
 struct unit_cluster {
@@ -299,6 +300,15 @@ struct clustering {
 	size_t n;
 	double *unit_aff;       /* the units' affinity matrix the clustering started from (units x units) */
 	size_t nr_units;
+	/*
+	 * sharing_cluster with p->keep_undecided: the unit pairs whose line
+	 * evidence cannot tell (-v's "cannot tell" pairs), a < b in unit order,
+	 * each with its evidence; and the samples' span, in seconds, that -v's
+	 * "more recording would decide" figures take (sharing_log_line_detail)
+	 */
+	struct sharing_pair *undecided;
+	size_t nr_undecided;
+	double duration_s;
 };
 
 /* A merged subcell's name: its members' names joined with "+" (malloc'ed;
@@ -372,6 +382,12 @@ struct pair_evidence {
 	double page_affinity;         /* the affinity of the keys without lines (K:, no data_id) */
 	double page_wa, page_wb;      /* a's / b's idf-weighed weight on the shared keys without lines */
 	struct line_estimate line;
+};
+
+/* Two units of a cell (unit indexes, a < b) and their evidence. */
+struct sharing_pair {
+	size_t a, b;
+	struct pair_evidence pe;
 };
 
 #define SHARING_LINK_OBJECTS 3

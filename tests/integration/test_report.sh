@@ -9,7 +9,8 @@
 # the heatmap, one heatmap square per unit pair, the merged subcells
 # flagged, the config equal to extract mem's; a screenshot is saved in the
 # test's work dir. CLI errors: missing -f, a missing input, an existing
-# output (refused, left as it was).
+# output (refused, left as it was). The pairs the samples cannot decide
+# (tests/tools/gen_density.py, too few samples): the page's are -v's.
 . "$(dirname "$0")/lib.sh"
 TOOLS="$TOP/tests/tools"
 BROWSER="$TOP/tests/report_browser.js"
@@ -36,6 +37,16 @@ check "planted: an existing report is refused and left as it was" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'already exists' '$WORK/p2.err' && cmp -s '$P' '$WORK/p.before' &&
 		[ -z \"\$(ls '$WORK/planted.out' | grep tmp)\" ]"
 "$SCXPROF" extract mem -f "$WORK/planted.out/perf.jsonl" >"$WORK/planted.config.json" 2>/dev/null
+
+# --- the pairs the samples cannot decide: the page lists extract's own ---
+# (alpha and beta on one 1 GiB region at 500 samples/s: too few to tell)
+python3 "$TOOLS/gen_density.py" shared --size $((1 << 30)) --rate 500 --seconds 3 "$WORK/sparse.jsonl" >/dev/null
+"$SCXPROF" extract mem -v -f "$WORK/sparse.jsonl" >/dev/null 2>"$WORK/sparse.v"
+"$SCXPROF" report -f "$WORK/sparse.jsonl" -o "$WORK/sparse.html" >/dev/null 2>&1
+want=$(grep -A1 -x '    alpha ~ beta' "$WORK/sparse.v" | sed -n '2s/^ *//p')
+got=$(sed -n '/cannot decide (not merged/,/<\/pre>/p' "$WORK/sparse.html" | grep -A1 -E '^(<pre>)?alpha ~ beta$' | sed -n '2s/^ *//p')
+check "undecided: the page lists the pair -v cannot tell (alpha ~ beta) with -v's line evidence" \
+	bash -c "[[ '$want' == 'lines: '*'cannot tell: about'* ]] && [ '$want' = '$got' ]"
 
 # --- hostile comms ---
 mkdir -p "$WORK/hostile.out"
