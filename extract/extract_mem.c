@@ -553,6 +553,17 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	return rc;
 }
 
+/* Two or more recorded allotments, one of them without some of the allotment spec's subcells. */
+static bool allotments_differ(const struct run *r, const struct cell_config *cfg)
+{
+	if (!r->has_specs || r->specs.nr_cells < 2 || r->allot_cell >= cfg->nr_cells)
+		return false;
+	for (size_t k = 0; k < r->specs.nr_cells; k++)
+		if (r->specs.cells[k].nr_subcells < cfg->cells[r->allot_cell].nr_subcells)
+			return true;
+	return false;
+}
+
 /* --per-allotment-config DIR: one config per recorded allotment, one line to log saying so. */
 static int write_per_allotment(const struct run *r, const struct cell_config *cfg, FILE *log)
 {
@@ -619,6 +630,10 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
+	if (r.has_llc && allotments_differ(&r, &cfg)) {
+		r.llc_opts.allot_specs = &r.specs;
+		r.llc_opts.allot_cell = r.allot_cell;
+	}
 	if (r.has_llc && llc_step_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.fits.n ? &r.wanted : NULL, &r.fits,
 					r.has_sched ? &r.sched : NULL, r.log) < 0)
 		goto out;

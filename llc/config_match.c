@@ -7,9 +7,12 @@
 
 #include <pcre2.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
+
+static int several_regex_cells(struct config_matcher *m, const struct cell_config *cfg);
 
 int config_match_init(struct config_matcher *m, const struct cell_config *cfg, const char *workload,
 		      const char *allotment_re)
@@ -42,11 +45,51 @@ int config_match_init(struct config_matcher *m, const struct cell_config *cfg, c
 		config_match_free(m);
 		return scx_fail("out of memory (regex match data)");
 	}
+	return several_regex_cells(m, cfg);
+}
+
+/* With two or more CgroupRegex cells: each one's own regex (the match data is the allotment regex's, 0 groups used). */
+static int several_regex_cells(struct config_matcher *m, const struct cell_config *cfg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->nr_cells; i++)
+		n += cfg->cells[i].top == TOP_CGROUP_REGEX;
+	if (n < 2)
+		return 0;
+	if (!(m->cell_re = calloc(cfg->nr_cells, sizeof(*m->cell_re)))) {
+		config_match_free(m);
+		return scx_fail("out of memory");
+	}
+	for (i = 0; i < cfg->nr_cells; i++) {
+		const struct cell *c = &cfg->cells[i];
+		int errcode;
+		PCRE2_SIZE erroff;
+
+		if (c->top != TOP_CGROUP_REGEX)
+			continue;
+		if (!(m->cell_re[i] = pcre2_compile((PCRE2_SPTR)(c->top_value ? c->top_value : ""), PCRE2_ZERO_TERMINATED,
+						    PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff,
+						    NULL))) {
+			PCRE2_UCHAR msg[256];
+
+			pcre2_get_error_message(errcode, msg, sizeof(msg));
+			config_match_free(m);
+			return scx_fail("cell %s: CgroupRegex: %s at offset %zu", c->name, (char *)msg, (size_t)erroff);
+		}
+	}
 	return 0;
 }
 
 void config_match_free(struct config_matcher *m)
 {
+	if (m->cell_re) {
+		for (size_t i = 0; i < m->cfg->nr_cells; i++)
+			if (m->cell_re[i])
+				pcre2_code_free(m->cell_re[i]);
+		free(m->cell_re);
+		m->cell_re = NULL;
+	}
 	if (m->match)
 		pcre2_match_data_free(m->match);
 	if (m->re)
@@ -93,8 +136,26 @@ int config_match(const struct config_matcher *m, const char *cgroup, size_t cgro
 			return scx_fail("--workload-allotment-cgroup-regex: matching failed (%d)", rc);
 		kind = rc >= 0 ? 0 : 1;
 	}
-	if ((*cell = m->cell_of_kind[kind]) < 0)
+	if (m->cell_re && kind != 2) { /* one spec per allotment: the first whose own regex matches */
+		kind = 1;
+		for (i = 0; i < m->cfg->nr_cells && kind == 1; i++) {
+			int rc;
+
+			if (!m->cell_re[i])
+				continue;
+			rc = pcre2_match(m->cell_re[i], (PCRE2_SPTR)cgroup, cgroup_len, 0, 0, m->match, NULL);
+			if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+				return scx_fail("cell %s: CgroupRegex: matching failed (%d)", m->cfg->cells[i].name, rc);
+			if (rc >= 0) {
+				*cell = (long)i;
+				kind = 0;
+			}
+		}
+		if (kind == 1 && (*cell = m->cell_of_kind[1]) < 0)
+			return 0;
+	} else if ((*cell = m->cell_of_kind[kind]) < 0) {
 		return 0;
+	}
 	c = &m->cfg->cells[*cell];
 	for (i = 0; i < c->nr_subcells; i++) /* the first other subcell that holds, in file order */
 		for (j = 0; j < c->subcells[i].nr_clauses && !catch_all(&c->subcells[i]); j++)

@@ -8,7 +8,10 @@
  * hold (CommPrefix: the comm starts with it, both cut at the 15 bytes the
  * kernel keeps of a comm; Hint: equal), else the catch-all subcell (one
  * with the empty clause, which holds for anything) wherever it is. The LLC measure uses it to put the
- * threads of a recording into the subcells extract chose.
+ * threads of a recording into the subcells extract chose. A config with
+ * several CgroupRegex cells (one spec per allotment) puts an allotment
+ * cgroup in the first of them, in file order, whose own regex matches it;
+ * with one, the allotment regex decides.
  */
 #ifndef SCX_CONFIG_MATCH_H
 #define SCX_CONFIG_MATCH_H
@@ -24,6 +27,7 @@ struct config_matcher {
 	size_t workload_len;
 	void *re, *match; /* pcre2_code_8 *, pcre2_match_data_8 * */
 	long cell_of_kind[3]; /* allotment, workload, rest -> cell index, -1 when absent */
+	void **cell_re;       /* with several CgroupRegex cells: per cell, its own compiled regex (else NULL) */
 };
 
 /* -1 (scx_fail) on a bad regex or OOM. cfg must outlive the matcher. */

@@ -47,6 +47,9 @@ struct llc_step_opts {
 	enum llc_sched_model model;   /* whose prediction the predicted figures are */
 	struct mitosis_opts mitosis;  /* the scx_mitosis model's options */
 	bool order_subcells;          /* write cfg's subcells in the best order for the scx_mitosis layout */
+	/* allotments that run different programs: one spec per allotment (NULL: none), cfg's allotment cell */
+	const struct cell_config *allot_specs;
+	size_t allot_cell;
 	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
 	void *ctx;
 };
@@ -65,6 +68,16 @@ void llc_step_start(struct llc_share *s, const struct llc_step_opts *o, struct m
 int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const struct mem_agg_opts *ao,
 		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
 		   const struct mem_sched *sched, FILE *log);
+/*
+ * The union spec's cost (llc_allot_cost.c): cfg's allotment cell (index
+ * allot) holds every subcell of every allotment; evaluate, as e evaluates
+ * cfg, the configs with it replaced by one spec per allotment of specs
+ * holding the union's subcells (the same layout, each allotment's figure
+ * apart) and holding only its own; the scx_mitosis figures into r->allot.
+ * -1 (scx_fail) on error.
+ */
+int llc_allot_cost(const struct llc_share *s, const struct llc_share_eval *e, const struct cell_config *cfg,
+		   size_t allot, const struct cell_config *specs, struct llc_share_result *r);
 /*
  * The cost of the fit's choices: the predicted cross-LLC figure of the
  * whole profile under wanted, evaluated as e evaluates the config written,

@@ -599,5 +599,8 @@ void llc_share_result_free(struct llc_share_result *r)
 	llc_mitosis_result_free(&r->mitosis);
 	llc_order_free(r);
 	free(r->pw);
+	for (i = 0; i < r->allot.n; i++)
+		free(r->allot.v[i].cgroup);
+	free(r->allot.v);
 	memset(r, 0, sizeof(*r));
 }

@@ -52,6 +52,8 @@ void llc_share_result_free(struct llc_share_result *r);
 const char *llc_share_fig_text(char *buf, size_t len, const struct llc_est_fig *g);
 /* The -v section. */
 void llc_share_print(FILE *f, const struct llc_share_result *r);
+/* -v's line of what the union allotment spec costs (r->allot), nothing when not computed. */
+void llc_share_print_allot_cost(FILE *f, const struct llc_share_result *r);
 /* The JSON sidecar (schemas/llc-sharing.schema.json), one object and a newline. -1 on write error. */
 int llc_share_write_json(FILE *f, const struct llc_share_result *r);
 

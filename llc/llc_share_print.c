@@ -80,6 +80,28 @@ static void print_fit_cost(FILE *f, const struct llc_share_result *r)
 	fprintf(f, "\n");
 }
 
+/* What the union allotment spec costs against one spec per allotment (llc_allot_cost.c). */
+void llc_share_print_allot_cost(FILE *f, const struct llc_share_result *r)
+{
+	const struct llc_allot_costs *c = &r->allot;
+	char a[96], b[96];
+
+	if (!c->n)
+		return;
+	fprintf(f, "  allotments running different programs (%s): predicted cross-LLC share of the profile %s with the "
+		   "union spec (each allotment a cell holding every subcell), %s with one spec per allotment",
+		MITOSIS_MODEL_NAME, llc_share_fig_text(a, sizeof(a), &c->union_total),
+		llc_share_fig_text(b, sizeof(b), &c->own_total));
+	if (c->union_total.state == LLC_EST_POINT && c->own_total.state == LLC_EST_POINT)
+		fprintf(f, " (the union costs %+.1f points)", (c->union_total.share - c->own_total.share) * 100.0);
+	fprintf(f, "; per allotment, union -> own:");
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "%s %s (%zu -> %zu subcells) %s -> %s", i ? ";" : "", c->v[i].cgroup, c->v[i].union_subcells,
+			c->v[i].own_subcells, llc_share_fig_text(a, sizeof(a), &c->v[i].union_llc),
+			llc_share_fig_text(b, sizeof(b), &c->v[i].own_llc));
+	fprintf(f, "\n");
+}
+
 void llc_share_print(FILE *f, const struct llc_share_result *r)
 {
 	const struct llc_map *m = r->map;
@@ -101,11 +123,13 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 		fprintf(f, "  one LLC: every CPU shares it, so no access crosses LLCs, measured or predicted: "
 			   "the config gains nothing here from LLC locality (--topology FILE evaluates another host)\n");
 		print_fit_cost(f, r);
+		llc_share_print_allot_cost(f, r);
 		return;
 	}
 	if (!r->with_key) {
 		fprintf(f, "  no sample is on data with an identity (A:/F:, the data_id process writes): not measured\n");
 		print_fit_cost(f, r);
+		llc_share_print_allot_cost(f, r);
 		return;
 	}
 	fprintf(f, "  measured = of the accesses to data another thread also uses, the share whose previous access by "
@@ -151,6 +175,36 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 				print_scope(f, r, r->subs[i].name, &r->subs[i].f);
 	}
 	print_fit_cost(f, r);
+	llc_share_print_allot_cost(f, r);
+}
+
+/* "allotment_specs": the union allotment spec's cost against one spec per allotment */
+static void json_est(struct jsonw *w, const char *key, const struct llc_est_fig *g);
+static void json_allot(struct jsonw *w, const struct llc_share_result *r)
+{
+	const struct llc_allot_costs *c = &r->allot;
+
+	jsonw_key(w, "allotment_specs");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "model", MITOSIS_MODEL_NAME);
+	jsonw_key(w, "profile");
+	jsonw_obj_open(w);
+	json_est(w, "union", &c->union_total);
+	json_est(w, "own", &c->own_total);
+	jsonw_obj_close(w);
+	jsonw_key(w, "allotments");
+	jsonw_arr_open(w);
+	for (size_t i = 0; i < c->n; i++) {
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "cgroup", c->v[i].cgroup);
+		jsonw_kv_u64(w, "union_subcells", c->v[i].union_subcells);
+		jsonw_kv_u64(w, "own_subcells", c->v[i].own_subcells);
+		json_est(w, "union", &c->v[i].union_llc);
+		json_est(w, "own", &c->v[i].own_llc);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
 }
 
 static const char *state_name(enum llc_est_state s)
@@ -346,5 +400,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	jsonw_arr_close(&w);
 	if (r->fit && r->fit->n)
 		json_fit(&w, r);
+	if (r->allot.n)
+		json_allot(&w, r);
 	return jsonw_file_close(&w, f, "the LLC sharing JSON");
 }

@@ -185,6 +185,10 @@ int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const st
 			llc_share_result_free(&first);
 		}
 	}
+	if (o->allot_specs && llc_allot_cost(s, &e, cfg, o->allot_cell, o->allot_specs, &r) < 0) {
+		llc_share_result_free(&r);
+		goto out;
+	}
 	if (log && o->print)
 		llc_share_print(log, &r);
 	rc = o->on_llc ? o->on_llc(o->ctx, &r) : 0;

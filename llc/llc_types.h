@@ -143,6 +143,25 @@ struct llc_order {
 	size_t tried;                /* orders evaluated */
 };
 
+/*
+ * Allotments that run different programs (llc_allot_cost.c): the scx_mitosis
+ * model's predicted cross-LLC figure of each recorded allotment's cell under
+ * the union spec (the allotment spec as written, every allotment holding
+ * every subcell) and under its own spec (one spec per allotment), and of the
+ * whole profile both ways.
+ */
+struct llc_allot_cost {
+	char *cgroup;                  /* the allotment's cgroup name (its spec's) */
+	size_t union_subcells, own_subcells;
+	struct llc_est_fig union_llc, own_llc;
+};
+
+struct llc_allot_costs {
+	struct llc_allot_cost *v;      /* n == 0: none computed */
+	size_t n;
+	struct llc_est_fig union_total, own_total;
+};
+
 struct llc_share_result {
 	const struct llc_map *map;
 	struct llc_pair_w *pw;       /* the pair directions of the profile figure */
@@ -166,6 +185,7 @@ struct llc_share_result {
 	 * the profile's predicted figures under the config the clustering wanted (llc_step_fit_cost) */
 	const struct reader_fit_log *fit;
 	struct llc_est_fig fit_wanted_llc, fit_wanted_node;
+	struct llc_allot_costs allot;  /* the union spec's cost (llc_allot_cost.c) */
 };
 
 /* What the evaluation decided for one actor (llc_measure.h, llc_region.h). */

@@ -58,6 +58,16 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 		if (fclose(m))
 			return scx_fail("out of memory");
 	}
+	if (r->allot.n) { /* -v's union-cost line, as text */
+		size_t len = 0;
+		FILE *m = open_memstream(&v->allot_cost, &len);
+
+		if (!m)
+			return scx_fail("out of memory");
+		llc_share_print_allot_cost(m, r);
+		if (fclose(m))
+			return scx_fail("out of memory");
+	}
 	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
 		return scx_fail("out of memory");
 	if (add_row(v, "profile", 0, NULL, &r->total, r) < 0)
@@ -81,6 +91,7 @@ void llc_view_free(struct llc_view *v)
 		free(v->rows[i].name);
 	free(v->rows);
 	free(v->layout);
+	free(v->allot_cost);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -210,6 +221,11 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 	if (v->layout) {
 		fputs("<p id=\"llc-layout\">", f);
 		html_esc(f, v->layout);
+		fputs("</p>\n", f);
+	}
+	if (v->allot_cost) {
+		fputs("<p id=\"llc-allotments\">", f);
+		html_esc(f, v->allot_cost);
 		fputs("</p>\n", f);
 	}
 	write_chart(f, v);

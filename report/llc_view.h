@@ -5,7 +5,8 @@
  * predicted per profile, cell and subcell with counts and 95% intervals
  * (predicted by the scx_mitosis model, beside the LLC-packing model's, or
  * the other way round with --sched-model packing), the scx_mitosis layout,
- * and an inline SVG bar chart of the three with the intervals as whiskers.
+ * what the union allotment spec costs when allotments run different
+ * programs, and an inline SVG bar chart of the three with the intervals as whiskers.
  */
 #ifndef SCX_REPORT_LLC_VIEW_H
 #define SCX_REPORT_LLC_VIEW_H
@@ -37,6 +38,7 @@ struct llc_view {
 	enum llc_sched_model model;  /* whose figures are predicted (the other's are f.llc_other) */
 	bool mitosis_refused;        /* scx_mitosis would refuse the layout: no figure of it */
 	char *layout;                /* the scx_mitosis layout, -v's line */
+	char *allot_cost;            /* the union allotment spec's cost, -v's line (NULL: not computed) */
 	struct llc_view_row *rows;
 	size_t nrows;
 };

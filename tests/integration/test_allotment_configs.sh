@@ -8,7 +8,10 @@
 #   allotment's own (its cgroup's regex, only its subcells, rest), each
 #   accepted by `scxprof check`; the config on stdout is unchanged;
 # - DIR existing, no allotment recorded, several recordings: refused,
-#   nothing written (no DIR, no temporary directory beside it).
+#   nothing written (no DIR, no temporary directory beside it);
+# - what the union costs under the scx_mitosis model, worked out by hand:
+#   -v, --llc-json's allotment_specs (schema) and the report; none with one
+#   recorded allotment.
 . "$(dirname "$0")/lib.sh"
 TOOLS="$TOP/tests/tools"
 P="$WORK/prof"
@@ -79,4 +82,54 @@ if [ $rc -eq 2 ] && [ -z "$(ls -A "$WORK" | grep -E '^(none|two)')" ]; then
 else
 	fail "no DIR nor temporary directory after a refusal; several recordings are a usage error (exit 2)" \
 		"rc $rc: $(ls -A "$WORK" | tr '\n' ' ')"
+fi
+
+# what the union costs, under the scx_mitosis model (24 CPUs, 3 cells of 8 at equal weights: a's cell
+# 8-15; the union's rest 8-10, alpha+beta 11-13, delta+gamma 14-15: alpha+beta's run is 1/3 on LLC 8,
+# 2/3 on LLC 12, so a pair of its threads crosses with 1 - (1/9 + 4/9) = 4/9; its own spec's rest 8-11,
+# alpha+beta 12-15: one LLC, 0; b's delta+gamma 22-23 and 20-23: 0 both ways). -v, --llc-json, report.
+"$SCXPROF" extract -v -f "$P/perf.jsonl" --llc-json "$WORK/llc.json" >/dev/null 2>"$WORK/v.err"; rc=$?
+line=$(grep '^  allotments running different programs (scx_mitosis): ' "$WORK/v.err")
+if [ $rc -eq 0 ] && echo "$line" | grep -qF 'workload-tw-a.allotment.slice (3 -> 2 subcells) 44.4% (95% 44.4-44.4%) -> 0.0% (95% 0.0-0.0%)' &&
+	echo "$line" | grep -qF 'workload-tw-b.allotment.slice (3 -> 2 subcells) 0.0% (95% 0.0-0.0%) -> 0.0% (95% 0.0-0.0%)' &&
+	echo "$line" | grep -qE 'of the profile [0-9.]+% .* with the union spec .*, 0\.0% \(95% 0\.0-0\.0%\) with one spec per allotment \(the union costs \+[0-9.]+ points\)'; then
+	pass "-v: the union's predicted cost, a 44.4% -> 0.0% (4/9 by hand), b 0.0% both ways, the profile's"
+else
+	fail "-v: the union's predicted cost, a 44.4% -> 0.0% (4/9 by hand), b 0.0% both ways, the profile's" "rc $rc: ${line:0:600}"
+fi
+if validate "$TOP/schemas/llc-sharing.schema.json" "$WORK/llc.json" >/dev/null 2>&1 && python3 - "$WORK/llc.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["allotment_specs"]
+assert a["model"] == "scx_mitosis"
+v = {x["cgroup"]: x for x in a["allotments"]}
+assert sorted(v) == ["workload-tw-a.allotment.slice", "workload-tw-b.allotment.slice"], v
+ua, oa = v["workload-tw-a.allotment.slice"]["union"], v["workload-tw-a.allotment.slice"]["own"]
+assert abs(ua["share"] - 4 / 9) < 1e-3 and oa["share"] == 0, (ua, oa)
+assert v["workload-tw-b.allotment.slice"]["union"]["share"] == 0 == v["workload-tw-b.allotment.slice"]["own"]["share"]
+# the profile's union figure is the profile's predicted figure under the config written (scx_mitosis)
+p = d["profile"]["predicted"]["llc"]
+assert a["profile"]["union"] == p and p["share"] > 0.1, (a["profile"], p)
+assert a["profile"]["own"]["share"] == 0, a["profile"]
+PY
+	pass "--llc-json: allotment_specs (schema-valid): a 4/9 -> 0, b 0 -> 0, the profile's union = its predicted figure"
+else
+	fail "--llc-json: allotment_specs (schema-valid): a 4/9 -> 0, b 0 -> 0, the profile's union = its predicted figure" \
+		"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("allotment_specs"))' "$WORK/llc.json" | head -c 400)"
+fi
+mkdir -p "$WORK/rep.out" && cp "$P/perf.jsonl" "$P/sched.jsonl" "$P/topology.json" "$WORK/rep.out/"
+"$SCXPROF" report -f "$WORK/rep.out" -o "$WORK/rep.html" >/dev/null 2>&1; rc=$?
+if [ $rc -eq 0 ] && grep -q '<p id="llc-allotments">  allotments running different programs (scx_mitosis): .*workload-tw-a.allotment.slice (3 -&gt; 2 subcells) 44.4%' "$WORK/rep.html"; then
+	pass "report: the union's predicted cost beside the layout"
+else
+	fail "report: the union's predicted cost beside the layout" "rc $rc: $(grep -o '<p id="llc-allotments">.\{0,200\}' "$WORK/rep.html" | head -1)"
+fi
+# one allotment (the regex matches a only; b is the workload cell's): no union cost, no allotment_specs
+"$SCXPROF" extract -v -f "$P/perf.jsonl" --workload-allotment-cgroup-regex 'workload-tw-a\.allotment\.slice' \
+	--llc-json "$WORK/one.json" >/dev/null 2>"$WORK/one.err"; rc=$?
+if [ $rc -eq 0 ] && ! grep -q 'allotments running different programs' "$WORK/one.err" &&
+	! grep -q '"allotment_specs"' "$WORK/one.json"; then
+	pass "one recorded allotment: no union cost in -v or --llc-json"
+else
+	fail "one recorded allotment: no union cost in -v or --llc-json" "rc $rc"
 fi
