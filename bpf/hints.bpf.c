@@ -31,7 +31,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "bpf/hints.h"
+#include "bpf/hints_event.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

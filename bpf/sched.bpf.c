@@ -2,7 +2,7 @@
 /*
  * sched.bpf.c - kernel side of the scheduling stream (userspace:
  * record/streams/sched_stream.c; record layout: lib/sched_data_format.h; batch:
- * bpf/sched.h; file format: schemas/sched-data.md).
+ * bpf/sched_batch.h; file format: schemas/sched-data.md).
  *
  * One tp_btf program per tracepoint: scheduler (switch, wakeups, migration,
  * process exit/exec/fork), hardware irqs, softirqs, NMI handlers and the
@@ -21,7 +21,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "bpf/sched.h"
+#include "bpf/sched_batch.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
-#include "extract/sched/sched.h"
+#include "extract/mem/mem_agg.h"
+#include "extract/sched/extract_sched.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
 #include "llc/llc.h"

@@ -16,7 +16,7 @@
  * Seeds: fuzz/corpus/jsonl_scan/.
  */
 #include "extract/extract_mem.h"
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 

@@ -18,14 +18,14 @@
  * data_sym; then up to 16 bytes of numbers (pid, tid, cpu, time, hint).
  * Seeds: fuzz/corpus/onepass_conv/.
  */
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/sched/sched_events.h"
 #include "fuzz/fuzz_util.h"
 #include "lib/jsonw.h"
 #include "pipeline/sample_conv.h"
 #include "pipeline/sched_conv.h"
 #include "process/emit/mem_jsonl.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 static struct sched_reader *reader;
 static struct sched_conv_cache cache;

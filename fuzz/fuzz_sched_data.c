@@ -19,7 +19,7 @@
 #include "lib/error.h"
 #include "lib/sched_data_format.h"
 #include "lib/pftrace/perfetto_trace.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
 #include "lib/pftrace/perfetto_trace.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 #include "process/sched/sched_script.h"
 
 #include <json-c/json.h>

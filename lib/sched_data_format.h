@@ -1,7 +1,7 @@
 /*
  * sched_data_format.h - the sched.data file format: its header, record
  * types and record layouts (versions 1 and 2), shared by the recorder's BPF
- * program (bpf/sched.h, bpf/sched.bpf.c: the kernel side fills version 2
+ * program (bpf/sched_batch.h, bpf/sched.bpf.c: the kernel side fills version 2
  * chunks), record/streams/sched_stream.c (writes sched.data) and the reader in
  * process/sched/sched_data.c. The prose around it is schemas/sched-data.md.
  *

@@ -1,6 +1,6 @@
 /*
  * sched_vals.h - one decoded scheduling record: its kind and values, as
- * process's sched readers (process/sched/sched.h: the trace text made from
+ * process's sched readers (process/sched/sched_decode.h: the trace text made from
  * them) hand it to the sched sink and to the Perfetto trace
  * (lib/pftrace/perfetto_sched.h). Types only: they live in lib/ so that the
  * trace writer needs nothing from process/.

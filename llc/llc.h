@@ -18,9 +18,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/rec_topology.h"
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 #include "extract/sharing/sharing.h"
 #include "llc/config_match.h"
 #include "llc/llc_map.h"

@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "llc/llc_types.h"
 
 /* max_recs 0: 1 << 18 (extract mem: --evidence-keys / 4). */

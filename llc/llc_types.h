@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 #include "extract/sharing/sharing.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"

@@ -1,11 +1,11 @@
 /*
  * share_rule.c - the clustering's evidence rules as the LLC measure uses
- * them (see share_rule.h): a thin layer over extract/mem/mem.h and
+ * them (see share_rule.h): a thin layer over extract/mem/mem_agg.h and
  * extract/sharing/sharing.h.
  */
 #include "llc/share_rule.h"
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/sharing/sharing.h"
 
 bool share_rule_key(const struct mem_sample *s, bool line_granularity, uint64_t *key)

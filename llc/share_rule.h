@@ -7,7 +7,7 @@
  * line in 1 s epochs (modulo 256), shared with touches within
  * SHARE_WINDOW_EPOCHS epochs either side; K: kernel pages and physical
  * pages (no data_id) keyed by page in 100 ms epochs (modulo 2^16), shared
- * with touches in the same or an adjacent epoch (extract/mem/mem.h,
+ * with touches in the same or an adjacent epoch (extract/mem/mem_agg.h,
  * extract/sharing/sharing.h). When the clustering's rules move, only this file is
  * re-pointed.
  */
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 
 /* The sample's data key (identity and epoch); false: no evidence. */
 bool share_rule_key(const struct mem_sample *s, bool line_granularity, uint64_t *key);

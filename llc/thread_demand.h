@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 #include "llc/config_match.h"
 #include "llc/llc_types.h"
 

@@ -1,7 +1,7 @@
 /*
  * sample_conv.h - one process-stage sample (struct mem_record, what
  * `process` formats as a perf.jsonl line) as the struct mem_sample
- * extract's scanner (extract/mem/mem.h) makes of that line, without the
+ * extract's scanner (extract/mem/mem_agg.h) makes of that line, without the
  * line: the same bytes and numbers, so one-pass extract aggregates exactly
  * what process + extract would.
  *

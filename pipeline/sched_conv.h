@@ -5,7 +5,7 @@
  * without the line and without json-c.
  *
  * A record of decoded values (l->trace NULL: the process stage made no
- * text, its values are plain, process/sched/sched.h sched_trace_plain)
+ * text, its values are plain, process/sched/sched_decode.h sched_trace_plain)
  * becomes the event straight from them; its trace is then NULL (the
  * aggregation of extract mem reads no trace text), every other field what
  * the line gives.
@@ -14,7 +14,7 @@
  * U+FFFD replacement) without NUL, pid and tid within int32, times and
  * hints within int64, and not an nmi_handler nor a sched_switch whose text
  * did not parse. sched_conv() says no to the others: the caller then
- * formats the line (process/sched/sched.h) and has sched_events parse it,
+ * formats the line (process/sched/sched_decode.h) and has sched_events parse it,
  * so every record gives exactly what process + extract give.
  */
 #ifndef SCX_PIPELINE_SCHED_CONV_H

@@ -49,7 +49,7 @@ struct sched_line;
 
 /*
  * Instead of writing perf.jsonl and sched.jsonl: each kept sample and each
- * sched.jsonl record (what its line is made of, process/sched/sched.h)
+ * sched.jsonl record (what its line is made of, process/sched/sched_decode.h)
  * handed over in output order, for one-pass extract (pipeline/onepass.h).
  * Only what a config needs is resolved: instruction symbols never (sym and
  * dso are "[unknown]"), data symbols only with data_symbols. Nonzero

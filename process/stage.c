@@ -12,11 +12,11 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "process/emit/emit.h"
-#include "process/mem/mem.h"
+#include "process/mem/mem_decode.h"
 #include "process/summary/summary.h"
 #include "lib/pftrace/perfetto_trace.h"
 #include "lib/pftrace/perfetto_track.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 #include "process/process_warn.h"
 
 /* A file name an input may have, and the kind of input it is */

@@ -10,7 +10,7 @@
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/kernel_id.h"
-#include "bpf/sched.h"
+#include "bpf/sched_batch.h"
 #include "record/yield_prio.h"
 
 static void attr_json(struct jsonw *w, const struct mem_event *ev)

@@ -25,7 +25,7 @@
 #include "lib/perfdata.h"
 #include "lib/vdso.h"
 #include "record/backend/backend.h"
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 #include "record/streams/streams.h"
 #include "record/metadata.h"
 #include "record/yield_prio.h"

@@ -94,7 +94,7 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 	return 0;
 }
 
-/* tid -> kind + 1 of the groups holding most of its samples (extract/sched/sched.h's "major" cell) */
+/* tid -> kind + 1 of the groups holding most of its samples (extract/sched/extract_sched.h's "major" cell) */
 static int tid_kinds(struct model *m, const struct mem_agg *a)
 {
 	struct u64map per;

@@ -99,7 +99,7 @@ void model_free(struct model *m);
 
 /*
  * Series of a task interval for the CPU chart, as extract mem attributes
- * threads (extract/sched/sched.h) but whole: the cell holding most of the
+ * threads (extract/sched/extract_sched.h) but whole: the cell holding most of the
  * thread's samples, in it the subcell whose unit has comm's normalized
  * name (and hint);
  * -1 for threads never sampled or matching no unit. Without sched.jsonl's

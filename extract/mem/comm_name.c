@@ -1,7 +1,7 @@
 /*
- * comm_name.c - normalized comms (see mem.h).
+ * comm_name.c - normalized comms (see mem_agg.h).
  */
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 
 size_t comm_name_normalize(const char *comm, size_t len)
 {

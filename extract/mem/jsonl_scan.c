@@ -1,9 +1,9 @@
 /*
- * jsonl_scan.c - the perf.jsonl line scanner (see mem.h). One pass
+ * jsonl_scan.c - the perf.jsonl line scanner (see mem_agg.h). One pass
  * over the bytes: a cursor struct, one function per JSON value kind, and a
  * dispatch on the key name. Nothing is allocated.
  */
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /*
- * mem_agg.c - the streaming side of extract mem (see mem.h): cgroup
+ * mem_agg.c - the streaming side of extract mem (see mem_agg.h): cgroup
  * classification with a per-path cache and the per-sample entry point.
  * The per-group name, hint and group bounds are in mem_agg_fold.c, the
  * evidence keys and their budget in mem_agg_key.c.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 
 #include <pcre2.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
- * mem_agg_fold.c - mem_agg's records and their bounds (see mem.h):
+ * mem_agg_fold.c - mem_agg's records and their bounds (see mem_agg.h):
  * groups, comm_recs and hint_recs, created on first use, and the
  * Misra-Gries rounds that fold names, hints and allotment groups.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/mem/mem_agg_internal.h"
 #include "lib/error.h"
 

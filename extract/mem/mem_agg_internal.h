@@ -15,7 +15,7 @@
 #include "lib/error.h"
 #include "lib/grow.h"
 
-/* the types are mem.h's (not included here: it would be an include circle) */
+/* the types are mem_agg.h's (not included here: it would be an include circle) */
 struct mem_agg;
 struct group_rec;
 struct comm_rec;

@@ -1,5 +1,5 @@
 /*
- * mem_agg_key.c - mem_agg's evidence (see mem.h): the key of a sample
+ * mem_agg_key.c - mem_agg's evidence (see mem_agg.h): the key of a sample
  * (data identity, cache line, epoch), the bounded key budget (sampling by
  * identity) and the identity -> object names behind -v.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/mem/mem_agg_internal.h"
 #include "lib/error.h"
 #include "lib/hash.h"

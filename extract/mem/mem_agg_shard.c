@@ -1,6 +1,6 @@
 /*
  * mem_agg_shard.c - mem_agg's evidence maps split over worker threads by
- * key hash (mem_agg_shards_start, see mem.h), with the same result as
+ * key hash (mem_agg_shards_start, see mem_agg.h), with the same result as
  * one thread for any number of shards.
  *
  * The caller's thread (the "serial stage") still does everything that
@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/mem/mem_agg_internal.h"
 #include "lib/batch_queue.h"
 #include "lib/error.h"

@@ -1,15 +1,15 @@
 /*
  * mem_sched.c - sched.jsonl stats per extract mem cell, unit and subcell
- * (see sched.h). Thread counts are small, so each question is a scan
+ * (see extract_sched.h). Thread counts are small, so each question is a scan
  * over all threads.
  */
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "lib/error.h"
 
 #define NOT_IN_CELL (-2)

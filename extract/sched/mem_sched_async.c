@@ -1,9 +1,9 @@
 /*
  * mem_sched_async.c - sched JSONL read beside perf.jsonl (see
- * sched.h). The thread's error message is copied out, since
+ * extract_sched.h). The thread's error message is copied out, since
  * scx_fail's buffer is per thread.
  */
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

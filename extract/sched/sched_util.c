@@ -1,11 +1,11 @@
 /*
- * sched_util.c - `extract sched util` (see sched.h): a per-CPU state
+ * sched_util.c - `extract sched util` (see extract_sched.h): a per-CPU state
  * machine turns records into busy intervals, each added to fixed windows
  * (total, uncategorized, per category) as it is produced; windows are
  * checked and printed at the end. Memory: per CPU state, and
  * (2 + categories) counters per window.
  */
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 #include "extract/sched/sched_util_internal.h"
 
 #include <ctype.h>

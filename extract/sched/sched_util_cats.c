@@ -4,7 +4,7 @@
  * (COMM, GLOB, COMM@hint=H, the system categories always added), the
  * options checked, and the glob matcher.
  */
-#include "extract/sched/sched.h"
+#include "extract/sched/extract_sched.h"
 #include "extract/sched/sched_util_internal.h"
 
 #include <ctype.h>

@@ -1,6 +1,6 @@
 /*
  * sched_util_internal.h - what the files of the sched_util module share
- * (see sched.h): sched_util_cats.c (the --categories list: parsing,
+ * (see extract_sched.h): sched_util_cats.c (the --categories list: parsing,
  * checking, matching) and sched_util.c (the per-CPU state machine, the
  * windows, the output). Not for other modules.
  */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "lib/error.h"
 
 bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct)

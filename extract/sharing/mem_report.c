@@ -48,7 +48,7 @@ static void write_comm(FILE *f, const struct norm_comm *c, uint64_t total, int v
 }
 
 /*
- * Names the group's Misra-Gries table evicted (mem.h): how many, with
+ * Names the group's Misra-Gries table evicted (extract/mem/mem_agg.h): how many, with
  * how many samples, and the bound that makes it safe.
  */
 static uint64_t allotment_samples(const struct mem_agg *a)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 
 struct reader_limits;
 
@@ -171,7 +171,7 @@ struct name_count {
 
 struct hint_count {
 	uint64_t hint, count;
-	bool other; /* hints folded by the name bound (mem.h): never a unit */
+	bool other; /* hints folded by the name bound (extract/mem/mem_agg.h): never a unit */
 };
 
 struct comm_ref {
@@ -244,7 +244,7 @@ size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t
 
 /* ---- sharing.c, sharing_evidence.c, sharing_lines.c, sharing_log.c: sharing-aware clustering of extract mem's units.
  *
- * Evidence (mem.h): per unit, the keys (data identity, time epoch) it
+ * Evidence (extract/mem/mem_agg.h): per unit, the keys (data identity, time epoch) it
  * touched with their summed weight and sample count. Two units share an
  * identity when both touched it in the same or adjacent epochs. Each
  * shared key counts with idf(k) / idf_max, idf = ln((N + 1) / df) where df

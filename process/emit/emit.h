@@ -1,6 +1,6 @@
 /*
  * emit.h - the contract of process/emit/, the emitters: the sink of the
- * memory stream, what every memory input path (process/mem/mem.h) hands its
+ * memory stream, what every memory input path (process/mem/mem_decode.h) hands its
  * samples to (emit_filter.c): upstream's sample filter, hint annotation, the -v
  * "skipped" lines, and buffered writing of perf.jsonl, formatted on the
  * decoding thread or, with -j N, on the threads of emit_pool.c. Its parts

@@ -3,7 +3,7 @@
  * records in perf script's order (process/order/order.h), replays side-band records
  * into the session and turns samples into perf.jsonl lines.
  */
-#include "process/mem/mem.h"
+#include "process/mem/mem_decode.h"
 
 #include <string.h>
 #include <time.h>
@@ -11,7 +11,7 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/order/order.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 #include "process/process_warn.h"
 #include "process/mem/kernel_match.h"
 #include "process/summary/summary.h"

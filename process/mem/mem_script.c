@@ -5,7 +5,7 @@
  * blank lines are not records, while any other line that does not parse
  * ('#' comments included) counts as unparseable and is reported with -v.
  */
-#include "process/mem/mem.h"
+#include "process/mem/mem_decode.h"
 
 #include <stdlib.h>
 #include <string.h>

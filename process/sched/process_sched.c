@@ -3,7 +3,7 @@
  * input path the profile has (sched.data, perf.sched.data or
  * perf.sched.script) into the sink, then warns about what the input lacks.
  */
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <string.h>
 

@@ -25,7 +25,7 @@
 #include "lib/error.h"
 #include "lib/order_heap.h"
 #include "lib/sched_data_format.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #define MAX_CPUS 65536
 

@@ -1,8 +1,8 @@
 /*
  * sched_jsonl.c - formats sched.jsonl lines and turns trace text into the
- * `fields` object with upstream's rules (see sched.h).
+ * `fields` object with upstream's rules (see sched_decode.h).
  */
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 #include "process/order/order.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 #include "process/sched/sched_tracefmt.h"
 
 struct swalk {

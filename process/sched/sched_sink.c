@@ -7,7 +7,7 @@
 
 #include "lib/error.h"
 #include "lib/pftrace/perfetto_sched.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 static void count_event(struct process_sched_result *r, const char *event)
 {

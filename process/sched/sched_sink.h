@@ -15,7 +15,7 @@
 #include "process/hints.h"
 #include "lib/pftrace/perfetto_types.h"
 #include "process/process_types.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 struct sched_sink {
 	const struct process_opts *opts;

@@ -1,8 +1,8 @@
 /*
  * sched_trace.c - trace text of the scheduling tracepoints from decoded
- * values, as perf script prints it (see sched.h).
+ * values, as perf script prints it (see sched_decode.h).
  */
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * sched_trace_format() for the kinds the Perfetto trace shows (switch,
  * waking, wakeup_new, irq, softirq and local-timer entry/exit).
  */
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
  * thread_names.c - names of threads from the scheduling stream, for threads
- * perf.data never named (see sched.h).
+ * perf.data never named (see sched_decode.h).
  */
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * auxtrace.c - the AUX-area records of perf.mem.data (see perfdata.h), laid
+ * auxtrace.c - the AUX-area records of perf.mem.data (see record_perfdata.h), laid
  * out as perf 6.1 writes and reads them (tools/perf/util/auxtrace.c,
  * util/event.h, arch/arm64/util/arm-spe.c): PERF_RECORD_TIME_CONV from the
  * ring's mmap page, PERF_RECORD_AUXTRACE_INFO with the Arm SPE private
@@ -8,7 +8,7 @@
  * offset = the AUX position of its first byte), the HEADER_AUXTRACE index
  * of those records, and the counts of the kernel's PERF_RECORD_AUX flags.
  */
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
  * buildids.c - collects mapped file names while recording and writes the
- * BUILD_ID feature at the end (see perfdata.h). Entry layout as perf's
+ * BUILD_ID feature at the end (see record_perfdata.h). Entry layout as perf's
  * write_buildid(): perf_event_header (misc: cpumode | BUILD_ID_SIZE, size),
  * pid (-1: the host), 20 bytes of id, its size, 3 reserved bytes, and the
  * file name NUL-padded to a multiple of 64.
  */
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 #include <stdint.h>
 #include <stdlib.h>

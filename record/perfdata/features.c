@@ -1,9 +1,9 @@
 /*
- * features.c - builds the perf.data feature payloads (see perfdata.h).
+ * features.c - builds the perf.data feature payloads (see record_perfdata.h).
  * Layouts follow tools/perf/util/header.c: a "perf string" is a u32 length
  * (padded to 64 bytes, NUL included) followed by the padded bytes.
  */
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 #include <stdio.h>
 #include <stdlib.h>

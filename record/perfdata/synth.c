@@ -1,8 +1,8 @@
 /*
  * synth.c - synthesized side-band records for tasks, mappings, the kernel
- * image and cgroups that existed before recording (see perfdata.h).
+ * image and cgroups that existed before recording (see record_perfdata.h).
  */
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 #include <dirent.h>
 #include <errno.h>

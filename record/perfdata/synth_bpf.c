@@ -1,12 +1,12 @@
 /*
  * synth_bpf.c - KSYMBOL records for the BPF programs loaded when recording
- * starts (see perfdata.h), the way perf record synthesizes them: one record
+ * starts (see record_perfdata.h), the way perf record synthesizes them: one record
  * per JIT-compiled function, named bpf_prog_<tag>_<name> with the name from
  * the program's BTF function info, else its own name when it has a single
  * function, else "F". Programs loaded later come from the kernel's own
  * KSYMBOL records (the side-band event's attr.ksymbol).
  */
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 struct aux_area {
 	uint8_t *base;    /* NULL: not mapped */

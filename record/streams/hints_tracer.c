@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf/hints.h"
+#include "bpf/hints_event.h"
 #include "hints.skel.h"
 #include "lib/error.h"
 #include "lib/monotime.h"

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf/sched.h"
+#include "bpf/sched_batch.h"
 #include "lib/error.h"
 #include "lib/monotime.h"
 #include "record/streams/direct_out.h"

@@ -1,7 +1,7 @@
 /*
  * sched_stream.h - the scheduling stream of record: tp_btf programs on the
  * scheduler, irq, softirq, NMI and local-timer tracepoints (bpf/sched.bpf.c)
- * emit chunks of packed records (bpf/sched.h) through one BPF ring buffer; this
+ * emit chunks of packed records (bpf/sched_batch.h) through one BPF ring buffer; this
  * side writes them to sched.data (format: schemas/sched-data.md), header
  * first.
  *

@@ -17,7 +17,7 @@
 #include "lib/perfdata.h"
 #include "record/backend/backend.h"
 #include "record/decode/decode.h"
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 #include "record/streams/sched_stream.h"
 
 /* ---- the counters of the memory stream of `record`, filled by

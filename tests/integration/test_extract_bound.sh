@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_extract_bound.sh - extract mem's name bound (mem.h, docs/clustering.md
+# test_extract_bound.sh - extract mem's name bound (extract/mem/mem_agg.h, docs/clustering.md
 # "Bounded names") through the CLI, on tests/tools/gen_distinct.py input:
 # 5 heavy comms (web1/web2 = "web" with two hints, db, redis7, cache)
 # interleaved with comms seen once each.

@@ -30,7 +30,10 @@
 #   format and the types;
 # - no .c or .h file of the sources (lib/ process/ record/ extract/ llc/ place/
 #   report/ pipeline/ cmd/ bpf/ fuzz/ bench/) is over 800 lines, and none of the files split
-#   for issue 21 (SPLIT) is over 600.
+#   for issue 21 (SPLIT) is over 600;
+# - no two headers of that tree share a name (a room's contract is named for
+#   its job where another room or lib/ has the room's name, and opens saying
+#   it is the contract of its folder).
 #
 # tests/tools/include_graph.py does the graph work (a module is X.c with X.h).
 # KNOWN_* list what was there when a rule was written; an empty list means
@@ -81,6 +84,20 @@ if [ $? -eq 1 ] && grep -qx 'm/b.h: declares h, defined in m/a.c' <<<"$out"; the
 	pass "include_graph.py --decls finds a function declared in another module's header"
 else
 	fail "include_graph.py --decls finds a function declared in another module's header" "$out"
+fi
+# a room's contract named for its job (it opens "NAME.h - the contract of
+# FOLDER/") declares what the room's files define; a header saying it is the
+# contract of another folder does not
+mkdir -p "$WORK/t7/r"
+printf 'int xf(void)\n{\n\treturn 0;\n}\n' >"$WORK/t7/r/x.c"
+printf 'int yf(void)\n{\n\treturn 1;\n}\n' >"$WORK/t7/r/y.c"
+printf '/*\n * r_api.h - the contract of r/: x and y\n */\nint xf(void);\nint yf(void);\n' >"$WORK/t7/r/r_api.h"
+printf '/*\n * fake.h - the contract of q/: y\n */\nint yf(void);\n' >"$WORK/t7/r/fake.h"
+out=$(python3 "$GRAPH" --root "$WORK/t7" --decls r 2>&1)
+if [ $? -eq 1 ] && [ "$(grep ': declares ' <<<"$out")" = 'r/fake.h: declares yf, defined in r/y.c' ]; then
+	pass "include_graph.py --decls: a contract named for its job declares its room's functions, one naming another folder does not"
+else
+	fail "include_graph.py --decls: a contract named for its job declares its room's functions, one naming another folder does not" "$out"
 fi
 
 # an X_internal.h is part of module X: X.c and its internal header are no circle
@@ -153,35 +170,38 @@ rule "the trace encoders include not the file (perfetto_trace.h)" \
 # The headers each room shows the rest of the library (tests and fuzz
 # targets are white-box and may include any): a room's contract is the
 # header named after it (record/backend/backend.h, decode/decode.h,
-# perfdata/perfdata.h, streams/streams.h: it includes sched_stream.h, part
-# of its contract). lib/pftrace/ shows process its file, the two encoders
+# streams/streams.h: it includes sched_stream.h, part of its contract), or,
+# where two rooms have one name or the room's name is lib/'s, after its
+# job and stage (record/perfdata/record_perfdata.h; process/'s
+# mem/mem_decode.h and sched/sched_decode.h; extract/'s mem/mem_agg.h and
+# sched/extract_sched.h): no two headers share a name (checked below). lib/pftrace/ shows process its file, the two encoders
 # and their types. lib/host/ (the CPU lists, topology, cgroup mount and
 # atomic file write every stage reads the machine with) shows host.h.
 # process/'s rooms (mem/ and sched/ decoding, order/ the
 # time-ordered walk over perf.data, emit/ the memory stream's sink and
 # formatting, summary/ metadata.json read and process.json written) each
-# show one, the header named after the room (emit.h includes its parts
-# mem_jsonl.h and emit_pool.h). extract/'s rooms likewise: mem/mem.h,
-# sharing/sharing.h, evidence/evidence.h, sched/sched.h (it includes its
+# show one (emit.h includes its parts mem_jsonl.h and emit_pool.h).
+# extract/'s rooms likewise: mem/mem_agg.h, sharing/sharing.h,
+# evidence/evidence.h, sched/extract_sched.h (it includes its
 # parts sched_events.h and sched_stats.h). The room of a config's effect,
 # llc/, shows llc/llc.h (it includes its parts llc_share.h, llc_map.h,
 # placement.h, config_match.h, thread_demand.h, sched_model_mitosis.h,
 # llc_mitosis_print.h).
 CONTRACTS='record/backend: backend.h
 record/decode: decode.h
-record/perfdata: perfdata.h
+record/perfdata: record_perfdata.h
 record/streams: streams.h
-process/mem: mem.h
-process/sched: sched.h
+process/mem: mem_decode.h
+process/sched: sched_decode.h
 process/order: order.h
 process/emit: emit.h
 process/summary: summary.h
 lib/pftrace: perfetto_trace.h perfetto_sched.h perfetto_track.h perfetto_types.h
 lib/host: host.h
-extract/mem: mem.h
+extract/mem: mem_agg.h
 extract/sharing: sharing.h
 extract/evidence: evidence.h
-extract/sched: sched.h
+extract/sched: extract_sched.h
 llc: llc.h
 place: place.h'
 LIBRARY="lib process record extract llc place report pipeline cmd"
@@ -274,6 +294,26 @@ fi
 found=$(long_files 800 lib process record extract llc place report pipeline cmd bpf fuzz bench)
 against_known "no .c/.h file of lib process record extract llc place report pipeline cmd bpf fuzz bench over 800 lines" \
 	"$KNOWN_LONG" "$found"
+# No two headers share a name (issue 36): a reader, a search or an include
+# without its folder cannot tell two sched.h apart. The room's contract is
+# named for its job where another room or lib/ has its name.
+# dup_headers PATHS...: the header names found more than once under PATHS
+dup_headers() {
+	(cd "$TOP" && find "$@" -name '*.h' -not -path '*/node_modules/*' | xargs -r -n1 basename | sort | uniq -d)
+}
+mkdir -p "$WORK/t8/a" "$WORK/t8/b/c"
+touch "$WORK/t8/a/x.h" "$WORK/t8/b/c/x.h" "$WORK/t8/a/y.h" "$WORK/t8/b/z.h" "$WORK/t8/b/x.c"
+if [ "$(TOP="$WORK/t8" dup_headers a b)" = x.h ]; then
+	pass "the header-name rule finds a planted a/x.h and b/c/x.h (not y.h, z.h or x.c)"
+else
+	fail "the header-name rule finds a planted a/x.h and b/c/x.h (not y.h, z.h or x.c)" "$(TOP="$WORK/t8" dup_headers a b)"
+fi
+found=$(dup_headers $DIRS)
+if [ -z "$found" ]; then
+	pass "no two headers of $DIRS share a name"
+else
+	fail "no two headers of $DIRS share a name" "$(tr '\n' ' ' <<<"$found")"
+fi
 # the files split for issue 21 (the trace writer's file and core; mem_agg,
 # sched_stats and sched_util of extract/; lib/'s perf.data reader and archives)
 SPLIT="lib/pftrace/perfetto_trace.c lib/pftrace/perfetto_writer.c lib/pftrace/perfetto_writer.h

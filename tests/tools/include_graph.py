@@ -21,7 +21,9 @@ the shortest loop through each) and exits 1 when there is any.
 --decls checks instead that each header declares only functions its own
 module defines: X.h those of X.c or of X_*.c (a module split in several
 files, as lib/perfdata.c and perfdata_write.c), a header named after its
-folder (record/perfdata/perfdata.h, a room's contract) those of the .c files
+folder (place/place.h, a room's contract), or one that opens saying it is
+"the contract of" its folder (record/perfdata/record_perfdata.h: named for
+its job, since lib/perfdata.h has the folder's name), those of the .c files
 in that folder, an internal header
 (X_internal.h) those of the .c files that include it, and a header in a
 folder below the given ones (process/sym/, a package) those of the .c files
@@ -49,6 +51,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# a header's opening comment naming it a room's contract: "NAME.h - the contract of FOLDER/"
+CONTRACT = re.compile(r"/\*\s*\*?\s*([\w.]+\.h) - the contract of ([\w/]+)/")
 # a definition or declaration starts at column 0 with its return type
 FUNC_DEF = re.compile(r"^(?!static\b|typedef\b|extern\b|return\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\([^;{}]*?\)\s*\{", re.M)
 FUNC_DECL = re.compile(r"^(?!static\b|typedef\b|extern\b|return\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\([^;{}]*?\)[^;{}=]*;", re.M)
@@ -71,11 +75,24 @@ def strip_comments(text):
     return COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
+def is_contract(rel, text):
+    """A room's contract: the header named after its folder, or one whose
+    opening comment says "NAME.h - the contract of FOLDER/" of its own folder."""
+    folder = os.path.dirname(rel)
+    if os.path.basename(rel) == os.path.basename(folder) + ".h":
+        return True
+    m = CONTRACT.match(text)
+    return bool(m) and m.group(1) == os.path.basename(rel) and os.path.normpath(m.group(2)) == folder
+
+
 def misplaced_declarations(root, dirs):
-    defined, declared, includes = {}, [], {}
+    defined, declared, includes, contracts = {}, [], {}, set()
     tops = {os.path.normpath(d) for d in dirs}
     for rel in source_files(root, dirs):
-        text = strip_comments(read(root, rel))
+        raw = read(root, rel)
+        if rel.endswith(".h") and is_contract(rel, raw):
+            contracts.add(rel)
+        text = strip_comments(raw)
         includes[rel] = {resolve(root, rel, n) for n in INCLUDE.findall(text)}
         if rel.endswith(".c"):
             for name in FUNC_DEF.findall(text):
@@ -91,9 +108,8 @@ def misplaced_declarations(root, dirs):
                 continue
             if os.path.dirname(header) not in tops and os.path.dirname(src) == os.path.dirname(header):
                 continue  # a package in a folder of its own (process/sym/): its headers serve its files
-            folder = os.path.dirname(header)
-            if os.path.basename(mod) == os.path.basename(folder) and os.path.dirname(src) == folder:
-                continue  # a room's contract (record/perfdata/perfdata.h): declares what its files offer
+            if header in contracts and os.path.dirname(src) == os.path.dirname(header):
+                continue  # a room's contract (place/place.h): declares what its files offer
             if mod.endswith("internal") and header in includes.get(src, ()):
                 continue
             out.append(f"{header}: declares {name}, defined in {src}")

@@ -18,7 +18,7 @@
  */
 #include "lib/error.h"
 #include "lib/perfdata.h"
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/rec_topology.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "extract/mem/heavy_hitters.h"
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/sharing/sharing.h"
 
 /* A caller of mg_counters: key and since-admission count per entry. */

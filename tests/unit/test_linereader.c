@@ -6,7 +6,7 @@
  * injected with line_reader_fail_allocs_after().
  */
 #include "extract/extract_mem.h"
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/sched/sched_events.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"

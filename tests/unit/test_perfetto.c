@@ -9,7 +9,7 @@
 #include "lib/pftrace/perfetto_sched.h"
 #include "lib/pftrace/perfetto_trace.h"
 #include "lib/pftrace/perfetto_track.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

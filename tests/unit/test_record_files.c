@@ -12,7 +12,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/perfdata.h"
-#include "record/perfdata/perfdata.h"
+#include "record/perfdata/record_perfdata.h"
 
 static void put_file(const char *root, const char *rel, const char *text)
 {

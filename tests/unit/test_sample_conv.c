@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "lib/jsonw.h"
 #include "pipeline/sample_conv.h"
 #include "process/emit/mem_jsonl.h"

@@ -12,7 +12,7 @@
 #include "extract/sched/sched_events.h"
 #include "lib/jsonw.h"
 #include "pipeline/sched_conv.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 static void same(const char *what, const char *a, const char *b)
 {

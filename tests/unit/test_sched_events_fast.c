@@ -15,7 +15,7 @@
 #include "extract/sched/sched_events_fast.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 static void same(const char *what, const char *a, const char *b, const char *line)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/jsonw.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 /* ---- the reference line: jsonw's calls, strtoll ---- */
 

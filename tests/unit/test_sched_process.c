@@ -5,7 +5,7 @@
  * sched_switch text parsing (sched_jsonl.c) and perf.sched.script lines
  * (sched_script.c).
  */
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 #include "process/sched/sched_script.h"
 #include "process/sched/sched_tracefmt.h"
 

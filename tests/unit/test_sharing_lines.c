@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/sharing/sharing.h"
 #include "lib/u64map.h"
 

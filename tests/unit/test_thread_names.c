@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/sched_vals.h"
-#include "process/sched/sched.h"
+#include "process/sched/sched_decode.h"
 
 static const char *at(struct thread_names *t, int64_t tid, uint64_t ns)
 {

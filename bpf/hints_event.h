@@ -1,5 +1,5 @@
 /*
- * hints.h - the hint-update event shared by bpf/hints.bpf.c (kernel side) and
+ * hints_event.h - the hint-update event shared by bpf/hints.bpf.c (kernel side) and
  * record/streams/hints_tracer.c (userspace).
  *
  * One event is one observed hint value of one thread: the fentry program emits

@@ -1,5 +1,5 @@
 /*
- * sched.h - what the scheduling-stream BPF program (bpf/sched.bpf.c) and
+ * sched_batch.h - what the scheduling-stream BPF program (bpf/sched.bpf.c) and
  * its loader (record/streams/sched_stream.c) share beyond the sched.data format
  * (lib/sched_data_format.h): the per-CPU batch the kernel side fills.
  */

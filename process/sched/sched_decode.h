@@ -1,5 +1,5 @@
 /*
- * sched.h - the contract of process/sched/, scheduling decoding: the
+ * sched_decode.h - the contract of process/sched/, scheduling decoding: the
  * scheduling stream of the process stage (process_sched.c runs the input
  * path the profile has, sched.data in sched_data.c, perf.sched.data in
  * sched_perfdata.c with the tracing data of sched_tracefmt.c, or

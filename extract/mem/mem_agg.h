@@ -1,5 +1,5 @@
 /*
- * mem.h - the contract of extract/mem/: reading perf.jsonl and aggregating
+ * mem_agg.h - the contract of extract/mem/: reading perf.jsonl and aggregating
  * its samples, what the rest of extract (and pipeline/, report/) takes from
  * this room: the line scanner (jsonl_scan.c), the name a comm counts under
  * (comm_name.c) and the streaming aggregation (mem_agg.c and its parts

@@ -1,5 +1,5 @@
 /*
- * sched.h - the contract of extract/sched/: sched JSONL and what is
+ * extract_sched.h - the contract of extract/sched/: sched JSONL and what is
  * computed from it: `extract sched util` (sched_util.c, sched_util_cats.c),
  * and extract mem's scheduling stats per cell and unit (mem_sched.c), read
  * beside perf.jsonl on a thread of its own (mem_sched_async.c). The reader of
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "extract/mem/mem.h"
+#include "extract/mem/mem_agg.h"
 #include "extract/sched/sched_events.h"
 #include "extract/sched/sched_stats.h"
 #include "extract/sharing/sharing.h"

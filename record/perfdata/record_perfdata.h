@@ -1,5 +1,5 @@
 /*
- * perfdata.h - the contract of record/perfdata/: what `record` adds to
+ * record_perfdata.h - the contract of record/perfdata/: what `record` adds to
  * perf.mem.data besides the samples, written through lib/perfdata.h's
  * pd_writer: the side-band records of what existed before recording
  * (synth.c, with inode generations from inode_gen.c), the feature sections

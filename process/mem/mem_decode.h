@@ -1,5 +1,5 @@
 /*
- * mem.h - the contract of process/mem/, memory decoding: the two input
+ * mem_decode.h - the contract of process/mem/, memory decoding: the two input
  * paths of the memory stream, each reading the profile's memory input into
  * the emitter (process/emit/emit.h): perf.mem.data / perf.data
  * (mem_perfdata.c, with kernel_match.c deciding whether this machine's
