@@ -165,7 +165,7 @@ for w in "$@"; do
 	fi
 	PLACE_PIDS=()
 	launch $w 2 "$w-2"
-	"$SCXPROF" place -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" "${PLACE_PIDS[@]}" --window 500 \
+	"$SCXPROF" place --model packing -c "$dir/$w-1.cfg.json" --topology "$dir/split.json" --cgroup "$LLC_CG" "${PLACE_PIDS[@]}" --window 500 \
 		$(place_args) >"$dir/$w-2.plan" 2>"$dir/$w-2.place.err" &
 	pp=$!
 	LLC_PIDS+=($pp)

@@ -2,7 +2,7 @@
  * cmd_place.c - `scxprof place -c CONFIG (-p PID... | --cgroup PATH)`:
  * parse the options into place_opts and call the library
  * (place/place_run.c), which pins each thread of a running workload to
- * the CPUs of the LLC extract's placement model gives its subcell.
+ * the CPUs extract's model gives it (scx_mitosis's run, or an LLC).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,21 +17,25 @@
 static const char summary[] =
 	"Try a config without sched_ext: pin each thread of a running workload (-p PID,\n"
 	"repeatable, every thread of each process; and/or --cgroup PATH, every thread of a\n"
-	"cgroup v2 subtree, PATH absolute or under the cgroup2 mount) to the CPUs of one\n"
-	"last-level cache, as extract's placement model puts its subcell (the model of the\n"
-	"cross-LLC prediction: the thread's subcell by the cgroup rule, CommPrefix and Hint;\n"
-	"subcells worst-fit decreasing by CPU demand, measured here over --window MS; a\n"
-	"subcell larger than every LLC has its threads placed one by one). The demand of\n"
-	"the host's other threads counts too, as the prediction counts every thread of the\n"
-	"recording; they are not pinned. The topology is\n"
-	"--topology FILE (a topology.json as extract takes it) or this host's sysfs; with one\n"
-	"LLC there is nothing to place. Prints the plan (comment lines, then tid, comm,\n"
-	"subcell, LLC and CPUs per thread, tab-separated); --dry-run pins nothing. --follow\n"
-	"looks again every --interval MS, pins threads that appeared (or changed comm or\n"
-	"cgroup) and re-pins the others, until the workload has no thread left or a signal. Record and extract again to see\n"
-	"what the placement achieved (docs/llc-sharing.md, \"Trying a config without\n"
-	"sched_ext\"). --model mitosis instead gives each thread its subcell's CPU run as\n"
-	"scx_mitosis --cell-config lays the cells and subcells out (extract's default model).";
+	"cgroup v2 subtree, PATH absolute or under the cgroup2 mount) to the CPUs the\n"
+	"model of extract's prediction gives it. --model mitosis (default): its subcell's\n"
+	"CPU run as scx_mitosis --cell-config lays the cells and subcells out (the reader's\n"
+	"primary mask: each matching cgroup a cell, runs of consecutive CPU numbers, the\n"
+	"catch-all first; equal weights, or --mitosis-rebalancing: by the CPU demand\n"
+	"measured here over --window MS). --model packing: the CPUs of one last-level\n"
+	"cache, as extract's LLC-packing model puts its subcell (the thread's subcell by\n"
+	"the cgroup rule, CommPrefix and Hint; subcells worst-fit decreasing by CPU demand;\n"
+	"a subcell larger than every LLC has its threads placed one by one). The host's\n"
+	"other threads count too, as the prediction counts every thread of the recording;\n"
+	"they are not pinned. The topology is --topology FILE (a topology.json as extract\n"
+	"takes it) or this host's sysfs; with one LLC there is nothing to place. Prints the\n"
+	"plan (comment lines, then tid, comm, subcell, LLC and CPUs per thread,\n"
+	"tab-separated); --dry-run pins nothing. --follow looks again every --interval MS,\n"
+	"pins threads that appeared (or changed comm or cgroup; --model mitosis lays the\n"
+	"cells out again with them, as the reader would for a new cgroup) and re-pins the\n"
+	"others, until the workload has no thread left or a signal. Record and extract\n"
+	"again to see what the placement achieved (docs/llc-sharing.md, \"Trying a config\n"
+	"without sched_ext\").";
 
 int cmd_place(int argc, char **argv)
 {
@@ -41,7 +45,7 @@ int cmd_place(int argc, char **argv)
 	static struct opt_list pid_args;
 	static int64_t pids[OPT_LIST_MAX];
 	static const struct opt_choice models[] = {{"packing", 0}, {"mitosis", 1}, {NULL, 0}};
-	int model = 0;
+	int model = 1;
 	struct place_opts o = {.window_ms = 1000, .interval_ms = 1000, .stop = (volatile int *)&cmd_interrupted};
 	const struct opt opts[] = {
 		OPT_STRING_REQUIRED('c', "config", &o.config, "FILE", "the cell config extract printed (required)",
@@ -58,8 +62,8 @@ int cmd_place(int argc, char **argv)
 		OPT_INT(0, "window", &o.window_ms, "MS", "measure CPU demand over MS milliseconds (1000)", 1, 3600000),
 		OPT_FLAG('n', "dry-run", &o.dry_run, "print the plan, pin nothing"),
 		OPT_ENUM(0, "model", &model, "M",
-			 "packing (default: each subcell on one LLC, extract's LLC-packing model) or mitosis (each "
-			 "thread on its subcell's CPU run as scx_mitosis lays it out)", models),
+			 "mitosis (default: each thread on its subcell's CPU run as scx_mitosis lays it out, extract's "
+			 "default model) or packing (each subcell on one LLC, extract's LLC-packing model)", models),
 		OPT_FLAG(0, "mitosis-rebalancing", &o.mitosis_rebalancing,
 			 "--model mitosis: sizes by utilisation, as its --enable-rebalancing"),
 		OPT_FLAG(0, "follow", &o.follow, "keep placing threads that appear until the workload exits"),
@@ -83,8 +87,6 @@ int cmd_place(int argc, char **argv)
 	}
 	if (!pid_args.n && !o.cgroup)
 		return opts_usage_error(&u, "no workload: give -p PID or --cgroup PATH"), EXIT_USAGE;
-	if (o.mitosis && o.follow)
-		return opts_usage_error(&u, "--model mitosis places the threads once: no --follow yet"), EXIT_USAGE;
 	o.pids = pids;
 	o.nr_pids = pid_args.n;
 	if (place_run(&o, stdout) < 0) {

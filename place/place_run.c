@@ -25,6 +25,9 @@ struct run {
 	struct llc_map map;
 	struct place_plan plan;
 	struct place_mitosis pm;    /* --model mitosis */
+	struct mitosis_opts mo;     /* its options */
+	struct place_thread *others; /* --model mitosis --follow: the host's other threads, laid out again each time */
+	size_t nr_others;
 	struct place_thread *known; /* threads planned so far */
 	size_t nr_known, cap_known;
 	int hints_fd;
@@ -248,6 +251,48 @@ static int forget_renamed(struct run *r, const struct place_tids *tids)
 	return 0;
 }
 
+/*
+ * --model mitosis, threads t[0..n) appeared: the reader lays its cells and
+ * subcells out for the cgroups and threads it has (a new cgroup can be a
+ * new cell and move every run), so lay out again with the workload's live
+ * known threads, the new ones and the host's others; the known threads'
+ * places into r->known, the new ones' into t. Prints the layout again.
+ */
+static int mitosis_again(struct run *r, const struct place_tids *tids, struct place_thread *t, size_t n)
+{
+	struct place_thread *all = malloc((r->nr_known + n + r->nr_others + 1) * sizeof(*all));
+	size_t *from = malloc((r->nr_known + 1) * sizeof(*from));
+	size_t i, k = 0, nk;
+	int rc = -1;
+
+	if (!all || !from) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (i = 0; i < r->nr_known; i++)
+		if (place_tids_has(tids, r->known[i].tid)) {
+			from[k] = i;
+			all[k++] = r->known[i];
+		}
+	nk = k;
+	memcpy(all + k, t, n * sizeof(*t));
+	memcpy(all + k + n, r->others, r->nr_others * sizeof(*all));
+	place_mitosis_free(&r->pm);
+	memset(&r->pm, 0, sizeof(r->pm));
+	if (place_mitosis_plan(&r->pm, &r->cfg, &r->map, &r->mo, all, nk + n + r->nr_others) < 0)
+		goto out;
+	for (i = 0; i < nk; i++)
+		r->known[from[i]] = all[i];
+	memcpy(t, all + nk, n * sizeof(*t));
+	fprintf(r->out, "# %zu thread%s appeared: laid out again\n", n, n == 1 ? "" : "s");
+	place_mitosis_print(r->out, &r->pm, &r->map);
+	rc = 0;
+out:
+	free(all);
+	free(from);
+	return rc;
+}
+
 /* One follow round: pin the threads that appeared, re-pin the others. 1 when the workload has no thread left. */
 static int follow_round(struct run *r)
 {
@@ -264,7 +309,11 @@ static int follow_round(struct run *r)
 	}
 	if (forget_renamed(r, &tids) < 0)
 		goto out;
-	if (measure(r, &tids, false, &t, &n) < 0 || place_plan_add(&r->plan, t, n) < 0 || pin(r, t, n) < 0)
+	if (measure(r, &tids, false, &t, &n) < 0)
+		goto out;
+	if (r->o->mitosis ? n && mitosis_again(r, &tids, t, n) < 0 : place_plan_add(&r->plan, t, n) < 0)
+		goto out;
+	if (pin(r, t, n) < 0)
 		goto out;
 	for (i = 0; i < n; i++)
 		print_thread(r, &t[i]);
@@ -310,16 +359,21 @@ int place_run(const struct place_opts *o, FILE *out)
 		goto out;
 	}
 	if (o->mitosis) {
-		struct mitosis_opts mo = {.rebalancing = o->mitosis_rebalancing, .llc_aware = true};
-
-		if (place_mitosis_plan(&r.pm, &r.cfg, &r.map, &mo, t, n) < 0)
+		r.mo = (struct mitosis_opts){.rebalancing = o->mitosis_rebalancing, .llc_aware = true};
+		if (place_mitosis_plan(&r.pm, &r.cfg, &r.map, &r.mo, t, n) < 0)
 			goto out;
 	} else if (place_plan_add(&r.plan, t, n) < 0) {
 		goto out;
 	}
-	for (i = k = 0; i < n; i++) /* the workload's threads first, the others dropped */
+	if (o->mitosis && o->follow && !(r.others = malloc((n + 1) * sizeof(*r.others)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (i = k = 0; i < n; i++) /* the workload's threads first, the others dropped (--follow: kept apart) */
 		if (place_tids_has(&tids, t[i].tid))
 			t[k++] = t[i];
+		else if (r.others)
+			r.others[r.nr_others++] = t[i];
 	if (!k) {
 		scx_fail("the workload's threads all exited");
 		goto out;
@@ -346,6 +400,7 @@ out:
 		close(r.hints_fd);
 	free(t);
 	free(r.known);
+	free(r.others);
 	place_tids_free(&tids);
 	place_tids_free(&all);
 	place_plan_free(&r.plan);

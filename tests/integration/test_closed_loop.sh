@@ -55,7 +55,7 @@ rec() {
 end_run() { kill $wl 2>/dev/null; wait $wl 2>/dev/null; wl=""; }
 # place NAME CONFIG: `scxprof place` per CONFIG on this run's cgroup (plan in NAME.plan)
 place() {
-	"$SCXPROF" place -c "$2" --topology "$WORK/split.json" --cgroup "$cg" --window 300 >"$WORK/$1.plan" 2>"$WORK/$1.place.err"
+	"$SCXPROF" place --model packing -c "$2" --topology "$WORK/split.json" --cgroup "$cg" --window 300 >"$WORK/$1.plan" 2>"$WORK/$1.place.err"
 }
 # fig(FILE, WHICH[, SCOPE]): the allotment cell's (or its subcell SCOPE's)
 # cross-LLC figure from --llc-json: (share, low, high, state)
@@ -146,7 +146,7 @@ assert p[3] == "point" and 0.3 < p[0] < 0.9, p
 
 started c2 -G "$cg2/$other/cgroup.procs" a-0 b-0 + c-0 d-0
 read -r pa pb <"$WORK/c2.ready"
-"$SCXPROF" place -c "$WORK/c1.cfg.json" --topology "$WORK/split.json" -p "$pa" -p "$pb" --window 300 >"$WORK/c2.plan" 2>"$WORK/c2.place.err"
+"$SCXPROF" place --model packing -c "$WORK/c1.cfg.json" --topology "$WORK/split.json" -p "$pa" -p "$pb" --window 300 >"$WORK/c2.plan" 2>"$WORK/c2.place.err"
 check "cells, run 2: place pins a-0 and b-0 to one CPU, c-0 and d-0 to the other" python3 - "$WORK/c2.plan" <<PY
 import sys
 m = dict(l.split() for l in """$(pinned "$pa"; pinned "$pb")""".splitlines())

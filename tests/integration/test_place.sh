@@ -7,7 +7,8 @@
 # Cpus_allowed_list (/proc/TID/status) must be the CPUs the plan printed for
 # it, the threads of one subcell on one LLC; --dry-run pins nothing;
 # --cgroup finds the same threads; --follow pins a process started in the
-# cgroup later and exits when the workload is gone; and the errors (a pid
+# cgroup later and exits when the workload is gone (--model packing, and
+# --model mitosis, the default, which lays the cells out again); and the errors (a pid
 # that does not exist, a config that does not parse, one LLC, no workload)
 # are one line and a non-zero exit. Nothing here depends on timing: the
 # workload says when its threads run (-R), and --follow is waited for on
@@ -47,7 +48,7 @@ config() {
 JSON
 }
 
-# errors: one line, exit 1 (2 for usage)
+# errors: one line, exit 1 (2 for usage); under the default model (mitosis)
 config 'x' >"$WORK/cfg0.json"
 expect_err() {
 	local name=$1 want_rc=$2 want=$3 rc; shift 3
@@ -65,7 +66,7 @@ expect_err "a config with an unknown key: one line naming it and where, exit 1" 
 	-c "$WORK/bad2.json" --topology "$WORK/split.json" -p $$
 expect_err "one LLC: nothing to place, exit 1" 1 "nothing to place: one LLC" \
 	-c "$WORK/cfg0.json" --topology "$WORK/one.json" -p $$
-"$SCXPROF" place -c "$WORK/cfg0.json" --topology "$WORK/split.json" >"$WORK/err.out" 2>"$WORK/err.log"; rc=$?
+"$SCXPROF" place --model packing -c "$WORK/cfg0.json" --topology "$WORK/split.json" >"$WORK/err.out" 2>"$WORK/err.log"; rc=$?
 check "no workload: a usage error (exit 2) saying so" bash -c \
 	"[ $rc -eq 2 ] && head -n 1 '$WORK/err.log' | grep -q 'no workload: give -p PID or --cgroup PATH' && ! test -s '$WORK/err.out'"
 
@@ -124,18 +125,18 @@ PY
 start a alpha-0 beta-0 gamma-0
 p=${pids[-1]}
 masks $p >"$WORK/before"
-"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 -n >"$WORK/dry" 2>"$WORK/dry.err"
+"$SCXPROF" place --model packing -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 -n >"$WORK/dry" 2>"$WORK/dry.err"
 masks $p >"$WORK/after-dry"
 check "--dry-run: prints a plan for every thread and pins nothing" bash -c \
 	"[ \$(grep -vc '^#' '$WORK/dry') -eq 5 ] && cmp '$WORK/before' '$WORK/after-dry' && grep -q 'dry run: nothing pinned' '$WORK/dry'"
-"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/plan" 2>"$WORK/plan.err"
+"$SCXPROF" place --model packing -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/plan" 2>"$WORK/plan.err"
 check "place -p: exit 0" test -s "$WORK/plan"
 check "place -p: each thread's Cpus_allowed_list is its plan's LLC, alpha and beta together" agrees "$WORK/plan"
 check "the plan names the topology and each subcell's LLC" bash -c \
 	"grep -q '^# place: .*cfg.json, topology .*split.json (2 LLCs), 4 threads' '$WORK/plan' && grep -q '^# allotment/alpha-+beta- [0-9.]* CPUs -> LLC [01]$' '$WORK/plan'"
 
 # --cgroup: the same threads, found through the cgroup (relative to the cgroup2 mount)
-"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" --cgroup "$cg" --window 300 >"$WORK/cgplan" 2>"$WORK/cgplan.err"
+"$SCXPROF" place --model packing -c "$WORK/cfg.json" --topology "$WORK/split.json" --cgroup "$cg" --window 300 >"$WORK/cgplan" 2>"$WORK/cgplan.err"
 check "place --cgroup: the workload's four threads" bash -c "[ \$(grep -vc '^#' '$WORK/cgplan') -eq 5 ]"
 check "place --cgroup: each pinned as planned, alpha and beta together" agrees "$WORK/cgplan"
 
@@ -169,10 +170,10 @@ JSON
 "$SCXPROF" place --model mitosis -c "$WORK/cfg1.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/mpin" 2>"$WORK/mpin.err"
 check "--model mitosis pins: cell 0 gets CPU 0, the allotment cell CPU 1: every thread's Cpus_allowed_list is 1" bash -c \
 	"[ \$(masks $p | awk '\$2 != \"1\"' | wc -l) -eq 0 ] && grep -q '^# scx_mitosis cell 1 .* CPUs 1: allotment/rest 1 (LLC 1)' '$WORK/mpin'"
-"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/plan" 2>"$WORK/plan.err"
+"$SCXPROF" place --model packing -c "$WORK/cfg.json" --topology "$WORK/split.json" -p $p --window 300 >"$WORK/plan" 2>"$WORK/plan.err"
 
 # --follow: a process started in the cgroup later is placed too; place exits when the workload is gone
-"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/split.json" --cgroup "$cg" --window 300 --follow \
+"$SCXPROF" place --model packing -c "$WORK/cfg.json" --topology "$WORK/split.json" --cgroup "$cg" --window 300 --follow \
 	--interval 100 >"$WORK/follow" 2>"$WORK/follow.err" &
 fp=$!
 pids+=($fp)
@@ -199,3 +200,35 @@ wait $p $q 2>/dev/null
 for i in $(seq 1 2400); do kill -0 $fp 2>/dev/null || break; sleep 0.05; done
 wait $fp; rc=$?
 check "--follow: exits 0 when the workload has no thread left" bash -c "[ $rc -eq 0 ] && ! test -s '$WORK/follow.err'"
+
+# --model mitosis --follow (the default model; dry run on the 8-CPU topology): the later process's threads
+# get their subcell's run, the layout printed again; exits 0 when the workload is gone
+start c alpha-2 gamma-2
+p=${pids[-1]}
+"$SCXPROF" place -c "$WORK/cfg.json" --topology "$WORK/m8.json" --cgroup "$cg" --window 300 --follow -n \
+	--interval 100 >"$WORK/mfollow" 2>"$WORK/mfollow.err" &
+fp=$!
+pids+=($fp)
+while [ "$(grep -vc '^#' "$WORK/mfollow" 2>/dev/null)" -lt 4 ] && kill -0 $fp 2>/dev/null; do sleep 0.05; done
+start d alpha-3 gamma-3
+q=${pids[-1]}
+for i in $(seq 1 2400); do
+	grep -q "	alpha-3	" "$WORK/mfollow" && grep -q "	gamma-3	" "$WORK/mfollow" && break
+	sleep 0.05
+done
+check "--model mitosis --follow: the later process's threads on their subcell's run (alpha 6, gamma 7), laid out again" python3 - "$WORK/mfollow" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+rows = [l.split("\t") for l in lines if not l.startswith("#")][1:]
+by = {r[1]: r for r in rows}
+assert "alpha-3" in by and "gamma-3" in by, rows
+assert by["alpha-3"][2:] == by["alpha-2"][2:] == ["allotment/alpha-+beta-", "1", "6"], by
+assert by["gamma-3"][2:] == by["gamma-2"][2:] == ["allotment/gamma-", "1", "7"], by
+assert any(l.startswith("# ") and l.endswith(" appeared: laid out again") for l in lines), lines
+assert sum(l.startswith("# scx_mitosis cell 1 ") for l in lines) >= 2, lines
+PY
+kill $p $q
+wait $p $q 2>/dev/null
+for i in $(seq 1 2400); do kill -0 $fp 2>/dev/null || break; sleep 0.05; done
+wait $fp; rc=$?
+check "--model mitosis --follow: exits 0 when the workload has no thread left" bash -c "[ $rc -eq 0 ] && ! test -s '$WORK/mfollow.err'"
