@@ -31,6 +31,21 @@ static int add_row(struct llc_view *v, const char *name, int level, const struct
 	return 0;
 }
 
+/* What print writes of r, as a string into *out (the caller's to free). */
+static int as_text(char **out, void (*print)(FILE *f, const struct llc_share_result *r),
+		   const struct llc_share_result *r)
+{
+	size_t len = 0;
+	FILE *m = open_memstream(out, &len);
+
+	if (!m)
+		return scx_fail("out of memory");
+	print(m, r);
+	if (fclose(m))
+		return scx_fail("out of memory");
+	return 0;
+}
+
 int llc_view_collect(void *ctx, const struct llc_share_result *r)
 {
 	struct llc_view *v = ctx;
@@ -48,26 +63,10 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 	v->timelines_from_samples = r->timeline_samples > 0;
 	v->model = r->model;
 	v->mitosis_refused = !r->mitosis.ran;
-	if (r->map->nr_llcs > 1) { /* -v's layout line, as text */
-		size_t len = 0;
-		FILE *m = open_memstream(&v->layout, &len);
-
-		if (!m)
-			return scx_fail("out of memory");
-		llc_mitosis_print(m, r);
-		if (fclose(m))
-			return scx_fail("out of memory");
-	}
-	if (r->allot.n) { /* -v's union-cost line, as text */
-		size_t len = 0;
-		FILE *m = open_memstream(&v->allot_cost, &len);
-
-		if (!m)
-			return scx_fail("out of memory");
-		llc_share_print_allot_cost(m, r);
-		if (fclose(m))
-			return scx_fail("out of memory");
-	}
+	if (r->map->nr_llcs > 1 && as_text(&v->layout, llc_mitosis_print, r) < 0) /* -v's layout line */
+		return -1;
+	if (r->allot.n && as_text(&v->allot_cost, llc_share_print_allot_cost, r) < 0) /* -v's union-cost line */
+		return -1;
 	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
 		return scx_fail("out of memory");
 	if (add_row(v, "profile", 0, NULL, &r->total, r) < 0)
