@@ -180,6 +180,18 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 
 /* "allotment_specs": the union allotment spec's cost against one spec per allotment */
 static void json_est(struct jsonw *w, const char *key, const struct llc_est_fig *g);
+
+/* KEY: {KA: a, KB: b}, two figures */
+static void json_est_obj(struct jsonw *w, const char *key, const char *ka, const struct llc_est_fig *a, const char *kb,
+			 const struct llc_est_fig *b)
+{
+	jsonw_key(w, key);
+	jsonw_obj_open(w);
+	json_est(w, ka, a);
+	json_est(w, kb, b);
+	jsonw_obj_close(w);
+}
+
 static void json_allot(struct jsonw *w, const struct llc_share_result *r)
 {
 	const struct llc_allot_costs *c = &r->allot;
@@ -187,11 +199,7 @@ static void json_allot(struct jsonw *w, const struct llc_share_result *r)
 	jsonw_key(w, "allotment_specs");
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "model", MITOSIS_MODEL_NAME);
-	jsonw_key(w, "profile");
-	jsonw_obj_open(w);
-	json_est(w, "union", &c->union_total);
-	json_est(w, "own", &c->own_total);
-	jsonw_obj_close(w);
+	json_est_obj(w, "profile", "union", &c->union_total, "own", &c->own_total);
 	jsonw_key(w, "allotments");
 	jsonw_arr_open(w);
 	for (size_t i = 0; i < c->n; i++) {
@@ -257,16 +265,8 @@ static void json_fig(struct jsonw *w, const struct llc_share_result *r, const st
 	jsonw_kv_u64(w, "apart", g->pairs_apart);
 	jsonw_kv_u64(w, "cannot_tell", g->pairs - g->pairs_shared - g->pairs_apart);
 	jsonw_obj_close(w);
-	jsonw_key(w, "measured");
-	jsonw_obj_open(w);
-	json_est(w, "llc", &g->llc_measured);
-	json_est(w, "node", &g->node_measured);
-	jsonw_obj_close(w);
-	jsonw_key(w, "predicted");
-	jsonw_obj_open(w);
-	json_est(w, "llc", &g->llc_predicted);
-	json_est(w, "node", &g->node_predicted);
-	jsonw_obj_close(w);
+	json_est_obj(w, "measured", "llc", &g->llc_measured, "node", &g->node_measured);
+	json_est_obj(w, "predicted", "llc", &g->llc_predicted, "node", &g->node_predicted);
 	jsonw_key(w, "gain");
 	jsonw_obj_open(w);
 	json_gain(w, "llc", &g->llc_measured, &g->llc_predicted, llcs);
@@ -277,11 +277,8 @@ static void json_fig(struct jsonw *w, const struct llc_share_result *r, const st
 	for (int k = 0; k < 2; k++) {
 		bool mine = (k == 0) == (r->model == LLC_MODEL_MITOSIS);
 
-		jsonw_key(w, k == 0 ? "scx_mitosis" : "llc_packing");
-		jsonw_obj_open(w);
-		json_est(w, "llc", mine ? &g->llc_predicted : &g->llc_other);
-		json_est(w, "node", mine ? &g->node_predicted : &g->node_other);
-		jsonw_obj_close(w);
+		json_est_obj(w, k == 0 ? "scx_mitosis" : "llc_packing", "llc", mine ? &g->llc_predicted : &g->llc_other,
+			     "node", mine ? &g->node_predicted : &g->node_other);
 	}
 	jsonw_obj_close(w);
 }
@@ -307,11 +304,7 @@ static void json_fit(struct jsonw *w, const struct llc_share_result *r)
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
-	jsonw_key(w, "wanted_predicted");
-	jsonw_obj_open(w);
-	json_est(w, "llc", wl);
-	json_est(w, "node", &r->fit_wanted_node);
-	jsonw_obj_close(w);
+	json_est_obj(w, "wanted_predicted", "llc", wl, "node", &r->fit_wanted_node);
 	json_num_or_null(w, "cost_llc", wl->state == LLC_EST_POINT && pl->state == LLC_EST_POINT, pl->share - wl->share);
 	jsonw_obj_close(w);
 }
