@@ -328,12 +328,12 @@ static int subcells_from_units(struct run *r, struct cell *cell, const struct co
 	return rc;
 }
 
-static int notify(struct run *r, const struct cell *cell, enum group_kind kind, const struct unit_list *u,
-		  const struct clustering *cl, const struct sharing_params *sp)
+static int notify(struct run *r, const struct cell *cell, enum group_kind kind, const struct comm_summary *s,
+		  const struct unit_list *u, const struct clustering *cl, const struct sharing_params *sp)
 {
 	struct extract_mem_cell c = {
-		.name = cell->name, .kind = (int)kind, .agg = &r->agg, .units = u, .cl = cl, .sp = sp,
-		.sched = r->has_sched ? &r->sched : NULL,
+		.name = cell->name, .kind = (int)kind, .samples = s->total, .agg = &r->agg, .units = u, .cl = cl,
+		.sp = sp, .sched = r->has_sched ? &r->sched : NULL,
 	};
 
 	return r->o->observer->on_cell ? r->o->observer->on_cell(r->o->observer->ctx, &c) : 0;
@@ -365,7 +365,7 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 	rc = fit_cell(r, cell, s, u, &cl, demand, &fitted);
 	if (!rc && r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &fitted) < 0)
 		rc = -1;
-	if (!rc && r->o->observer && notify(r, cell, kind, u, &fitted, &sp) < 0)
+	if (!rc && r->o->observer && notify(r, cell, kind, s, u, &fitted, &sp) < 0)
 		rc = -1;
 	sharing_clustering_free(&fitted);
 	sharing_clustering_free(&cl);
@@ -423,7 +423,7 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 			goto out;
 	}
 	if (r->o->observer && (r->o->cluster == CLUSTER_COMM || !units.n) &&
-	    notify(r, cell, kind, &units, NULL, NULL) < 0)
+	    notify(r, cell, kind, &s, &units, NULL, NULL) < 0)
 		goto out;
 	/* sharing mode reports its units' sched lines after their clustering */
 	if (r->log && r->has_sched && (r->o->cluster == CLUSTER_COMM || !units.n)) {

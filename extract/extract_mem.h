@@ -34,6 +34,7 @@ struct reader_limits;
 struct extract_mem_cell {
 	const char *name;                 /* the top-level cell's name */
 	int kind;                         /* enum group_kind */
+	uint64_t samples;                 /* the samples of the cell's groups */
 	const struct mem_agg *agg;        /* all samples, evidence maps */
 	const struct unit_list *units;    /* the cell's units (may be empty) */
 	const struct clustering *cl;      /* its subcells as clusters of units; NULL with --cluster comm */

@@ -22,17 +22,6 @@ static char *dup_or_fail(const char *s)
 	return d;
 }
 
-static uint64_t kind_samples(const struct mem_agg *a, int kind)
-{
-	uint64_t n = 0;
-	size_t g;
-
-	for (g = 0; g < a->nr_groups; g++)
-		if ((int)a->groups[g].kind == kind)
-			n += a->groups[g].count;
-	return n;
-}
-
 static int copy_units(struct model_cell *c, const struct unit_list *u)
 {
 	size_t i;
@@ -94,47 +83,6 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 	return 0;
 }
 
-/* tid -> kind + 1 of the groups holding most of its samples (extract/sched/extract_sched.h's "major" cell) */
-static int tid_kinds(struct model *m, const struct mem_agg *a)
-{
-	struct u64map per;
-	size_t pos = 0;
-	uint64_t key, cnt, *slot;
-	int rc = -1;
-
-	u64map_init_cap(&per, U64MAP_SMALL);
-	u64map_init_cap(&m->tid_kind, U64MAP_SMALL);
-	m->has_tids = true;
-	while (u64map_next_u64(&a->tid_groups, &pos, &key, &cnt)) {
-		if (!(slot = u64map_slot(&per, MEM_AGG_TG_ID(key) << 2 | (uint64_t)a->groups[MEM_AGG_TG_GROUP(key)].kind)))
-			goto oom;
-		*slot += cnt;
-	}
-	pos = 0;
-	while (u64map_next_u64(&per, &pos, &key, &cnt)) {
-		uint64_t tid = key >> 2, kind = key & 3, best = 0;
-
-		for (uint64_t k = 0; k < 3; k++) {
-			const uint64_t *c = u64map_find(&per, tid << 2 | k);
-
-			if (c && (!best || *c > *u64map_find(&per, tid << 2 | (best - 1))))
-				best = k + 1;
-		}
-		if (best == kind + 1) {
-			if (!(slot = u64map_slot(&m->tid_kind, tid)))
-				goto oom;
-			*slot = best;
-		}
-	}
-	rc = 0;
-	goto out;
-oom:
-	scx_fail("out of memory");
-out:
-	u64map_free(&per);
-	return rc;
-}
-
 static int add_sched(struct model *m, struct model_cell *c, const struct extract_mem_cell *x)
 {
 	struct mem_sched_line *v;
@@ -143,8 +91,11 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 	if (!x->sched)
 		return 0;
 	m->sched_duration_ns = x->sched->st.duration_ns;
-	if (!m->has_tids && tid_kinds(m, x->agg) < 0)
-		return -1;
+	if (!m->has_tids) {
+		if (mem_agg_tid_kinds(x->agg, &m->tid_kind) < 0)
+			return -1;
+		m->has_tids = true;
+	}
 	if (mem_sched_lines(x->sched, x->agg, (enum group_kind)x->kind, x->units, x->cl, &v, &n) < 0)
 		return -1;
 	c->has_sched = true;
@@ -253,7 +204,7 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	m->evidence_level = x->agg->level;
 	m->line_granularity = x->agg->o.line_granularity;
 	c->kind = x->kind;
-	c->samples = kind_samples(x->agg, x->kind);
+	c->samples = x->samples;
 	if (!(c->name = dup_or_fail(x->name)) || copy_units(c, x->units) < 0)
 		return -1;
 	if (x->cl) {

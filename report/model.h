@@ -89,7 +89,8 @@ struct model {
 	bool line_granularity;
 	size_t nseries;          /* subcells with units, over all cells */
 	uint64_t sched_duration_ns; /* sched.jsonl's span, 0 without one */
-	struct u64map tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples */
+	struct u64map tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples
+				  * (mem_agg_tid_kinds) */
 	bool has_tids;
 };
 

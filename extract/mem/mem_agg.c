@@ -1,8 +1,9 @@
 /*
  * mem_agg.c - the streaming side of extract mem (see mem_agg.h): cgroup
- * classification with a per-path cache and the per-sample entry point.
- * The per-group name, hint and group bounds are in mem_agg_fold.c, the
- * evidence keys and their budget in mem_agg_key.c.
+ * classification with a per-path cache, the per-sample entry point, and
+ * each sampled thread's cell kind from the counts it kept. The per-group
+ * name, hint and group bounds are in mem_agg_fold.c, the evidence keys and
+ * their budget in mem_agg_key.c.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "extract/mem/mem_agg.h"
@@ -229,4 +230,41 @@ int mem_agg_read(struct mem_agg *a, FILE *f, const char *path, volatile int *sto
 	}
 	line_reader_free(&lr);
 	return rc < 0 ? -1 : 0;
+}
+
+int mem_agg_tid_kinds(const struct mem_agg *a, struct u64map *out)
+{
+	struct u64map per; /* tid << 2 | kind -> samples */
+	size_t pos = 0;
+	uint64_t key, cnt, *slot;
+
+	u64map_init_cap(&per, U64MAP_SMALL);
+	u64map_init_cap(out, U64MAP_SMALL);
+	while (u64map_next_u64(&a->tid_groups, &pos, &key, &cnt)) {
+		if (!(slot = u64map_slot(&per, MEM_AGG_TG_ID(key) << 2 | (uint64_t)a->groups[MEM_AGG_TG_GROUP(key)].kind)))
+			goto oom;
+		*slot += cnt;
+	}
+	pos = 0;
+	while (u64map_next_u64(&per, &pos, &key, &cnt)) {
+		uint64_t tid = key >> 2, kind = key & 3, best = 0;
+
+		for (uint64_t k = 0; k < 3; k++) {
+			const uint64_t *c = u64map_find(&per, tid << 2 | k);
+
+			if (c && (!best || *c > *u64map_find(&per, tid << 2 | (best - 1))))
+				best = k + 1;
+		}
+		if (best == kind + 1) {
+			if (!(slot = u64map_slot(out, tid)))
+				goto oom;
+			*slot = best;
+		}
+	}
+	u64map_free(&per);
+	return 0;
+oom:
+	u64map_free(&per);
+	u64map_free(out);
+	return scx_fail("out of memory");
 }

@@ -356,4 +356,12 @@ void mem_agg_sample_key_ahead(struct mem_sample *s, bool line_granularity);
 /* The object ("data_map data_sym") of an EV_OBJECT: index + 1 into object_names, 0 when unknown. */
 size_t mem_agg_object(const struct mem_agg *a, uint64_t object);
 
+/*
+ * With track_tids: each sampled thread's cell kind, the enum group_kind
+ * whose groups hold most of its samples (ties: the lower kind; as
+ * extract/sched/extract_sched.h's "major" cell), into out: tid -> kind + 1
+ * (u64map_init'ed here; the caller frees it). -1 (scx_fail, out freed) on OOM.
+ */
+int mem_agg_tid_kinds(const struct mem_agg *a, struct u64map *out);
+
 #endif
