@@ -227,6 +227,8 @@ static int fitted_clustering(const struct cell_fit *f, const struct clustering *
 			return scx_fail("out of memory");
 		memcpy(out->unit_aff, cl->unit_aff, n * n * sizeof(double));
 		out->nr_units = n;
+		for (size_t i = 0; i < out->n; i++)
+			sharing_cluster_pair_affinity(&out->v[i], out->unit_aff, n);
 	}
 	if (cl && cl->nr_undecided) {
 		if (!(out->undecided = malloc(cl->nr_undecided * sizeof(*cl->undecided))))

@@ -50,21 +50,12 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 			  struct model_merge *g)
 {
 	const struct mem_agg *agg = x->agg;
-	size_t n = x->units->n, i, j, k, pairs = 0;
+	size_t n = x->units->n, i, k;
 
 	if (!(g->links = calloc(cl->nmerges + 1, sizeof(*g->links))))
 		return scx_fail("out of memory");
-	g->min_pair_affinity = 1;
-	for (i = 0; i < cl->n; i++)
-		for (j = i + 1; j < cl->n; j++) {
-			double v = aff[cl->members[i] * n + cl->members[j]];
-
-			g->mean_pair_affinity += v;
-			g->min_pair_affinity = v < g->min_pair_affinity ? v : g->min_pair_affinity;
-			pairs++;
-		}
-	if (pairs)
-		g->mean_pair_affinity /= (double)pairs;
+	g->min_pair_affinity = cl->min_pair_affinity;
+	g->mean_pair_affinity = cl->mean_pair_affinity;
 	for (k = 0; k < cl->nmerges; k++) {
 		const struct sharing_merge *m = &cl->merges[k];
 		struct model_link *l = &g->links[g->nlinks++];

@@ -536,6 +536,25 @@ void sharing_clustering_free(struct clustering *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void sharing_cluster_pair_affinity(struct unit_cluster *c, const double *aff, size_t n)
+{
+	size_t i, j, pairs = 0;
+
+	c->mean_pair_affinity = c->min_pair_affinity = 0;
+	if (c->n < 2)
+		return;
+	c->min_pair_affinity = 1;
+	for (i = 0; i < c->n; i++)
+		for (j = i + 1; j < c->n; j++) {
+			double v = aff[c->members[i] * n + c->members[j]];
+
+			c->mean_pair_affinity += v;
+			c->min_pair_affinity = v < c->min_pair_affinity ? v : c->min_pair_affinity;
+			pairs++;
+		}
+	c->mean_pair_affinity /= (double)pairs;
+}
+
 char *sharing_cluster_name(const struct unit_list *u, const struct unit_cluster *c)
 {
 	size_t i, len = 1;

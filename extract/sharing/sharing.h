@@ -293,6 +293,9 @@ struct unit_cluster {
 	 * none from sharing_cluster_matrix, which has no evidence vectors) */
 	struct sharing_merge *merges;
 	size_t nmerges;
+	/* mean and least affinity of its member pairs in the units' matrix
+	 * (sharing_cluster_pair_affinity; 0 for a cluster of one unit) */
+	double mean_pair_affinity, min_pair_affinity;
 };
 
 struct clustering {
@@ -314,6 +317,8 @@ struct clustering {
 /* A merged subcell's name: its members' names joined with "+" (malloc'ed;
  * NULL when memory is short). */
 char *sharing_cluster_name(const struct unit_list *u, const struct unit_cluster *c);
+/* c's mean_pair_affinity and min_pair_affinity from the n x n unit matrix aff (none for one member). */
+void sharing_cluster_pair_affinity(struct unit_cluster *c, const double *aff, size_t n);
 
 /* One unit's evidence as a sparse vector sorted by key (identity, then epoch). */
 struct evidence {
