@@ -19,7 +19,7 @@ struct run {
 	struct mem_agg agg;
 	struct sharing_params sp;
 	FILE *log; /* NULL unless verbose */
-	struct mem_sched sched;
+	struct sched_cells sched;
 	bool has_sched, sched_header;
 	double min_share;
 	bool has_llc;
@@ -57,8 +57,8 @@ static void note_dominant_comm(struct run *r, const struct comm_summary *s, enum
 		return;
 	rest_total = s->total - s->comms[top].count;
 	for (i = 0; i < s->nr; i++)
-		if (i != top && !mem_groups_is_significant(s->comms[i].count, s->total, r->min_share) &&
-		    mem_groups_is_significant(s->comms[i].count, rest_total, r->min_share))
+		if (i != top && !sharing_is_significant(s->comms[i].count, s->total, r->min_share) &&
+		    sharing_is_significant(s->comms[i].count, rest_total, r->min_share))
 			hidden++;
 	if (hidden)
 		fprintf(r->log,
@@ -244,7 +244,7 @@ static int fitted_clustering(const struct cell_fit *f, const struct clustering *
 /* The allotment cell's fitted subcells f: one spec per recorded allotment; -v's note when they run different programs. */
 static int allotment_specs(struct run *r, const struct unit_list *u, const struct cell_fit *f)
 {
-	size_t ng, *groups = mem_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
+	size_t ng, *groups = sharing_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
 	int rc;
 
 	if (!groups)
@@ -352,7 +352,7 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 	if (!(demand = calloc(u->n ? u->n : 1, sizeof(*demand))))
 		return scx_fail("out of memory");
 	if (r->has_sched) {
-		mem_sched_demand(&r->sched, &r->agg, kind, u, demand);
+		sched_cells_demand(&r->sched, &r->agg, kind, u, demand);
 		sp.demand = demand;
 	} else {
 		/* the fit's demand as the clustering's: share of all samples x online CPUs */
@@ -365,7 +365,7 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 		return -1;
 	}
 	rc = fit_cell(r, cell, s, u, &cl, demand, &fitted);
-	if (!rc && r->log && r->has_sched && mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &fitted) < 0)
+	if (!rc && r->log && r->has_sched && sched_cells_report(r->log, &r->sched, &r->agg, kind, cell->name, u, &fitted) < 0)
 		rc = -1;
 	if (!rc && r->o->observer && notify(r, cell, kind, s, u, &fitted, &sp) < 0)
 		rc = -1;
@@ -381,7 +381,7 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 	const struct mem_agg_opts *ao = &r->agg.o;
 	struct comm_summary s = {0};
 	struct unit_list units = {0};
-	size_t n, *groups = mem_groups_of_kind(&r->agg, kind, &n);
+	size_t n, *groups = sharing_groups_of_kind(&r->agg, kind, &n);
 	struct cell *cell = NULL;
 	int rc = -1;
 
@@ -391,11 +391,11 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 		free(groups);
 		return 0;
 	}
-	if (mem_groups_summary_build(&r->agg, groups, n, &s) < 0)
+	if (sharing_summary_build(&r->agg, groups, n, &s) < 0)
 		goto out;
-	mem_groups_summary_sort_by_name(&s);
+	sharing_summary_sort_by_name(&s);
 	if ((kind == GROUP_ALLOTMENT || r->o->cluster == CLUSTER_SHARING) &&
-	    mem_groups_upstream_units(&s, r->o->use_hints, r->min_share, &units) < 0)
+	    sharing_upstream_units(&s, r->o->use_hints, r->min_share, &units) < 0)
 		goto out;
 	if (r->log && r->o->cluster == CLUSTER_SHARING) /* --cluster comm's text stays upstream's */
 		note_dominant_comm(r, &s, kind);
@@ -433,13 +433,13 @@ static int add_group_cell(struct run *r, struct cell_config *cfg, enum group_kin
 			fprintf(r->log, "\nScheduling (%s: %.3f s, %zu CPUs):\n", r->sched.path,
 				(double)r->sched.st.duration_ns / 1e9, r->sched.st.cpu_count);
 		r->sched_header = true;
-		if (mem_sched_report(r->log, &r->sched, &r->agg, kind, cell->name, &units, NULL) < 0)
+		if (sched_cells_report(r->log, &r->sched, &r->agg, kind, cell->name, &units, NULL) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
-	mem_groups_unit_list_free(&units);
-	mem_groups_summary_free(&s);
+	sharing_unit_list_free(&units);
+	sharing_summary_free(&s);
 	free(groups);
 	return rc;
 }
@@ -516,27 +516,27 @@ static int sharing_setup(struct run *r)
 struct jsonl_source {
 	const struct extract_mem_opts *o;
 	FILE *in;
-	struct mem_sched early;             /* the thread's, until jsonl_sched takes it */
-	struct mem_sched_async *async;
+	struct sched_cells early;           /* the thread's, until jsonl_sched takes it */
+	struct sched_cells_async *async;
 };
 
 static int jsonl_samples(void *ctx, struct mem_agg *a)
 {
 	struct jsonl_source *j = ctx;
 
-	if (j->o->sched_path && j->o->jobs >= 2 && !(j->async = mem_sched_async_start(&j->early, j->o->sched_path)))
+	if (j->o->sched_path && j->o->jobs >= 2 && !(j->async = sched_cells_async_start(&j->early, j->o->sched_path)))
 		return -1;
 	return mem_agg_read(a, j->in, j->o->path, j->o->stop);
 }
 
-static int jsonl_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
+static int jsonl_sched(void *ctx, struct sched_cells *m, const struct mem_agg *a)
 {
 	struct jsonl_source *j = ctx;
 	int rc;
 
 	if (!j->async)
-		return mem_sched_load(m, j->o->sched_path, a) < 0 ? -1 : 1;
-	rc = mem_sched_async_finish(j->async, a);
+		return sched_cells_load(m, j->o->sched_path, a) < 0 ? -1 : 1;
+	rc = sched_cells_async_finish(j->async, a);
 	j->async = NULL;
 	*m = j->early;
 	memset(&j->early, 0, sizeof(j->early));
@@ -550,8 +550,8 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
 	int rc = extract_mem_run_source(o, &src, out, log);
 
 	if (j.async) /* the samples failed before the sched stream was taken */
-		mem_sched_async_cancel(j.async);
-	mem_sched_free(&j.early);
+		sched_cells_async_cancel(j.async);
+	sched_cells_free(&j.early);
 	return rc;
 }
 
@@ -570,7 +570,7 @@ static bool allotments_differ(const struct run *r, const struct cell_config *cfg
 static int write_per_allotment(const struct run *r, const struct cell_config *cfg, FILE *log)
 {
 	const char *dir = r->o->per_allotment_dir;
-	size_t ng, *groups = mem_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
+	size_t ng, *groups = sharing_groups_of_kind(&r->agg, GROUP_ALLOTMENT, &ng);
 	long n;
 
 	if (!groups)
@@ -623,14 +623,14 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 		r.has_sched = n > 0;
 	}
-	if (r.log && mem_report_write(r.log, &r.agg, o->verbose, o->use_hints) < 0)
+	if (r.log && sharing_report_write(r.log, &r.agg, o->verbose, o->use_hints) < 0)
 		goto out;
 	if (o->cluster == CLUSTER_SHARING && sharing_setup(&r) < 0)
 		goto out;
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		if (add_group_cell(&r, &cfg, kinds[k]) < 0)
 			goto out;
-	if (r.log && r.has_sched && mem_sched_report_unattributed(r.log, &r.sched, &r.agg) < 0)
+	if (r.log && r.has_sched && sched_cells_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
 	if (r.has_llc && allotments_differ(&r, &cfg)) {
 		r.llc_opts.allot_specs = &r.specs;
@@ -661,7 +661,7 @@ out:
 	cell_config_free(&r.specs);
 	reader_fit_log_free(&r.fits);
 	mem_agg_free(&r.agg);
-	mem_sched_free(&r.sched);
+	sched_cells_free(&r.sched);
 	if (r.has_llc)
 		llc_share_free(&r.llc);
 	return rc;

@@ -20,7 +20,7 @@ enum cluster_mode {
 };
 
 struct mem_agg;
-struct mem_sched;
+struct sched_cells;
 struct unit_list;
 struct clustering;
 struct sharing_params;
@@ -39,7 +39,7 @@ struct extract_mem_cell {
 	const struct unit_list *units;    /* the cell's units (may be empty) */
 	const struct clustering *cl;      /* its subcells as clusters of units; NULL with --cluster comm */
 	const struct sharing_params *sp;  /* threshold and cap; NULL with --cluster comm */
-	const struct mem_sched *sched;    /* sched.jsonl results; NULL without one */
+	const struct sched_cells *sched;  /* sched.jsonl results; NULL without one */
 };
 
 struct extract_mem_observer {
@@ -95,13 +95,13 @@ int extract_mem_run(const struct extract_mem_opts *o, FILE *in, FILE *out, FILE 
  * The same stage on samples and sched events from elsewhere than JSONL
  * files (one-pass extract, pipeline/onepass.h): samples() hands every
  * sample to mem_agg_add() in input order; with o->sched_path set (it then
- * only names the stream), sched() fills m as mem_sched_load() would
- * (mem_sched_begin/event/end) and returns 1, or 0 when the stream turned
+ * only names the stream), sched() fills m as sched_cells_load() would
+ * (sched_cells_begin/event/end) and returns 1, or 0 when the stream turned
  * out empty (as extract ignores an empty sched.jsonl). -1 (scx_fail) on error.
  */
 struct extract_mem_source {
 	int (*samples)(void *ctx, struct mem_agg *a);
-	int (*sched)(void *ctx, struct mem_sched *m, const struct mem_agg *a);
+	int (*sched)(void *ctx, struct sched_cells *m, const struct mem_agg *a);
 	void *ctx;
 };
 int extract_mem_run_source(const struct extract_mem_opts *o, const struct extract_mem_source *src, FILE *out,

@@ -67,7 +67,7 @@ void llc_step_start(struct llc_share *s, const struct llc_step_opts *o, struct m
  */
 int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const struct mem_agg_opts *ao,
 		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
-		   const struct mem_sched *sched, FILE *log);
+		   const struct sched_cells *sched, FILE *log);
 /*
  * The union spec's cost (llc_allot_cost.c): cfg's allotment cell (index
  * allot) holds every subcell of every allotment; evaluate, as e evaluates

@@ -120,7 +120,7 @@ static void keep_orders(struct llc_share_result *r, struct llc_share_result *fir
 
 int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const struct mem_agg_opts *ao,
 		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
-		   const struct mem_sched *sched, FILE *log)
+		   const struct sched_cells *sched, FILE *log)
 {
 	struct runtimes rt;
 	struct llc_share_result r;

@@ -7,7 +7,7 @@
  * by CommPrefix as scx_mitosis matches: the first non-catch-all subcell in
  * file order whose clause holds, on the comm and prefix cut at 15 bytes,
  * else the catch-all). Threads whose process was never sampled have no
- * cgroup and are left out (mem_sched counts them as unattributed).
+ * cgroup and are left out (sched_cells counts them as unattributed).
  * Part of the room's contract through llc.h.
  */
 #ifndef SCX_THREAD_DEMAND_H

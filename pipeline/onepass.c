@@ -10,7 +10,7 @@
  * third from the start, beside the memory stream (jobs 3 and more: decoded
  * on the third, aggregated on a fourth). Its aggregation keeps
  * every thread until the memory stream's result says which ones it needs
- * (mem_sched_begin_early, then mem_sched_filter between two batches once
+ * (sched_cells_begin_early, then sched_cells_filter between two batches once
  * op_sched hands it the samples; the results are those of filtering from
  * the start, whenever that happens), so it never waits for the memory
  * stream. With evidence (--cluster sharing), the decoding thread also
@@ -82,10 +82,10 @@ struct stream {
 	atomic_int cancel;
 	pthread_mutex_t filter_lock;
 	const struct mem_agg *filter_agg;
-	struct mem_sched early;   /* its aggregation, moved to op_sched's at the end */
+	struct sched_cells early;   /* its aggregation, moved to op_sched's at the end */
 	/* consumers */
 	struct mem_agg *agg;
-	struct mem_sched *sched;
+	struct sched_cells *sched;
 	struct sched_reader *reader;
 	/* sched producer's state */
 	uint64_t lines;
@@ -159,7 +159,7 @@ static int take_filter(struct stream *st)
 	a = st->filter_agg;
 	st->filter_agg = NULL;
 	pthread_mutex_unlock(&st->filter_lock);
-	return a ? mem_sched_filter(st->sched, a) : 0;
+	return a ? sched_cells_filter(st->sched, a) : 0;
 }
 
 /* Aggregate one batch: its samples, or its sched events. */
@@ -174,14 +174,14 @@ static int consume(struct stream *st, struct batch *b)
 			if (mem_agg_add(st->agg, &b->v[i]) < 0)
 				return -1;
 		} else if (b->it[i].len == SIZE_MAX) {
-			if (mem_sched_event(st->sched, &b->it[i].ev) < 0)
+			if (sched_cells_event(st->sched, &b->it[i].ev) < 0)
 				return -1;
 		} else {
 			const struct sched_item *it = &b->it[i];
 			struct sched_event ev;
 			int n = sched_events_parse_line(st->reader, it->lineno, b->arena + it->off, it->len, &ev);
 
-			if (n < 0 || (n > 0 && mem_sched_event(st->sched, &ev) < 0))
+			if (n < 0 || (n > 0 && sched_cells_event(st->sched, &ev) < 0))
 				return -1;
 		}
 	}
@@ -352,7 +352,7 @@ static int start_sched_thread(struct onepass *p)
 {
 	struct stream *st = &p->sch;
 
-	if (mem_sched_begin_early(&st->early, p->in.sched_path) < 0 ||
+	if (sched_cells_begin_early(&st->early, p->in.sched_path) < 0 ||
 	    !(st->reader = sched_events_open(NULL, p->in.sched_path)))
 		return -1;
 	st->sched = &st->early;
@@ -450,14 +450,14 @@ static void merge_sched_result(struct onepass *p)
 		warnings_add(&p->res->warnings, "%s", w->line[i]);
 }
 
-static int op_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
+static int op_sched(void *ctx, struct sched_cells *m, const struct mem_agg *a)
 {
 	struct onepass *p = ctx;
 	struct stream *st = &p->sch;
 	int rc;
 
 	if (!p->decode_sched)
-		return mem_sched_load(m, p->o->mem.sched_path, a) < 0 ? -1 : 1;
+		return sched_cells_load(m, p->o->mem.sched_path, a) < 0 ? -1 : 1;
 	if (st->thread_live) { /* decoded and aggregated since the start: its filter now */
 		pthread_mutex_lock(&st->filter_lock);
 		st->filter_agg = a;
@@ -466,9 +466,9 @@ static int op_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
 		*m = st->early; /* moved; filtered here when its last batch came first */
 		memset(&st->early, 0, sizeof(st->early));
 		if (rc == 0)
-			rc = mem_sched_filter(m, a);
+			rc = sched_cells_filter(m, a);
 	} else {
-		if (mem_sched_begin(m, p->in.sched_path, a) < 0 || !(st->reader = sched_events_open(NULL, p->in.sched_path)))
+		if (sched_cells_begin(m, p->in.sched_path, a) < 0 || !(st->reader = sched_events_open(NULL, p->in.sched_path)))
 			return -1;
 		st->sched = m;
 		stream_start(st, false);
@@ -483,7 +483,7 @@ static int op_sched(void *ctx, struct mem_sched *m, const struct mem_agg *a)
 	report_warnings(p);
 	if (!st->lines) /* as an empty sched.jsonl: no scheduling stream */
 		return 0;
-	return mem_sched_end(m) < 0 ? -1 : 1;
+	return sched_cells_end(m) < 0 ? -1 : 1;
 }
 
 int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
@@ -522,7 +522,7 @@ int onepass_run(const struct onepass_opts *o, FILE *out, FILE *log)
 	rc = extract_mem_run_source(&mo, &src, out, log);
 out:
 	join_sched_thread(p, true); /* when the memory stream failed */
-	mem_sched_free(&p->sch.early);
+	sched_cells_free(&p->sch.early);
 	sched_events_close(p->sch.reader);
 	if (p->mem.queue_live)
 		bq_destroy(&p->mem.q);

@@ -76,7 +76,7 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 
 static int add_sched(struct model *m, struct model_cell *c, const struct extract_mem_cell *x)
 {
-	struct mem_sched_line *v;
+	struct sched_cells_line *v;
 	size_t n, i;
 
 	if (!x->sched)
@@ -87,7 +87,7 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 			return -1;
 		m->has_tids = true;
 	}
-	if (mem_sched_lines(x->sched, x->agg, (enum group_kind)x->kind, x->units, x->cl, &v, &n) < 0)
+	if (sched_cells_lines(x->sched, x->agg, (enum group_kind)x->kind, x->units, x->cl, &v, &n) < 0)
 		return -1;
 	c->has_sched = true;
 	c->sched = v[0];
@@ -97,7 +97,7 @@ static int add_sched(struct model *m, struct model_cell *c, const struct extract
 		c->subs[i - 1].sched.name = NULL;
 	}
 	c->sched.name = NULL;
-	mem_sched_lines_free(v, n);
+	sched_cells_lines_free(v, n);
 	return 0;
 }
 

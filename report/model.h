@@ -59,7 +59,7 @@ struct model_subcell {
 	uint64_t samples;
 	double demand;   /* CPUs the clustering counted (sharing mode) */
 	bool has_sched;
-	struct mem_sched_line sched;
+	struct sched_cells_line sched;
 	struct model_merge *merge; /* merged subcells only */
 	long series;     /* its series in the CPU chart, -1: none */
 };
@@ -75,7 +75,7 @@ struct model_cell {
 	struct model_subcell *subs; /* config order, "rest" last when there are units */
 	size_t nsubs;
 	bool has_sched;
-	struct mem_sched_line sched;
+	struct sched_cells_line sched;
 	bool clustered;  /* sharing mode */
 	double threshold, cap_cpus;
 	char *undecided; /* -v's lines of the pairs the samples cannot decide ("a ~ b\n  lines: ...\n"), NULL: none */

@@ -39,7 +39,7 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static void write_sched(FILE *f, const struct mem_sched_line *l)
+static void write_sched(FILE *f, const struct sched_cells_line *l)
 {
 	fprintf(f, "; CPU %.2f (%.1f%% of all), wakeups %llu, latency ", l->cpus, l->cpu_pct,
 		(unsigned long long)l->wakeups);

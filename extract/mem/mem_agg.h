@@ -76,8 +76,8 @@ bool jsonl_event_is_fault(const char *name, size_t len);
 
 /* ---- comm_name.c: the name a thread's comm counts under: upstream strips
  * trailing ASCII digits so that "web1".."web12" are one name ("web").
- * Shared by the aggregation (mem_agg), the comm summaries (mem_groups),
- * the thread-to-unit mapping (mem_sched) and the report.
+ * Shared by the aggregation (mem_agg), the comm summaries (sharing_units.c),
+ * the thread-to-unit mapping (sched_cells) and the report.
  */
 /* "web12" -> "web"; an all-digit comm stays as is. Returns the new length. */
 size_t comm_name_normalize(const char *comm, size_t len);

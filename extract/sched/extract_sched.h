@@ -1,8 +1,8 @@
 /*
  * extract_sched.h - the contract of extract/sched/: sched JSONL and what is
  * computed from it: `extract sched util` (sched_util.c, sched_util_cats.c),
- * and extract mem's scheduling stats per cell and unit (mem_sched.c), read
- * beside perf.jsonl on a thread of its own (mem_sched_async.c). The reader of
+ * and extract mem's scheduling stats per cell and unit (sched_cells.c), read
+ * beside perf.jsonl on a thread of its own (sched_cells_async.c). The reader of
  * sched JSONL (sched_events.h) and `extract sched stats` (sched_stats.h) are
  * part of the contract through this header, files of their own;
  * sched_events_fast.h, sched_stats_internal.h and sched_util_internal.h are
@@ -84,7 +84,7 @@ struct sched_util_windows {
 int sched_util_series(const struct sched_util_series_opts *o, FILE *in, struct sched_util_windows *out);
 void sched_util_windows_free(struct sched_util_windows *w);
 
-/* ---- mem_sched.c: scheduling stats for extract mem: per-thread results of
+/* ---- sched_cells.c: scheduling stats for extract mem: per-thread results of
  * sched.jsonl (extract/sched/sched_stats) attributed to the cells and units of
  * the memory samples. sched.jsonl has no cgroup: a thread's runtime is
  * charged to the groups of its samples in perf.jsonl in proportion to its
@@ -96,51 +96,51 @@ void sched_util_windows_free(struct sched_util_windows *w);
  * sched comm normalized (and, for NAME@hint=H units, whose hint is the
  * tid's first sample hint); threads of a cell that match no unit count in
  * its "rest" subcell; threads whose process was never sampled either are
- * left out (and counted by mem_sched_report_unattributed). A unit's CPU
+ * left out (and counted by sched_cells_report_unattributed). A unit's CPU
  * demand is its runtime divided by the trace duration.
  */
 struct sampled;
 
-struct mem_sched {
+struct sched_cells {
 	const char *path;
 	struct sched_threads st;
-	struct sched_stats_feed *feed; /* between mem_sched_begin and mem_sched_end */
+	struct sched_stats_feed *feed; /* between sched_cells_begin and sched_cells_end */
 	struct sampled *sampled;       /* its filter's state */
 };
 
 /* -v: how many threads were charged through their process, and how many not at all. */
-int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a);
+int sched_cells_report_unattributed(FILE *log, const struct sched_cells *m, const struct mem_agg *a);
 
 /*
  * Read path (sched JSONL) for the samples of a (read with track_tids):
  * only threads sampled themselves or whose process was keep their state,
  * the others count in the unattributed line. -1 with scx_fail.
  */
-int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a);
+int sched_cells_load(struct sched_cells *m, const char *path, const struct mem_agg *a);
 /*
  * The same, fed one event at a time (one-pass extract): begin (label names
- * the stream in messages and -v), mem_sched_event for each event in stream
- * order, end. mem_sched_free in any case.
+ * the stream in messages and -v), sched_cells_event for each event in stream
+ * order, end. sched_cells_free in any case.
  */
-int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg *a);
-int mem_sched_event(struct mem_sched *m, const struct sched_event *ev);
+int sched_cells_begin(struct sched_cells *m, const char *label, const struct mem_agg *a);
+int sched_cells_event(struct sched_cells *m, const struct sched_event *ev);
 /*
  * Or begin before the samples are all counted (one-pass extract with
  * threads: the sched stream is aggregated beside the memory stream):
- * begin_early keeps every thread, mem_sched_filter, once a is complete,
- * drops those mem_sched_begin would have; the results are the same.
+ * begin_early keeps every thread, sched_cells_filter, once a is complete,
+ * drops those sched_cells_begin would have; the results are the same.
  */
-int mem_sched_begin_early(struct mem_sched *m, const char *label);
-int mem_sched_filter(struct mem_sched *m, const struct mem_agg *a);
-int mem_sched_end(struct mem_sched *m);
-void mem_sched_free(struct mem_sched *m);
+int sched_cells_begin_early(struct sched_cells *m, const char *label);
+int sched_cells_filter(struct sched_cells *m, const struct mem_agg *a);
+int sched_cells_end(struct sched_cells *m);
+void sched_cells_free(struct sched_cells *m);
 
 /* demand[i] = runtime of unit i / trace duration, in CPUs. -1 on OOM. */
-int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+int sched_cells_demand(const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
 		     const struct unit_list *u, double *demand);
 
 /* Scheduling numbers of a set of threads (a cell, a subcell). */
-struct mem_sched_line {
+struct sched_cells_line {
 	char *name;          /* NULL for the cell itself, else the subcell name (malloc'ed) */
 	double cpus;         /* runtime / trace duration */
 	double cpu_pct;      /* cpus as a percentage of the CPUs seen */
@@ -150,13 +150,13 @@ struct mem_sched_line {
 };
 
 /*
- * The lines mem_sched_report prints, as numbers: [0] the cell, then one per
+ * The lines sched_cells_report prints, as numbers: [0] the cell, then one per
  * subcell (cluster, or unit when cl is NULL), then "rest" when there are
- * units. *out is malloc'ed (free with mem_sched_lines_free). -1 on OOM.
+ * units. *out is malloc'ed (free with sched_cells_lines_free). -1 on OOM.
  */
-int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
-		    const struct unit_list *u, const struct clustering *cl, struct mem_sched_line **out, size_t *n);
-void mem_sched_lines_free(struct mem_sched_line *v, size_t n);
+int sched_cells_lines(const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
+		    const struct unit_list *u, const struct clustering *cl, struct sched_cells_line **out, size_t *n);
+void sched_cells_lines_free(struct sched_cells_line *v, size_t n);
 
 /*
  * One line for the cell and one per subcell (clusters of units, or one
@@ -165,26 +165,26 @@ void mem_sched_lines_free(struct mem_sched_line *v, size_t n);
  *    latency p50 A.A us p99 B.B us, migrations M"
  * NAME is the cell name, or CELL/SUBCELL. -1 on OOM.
  */
-int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+int sched_cells_report(FILE *log, const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
 		     const char *cell_name, const struct unit_list *u, const struct clustering *cl);
 
-/* ---- mem_sched_async.c: the two-step path's sched JSONL read on a thread of
+/* ---- sched_cells_async.c: the two-step path's sched JSONL read on a thread of
  * its own while perf.jsonl is read (extract -f perf.jsonl -j 2 and more):
- * the events go into a mem_sched begun early (every thread kept), and once
- * the samples are all counted the filter mem_sched_load would have applied
- * from the start is installed; the results are mem_sched_load's.
+ * the events go into a sched_cells begun early (every thread kept), and once
+ * the samples are all counted the filter sched_cells_load would have applied
+ * from the start is installed; the results are sched_cells_load's.
  */
-struct mem_sched_async;
+struct sched_cells_async;
 
 /* Start reading path into m (which the thread owns until finish or
  * cancel). NULL with scx_fail when no thread could be started. */
-struct mem_sched_async *mem_sched_async_start(struct mem_sched *m, const char *path);
+struct sched_cells_async *sched_cells_async_start(struct sched_cells *m, const char *path);
 /* Wait for the end of the stream, then filter by a's samples and end m:
  * 0, or -1 with the thread's scx_fail message (the first error of the
- * stream, as mem_sched_load gives it). Frees t. */
-int mem_sched_async_finish(struct mem_sched_async *t, const struct mem_agg *a);
+ * stream, as sched_cells_load gives it). Frees t. */
+int sched_cells_async_finish(struct sched_cells_async *t, const struct mem_agg *a);
 /* The samples failed: stop the thread at its next event and free t (m is
- * left for mem_sched_free). */
-void mem_sched_async_cancel(struct mem_sched_async *t);
+ * left for sched_cells_free). */
+void sched_cells_async_cancel(struct sched_cells_async *t);
 
 #endif

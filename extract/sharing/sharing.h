@@ -2,8 +2,8 @@
  * sharing.h - the contract of extract/sharing/: from aggregated samples to
  * a cell config: the config's data structure and printer (cell_config.c)
  * and its reader for `scxprof place` (cell_config_read.c),
- * the comm summaries and upstream's units (mem_groups.c), the -v/-vv report
- * (mem_report.c), and the sharing-aware clustering of the units with its
+ * the comm summaries and upstream's units (sharing_units.c), the -v/-vv report
+ * (sharing_report.c), and the sharing-aware clustering of the units with its
  * evidence (sharing.c, sharing_evidence.c, sharing_lines.c, sharing_log.c).
  * The rest of extract includes nothing else from this room.
  */
@@ -153,7 +153,7 @@ long cell_config_check_buf(const char *name, const char *buf, size_t n, const st
 long cell_config_check_file(const char *path, const struct reader_limits *l, reader_problem_fn fn, void *ctx,
 			    struct cell_config_summary *sum);
 
-/* ---- mem_groups.c: upstream's comm-level view of a set of groups: comms
+/* ---- sharing_units.c: upstream's comm-level view of a set of groups: comms
  * normalized by stripping trailing ASCII digits, with their concrete comms
  * and hint values (comm_summary), and the significant "units" upstream
  * turns into subcells (a normalized comm above 5% of the group's samples,
@@ -196,16 +196,16 @@ struct comm_summary {
 };
 
 /* Summarize the groups whose indexes are listed. -1 on OOM. */
-int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+int sharing_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
 		       struct comm_summary *out);
 /* Report order: comms by count (desc) then name; concretes and hints likewise by count. */
-void mem_groups_summary_sort_by_count(struct comm_summary *s);
+void sharing_summary_sort_by_count(struct comm_summary *s);
 /* Config order: comms, concretes and hints by name / value. */
-void mem_groups_summary_sort_by_name(struct comm_summary *s);
-void mem_groups_summary_free(struct comm_summary *s);
+void sharing_summary_sort_by_name(struct comm_summary *s);
+void sharing_summary_free(struct comm_summary *s);
 
 /* True when count is strictly above pct% of total, computed as upstream does (pct 5). */
-bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct);
+bool sharing_is_significant(uint64_t count, uint64_t total, double pct);
 
 struct unit {
 	char *name;                 /* "web" or "alpha@hint=7" */
@@ -228,8 +228,8 @@ struct unit_list {
  * with use_hints its hint values above min_share percent of the comm when
  * it has more than one. -1 on OOM.
  */
-int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out);
-void mem_groups_unit_list_free(struct unit_list *u);
+int sharing_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out);
+void sharing_unit_list_free(struct unit_list *u);
 
 
 
@@ -238,9 +238,9 @@ void mem_groups_unit_list_free(struct unit_list *u);
  * then the workload group, then rest. Caller frees; NULL on OOM (or when
  * there are no groups, with *n == 0).
  */
-size_t *mem_groups_in_order(const struct mem_agg *a, size_t *n);
+size_t *sharing_groups_in_order(const struct mem_agg *a, size_t *n);
 /* Indexes of the groups of one kind, in the same order. */
-size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n);
+size_t *sharing_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n);
 
 /* ---- sharing.c, sharing_evidence.c, sharing_lines.c, sharing_log.c: sharing-aware clustering of extract mem's units.
  *
@@ -587,12 +587,12 @@ int allotment_specs_note(FILE *log, const struct mem_agg *a, const size_t *group
 long allotment_configs_write(const char *dir, const struct cell_config *cfg, size_t allot,
 			     const struct cell_config *specs, const struct reader_limits *l);
 
-/* ---- mem_report.c: extract mem's -v/-vv report, upstream's exact text: the
+/* ---- sharing_report.c: extract mem's -v/-vv report, upstream's exact text: the
  * total, then one block per group (allotment matches by name, the workload
  * group, rest) with its normalized comms, their hints (--use-hints) and,
  * with -vv, their concrete comms.
  */
 /* Write the report for verbosity >= 1 into f. -1 on OOM. */
-int mem_report_write(FILE *f, const struct mem_agg *a, int verbosity, bool use_hints);
+int sharing_report_write(FILE *f, const struct mem_agg *a, int verbosity, bool use_hints);
 
 #endif

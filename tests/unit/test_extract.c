@@ -76,7 +76,7 @@ Test(jsonl_scan, rejects_malformed_lines_saying_what)
 	cr_assert_str_eq(err, "not a JSON object");
 }
 
-Test(mem_groups, normalize_strips_trailing_digits_only)
+Test(sharing_units, normalize_strips_trailing_digits_only)
 {
 	cr_assert_eq(comm_name_normalize("web12", 5), 3);
 	cr_assert_eq(comm_name_normalize("kworker/3:1", 11), 10);
@@ -84,12 +84,12 @@ Test(mem_groups, normalize_strips_trailing_digits_only)
 	cr_assert_eq(comm_name_normalize("a1b", 3), 3);
 }
 
-Test(mem_groups, significance_is_strictly_above_five_percent)
+Test(sharing_units, significance_is_strictly_above_five_percent)
 {
-	cr_assert(!mem_groups_is_significant(5, 100, SIGNIFICANT_PCT));
-	cr_assert(mem_groups_is_significant(6, 110, SIGNIFICANT_PCT));
-	cr_assert(!mem_groups_is_significant(1, 20, SIGNIFICANT_PCT));
-	cr_assert(!mem_groups_is_significant(0, 0, SIGNIFICANT_PCT));
+	cr_assert(!sharing_is_significant(5, 100, SIGNIFICANT_PCT));
+	cr_assert(sharing_is_significant(6, 110, SIGNIFICANT_PCT));
+	cr_assert(!sharing_is_significant(1, 20, SIGNIFICANT_PCT));
+	cr_assert(!sharing_is_significant(0, 0, SIGNIFICANT_PCT));
 }
 
 /* The one reader gives both users what they take: sched stats' llc/node

@@ -186,14 +186,14 @@ static uint64_t name_count(const struct mem_agg *a, const char *name, size_t *nr
 	size_t g = 0, i;
 	uint64_t n = 0;
 
-	cr_assert_eq(mem_groups_summary_build(a, &g, 1, &s), 0);
+	cr_assert_eq(sharing_summary_build(a, &g, 1, &s), 0);
 	for (i = 0; i < s.nr; i++)
 		if (!strcmp(s.comms[i].name, name)) {
 			n = s.comms[i].count;
 			if (nr_concretes)
 				*nr_concretes = s.comms[i].nr_concretes;
 		}
-	mem_groups_summary_free(&s);
+	sharing_summary_free(&s);
 	return n;
 }
 

@@ -1,5 +1,5 @@
 /*
- * mem_groups.c - comm summaries and upstream's significant units (see
+ * sharing_units.c - comm summaries and upstream's significant units (see
  * sharing.h). Summaries are built once per group set at the end of the
  * stream, so clarity wins over speed here: collect, sort, merge.
  */
@@ -12,7 +12,7 @@
 #include "extract/mem/mem_agg.h"
 #include "lib/error.h"
 
-bool mem_groups_is_significant(uint64_t count, uint64_t total, double pct)
+bool sharing_is_significant(uint64_t count, uint64_t total, double pct)
 {
 	return total > 0 && ((double)count / (double)total) * 100.0 > pct;
 }
@@ -56,7 +56,7 @@ static int add_comm_rec(struct norm_comm *nc, const struct comm_rec *c, struct c
 	return 0;
 }
 
-int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
+int sharing_summary_build(const struct mem_agg *a, const size_t *groups, size_t nr_groups,
 		       struct comm_summary *out)
 {
 	struct strmap index;
@@ -96,7 +96,7 @@ int mem_groups_summary_build(const struct mem_agg *a, const size_t *groups, size
 }
 
 /* Concrete comm names are borrowed from the comm_recs; only arrays are owned. */
-void mem_groups_summary_free(struct comm_summary *s)
+void sharing_summary_free(struct comm_summary *s)
 {
 	size_t i;
 
@@ -168,12 +168,12 @@ static void sort_summary(struct comm_summary *s, int (*comms)(const void *, cons
 	}
 }
 
-void mem_groups_summary_sort_by_count(struct comm_summary *s)
+void sharing_summary_sort_by_count(struct comm_summary *s)
 {
 	sort_summary(s, norm_by_count, concrete_by_count, hint_by_count);
 }
 
-void mem_groups_summary_sort_by_name(struct comm_summary *s)
+void sharing_summary_sort_by_name(struct comm_summary *s)
 {
 	sort_summary(s, norm_by_name, concrete_by_name, hint_by_value);
 }
@@ -233,7 +233,7 @@ oom:
 	return scx_fail("out of memory");
 }
 
-int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out)
+int sharing_upstream_units(const struct comm_summary *s, bool use_hints, double min_share, struct unit_list *out)
 {
 	size_t i, h;
 
@@ -242,11 +242,11 @@ int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, doub
 		const struct norm_comm *c = &s->comms[i];
 		bool split = false;
 
-		if (!mem_groups_is_significant(c->count, s->total, min_share))
+		if (!sharing_is_significant(c->count, s->total, min_share))
 			continue;
 		if (use_hints && c->nr_hints > 1) {
 			for (h = 0; h < c->nr_hints; h++) {
-				if (c->hints[h].other || !mem_groups_is_significant(c->hints[h].count, c->count, min_share))
+				if (c->hints[h].other || !sharing_is_significant(c->hints[h].count, c->count, min_share))
 					continue;
 				split = true;
 				if (add_unit(out, c, true, c->hints[h].hint, c->hints[h].count) < 0)
@@ -259,7 +259,7 @@ int mem_groups_upstream_units(const struct comm_summary *s, bool use_hints, doub
 	return 0;
 }
 
-void mem_groups_unit_list_free(struct unit_list *u)
+void sharing_unit_list_free(struct unit_list *u)
 {
 	size_t i, j;
 
@@ -287,7 +287,7 @@ static int group_cmp(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n)
+size_t *sharing_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t *n)
 {
 	size_t *v = malloc((a->nr_groups + 1) * sizeof(*v)), i;
 
@@ -304,7 +304,7 @@ size_t *mem_groups_of_kind(const struct mem_agg *a, enum group_kind kind, size_t
 	return v;
 }
 
-size_t *mem_groups_in_order(const struct mem_agg *a, size_t *n)
+size_t *sharing_groups_in_order(const struct mem_agg *a, size_t *n)
 {
-	return mem_groups_of_kind(a, (enum group_kind)-1, n);
+	return sharing_groups_of_kind(a, (enum group_kind)-1, n);
 }

@@ -1,5 +1,5 @@
 /*
- * mem_sched.c - sched.jsonl stats per extract mem cell, unit and subcell
+ * sched_cells.c - sched.jsonl stats per extract mem cell, unit and subcell
  * (see extract_sched.h). Thread counts are small, so each question is a scan
  * over all threads.
  */
@@ -42,7 +42,7 @@ static int sampled_init(struct sampled *x, const struct mem_agg *a)
 	return 0;
 }
 
-int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *a)
+int sched_cells_load(struct sched_cells *m, const char *path, const struct mem_agg *a)
 {
 	struct sampled x;
 	FILE *f;
@@ -62,7 +62,7 @@ int mem_sched_load(struct mem_sched *m, const char *path, const struct mem_agg *
 	return rc;
 }
 
-int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg *a)
+int sched_cells_begin(struct sched_cells *m, const char *label, const struct mem_agg *a)
 {
 	memset(m, 0, sizeof(*m));
 	m->path = label;
@@ -75,7 +75,7 @@ int mem_sched_begin(struct mem_sched *m, const char *label, const struct mem_agg
 	return 0;
 }
 
-int mem_sched_begin_early(struct mem_sched *m, const char *label)
+int sched_cells_begin_early(struct sched_cells *m, const char *label)
 {
 	memset(m, 0, sizeof(*m));
 	m->path = label;
@@ -84,10 +84,10 @@ int mem_sched_begin_early(struct mem_sched *m, const char *label)
 	return 0;
 }
 
-int mem_sched_filter(struct mem_sched *m, const struct mem_agg *a)
+int sched_cells_filter(struct sched_cells *m, const struct mem_agg *a)
 {
 	if (m->sampled)
-		return 0; /* filtering since mem_sched_begin */
+		return 0; /* filtering since sched_cells_begin */
 	if (!(m->sampled = calloc(1, sizeof(*m->sampled))))
 		return scx_fail("out of memory");
 	if (sampled_init(m->sampled, a) < 0)
@@ -95,12 +95,12 @@ int mem_sched_filter(struct mem_sched *m, const struct mem_agg *a)
 	return sched_stats_feed_set_keep(m->feed, sampled_thread, m->sampled);
 }
 
-int mem_sched_event(struct mem_sched *m, const struct sched_event *ev)
+int sched_cells_event(struct sched_cells *m, const struct sched_event *ev)
 {
 	return sched_stats_feed_event(m->feed, ev);
 }
 
-int mem_sched_end(struct mem_sched *m)
+int sched_cells_end(struct sched_cells *m)
 {
 	struct sched_stats_feed *f = m->feed;
 
@@ -108,7 +108,7 @@ int mem_sched_end(struct mem_sched *m)
 	return sched_stats_feed_end(f, &m->st);
 }
 
-void mem_sched_free(struct mem_sched *m)
+void sched_cells_free(struct sched_cells *m)
 {
 	sched_stats_feed_free(m->feed);
 	m->feed = NULL;
@@ -163,7 +163,7 @@ static double thread_share(const struct mem_agg *a, const struct sched_thread_st
 }
 
 /* Unit index of thread i in the cell of kind, CELL_REST or NOT_IN_CELL; *share as above. */
-static long thread_unit(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+static long thread_unit(const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
 			const struct unit_list *u, size_t i, double *share, bool *major)
 {
 	const struct sched_thread_stats *t = &m->st.v[i];
@@ -187,7 +187,7 @@ static long thread_unit(const struct mem_sched *m, const struct mem_agg *a, enum
 	return CELL_REST;
 }
 
-int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+int sched_cells_demand(const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
 		     const struct unit_list *u, double *demand)
 {
 	double dur = (double)m->st.duration_ns, share;
@@ -208,7 +208,7 @@ int mem_sched_demand(const struct mem_sched *m, const struct mem_agg *a, enum gr
 /* At least this share of the traced CPU time unattributed: -v says what the cells' figures miss. */
 #define UNATTRIBUTED_NOTE 0.25
 
-int mem_sched_report_unattributed(FILE *log, const struct mem_sched *m, const struct mem_agg *a)
+int sched_cells_report_unattributed(FILE *log, const struct sched_cells *m, const struct mem_agg *a)
 {
 	size_t i, n = 0, by_pid = 0;
 	uint64_t runtime = 0, pid_runtime = 0, all;
@@ -257,8 +257,8 @@ static int cmp_u64(const void *x, const void *y)
  * The numbers of the threads where sel[i] is set: runtime times share[i];
  * wakeups, migrations and latencies of the threads where major[i] is set.
  */
-static int line_of(const struct mem_sched *m, const bool *sel, const double *share, const bool *major,
-		   struct mem_sched_line *l)
+static int line_of(const struct sched_cells *m, const bool *sel, const double *share, const bool *major,
+		   struct sched_cells_line *l)
 {
 	uint64_t *lat;
 	size_t i, nlat = 0;
@@ -297,7 +297,7 @@ static int line_of(const struct mem_sched *m, const bool *sel, const double *sha
 	return 0;
 }
 
-void mem_sched_lines_free(struct mem_sched_line *v, size_t n)
+void sched_cells_lines_free(struct sched_cells_line *v, size_t n)
 {
 	size_t i;
 
@@ -306,14 +306,14 @@ void mem_sched_lines_free(struct mem_sched_line *v, size_t n)
 	free(v);
 }
 
-int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
-		    const struct unit_list *u, const struct clustering *cl, struct mem_sched_line **out, size_t *n)
+int sched_cells_lines(const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
+		    const struct unit_list *u, const struct clustering *cl, struct sched_cells_line **out, size_t *n)
 {
 	size_t i, j, nsub = u ? (cl ? cl->n : u->n) : 0, nl = 1 + nsub + (nsub ? 1 : 0);
 	long *of = calloc(m->st.n ? m->st.n : 1, sizeof(*of));
 	bool *sel = calloc(m->st.n ? m->st.n : 1, sizeof(*sel)), *major = calloc(m->st.n ? m->st.n : 1, sizeof(*major));
 	double *share = calloc(m->st.n ? m->st.n : 1, sizeof(*share));
-	struct mem_sched_line *v = calloc(nl, sizeof(*v));
+	struct sched_cells_line *v = calloc(nl, sizeof(*v));
 	int rc = -1;
 
 	*out = NULL;
@@ -362,7 +362,7 @@ int mem_sched_lines(const struct mem_sched *m, const struct mem_agg *a, enum gro
 	*n = nl;
 	v = NULL;
 out:
-	mem_sched_lines_free(v, nl);
+	sched_cells_lines_free(v, nl);
 	free(of);
 	free(sel);
 	free(major);
@@ -370,16 +370,16 @@ out:
 	return rc;
 }
 
-int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg *a, enum group_kind kind,
+int sched_cells_report(FILE *log, const struct sched_cells *m, const struct mem_agg *a, enum group_kind kind,
 		     const char *cell_name, const struct unit_list *u, const struct clustering *cl)
 {
-	struct mem_sched_line *v;
+	struct sched_cells_line *v;
 	size_t n, i;
 
-	if (mem_sched_lines(m, a, kind, u, cl, &v, &n) < 0)
+	if (sched_cells_lines(m, a, kind, u, cl, &v, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct mem_sched_line *l = &v[i];
+		const struct sched_cells_line *l = &v[i];
 
 		fprintf(log, "  sched %s%s%s: cpu %.2f (%.1f%%), runtime %.1f ms, wakeups %llu, ", cell_name,
 			l->name ? "/" : "", l->name ? l->name : "", l->cpus, l->cpu_pct, (double)l->runtime_ns / 1e6,
@@ -391,6 +391,6 @@ int mem_sched_report(FILE *log, const struct mem_sched *m, const struct mem_agg 
 			fprintf(log, "latency p50 - p99 -");
 		fprintf(log, ", migrations %llu\n", (unsigned long long)l->migrations);
 	}
-	mem_sched_lines_free(v, n);
+	sched_cells_lines_free(v, n);
 	return 0;
 }

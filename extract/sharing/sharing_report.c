@@ -1,5 +1,5 @@
 /*
- * mem_report.c - the -v/-vv text (see sharing.h). Every percentage has
+ * sharing_report.c - the -v/-vv text (see sharing.h). Every percentage has
  * two decimals; a line is shown when its share is strictly above 1% (or
  * always with -vv), the others are counted in a "... K more" line.
  */
@@ -87,9 +87,9 @@ static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity
 	size_t i, skipped = 0;
 	bool merged = false;
 
-	if (mem_groups_summary_build(a, &g, 1, &s) < 0)
+	if (sharing_summary_build(a, &g, 1, &s) < 0)
 		return -1;
-	mem_groups_summary_sort_by_count(&s);
+	sharing_summary_sort_by_count(&s);
 	fprintf(f, "\n%s: %llu samples (%.2f%%)\n", a->groups[g].key, (unsigned long long)s.total,
 		pct(s.total, a->total));
 	for (i = 0; i < s.nr; i++) {
@@ -107,13 +107,13 @@ static int write_group(FILE *f, const struct mem_agg *a, size_t g, int verbosity
 	write_folded(f, &a->groups[g]);
 	if (a->groups[g].folded_groups)
 		write_folded_groups(f, a, allotment_samples(a));
-	mem_groups_summary_free(&s);
+	sharing_summary_free(&s);
 	return 0;
 }
 
-int mem_report_write(FILE *f, const struct mem_agg *a, int verbosity, bool use_hints)
+int sharing_report_write(FILE *f, const struct mem_agg *a, int verbosity, bool use_hints)
 {
-	size_t n, i, *order = mem_groups_in_order(a, &n);
+	size_t n, i, *order = sharing_groups_in_order(a, &n);
 
 	if (!order)
 		return -1;

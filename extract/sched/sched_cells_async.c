@@ -1,5 +1,5 @@
 /*
- * mem_sched_async.c - sched JSONL read beside perf.jsonl (see
+ * sched_cells_async.c - sched JSONL read beside perf.jsonl (see
  * extract_sched.h). The thread's error message is copied out, since
  * scx_fail's buffer is per thread.
  */
@@ -13,8 +13,8 @@
 #include "extract/sched/sched_events.h"
 #include "lib/error.h"
 
-struct mem_sched_async {
-	struct mem_sched *m;
+struct sched_cells_async {
+	struct sched_cells *m;
 	const char *path;
 	pthread_t thread;
 	atomic_int cancel;
@@ -22,14 +22,14 @@ struct mem_sched_async {
 	char err[1024];
 };
 
-static int read_all(struct mem_sched_async *t)
+static int read_all(struct sched_cells_async *t)
 {
 	struct sched_reader *r;
 	struct sched_event ev;
 	FILE *f;
 	int n;
 
-	if (mem_sched_begin_early(t->m, t->path) < 0)
+	if (sched_cells_begin_early(t->m, t->path) < 0)
 		return -1;
 	if (!(f = fopen(t->path, "r")))
 		return scx_fail_errno("%s: cannot open", t->path);
@@ -38,7 +38,7 @@ static int read_all(struct mem_sched_async *t)
 		return -1;
 	}
 	while (!atomic_load_explicit(&t->cancel, memory_order_relaxed) && (n = sched_events_next(r, &ev)) > 0)
-		if (mem_sched_event(t->m, &ev) < 0) {
+		if (sched_cells_event(t->m, &ev) < 0) {
 			n = -1;
 			break;
 		}
@@ -51,16 +51,16 @@ static int read_all(struct mem_sched_async *t)
 
 static void *reader_main(void *arg)
 {
-	struct mem_sched_async *t = arg;
+	struct sched_cells_async *t = arg;
 
 	if ((t->rc = read_all(t)) < 0)
 		snprintf(t->err, sizeof(t->err), "%s", scx_errmsg());
 	return NULL;
 }
 
-struct mem_sched_async *mem_sched_async_start(struct mem_sched *m, const char *path)
+struct sched_cells_async *sched_cells_async_start(struct sched_cells *m, const char *path)
 {
-	struct mem_sched_async *t = calloc(1, sizeof(*t));
+	struct sched_cells_async *t = calloc(1, sizeof(*t));
 	int e;
 
 	if (!t) {
@@ -78,9 +78,9 @@ struct mem_sched_async *mem_sched_async_start(struct mem_sched *m, const char *p
 	return t;
 }
 
-int mem_sched_async_finish(struct mem_sched_async *t, const struct mem_agg *a)
+int sched_cells_async_finish(struct sched_cells_async *t, const struct mem_agg *a)
 {
-	struct mem_sched *m = t->m;
+	struct sched_cells *m = t->m;
 	int rc;
 
 	pthread_join(t->thread, NULL);
@@ -88,12 +88,12 @@ int mem_sched_async_finish(struct mem_sched_async *t, const struct mem_agg *a)
 	if (rc < 0)
 		scx_fail("%s", t->err);
 	free(t);
-	if (rc == 0 && (mem_sched_filter(m, a) < 0 || mem_sched_end(m) < 0))
+	if (rc == 0 && (sched_cells_filter(m, a) < 0 || sched_cells_end(m) < 0))
 		rc = -1;
 	return rc;
 }
 
-void mem_sched_async_cancel(struct mem_sched_async *t)
+void sched_cells_async_cancel(struct sched_cells_async *t)
 {
 	atomic_store(&t->cancel, 1);
 	pthread_join(t->thread, NULL);
