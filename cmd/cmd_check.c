@@ -7,7 +7,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cmd/check_demands.h"
 #include "cmd/commands.h"
 #include "cmd/opts.h"
 #include "extract/extract.h"
@@ -28,35 +30,72 @@ static const char summary[] =
 	"checks against another reader's limits. With --topology FILE (a topology.json), a\n"
 	"config with no problem is laid out as scx_mitosis would at equal weights: which of\n"
 	"the cgroups given with --cgroup PATH (repeatable, below /sys/fs/cgroup) become cells,\n"
-	"each cell's and subcell's CPU run and its LLCs (docs/llc-sharing.md).";
+	"each cell's and subcell's CPU run and its LLCs (docs/llc-sharing.md). --demands DIR\n"
+	"(a PROFILE.out: perf.jsonl and sched.jsonl) adds the recording's threads and a\n"
+	"second layout at their demands (runtime / trace duration), the fixed point of\n"
+	"scx_mitosis --enable-rebalancing, beside the equal one.";
 
-/* The config laid out on the topology for the cgroups given: the cells and runs, on stdout. */
-static int show_layout(const char *config, const char *topology, const struct opt_list *cgroups)
+/* One layout of t[0..n) on stdout under mo, after its title line. */
+static int print_layout(const struct cell_config *cfg, const struct llc_map *map, const struct mitosis_opts *mo,
+			struct place_thread *t, size_t n)
+{
+	struct place_mitosis pm = {0};
+
+	if (place_mitosis_plan(&pm, cfg, map, mo, t, n) < 0)
+		return -1;
+	place_mitosis_print(stdout, &pm, map);
+	place_mitosis_free(&pm);
+	return 0;
+}
+
+/*
+ * The config laid out on the topology for the cgroups given (one thread of
+ * no comm each: its cell's catch-all) and, with --demands DIR, the
+ * recording's threads: the cells and runs at equal weights, then at the
+ * recorded demands (the --enable-rebalancing fixed point), on stdout.
+ */
+static int show_layout(const char *config, const char *topology, const struct opt_list *cgroups, const char *demands)
 {
 	struct cell_config cfg = {0};
 	struct llc_map map = {0};
-	struct place_mitosis pm = {0};
-	struct place_thread *t = calloc(cgroups->n + 1, sizeof(*t));
+	struct place_thread *t = NULL, *rec = NULL;
+	struct check_demands_info info = {0};
 	struct mitosis_opts mo = {.llc_aware = true};
+	size_t n = cgroups->n, nrec = 0;
 	int rc = -1;
 
-	if (!t)
-		return scx_fail("out of memory");
 	if (cell_config_read(config, &cfg) < 0 || llc_map_from_json(topology, &map) < 0)
 		goto out;
-	for (size_t i = 0; i < cgroups->n; i++) /* one thread of no comm per cgroup: its cell's catch-all */
-		snprintf(t[i].cgroup, sizeof(t[i].cgroup), "%s", cgroups->v[i]);
-	if (place_mitosis_plan(&pm, &cfg, &map, &mo, t, cgroups->n) < 0)
+	if (demands && check_demands_read(demands, &rec, &nrec, &info) < 0)
 		goto out;
+	if (!(t = calloc(n + nrec + 1, sizeof(*t)))) {
+		scx_fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < cgroups->n; i++)
+		snprintf(t[i].cgroup, sizeof(t[i].cgroup), "%s", cgroups->v[i]);
+	if (nrec)
+		memcpy(t + n, rec, nrec * sizeof(*t));
+	n += nrec;
 	printf("%s on %s (%u CPUs, %zu LLCs), %s %s at equal weights:\n", config, topology, map.online, map.nr_llcs,
 	       MITOSIS_MODEL_NAME, MITOSIS_MODEL_VERSION);
-	place_mitosis_print(stdout, &pm, &map);
+	if (print_layout(&cfg, &map, &mo, t, n) < 0)
+		goto out;
+	if (demands) {
+		mo.rebalancing = true;
+		printf("%s at the demands of %s (--enable-rebalancing's fixed point): %zu threads, %.2f CPUs over %.3f s "
+		       "of trace; %zu threads of %.2f CPUs left out (neither they nor their process sampled: no cgroup):\n",
+		       MITOSIS_MODEL_NAME, demands, nrec, info.cpus, (double)info.duration_ns / 1e9, info.unattributed,
+		       info.unattributed_cpus);
+		if (print_layout(&cfg, &map, &mo, t, n) < 0)
+			goto out;
+	}
 	rc = 0;
 out:
-	place_mitosis_free(&pm);
 	llc_map_free(&map);
 	cell_config_free(&cfg);
 	free(t);
+	free(rec);
 	return rc;
 }
 
@@ -74,13 +113,16 @@ static int print_problem(void *ctx, const char *where, const char *rule, const c
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct cmd_usage u = {"check", "[--reader-limits SPEC] [--topology FILE [--cgroup PATH...]] CONFIG",
+	static const struct cmd_usage u = {"check",
+					   "[--reader-limits SPEC] [--topology FILE [--cgroup PATH...] [--demands DIR]] CONFIG",
 					   summary, true};
 	static struct opt_list cgroups;
-	const char *limits_spec = NULL, *topology = NULL;
+	const char *limits_spec = NULL, *topology = NULL, *demands = NULL;
 	const struct opt opts[] = {
 		OPT_STRING(0, "topology", &topology, "FILE", "show the scx_mitosis layout on this topology.json"),
 		OPT_LIST(0, "cgroup", &cgroups, "PATH", "--topology: a cgroup that exists (below /sys/fs/cgroup; repeatable)"),
+		OPT_STRING(0, "demands", &demands, "DIR",
+			   "--topology: also lay out at the demands of the recording in DIR (perf.jsonl, sched.jsonl)"),
 		OPT_STRING(0, "reader-limits", &limits_spec, "SPEC",
 			   "subcells=N,or=N,and=N,prefix=N: another reader's limits (default " READER_DEFAULT_NAME "'s 8,4,4,15)"),
 		OPT_END(),
@@ -95,6 +137,8 @@ int cmd_check(int argc, char **argv)
 		return argc == OPTS_HELP ? EXIT_OK : EXIT_USAGE;
 	if (argc != 1)
 		return opts_usage_error(&u, argc ? "one CONFIG only" : "no CONFIG given"), EXIT_USAGE;
+	if (demands && !topology)
+		return opts_usage_error(&u, "--demands DIR needs --topology FILE"), EXIT_USAGE;
 	if (limits_spec && reader_limits_parse(limits_spec, &limits) < 0)
 		return opts_usage_error(&u, "%s", scx_errmsg()), EXIT_USAGE;
 	p.path = argv[0];
@@ -105,7 +149,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (n > 0)
 		return EXIT_ERROR;
-	if (topology && show_layout(argv[0], topology, &cgroups) < 0) {
+	if (topology && show_layout(argv[0], topology, &cgroups, demands) < 0) {
 		fprintf(stderr, "scxprof check: %s\n", scx_errmsg());
 		return EXIT_ERROR;
 	}
