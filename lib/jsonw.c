@@ -257,16 +257,6 @@ char *jsonw_put_hex_str(char *p, uint64_t v)
 	return p;
 }
 
-char *jsonw_put_time_str(char *p, uint64_t ns)
-{
-	*p++ = '"';
-	p = jsonw_put_u64(p, ns / 1000000000ULL);
-	*p++ = '.';
-	p = jsonw_put_9digits(p, (uint32_t)(ns % 1000000000ULL));
-	*p++ = '"';
-	return p;
-}
-
 /* A scalar value: comma if needed, then what put() writes (at most max bytes). */
 #define PUT_VALUE(w, max, expr)                            \
 	do {                                               \

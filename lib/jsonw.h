@@ -232,7 +232,6 @@ static inline char *jsonw_put_hex(char *p, uint64_t v)
 	return p + n;
 }
 #endif
-char *jsonw_put_time_str(char *p, uint64_t ns);
 
 /* Raw bytes (already valid JSON or a newline). */
 void jsonw_raw(struct jsonw *w, const char *s, size_t n);

@@ -70,8 +70,6 @@ struct host_topology {
 };
 
 void host_topology_free(struct host_topology *t);
-/* The entry of cpu, NULL when not listed. */
-const struct host_cpu *host_topology_cpu(const struct host_topology *t, int cpu);
 /* CPUs sharing the largest LLC (by llc_cpus, else by CPUs of the same llc id); n when no CPU has an LLC. */
 unsigned host_topology_largest_llc(const struct host_topology *t);
 

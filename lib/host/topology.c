@@ -22,23 +22,6 @@ void host_topology_free(struct host_topology *t)
 	memset(t, 0, sizeof(*t));
 }
 
-const struct host_cpu *host_topology_cpu(const struct host_topology *t, int cpu)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) { /* ascending by cpu */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->cpus[mid].cpu == cpu)
-			return &t->cpus[mid];
-		if (t->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 unsigned host_topology_largest_llc(const struct host_topology *t)
 {
 	unsigned best = 0;

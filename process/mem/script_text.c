@@ -75,15 +75,6 @@ static int hex_val(char c)
 	return -1;
 }
 
-bool script_text_is_blank_or_comment(const char *line, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && is_space(line[i]))
-		i++;
-	return i == len || line[i] == '#';
-}
-
 static int tokenize(struct line_ctx *c, const char *s, size_t len)
 {
 	size_t i = 0;

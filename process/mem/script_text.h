@@ -36,12 +36,4 @@ struct script_mem_sample {
  */
 int script_text_parse_mem_line(const char *line, size_t len, struct script_mem_sample *out);
 
-/*
- * True when the line is empty, only whitespace, or a '#' comment (perf
- * script --header). script_text_parse_mem_line() fails on these with the reason
- * "empty line" or "comment". Note: upstream ignores blank lines silently but
- * counts '#' lines as unparseable.
- */
-bool script_text_is_blank_or_comment(const char *line, size_t len);
-
 #endif

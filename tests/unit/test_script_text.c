@@ -310,15 +310,6 @@ Test(script_text, negative_pid_tid_as_perf_prints_them)
 	parse_bad("x --1/1 1.0: 1 2 f (d) 3 4K", "no pid/tid field");
 }
 
-Test(script_text, blank_or_comment)
-{
-	cr_expect(script_text_is_blank_or_comment("", 0));
-	cr_expect(script_text_is_blank_or_comment("  \t\r", 4));
-	cr_expect(script_text_is_blank_or_comment("  # x", 5));
-	cr_expect_not(script_text_is_blank_or_comment("a # x", 5));
-	cr_expect_not(script_text_is_blank_or_comment("a 1/2 1.0: 1 2 f (d)", 20));
-}
-
 /* Mutated lines never crash (run under sanitizers) and always say why. */
 Test(script_text, mutations_do_not_crash)
 {
