@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/rec_topology.h"
 #include "lib/error.h"
 #include "lib/jsonw.h"
 #include "lib/u64map.h"
-#include "llc/llc.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -19,7 +19,8 @@
 #   process/, extract/, llc/, place/ or report/; extract/ nothing from process/,
 #   record/, place/, report/ or bpf/; llc/ (the effect of a config) nor place/
 #   (the runtime pinner) nothing from process/, record/, report/ or bpf/, llc/
-#   nothing from place/; report/ nothing from process/, record/, place/ or bpf/;
+#   nothing from place/; extract/'s rooms nothing from llc/ or place/ (only
+#   extract_mem.c runs llc/'s step); report/ nothing from process/, record/, place/ or bpf/;
 # - outside each room the library includes only the room's contract
 #   headers (CONTRACTS; record/backend/ has one, backend.h);
 # - cmd/, report/ and pipeline/ include from another top-level room only
@@ -158,6 +159,8 @@ rule "lib/ (the trace writer lib/pftrace/ included) includes nothing but lib/" l
 rule "process/ includes nothing from record/, bpf/, extract/, llc/, place/ or report/" process -- '(record|bpf|extract|llc|place|report)/'
 rule "record/ includes nothing from process/, extract/, llc/, place/ or report/" record -- '(process|extract|llc|place|report)/'
 rule "extract/ includes nothing from process/, record/, place/, report/ or bpf/" extract -- '(process|record|place|report|bpf)/'
+rule "extract/'s rooms (mem/ sharing/ evidence/ sched/) include nothing from llc/ or place/ (only extract_mem.c runs llc/'s step)" \
+	extract/mem extract/sharing extract/evidence extract/sched -- '(llc|place)/'
 rule "llc/ (a config's effect) includes nothing from process/, record/, place/, report/ or bpf/" llc -- '(process|record|place|report|bpf)/'
 rule "place/ (the runtime pinner) includes nothing from process/, record/, report/ or bpf/" place -- '(process|record|report|bpf)/'
 rule "report/ includes nothing from process/, record/, place/ or bpf/" report -- '(process|record|place|bpf)/'
