@@ -316,7 +316,7 @@ int llc_share_write_json(FILE *f, const struct llc_share_result *r)
 	size_t i, c;
 
 	jsonw_file_open(&w);
-	jsonw_kv_u64(&w, "version", 4);
+	jsonw_kv_u64(&w, "version", 5);
 	jsonw_key(&w, "topology");
 	jsonw_obj_open(&w);
 	jsonw_kv_str(&w, "source", m->source);

@@ -117,6 +117,25 @@ else
 	fail "--llc-json: allotment_specs (schema-valid): a 4/9 -> 0, b 0 -> 0, the profile's union = its predicted figure" \
 		"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("allotment_specs"))' "$WORK/llc.json" | head -c 400)"
 fi
+# the format's version (schema): a file with allotment_specs is version 5; the
+# same file called version 4 is refused (4 never had it); a version 4 file of
+# before allotment_specs and orders stays valid
+python3 - "$WORK/llc.json" "$WORK/v4bad.json" "$WORK/v4old.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["version"] = 4
+json.dump(d, open(sys.argv[2], "w"))
+del d["allotment_specs"], d["orders"]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+if grep -q '^{"version":5,' "$WORK/llc.json" &&
+	! validate "$TOP/schemas/llc-sharing.schema.json" "$WORK/v4bad.json" >/dev/null 2>&1 &&
+	validate "$TOP/schemas/llc-sharing.schema.json" "$WORK/v4old.json" >/dev/null 2>&1; then
+	pass "--llc-json version 5 (allotment_specs); version 4 with it refused, without it and orders valid"
+else
+	fail "--llc-json version 5 (allotment_specs); version 4 with it refused, without it and orders valid" \
+		"$(head -c 40 "$WORK/llc.json")"
+fi
 mkdir -p "$WORK/rep.out" && cp "$P/perf.jsonl" "$P/sched.jsonl" "$P/topology.json" "$WORK/rep.out/"
 "$SCXPROF" report -f "$WORK/rep.out" -o "$WORK/rep.html" >/dev/null 2>&1; rc=$?
 if [ $rc -eq 0 ] && grep -q '<p id="llc-allotments">  allotments running different programs (scx_mitosis): .*workload-tw-a.allotment.slice (3 -&gt; 2 subcells) 44.4%' "$WORK/rep.html"; then

@@ -75,7 +75,7 @@ check "synthetic apart: timelines from the scheduling trace" grep -q "^  timelin
 check "synthetic apart: the sidecar's subcell, gain and counts" python3 - "$S/llc.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == 4 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
+assert d["version"] == 5 and d["one_llc"] is False and [l["llc"] for l in d["topology"]["llcs"]] == [0, 2]
 assert d["samples"]["total"] == 9000 and d["samples"]["measured"] == 9000 and d["samples"]["no_cpu"] == 0, d["samples"]
 assert d["timelines"] == {"sched": 3, "samples": 0, "none": 0} and d["demand"] == "runtime" and d["first_touch"] is False
 a = {c["name"]: c for c in d["cells"]}["allotment"]
