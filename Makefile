@@ -54,7 +54,7 @@ LIB  := $(BUILD)/libscxprof.a
 BIN  := $(BUILD)/scxprof
 UNIT := $(BUILD)/unit-tests
 
-.PHONY: all deps test unit integration asan fuzz bench demo install clean help check-deps static static-arm64 dist FORCE
+.PHONY: all deps test test-run unit integration asan fuzz bench demo install clean help check-deps static static-arm64 dist FORCE
 
 all: $(BIN) $(LIB)
 
@@ -111,7 +111,12 @@ STATIC_TEST_BINS = $(if $(SAN),,$(if $(ZYDIS_SRC),$(STATIC_BIN) $(BUILD)/workloa
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 # the static binaries too (test_static.sh), but not under SAN=1: ASan cannot
 # link statically, and the static test is "# suite: once"
+# test-run is a make of its own, after check-deps: what make deps installs
+# (Zydis's source, the cross compiler) is seen by a make that reads this
+# file afresh, not the one that ran check-deps (its wildcards were read before)
 test: check-deps
+	@$(MAKE) --no-print-directory test-run
+test-run:
 	@$(MAKE) -j$(NPROC) --no-print-directory $(BIN) $(UNIT) $(WORKLOADS) $(BENCH_TOOLS) $(STATIC_TEST_BINS)
 	$(if $(SAN),,$(if $(filter x86,$(HOST_ARCH)),$(if $(ZYDIS_SRC),$(if $(shell command -v aarch64-linux-gnu-gcc),@$(MAKE) -j$(NPROC) --no-print-directory static-arm64))))
 	@BUILD=$(BUILD) bash tests/run.sh

@@ -54,16 +54,25 @@ command -v sqlite3 >/dev/null || missing+=(sqlite3)
 optional=()
 [ -x /usr/bin/chromium ] || optional+=(chromium)
 # optional: the fleet example (examples/dask_evidence.py, test_evidence_dask.sh) runs on Dask
-{ python3 -c 'import distributed' || /usr/bin/python3 -c 'import distributed'; } >/dev/null 2>&1 ||
+# (found, not imported: importing Dask takes seconds)
+has_distributed='import importlib.util, sys; sys.exit(importlib.util.find_spec("distributed") is None)'
+{ python3 -c "$has_distributed" || /usr/bin/python3 -c "$has_distributed"; } >/dev/null 2>&1 ||
 	optional+=(python3-distributed)
 # libFuzzer runtime for `make fuzz`
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
 
 # ---- the static builds' extras (make static, make static-arm64)
 ZYDIS_SRC_DIR=/usr/local/src/scxprof-deps
-zydis_version=$(dpkg-query -W -f='${Version}' libzydis-dev 2>/dev/null)
+# zydis_src_dir: where the source of the installed libzydis-dev goes ("" when none is installed)
+zydis_src_dir() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' libzydis-dev 2>/dev/null)
+	[ -n "$v" ] && echo "$ZYDIS_SRC_DIR/zydis-${v%-*}"
+}
 need_zydis_src=0
-if [ -n "$zydis_version" ] && [ ! -f "$ZYDIS_SRC_DIR/zydis-${zydis_version%-*}/CMakeLists.txt" ]; then
+d=$(zydis_src_dir)
+# no libzydis-dev yet: it is installed below, and its source fetched after it
+if [ -z "$d" ] || [ ! -f "$d/CMakeLists.txt" ]; then
 	need_zydis_src=1
 	command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
 fi
@@ -83,10 +92,25 @@ if [ "$(uname -m)" = x86_64 ]; then
 		[ -f "/usr/lib/aarch64-linux-gnu/$a.a" ] || arm64_dev+=("${arm64_libs[$a]}:arm64")
 	done
 fi
-if [ $((${#cross[@]} + ${#arm64_dev[@]} + need_zydis_src)) -gt 0 ]; then
+
+need_npm=0
+[ -f "$here/tests/node_modules/ajv/package.json" ] || need_npm=1
+[ -f "$here/tests/node_modules/playwright-core/package.json" ] || need_npm=1
+
+# ---- install: one apt-get update for all of it (each takes tens of
+# seconds on a cold machine), then the build's packages, the static builds'
+# extras (without recommends: the fewest packages), the optional ones (their
+# failure only makes a test SKIP) and last Zydis's source, whose version is
+# the installed libzydis-dev's
+static_extras=$((${#cross[@]} + ${#arm64_dev[@]} + need_zydis_src))
+if [ $((${#missing[@]} + static_extras + ${#optional[@]})) -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
+		if [ ${#missing[@]} -gt 0 ]; then
+			echo "scxprof: missing build dependencies; run as root: apt-get update && apt-get install -y ${missing[*]}" >&2
+			exit 1
+		fi
 		[ $need_zydis_src -eq 1 ] && cross+=("zydis's source")
-		echo "scxprof: make static needs (run make deps as root): ${cross[*]} ${arm64_dev[*]}" >&2
+		[ $static_extras -gt 0 ] && echo "scxprof: make static needs (run make deps as root): ${cross[*]} ${arm64_dev[*]}" >&2
 	else
 		export DEBIAN_FRONTEND=noninteractive
 		if [ ${#arm64_dev[@]} -gt 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -98,30 +122,33 @@ if [ $((${#cross[@]} + ${#arm64_dev[@]} + need_zydis_src)) -gt 0 ]; then
 				>/etc/apt/sources.list.d/scxprof-deb-src.sources 2>/dev/null ||
 				sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >/etc/apt/sources.list.d/scxprof-deb-src.list
 		fi
-		echo "scxprof: installing for make static: ${cross[*]} ${arm64_dev[*]}$([ $need_zydis_src -eq 1 ] && echo " zydis's source")" >&2
-		apt-get update -qq >/dev/null
+		apt-get update -qq >/dev/null || { echo "scxprof: failed: apt-get update" >&2; exit 1; }
+		if [ ${#missing[@]} -gt 0 ]; then
+			echo "scxprof: installing: ${missing[*]}" >&2
+			apt-get install -y -qq "${missing[@]}" >/dev/null ||
+				{ echo "scxprof: failed: apt-get install -y ${missing[*]}" >&2; exit 1; }
+		fi
 		if [ $((${#cross[@]} + ${#arm64_dev[@]})) -gt 0 ]; then
+			echo "scxprof: installing for make static: ${cross[*]} ${arm64_dev[*]}" >&2
 			apt-get install -y -qq --no-install-recommends "${cross[@]}" "${arm64_dev[@]}" >/dev/null ||
 				{ echo "scxprof: failed: apt-get install --no-install-recommends ${cross[*]} ${arm64_dev[*]}" >&2; exit 1; }
 		fi
-		if [ $need_zydis_src -eq 1 ]; then
+		if [ ${#optional[@]} -gt 0 ]; then
+			echo "scxprof: installing: ${optional[*]}" >&2
+			apt-get install -y -qq "${optional[@]}" >/dev/null ||
+				echo "scxprof: could not install ${optional[*]}: the report's browser test or the Dask example's test will SKIP" >&2
+		fi
+		d=$(zydis_src_dir)
+		if [ $need_zydis_src -eq 1 ] && [ -n "$d" ] && [ ! -f "$d/CMakeLists.txt" ]; then
+			echo "scxprof: fetching for make static: zydis's source" >&2
+			v=$(dpkg-query -W -f='${Version}' libzydis-dev)
 			mkdir -p "$ZYDIS_SRC_DIR"
-			(cd "$ZYDIS_SRC_DIR" && apt-get source -qq "zydis=$zydis_version" >/dev/null 2>&1) ||
-				{ echo "scxprof: failed: (cd $ZYDIS_SRC_DIR && apt-get source zydis=$zydis_version)" >&2; exit 1; }
+			(cd "$ZYDIS_SRC_DIR" && apt-get source -qq "zydis=$v" >/dev/null 2>&1) ||
+				{ echo "scxprof: failed: (cd $ZYDIS_SRC_DIR && apt-get source zydis=$v)" >&2; exit 1; }
 		fi
 	fi
 fi
 
-need_npm=0
-[ -f "$here/tests/node_modules/ajv/package.json" ] || need_npm=1
-[ -f "$here/tests/node_modules/playwright-core/package.json" ] || need_npm=1
-
-if [ ${#optional[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
-	echo "scxprof: installing: ${optional[*]}" >&2
-	{ DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${optional[@]}" >/dev/null; } ||
-		echo "scxprof: could not install ${optional[*]}: the report's browser test or the Dask example's test will SKIP" >&2
-fi
 # optional: DuckDB's node client for test_zstd.sh's read_json check (without
 # it that check SKIPs, saying why). --no-save: tests/package.json stays as
 # is; run last, as an `npm install` of the others drops unsaved packages.
@@ -131,21 +158,6 @@ optional_duckdb() {
 	(cd "$here/tests" && npm install --no-save --no-audit --no-fund --silent @duckdb/node-api >/dev/null 2>&1) ||
 		echo "scxprof: could not install @duckdb/node-api: test_zstd's DuckDB check will SKIP" >&2
 }
-if [ ${#missing[@]} -eq 0 ] && [ $need_npm -eq 0 ]; then
-	optional_duckdb
-	exit 0
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-	line="apt-get install -y ${missing[*]}"
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "scxprof: missing build dependencies; run as root: apt-get update && $line" >&2
-		exit 1
-	fi
-	echo "scxprof: installing: ${missing[*]}" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null ||
-		{ echo "scxprof: failed: $line" >&2; exit 1; }
-fi
 if [ $need_npm -eq 1 ]; then
 	command -v npm >/dev/null || { echo "scxprof: npm missing (apt-get install -y npm)" >&2; exit 1; }
 	# playwright-core drives Debian's /usr/bin/chromium; it downloads no browser of its own

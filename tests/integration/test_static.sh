@@ -32,8 +32,15 @@ SBUILD=$BUILD
 STATIC="$TOP/$SBUILD/scxprof-static"
 ARM64="$TOP/build/scxprof-static-arm64"
 SWORK="$TOP/$SBUILD/workloads-static/scxprof-workload"
+# root_can_install: make test's check-deps, run as root where apt-get is,
+# installs what the static builds need: their absence is then a failure
+root_can_install() { [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; }
 if [ ! -x "$STATIC" ] || [ ! -x "$SWORK" ]; then
-	skip "static binary" "no $SBUILD/scxprof-static or static workload: make deps (Zydis's Debian source) then make test"
+	if root_can_install; then
+		fail "static binary" "no $SBUILD/scxprof-static or static workload, though make test's check-deps ran as root (it installs Zydis's Debian source): the build left it out"
+	else
+		skip "static binary" "no $SBUILD/scxprof-static or static workload: make deps (Zydis's Debian source, as root) then make test"
+	fi
 	exit 0
 fi
 DYN="$TOP/build/scxprof"
@@ -189,11 +196,19 @@ fi
 
 # ---- 4. arm64, under qemu-user
 if [ ! -x "$ARM64" ]; then
-	skip "arm64 static binary" "no build/scxprof-static-arm64: make deps (aarch64 cross toolchain) then make test"
+	if root_can_install && [ "$(uname -m)" = x86_64 ]; then
+		fail "arm64 static binary" "no build/scxprof-static-arm64, though make test's check-deps ran as root (it installs the aarch64 cross toolchain): the build left it out"
+	else
+		skip "arm64 static binary" "no build/scxprof-static-arm64: make deps (aarch64 cross toolchain, as root) then make test"
+	fi
 	exit 0
 fi
 if ! command -v qemu-aarch64-static >/dev/null; then
-	skip "arm64 under qemu" "no qemu-aarch64-static (make deps installs qemu-user-static)"
+	if root_can_install; then
+		fail "arm64 under qemu" "no qemu-aarch64-static, though make test's check-deps ran as root (it installs qemu-user-static)"
+	else
+		skip "arm64 under qemu" "no qemu-aarch64-static (make deps, as root, installs qemu-user-static)"
+	fi
 	exit 0
 fi
 check "arm64: an aarch64 static executable" bash -c "file -b '$ARM64' | grep -q 'ARM aarch64.*statically linked'"
