@@ -27,7 +27,7 @@ static int read_all(struct sched_cells_async *t)
 	struct sched_reader *r;
 	struct sched_event ev;
 	FILE *f;
-	int n;
+	int n = 0;
 
 	if (sched_cells_begin_early(t->m, t->path) < 0)
 		return -1;

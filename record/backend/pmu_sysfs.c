@@ -152,7 +152,8 @@ static int load_one_format(struct pmu_desc *p, const char *name)
 		return scx_fail("%s/format: more than %d formats", p->dir, PMU_MAX_FORMATS);
 	if (strlen(name) >= sizeof(f->name))
 		return scx_fail("%s/format/%s: name too long", p->dir, name);
-	snprintf(path, sizeof(path), "%s/format/%s", p->dir, name);
+	if (snprintf(path, sizeof(path), "%s/format/%s", p->dir, name) >= (int)sizeof(path))
+		return scx_fail("%s/format/%s: path too long", p->dir, name);
 	rc = read_small_file(path, text, sizeof(text));
 	if (rc <= 0)
 		return rc < 0 ? -1 : scx_fail("%s: vanished", path);

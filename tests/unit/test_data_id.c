@@ -352,7 +352,7 @@ Test(data_id, data_symbol_of_a_file_mapping)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[4096], path[4096];
-	uint64_t addr = (uint64_t)(uintptr_t)&data_id_probe_object[700], start = 0, end, off;
+	uint64_t addr = (uint64_t)(uintptr_t)&data_id_probe_object[700], start = 0, end = 0, off = 0;
 	struct session_data d;
 	bool found = false;
 

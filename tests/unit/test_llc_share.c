@@ -87,7 +87,7 @@ static void est_weights(const double *n, size_t nt, const struct llc_est_pair *p
 static void figure_of(struct llc_timeline *tl, size_t nt, const double *n, double s, double lo, double hi,
 		      bool decided, struct llc_est_fig *f)
 {
-	struct llc_est_pair p[16];
+	struct llc_est_pair p[16] = {0};
 	struct llc_est_dir d[32];
 	struct llc_est_term t[32];
 	size_t np = 0, k;

@@ -14,7 +14,7 @@
 #include "extract/mem/mem_agg.h"
 #include "lib/error.h"
 
-#define NR_SAMPLES 200000
+#define NR_SAMPLES 50000
 
 static uint64_t rnd(uint64_t *x)
 {
