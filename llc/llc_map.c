@@ -86,6 +86,19 @@ int llc_map_from_topology(const struct host_topology *topo, const char *source, 
 	}
 	rc = build(m, t, topo->n, source);
 	free(t);
+	if (rc == 0 && topo->nr_cpusets) {
+		m->cpuset_path = calloc(topo->nr_cpusets, sizeof(char *));
+		m->cpuset = calloc(topo->nr_cpusets, sizeof(int *));
+		m->nr_cpuset = calloc(topo->nr_cpusets, sizeof(size_t));
+		if (!m->cpuset_path || !m->cpuset || !m->nr_cpuset)
+			rc = scx_fail("out of memory");
+		else
+			m->nr_cpusets = topo->nr_cpusets; /* slots not filled stay NULL */
+		for (i = 0; rc == 0 && i < topo->nr_cpusets; i++)
+			if (!(m->cpuset_path[i] = strdup(topo->cpuset_path[i])) ||
+			    host_cpulist_parse(topo->cpuset_cpus[i], &m->cpuset[i], &m->nr_cpuset[i]) < 0)
+				rc = scx_fail("out of memory");
+	}
 	snprintf(m->source, sizeof(m->source), "%s", source);
 	if (rc < 0)
 		llc_map_free(m);
@@ -126,6 +139,13 @@ void llc_map_free(struct llc_map *m)
 	free(m->llc_node);
 	free(m->llc_id);
 	free(m->node_id);
+	for (size_t i = 0; i < m->nr_cpusets; i++) {
+		free(m->cpuset_path[i]);
+		free(m->cpuset[i]);
+	}
+	free(m->cpuset_path);
+	free(m->cpuset);
+	free(m->nr_cpuset);
 	memset(m, 0, sizeof(*m));
 }
 

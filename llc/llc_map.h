@@ -24,6 +24,9 @@ struct llc_map {
 	int64_t *llc_id;         /* the LLC's id as the source names it */
 	int64_t *node_id;        /* the node's id */
 	char source[4096];       /* --topology's path, "topology.json" (next to the input), or "host" */
+	char **cpuset_path;      /* the topology's cpusets: cgroup path ("/a/b") */
+	int **cpuset;            /* and its CPUs */
+	size_t *nr_cpuset, nr_cpusets;
 };
 
 /* From a topology (source: what m->source says). -1 (scx_fail) on error. */

@@ -67,6 +67,9 @@ struct host_topology {
 	size_t n;
 	char source[64];       /* what it was read from: "sysfs", "perf.data headers"; of topology.json,
 				* its "source" (one of those), else "topology.json" */
+	char **cpuset_path;    /* topology.json's cpusets: cgroup paths below the cgroup root ("/a/b") */
+	char **cpuset_cpus;    /* and each one's cpuset.cpus.effective (a cpulist) */
+	size_t nr_cpusets;
 };
 
 void host_topology_free(struct host_topology *t);

@@ -19,6 +19,12 @@ void host_topology_free(struct host_topology *t)
 		free(t->cpus[i].siblings);
 	}
 	free(t->cpus);
+	for (i = 0; i < t->nr_cpusets; i++) {
+		free(t->cpuset_path[i]);
+		free(t->cpuset_cpus[i]);
+	}
+	free(t->cpuset_path);
+	free(t->cpuset_cpus);
 	memset(t, 0, sizeof(*t));
 }
 

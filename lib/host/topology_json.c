@@ -131,6 +131,32 @@ static int read_cpus(struct json_object *cpus, const char *path, struct host_top
 	return 0;
 }
 
+/* The optional "cpusets" object: {"/cgroup/path": "cpulist", ...}. */
+static int read_cpusets(struct json_object *root, const char *path, struct host_topology *t)
+{
+	struct json_object *o;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "cpusets", &o))
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return scx_fail("%s: \"cpusets\" is not an object", path);
+	n = (size_t)json_object_object_length(o);
+	if (!(t->cpuset_path = calloc(n + 1, sizeof(char *))) || !(t->cpuset_cpus = calloc(n + 1, sizeof(char *))))
+		return scx_fail("out of memory");
+	json_object_object_foreach(o, key, val)
+	{
+		if (key[0] != '/' || !json_object_is_type(val, json_type_string) ||
+		    host_cpulist_count(json_object_get_string(val)) <= 0)
+			return scx_fail("%s: cpusets \"%s\": not a cgroup path and a cpulist", path, key);
+		if (!(t->cpuset_path[t->nr_cpusets] = strdup(key)) ||
+		    !(t->cpuset_cpus[t->nr_cpusets] = strdup(json_object_get_string(val))))
+			return scx_fail("out of memory");
+		t->nr_cpusets++;
+	}
+	return 0;
+}
+
 int host_topology_read_json(const char *path, struct host_topology *t)
 {
 	struct json_object *root, *cpus, *src;
@@ -148,6 +174,8 @@ int host_topology_read_json(const char *path, struct host_topology *t)
 		rc = scx_fail("%s: no \"cpus\" array", path);
 	else
 		rc = read_cpus(cpus, path, t);
+	if (rc == 0)
+		rc = read_cpusets(root, path, t);
 	if (rc == 0) /* what the file says it was read from ("sysfs", "perf.data headers"), else its name */
 		snprintf(t->source, sizeof(t->source), "%s",
 			 json_object_object_get_ex(root, "source", &src) && json_object_is_type(src, json_type_string) &&

@@ -122,6 +122,25 @@ ab = cell["subcells"][1]
 assert ab["name"] == "alpha+beta" and ab["cpus"] == "11-13" and [l["llc"] for l in ab["llcs"]] == [0, 12], ab
 assert abs(ab["llcs"][0]["share"] - 1 / 3) < 1e-3 and ab["threads"] == 2, ab
 PY
+# a cpuset in the topology (as the reader: a cell whose cgroup has one claims those CPUs): the
+# allotment's cpuset.cpus.effective 12-15 makes its cell 12-15, every subcell on LLC 12: 0.0%
+python3 - "$S/t16.json" "$S/t16c.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cpusets"] = {"/workload.slice/workload-tw-syn.allotment.slice": "12-15"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$SCXPROF" extract -v --workload-allotment-cgroup-regex "$ALLOT_SYN" --topology "$S/t16c.json" --llc-json "$S/t16c-llc.json" \
+	-f "$S/perf.jsonl" >/dev/null 2>"$S/t16c.err"
+check "scx_mitosis model: a cell's cpuset claims its CPUs (allotment 12-15: one LLC, predicted 0.0%)" python3 - "$S/t16c-llc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cell = d["layout"][1]
+assert cell["cpus"] == "12-15" and d["layout"][0]["cpus"] == "0-11", d["layout"]
+assert all([l["llc"] for l in s["llcs"]] == [12] for s in cell["subcells"]), cell
+a = {c["name"]: c for c in d["cells"]}["allotment"]
+assert a["predicted"]["llc"]["share"] == 0, a["predicted"]
+PY
 "$SCXPROF" extract -v --sched-model packing --workload-allotment-cgroup-regex "$ALLOT_SYN" --topology "$S/t16.json" \
 	-f "$S/perf.jsonl" >/dev/null 2>"$S/t16p.err"
 check "--sched-model packing: the LLC-packing figure is the predicted one, scx_mitosis's beside it" grep -q \
@@ -139,6 +158,7 @@ check "--order-subcells: the config is written gamma, alpha+beta, rest, with or 
 	 python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))[\"orders\"][0]; assert o[\"written_best\"] and o[\"best\"][0] == \"gamma\" and abs(o[\"clustering_share\"] - 4 / 9) < 1e-3 and o[\"best_share\"] == 0, o' '$S/t16o-llc.json'"
 if command -v node >/dev/null && [ -d "$TOP/tests/node_modules/ajv" ]; then
 	check "scx_mitosis model: the sidecar with a layout is valid against llc-sharing.schema.json" validate "$SCHEMA" "$S/t16-llc.json"
+	check "a topology with cpusets is valid against topology.schema.json" validate "$TOP/schemas/topology.schema.json" "$S/t16c.json"
 fi
 
 # without sched.jsonl: the samples' CPUs per 100 ms bin give the same answers
