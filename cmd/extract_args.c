@@ -114,6 +114,7 @@ int extract_args_to_opts(const char *cmd, struct extract_args *a, struct extract
 	o->mitosis_rebalancing = a->mitosis_rebalancing;
 	o->mitosis_no_llc_aware = a->mitosis_no_llc_aware;
 	o->order_subcells = a->order_subcells;
+	o->step = &llc_extract_step; /* the cross-LLC figures (llc/) */
 	if (a->mitosis_virt_llc && parse_virt_llc(cmd, a->mitosis_virt_llc, &o->mitosis_vllc_min, &o->mitosis_vllc_max) < 0)
 		return -1;
 	if (o->mitosis_vllc_min && o->mitosis_no_llc_aware) {

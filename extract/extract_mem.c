@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "extract/mem/mem_agg.h"
+#include "extract/rec_topology.h"
 #include "extract/sched/extract_sched.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
-#include "llc/llc.h"
 
 struct run {
 	const struct extract_mem_opts *o;
@@ -22,9 +22,7 @@ struct run {
 	struct sched_cells sched;
 	bool has_sched, sched_header;
 	double min_share;
-	bool has_llc;
-	struct llc_share llc; /* cross-LLC counts (llc.h) when has_llc */
-	struct llc_step_opts llc_opts;
+	void *step; /* o->step's state; NULL: no step */
 	const struct reader_limits *limits;
 	struct cell_config wanted;  /* the config as the clustering wanted it, when a choice changed it */
 	struct reader_fit_log fits; /* the choices made to meet the reader's limits */
@@ -464,19 +462,19 @@ static int sharing_setup(struct run *r)
 	struct cpu_topology t = {0};
 	bool none;
 
-	if (topology_load(r->o->path, NULL, &rec) < 0)
+	if (rec_topology_load(r->o->path, NULL, &rec) < 0)
 		return -1;
-	if (r->o->topology && topology_load(r->o->path, r->o->topology, &other) < 0) {
-		topology_unload(&rec);
+	if (r->o->topology && rec_topology_load(r->o->path, r->o->topology, &other) < 0) {
+		rec_topology_unload(&rec);
 		return -1;
 	}
 	if (rec.found)
-		topology_counts(&rec.t, rec.source, &t);
+		rec_topology_counts(&rec.t, rec.source, &t);
 	else if (r->o->topology) /* the recording has none: --topology's, as asked */
-		topology_counts(&other.t, other.source, &t);
+		rec_topology_counts(&other.t, other.source, &t);
 	if (r->o->topology) {
 		t.largest_llc_cpus = host_topology_largest_llc(&other.t);
-		topology_unload(&other);
+		rec_topology_unload(&other);
 	}
 	none = !rec.found && !r->o->topology;
 	if (none) {
@@ -507,7 +505,7 @@ static int sharing_setup(struct run *r)
 		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s); cap %.2f CPUs per cell (%s)\n",
 			t.online_cpus, t.source, r->sp.cap_cpus,
 			cap_source(r->o, none));
-	topology_unload(&rec);
+	rec_topology_unload(&rec);
 	return 0;
 }
 
@@ -600,18 +598,8 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 	snprintf(r.fits.reader, sizeof(r.fits.reader), "%s", r.limits->name);
 
 	agg_opts(o, &ao);
-	/* the cross-LLC figures: -v in sharing mode (--cluster comm's text stays upstream's), or an observer's */
-	r.llc_opts = (struct llc_step_opts){
-		.path = o->path, .topology = o->topology, .print = o->verbose && o->cluster == CLUSTER_SHARING,
-		.required = o->observer && o->observer->llc_required,
-		.line_granularity = o->line_granularity, .max_recs = o->max_keys / 4,
-		.model = (enum llc_sched_model)o->sched_model,
-		.mitosis = {o->mitosis_rebalancing, !o->mitosis_no_llc_aware, o->mitosis_vllc_min, o->mitosis_vllc_max},
-		.order_subcells = o->order_subcells && o->cluster == CLUSTER_SHARING,
-		.on_llc = o->observer ? o->observer->on_llc : NULL, .ctx = o->observer ? o->observer->ctx : NULL,
-	};
-	if ((r.has_llc = r.llc_opts.print || r.llc_opts.on_llc || r.llc_opts.order_subcells))
-		llc_step_start(&r.llc, &r.llc_opts, &ao);
+	if (o->step && o->step->start(o, &ao, &r.step) < 0)
+		goto out;
 	if (mem_agg_init(&r.agg, &ao) < 0)
 		goto out;
 	if (src->samples(src->ctx, &r.agg) < 0)
@@ -632,13 +620,15 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			goto out;
 	if (r.log && r.has_sched && sched_cells_report_unattributed(r.log, &r.sched, &r.agg) < 0)
 		goto out;
-	if (r.has_llc && allotments_differ(&r, &cfg)) {
-		r.llc_opts.allot_specs = &r.specs;
-		r.llc_opts.allot_cell = r.allot_cell;
+	if (r.step) {
+		bool differ = allotments_differ(&r, &cfg);
+		struct extract_mem_built b = {.cfg = &cfg, .wanted = r.fits.n ? &r.wanted : NULL, .fits = &r.fits,
+					      .sched = r.has_sched ? &r.sched : NULL, .allot_specs = differ ? &r.specs : NULL,
+					      .allot_cell = differ ? r.allot_cell : 0};
+
+		if (o->step->finish(r.step, &ao, &b, r.log) < 0)
+			goto out;
 	}
-	if (r.has_llc && llc_step_finish(&r.llc, &r.llc_opts, &ao, &cfg, r.fits.n ? &r.wanted : NULL, &r.fits,
-					r.has_sched ? &r.sched : NULL, r.log) < 0)
-		goto out;
 	if (r.hint_terms && log)
 		fprintf(log, "note: the config has Hint terms (--use-hints, as upstream's extractor writes them); %s has no "
 			     "Hint term yet and refuses them (scxprof check names them)\n",
@@ -662,7 +652,7 @@ out:
 	reader_fit_log_free(&r.fits);
 	mem_agg_free(&r.agg);
 	sched_cells_free(&r.sched);
-	if (r.has_llc)
-		llc_share_free(&r.llc);
+	if (r.step)
+		o->step->end(r.step);
 	return rc;
 }

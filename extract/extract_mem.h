@@ -26,6 +26,9 @@ struct clustering;
 struct sharing_params;
 struct llc_share_result;
 struct reader_limits;
+struct mem_agg_opts;
+struct cell_config;
+struct reader_fit_log;
 
 /*
  * What extract mem decided for one top-level cell, for callers that show
@@ -45,11 +48,37 @@ struct extract_mem_cell {
 struct extract_mem_observer {
 	/* called once per top-level cell, in config order; -1 (scx_fail) stops the run */
 	int (*on_cell)(void *ctx, const struct extract_mem_cell *c); /* may be NULL */
-	/* called once with the cross-LLC figures (llc/llc_share.h), after the last cell; may be NULL */
+	/* called once with the cross-LLC figures (llc/llc_share.h) by o->step, after the last cell; may be NULL */
 	int (*on_llc)(void *ctx, const struct llc_share_result *r);
 	bool llc_required; /* on_llc must be called: a recording without topology is an error */
 	bool undecided_pairs; /* each cell's clustering hands out the pairs that cannot tell (clustering.undecided) */
 	void *ctx;
+};
+
+struct extract_mem_opts;
+
+/* What the run built, for a step's finish(). */
+struct extract_mem_built {
+	struct cell_config *cfg;               /* the config to write (a step may reorder its subcells) */
+	const struct cell_config *wanted;      /* the config the clustering wanted before fits' choices; NULL: none */
+	const struct reader_fit_log *fits;     /* the choices made to meet the reader's limits */
+	const struct sched_cells *sched;       /* sched.jsonl results; NULL without one */
+	const struct cell_config *allot_specs; /* allotments that run different programs: one spec each; NULL: none */
+	size_t allot_cell;                     /* with allot_specs: the allotment cell's index in cfg */
+};
+
+/*
+ * A step of another room that runs along with extract mem (the cross-LLC
+ * estimator, llc/llc.h's llc_extract_step; cmd/ wires it in): start()
+ * before the samples are read, may hook into the aggregation's options,
+ * and sets *state (NULL: nothing to do for these options); finish(state)
+ * once the config is built, before it is written; end(state) frees it.
+ * -1 (scx_fail) stops the run.
+ */
+struct extract_mem_step {
+	int (*start)(const struct extract_mem_opts *o, struct mem_agg_opts *ao, void **state);
+	int (*finish)(void *state, const struct mem_agg_opts *ao, const struct extract_mem_built *b, FILE *log);
+	void (*end)(void *state);
 };
 
 struct extract_mem_opts {
@@ -80,6 +109,7 @@ struct extract_mem_opts {
 	int jobs;                 /* extract_mem_run: >= 2 reads sched_path on a thread beside the samples */
 	const struct extract_mem_observer *observer; /* may be NULL */
 	const struct reader_limits *limits; /* the reader's rules the config must meet; NULL: reader_limits_default */
+	const struct extract_mem_step *step; /* may be NULL */
 };
 
 /* Check the option values a user can get wrong (the regex). -1 + scx_fail. */

@@ -13,7 +13,7 @@
 #include "lib/error.h"
 #include "lib/perfdata.h"
 
-void topology_counts(const struct host_topology *t, const char *source, struct cpu_topology *c)
+void rec_topology_counts(const struct host_topology *t, const char *source, struct cpu_topology *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->online_cpus = (unsigned)t->n;
@@ -28,7 +28,7 @@ int topology_from_json(const char *path, struct cpu_topology *c)
 	memset(c, 0, sizeof(*c));
 	if (host_topology_read_json(path, &t) < 0)
 		return -1;
-	topology_counts(&t, "topology.json", c);
+	rec_topology_counts(&t, "topology.json", c);
 	host_topology_free(&t);
 	return 0;
 }
@@ -40,14 +40,14 @@ static int found(struct rec_topology *r, const char *source)
 	return 0;
 }
 
-int topology_load(const char *input_path, const char *topology, struct rec_topology *r)
+int rec_topology_load(const char *input_path, const char *topology, struct rec_topology *r)
 {
 	char path[PATH_MAX];
 	const char *slash = input_path ? strrchr(input_path, '/') : NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (topology && !strcmp(topology, TOPOLOGY_HOST))
+	if (topology && !strcmp(topology, REC_TOPOLOGY_HOST))
 		return host_topology_sysfs("/sys", &r->t) < 0 ? -1 : found(r, "host");
 	if (topology)
 		return host_topology_read_json(topology, &r->t) < 0 ? -1 : found(r, topology);
@@ -72,7 +72,7 @@ int topology_load(const char *input_path, const char *topology, struct rec_topol
 	return 0;
 }
 
-void topology_unload(struct rec_topology *r)
+void rec_topology_unload(struct rec_topology *r)
 {
 	host_topology_free(&r->t);
 	r->found = false;

@@ -4,7 +4,7 @@
  * how many share the largest last-level cache; extract sched stats --by
  * llc|node and the cross-LLC figures (llc/) need each CPU's LLC and node.
  *
- * Where it comes from (topology_load): --topology FILE (a topology.json)
+ * Where it comes from (rec_topology_load): --topology FILE (a topology.json)
  * or --topology host (this machine's sysfs, only when asked); else
  * topology.json next to the input (record writes it into the profile,
  * process copies it into PROFILE.out/, or derives it from a perf.data's
@@ -21,7 +21,7 @@
 #include "lib/host/host.h"
 
 /* --topology's value that names this machine's sysfs. */
-#define TOPOLOGY_HOST "host"
+#define REC_TOPOLOGY_HOST "host"
 
 struct rec_topology {
 	struct host_topology t; /* empty when none */
@@ -32,13 +32,13 @@ struct rec_topology {
 };
 
 /*
- * The topology for input_path: topology (--topology: NULL, TOPOLOGY_HOST or
+ * The topology for input_path: topology (--topology: NULL, REC_TOPOLOGY_HOST or
  * a topology.json) if given, else the recording's own. 0 (r->found tells
  * whether there is one); -1 (scx_fail naming the file) when the file
  * found is malformed.
  */
-int topology_load(const char *input_path, const char *topology, struct rec_topology *r);
-void topology_unload(struct rec_topology *r);
+int rec_topology_load(const char *input_path, const char *topology, struct rec_topology *r);
+void rec_topology_unload(struct rec_topology *r);
 
 struct cpu_topology {
 	unsigned online_cpus;
@@ -47,7 +47,7 @@ struct cpu_topology {
 };
 
 /* The CPU count and largest LLC of t, source named as given. */
-void topology_counts(const struct host_topology *t, const char *source, struct cpu_topology *c);
+void rec_topology_counts(const struct host_topology *t, const char *source, struct cpu_topology *c);
 /* Online CPUs and the largest LLC of topology.json at path. -1 (scx_fail naming path) on error. */
 int topology_from_json(const char *path, struct cpu_topology *t);
 

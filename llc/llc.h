@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "extract/extract_mem.h"
 #include "extract/mem/mem_agg.h"
 #include "extract/rec_topology.h"
 #include "extract/sched/extract_sched.h"
@@ -30,44 +31,20 @@
 #include "llc/sched_model_mitosis.h"
 #include "llc/thread_demand.h"
 
-/* ---- llc_step.c: extract mem's cross-LLC step (llc/llc_share.h): count
- * the samples while the stream is read, then, once the config is built,
- * evaluate it against the topology (--topology FILE, else topology.json
- * next to the input, else this host), print the -v section and hand the
- * result to the observer (the CLI's JSON sidecar, the report).
+/* ---- llc_step.c: extract mem's cross-LLC step (llc/llc_share.h), run
+ * by extract when cmd/ sets extract_mem_opts.step to &llc_extract_step:
+ * count the samples while the stream is read (-v in sharing mode,
+ * --order-subcells or an observer's on_llc ask for it), then, once the
+ * config is built, evaluate it against the topology (--topology FILE,
+ * else topology.json next to the input, else this host), with
+ * --order-subcells reorder its subcells into the best order for the
+ * scx_mitosis layout and evaluate that, print the -v section and hand the
+ * result to the observer's on_llc (the CLI's JSON sidecar, the report).
+ * sched.jsonl's threads' runtime / trace duration is the demand; the
+ * config the clustering wanted before the reader's limits gives the fit's
+ * cost (llc_step_fit_cost).
  */
-/* What the step needs of extract mem's options. */
-struct llc_step_opts {
-	const char *path;      /* the input: topology.json next to it */
-	const char *topology;  /* --topology FILE or "host"; NULL: the recording's (rec_topology.h) */
-	bool print;            /* the -v section */
-	bool required;         /* no topology is an error (--llc-json), not a -v line */
-	bool line_granularity;
-	size_t max_recs;       /* 0: default */
-	enum llc_sched_model model;   /* whose prediction the predicted figures are */
-	struct mitosis_opts mitosis;  /* the scx_mitosis model's options */
-	bool order_subcells;          /* write cfg's subcells in the best order for the scx_mitosis layout */
-	/* allotments that run different programs: one spec per allotment (NULL: none), cfg's allotment cell */
-	const struct cell_config *allot_specs;
-	size_t allot_cell;
-	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
-	void *ctx;
-};
-
-/* Start counting: hooks the counter into the aggregation's options. */
-void llc_step_start(struct llc_share *s, const struct llc_step_opts *o, struct mem_agg_opts *ao);
-/*
- * Evaluate cfg; with o->order_subcells reorder its subcells into the best
- * order for the scx_mitosis layout and evaluate that; -v section into log
- * (when o->print); o->on_llc. sched
- * (may be NULL): threads' runtime / trace duration is the demand. wanted
- * (may be NULL): the config the clustering wanted before fit's choices met
- * the reader's limits; its predicted figure is the choices' cost
- * (llc_step_fit_cost). -1 (scx_fail) on error.
- */
-int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const struct mem_agg_opts *ao,
-		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
-		   const struct sched_cells *sched, FILE *log);
+extern const struct extract_mem_step llc_extract_step;
 /*
  * The union spec's cost (llc_allot_cost.c): cfg's allotment cell (index
  * allot) holds every subcell of every allotment; evaluate, as e evaluates

@@ -10,6 +10,20 @@
 #include "lib/error.h"
 #include "llc/llc_map.h"
 
+/* What the step needs of extract mem's options, and its counts. */
+struct llc_step {
+	const char *path;      /* the input: topology.json next to it */
+	const char *topology;  /* --topology FILE or "host"; NULL: the recording's (rec_topology.h) */
+	bool print;            /* the -v section */
+	bool required;         /* no topology is an error (--llc-json), not a -v line */
+	enum llc_sched_model model;   /* whose prediction the predicted figures are */
+	struct mitosis_opts mitosis;  /* the scx_mitosis model's options */
+	bool order_subcells;          /* write cfg's subcells in the best order for the scx_mitosis layout */
+	int (*on_llc)(void *ctx, const struct llc_share_result *r); /* may be NULL */
+	void *ctx;
+	struct llc_share s;
+};
+
 static int on_sample(void *ctx, const struct mem_sample *s)
 {
 	return llc_share_add(ctx, s);
@@ -55,11 +69,40 @@ static int runtimes_init(struct runtimes *rt, const struct sched_threads *st)
 	return 0;
 }
 
-void llc_step_start(struct llc_share *s, const struct llc_step_opts *o, struct mem_agg_opts *ao)
+/* extract_mem_step.start: the cross-LLC figures for -v in sharing mode
+ * (--cluster comm's text stays upstream's), --order-subcells or an
+ * observer's on_llc; else none. */
+static int step_start(const struct extract_mem_opts *eo, struct mem_agg_opts *ao, void **state)
 {
-	llc_share_init(s, o->line_granularity, o->max_recs);
+	const struct extract_mem_observer *obs = eo->observer;
+	struct llc_step *o;
+	bool print = eo->verbose && eo->cluster == CLUSTER_SHARING;
+	bool order = eo->order_subcells && eo->cluster == CLUSTER_SHARING;
+
+	*state = NULL;
+	if (!print && !order && !(obs && obs->on_llc))
+		return 0;
+	if (!(o = calloc(1, sizeof(*o))))
+		return scx_fail("out of memory");
+	*o = (struct llc_step){
+		.path = eo->path, .topology = eo->topology, .print = print, .required = obs && obs->llc_required,
+		.model = (enum llc_sched_model)eo->sched_model,
+		.mitosis = {eo->mitosis_rebalancing, !eo->mitosis_no_llc_aware, eo->mitosis_vllc_min, eo->mitosis_vllc_max},
+		.order_subcells = order, .on_llc = obs ? obs->on_llc : NULL, .ctx = obs ? obs->ctx : NULL,
+	};
+	llc_share_init(&o->s, eo->line_granularity, eo->max_keys / 4);
 	ao->on_sample = on_sample;
-	ao->on_sample_ctx = s;
+	ao->on_sample_ctx = &o->s;
+	*state = o;
+	return 0;
+}
+
+static void step_end(void *state)
+{
+	struct llc_step *o = state;
+
+	llc_share_free(&o->s);
+	free(o);
 }
 
 int llc_step_fit_cost(const struct llc_share *s, const struct llc_share_eval *e, const struct cell_config *wanted,
@@ -118,10 +161,15 @@ static void keep_orders(struct llc_share_result *r, struct llc_share_result *fir
 		r->orders[i].applied = true;
 }
 
-int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const struct mem_agg_opts *ao,
-		   struct cell_config *cfg, const struct cell_config *wanted, const struct reader_fit_log *fit,
-		   const struct sched_cells *sched, FILE *log)
+/* extract_mem_step.finish: evaluate b->cfg (see llc.h). */
+static int step_finish(void *state, const struct mem_agg_opts *ao, const struct extract_mem_built *b, FILE *log)
 {
+	struct llc_step *o = state;
+	const struct llc_share *s = &o->s;
+	struct cell_config *cfg = b->cfg;
+	const struct cell_config *wanted = b->wanted;
+	const struct reader_fit_log *fit = b->fits;
+	const struct sched_cells *sched = b->sched;
 	struct runtimes rt;
 	struct llc_share_result r;
 	struct llc_map map;
@@ -131,10 +179,10 @@ int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const st
 	int rc = -1;
 
 	/* demand is in CPUs of the recording (its own topology), the LLCs those of --topology when given */
-	if (topology_load(o->path, NULL, &rec) < 0)
+	if (rec_topology_load(o->path, NULL, &rec) < 0)
 		return -1;
-	if (o->topology && topology_load(o->path, o->topology, &eval) < 0) {
-		topology_unload(&rec);
+	if (o->topology && rec_topology_load(o->path, o->topology, &eval) < 0) {
+		rec_topology_unload(&rec);
 		return -1;
 	}
 	if (!o->topology)
@@ -147,7 +195,7 @@ int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const st
 		rc = o->required ? scx_fail("the recording has no topology (%s): no cross-LLC figures; give "
 					    "--topology FILE, or --topology host for this machine's", rec.none)
 				 : 0;
-		topology_unload(&rec);
+		rec_topology_unload(&rec);
 		return rc;
 	}
 	e.online_cpus = (unsigned)(rec.found ? rec.t.n : eval.t.n);
@@ -185,7 +233,7 @@ int llc_step_finish(struct llc_share *s, const struct llc_step_opts *o, const st
 			llc_share_result_free(&first);
 		}
 	}
-	if (o->allot_specs && llc_allot_cost(s, &e, cfg, o->allot_cell, o->allot_specs, &r) < 0) {
+	if (b->allot_specs && llc_allot_cost(s, &e, cfg, b->allot_cell, b->allot_specs, &r) < 0) {
 		llc_share_result_free(&r);
 		goto out;
 	}
@@ -200,7 +248,9 @@ out_rt:
 		u64map_free(&rt.tid);
 out_topo:
 	if (o->topology)
-		topology_unload(&eval);
-	topology_unload(&rec);
+		rec_topology_unload(&eval);
+	rec_topology_unload(&rec);
 	return rc;
 }
+
+const struct extract_mem_step llc_extract_step = {.start = step_start, .finish = step_finish, .end = step_end};

@@ -66,7 +66,7 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 					 .unit_affinity = aff[m->x * n + m->y]};
 		for (i = 0; i < m->nobj && i < sizeof(l->top) / sizeof(l->top[0]); i++) {
 			l->top[i].share = m->obj_total > 0 ? m->obj[i].weight / m->obj_total : 0;
-			if (m->obj[i].obj && !(l->top[i].name = strdup(agg->object_names[m->obj[i].obj - 1])))
+			if (m->obj[i].obj && !(l->top[i].name = strdup(mem_agg_object_name(agg, m->obj[i].obj))))
 				return scx_fail("out of memory");
 			l->ntop++;
 		}

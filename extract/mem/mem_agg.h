@@ -355,6 +355,8 @@ void mem_agg_sample_key_ahead(struct mem_sample *s, bool line_granularity);
 
 /* The object ("data_map data_sym") of an EV_OBJECT: index + 1 into object_names, 0 when unknown. */
 size_t mem_agg_object(const struct mem_agg *a, uint64_t object);
+/* The name ("data_map data_sym") of object obj (mem_agg_object's index + 1); NULL for 0 (unknown). */
+const char *mem_agg_object_name(const struct mem_agg *a, size_t obj);
 
 /*
  * With track_tids: each sampled thread's cell kind, the enum group_kind

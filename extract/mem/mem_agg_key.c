@@ -205,6 +205,11 @@ size_t mem_agg_object(const struct mem_agg *a, uint64_t ident)
 	return v ? (size_t)*v : 0;
 }
 
+const char *mem_agg_object_name(const struct mem_agg *a, size_t obj)
+{
+	return obj && obj <= a->nr_objects ? a->object_names[obj - 1] : NULL;
+}
+
 int mem_agg_add_evidence(struct mem_agg *a, struct hint_rec *h, const struct mem_sample *s)
 {
 	uint64_t key, w = s->has_weight && s->weight ? s->weight : 1;

@@ -117,7 +117,7 @@ static int load_topology(const struct sched_stats_opts *o, int64_t **llc, int64_
 
 	*llc = *node = NULL;
 	*n = 0;
-	if (topology_load(o->path, o->topology, &topo) < 0)
+	if (rec_topology_load(o->path, o->topology, &topo) < 0)
 		return -1;
 	if (!topo.found)
 		return scx_fail("--by %s: the recording has no topology (%s); give --topology FILE, or --topology host "
@@ -129,7 +129,7 @@ static int load_topology(const struct sched_stats_opts *o, int64_t **llc, int64_
 		free(*llc);
 		free(*node);
 		*llc = *node = NULL;
-		topology_unload(&topo);
+		rec_topology_unload(&topo);
 		return scx_fail("out of memory");
 	}
 	for (i = 0; i < m; i++)
@@ -139,7 +139,7 @@ static int load_topology(const struct sched_stats_opts *o, int64_t **llc, int64_
 		(*node)[topo.t.cpus[i].cpu] = topo.t.cpus[i].node;
 	}
 	*n = m;
-	topology_unload(&topo);
+	rec_topology_unload(&topo);
 	return 0;
 }
 

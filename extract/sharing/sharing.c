@@ -206,7 +206,7 @@ static void log_link(FILE *log, const struct unit_list *u, const struct agglo *g
 		fprintf(log, "; objects:");
 		for (size_t k = 0; k < m->nobj; k++)
 			fprintf(log, "%s %s %.0f%%", k ? "," : "",
-				m->obj[k].obj ? g->agg->object_names[m->obj[k].obj - 1] : "(unknown)",
+				m->obj[k].obj ? mem_agg_object_name(g->agg, m->obj[k].obj) : "(unknown)",
 				m->obj[k].weight * 100 / m->obj_total);
 	}
 	fputc('\n', log);

@@ -17,10 +17,10 @@
 #   lib/pftrace/, includes nothing from process/); process/ includes nothing
 #   from record/, bpf/, extract/, llc/, place/ or report/; record/ nothing from
 #   process/, extract/, llc/, place/ or report/; extract/ nothing from process/,
-#   record/, place/, report/ or bpf/; llc/ (the effect of a config) nor place/
+#   record/, llc/, place/, report/ or bpf/ (llc/'s step reaches extract mem
+#   through a hook cmd/ sets); llc/ (the effect of a config) nor place/
 #   (the runtime pinner) nothing from process/, record/, report/ or bpf/, llc/
-#   nothing from place/; extract/'s rooms nothing from llc/ or place/ (only
-#   extract_mem.c runs llc/'s step); report/ nothing from process/, record/, place/ or bpf/;
+#   nothing from place/; report/ nothing from process/, record/, place/ or bpf/;
 # - outside each room the library includes only the room's contract
 #   headers (CONTRACTS; record/backend/ has one, backend.h);
 # - cmd/, report/ and pipeline/ include from another top-level room only
@@ -158,9 +158,9 @@ rule "lib/ (the trace writer lib/pftrace/ included) includes nothing but lib/" l
 
 rule "process/ includes nothing from record/, bpf/, extract/, llc/, place/ or report/" process -- '(record|bpf|extract|llc|place|report)/'
 rule "record/ includes nothing from process/, extract/, llc/, place/ or report/" record -- '(process|extract|llc|place|report)/'
-rule "extract/ includes nothing from process/, record/, place/, report/ or bpf/" extract -- '(process|record|place|report|bpf)/'
-rule "extract/'s rooms (mem/ sharing/ evidence/ sched/) include nothing from llc/ or place/ (only extract_mem.c runs llc/'s step)" \
-	extract/mem extract/sharing extract/evidence extract/sched -- '(llc|place)/'
+EXTRACT_NOT='(process|record|llc|place|report|bpf)/'
+rule "extract/ includes nothing from process/, record/, llc/, place/, report/ or bpf/ (the config's stage runs llc/'s step through extract_mem_opts.step)" \
+	extract -- "$EXTRACT_NOT"
 rule "llc/ (a config's effect) includes nothing from process/, record/, place/, report/ or bpf/" llc -- '(process|record|place|report|bpf)/'
 rule "place/ (the runtime pinner) includes nothing from process/, record/, report/ or bpf/" place -- '(process|record|report|bpf)/'
 rule "report/ includes nothing from process/, record/, place/ or bpf/" report -- '(process|record|place|bpf)/'
@@ -279,6 +279,15 @@ if (TOP="$WORK/t3" includes_from lib -- 'process/' | grep -q 'lib/y.c:1:'); then
 	pass "the folder rules find a planted include of process/ in lib/"
 else
 	fail "the folder rules find a planted include of process/ in lib/" "not found"
+fi
+# ... and extract/'s stage including llc/'s contract (the step it runs is a hook), not lib/ nor its own rooms
+mkdir -p "$WORK/t3/extract"
+printf '#include "extract/mem/mem_agg.h"\n#include "lib/error.h"\n#include "llc/llc.h"\n' >"$WORK/t3/extract/extract_mem.c"
+found=$(TOP="$WORK/t3" includes_from extract -- "$EXTRACT_NOT" | cut -d: -f1,2)
+if [ "$found" = extract/extract_mem.c:3 ]; then
+	pass "the folder rules find a planted include of llc/llc.h in extract/extract_mem.c, not its own rooms or lib/"
+else
+	fail "the folder rules find a planted include of llc/llc.h in extract/extract_mem.c, not its own rooms or lib/" "found: $found"
 fi
 
 # long_files LIMIT PATHS...: the .c/.h files under PATHS over LIMIT lines
