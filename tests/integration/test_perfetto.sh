@@ -118,9 +118,20 @@ if "$SCXPROF" process -f prof -o out >proc.out 2>proc.err; then
 else
 	fail "perfetto: process" "$(tail -n 3 proc.err | tr '\n' ' ')"
 fi
-check "--no-perfetto: no trace.pftrace, the rest as usual" sh -c "
-	'$SCXPROF' process -f prof -o none --no-perfetto >/dev/null 2>&1 && test ! -e none/trace.pftrace &&
-	cmp -s out/sched.jsonl none/sched.jsonl && cmp -s out/perf.jsonl none/perf.jsonl"
+# each part of the check says what it found, so a failure names its cause
+why=""
+"$SCXPROF" process -f prof -o none --no-perfetto >/dev/null 2>none.err
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	why="process exited $rc: $(tail -n 3 none.err | tr '\n' ' ')"
+elif [ -e none/trace.pftrace ]; then
+	why="none/trace.pftrace written"
+else
+	for f in sched.jsonl perf.jsonl; do
+		cmp -s "out/$f" "none/$f" || why="$why $f differs from the run with the trace ($(cmp "out/$f" "none/$f" 2>&1 | head -n 1))"
+	done
+fi
+if [ -z "$why" ]; then pass "--no-perfetto: no trace.pftrace, the rest as usual"; else fail "--no-perfetto: no trace.pftrace, the rest as usual" "$why"; fi
 
 # 2. each stream alone
 mkdir sched_only mem_only
