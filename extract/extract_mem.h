@@ -98,7 +98,7 @@ struct extract_mem_opts {
 	size_t min_keys;          /* least shared identities for a merge (0: SHARE_MIN_KEYS_DEFAULT) */
 	uint64_t min_samples;     /* least samples on them a side (0: SHARE_MIN_SAMPLES_DEFAULT) */
 	const char *sched_path;   /* sched.jsonl: demand and -v sched lines; NULL: none */
-	const char *topology;     /* --topology FILE: LLCs and nodes, the default cap; NULL: topology.json next to path, else this host */
+	const char *topology;     /* --topology FILE: LLCs and nodes, the default cap; NULL: the recording's (rec_topology.h); none: the whole machine as one LLC */
 	int sched_model;          /* --sched-model: enum llc_sched_model (0: scx_mitosis) */
 	bool mitosis_rebalancing; /* the scx_mitosis model: --enable-rebalancing */
 	bool mitosis_no_llc_aware;   /* ... without --enable-llc-awareness */

@@ -36,7 +36,8 @@
  * count the samples while the stream is read (-v in sharing mode,
  * --order-subcells or an observer's on_llc ask for it), then, once the
  * config is built, evaluate it against the topology (--topology FILE,
- * else topology.json next to the input, else this host), with
+ * else the recording's own: topology.json next to the input or
+ * perf.data's headers; --topology host for this machine), with
  * --order-subcells reorder its subcells into the best order for the
  * scx_mitosis layout and evaluate that, print the -v section and hand the
  * result to the observer's on_llc (the CLI's JSON sidecar, the report).
