@@ -77,6 +77,7 @@ static void agg_opts(const struct extract_mem_opts *o, struct mem_agg_opts *ao)
 	ao->max_names = o->max_names;
 	ao->max_groups = o->max_groups;
 	ao->track_tids = o->sched_path != NULL;
+	ao->track_seen = true; /* the demand when there is no sched trace (an empty one is ignored) */
 	ao->objects = o->verbose > 0; /* names of shared objects are only printed with -v */
 }
 
@@ -349,14 +350,11 @@ static int subcells_from_clusters(struct run *r, struct cell *cell, const struct
 
 	if (!(demand = calloc(u->n ? u->n : 1, sizeof(*demand))))
 		return scx_fail("out of memory");
-	if (r->has_sched) {
+	if (r->has_sched)
 		sched_cells_demand(&r->sched, &r->agg, kind, u, demand);
-		sp.demand = demand;
-	} else {
-		/* the fit's demand as the clustering's: share of all samples x online CPUs */
-		for (size_t i = 0; i < u->n; i++)
-			demand[i] = sp.total_samples ? (double)u->v[i].count / (double)sp.total_samples * sp.online_cpus : 0;
-	}
+	else /* sample share x CPUs, at most the time each thread was seen running */
+		mem_agg_seen_demand(&r->agg, kind, u, sp.online_cpus, demand);
+	sp.demand = demand;
 	rc = sharing_cluster(&r->agg, u, &sp, cell->name, r->log, &cl);
 	if (rc < 0) {
 		free(demand);
@@ -499,10 +497,12 @@ static int sharing_setup(struct run *r)
 			r->sched.path, (double)r->sched.st.duration_ns / 1e9, r->sched.st.cpu_count, r->sp.cap_cpus,
 			cap_source(r->o, none));
 	else if (r->log && none)
-		fprintf(r->log, "\nCPU demand: share of samples (of the whole machine); cap %.2f (%s)\n", r->sp.cap_cpus,
+		fprintf(r->log, "\nCPU demand: share of samples (of the whole machine), at most each thread's time seen (100 ms "
+				"bins); cap %.2f (%s)\n", r->sp.cap_cpus,
 			cap_source(r->o, none));
 	else if (r->log)
-		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s); cap %.2f CPUs per cell (%s)\n",
+		fprintf(r->log, "\nCPU demand: share of samples x %u online CPUs (%s), at most each thread's time seen (100 ms "
+			"bins); cap %.2f CPUs per cell (%s)\n",
 			t.online_cpus, t.source, r->sp.cap_cpus,
 			cap_source(r->o, none));
 	rec_topology_unload(&rec);

@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/grow.h"
 #include "lib/hash.h"
+#include "lib/sample_demand.h"
 #include "llc/config_match.h"
 #include "llc/llc_measure.h"
 #include "llc/llc_mitosis.h"
@@ -325,9 +326,49 @@ static long scope_of(const struct llc_share_result *r, long cell, long sub)
 	return -1;
 }
 
+static int cmp_actor_bin(const void *x, const void *y)
+{
+	const struct llc_bin *a = x, *b = y;
+
+	return a->actor != b->actor ? CMP3(a->actor, b->actor) : CMP3(a->bin, b->bin);
+}
+
+/*
+ * Without a scheduling trace: each actor's sample share x CPUs, at most the
+ * share of the recording's 100 ms bins it was seen in (lib/sample_demand.h;
+ * the bins are its timelines', s->bins, one per bin and CPU).
+ */
+static int actor_demand_by_samples(const struct llc_share *s, const struct llc_share_eval *e, struct actor_place *ap)
+{
+	struct llc_bin *b = s->nr_bins ? malloc(s->nr_bins * sizeof(*b)) : NULL;
+	uint64_t lo = UINT64_MAX, hi = 0, *seen = calloc(s->nr_actors + 1, sizeof(*seen)), span;
+	size_t i;
+
+	if ((s->nr_bins && !b) || !seen) {
+		free(b);
+		free(seen);
+		return scx_fail("out of memory");
+	}
+	if (s->nr_bins)
+		memcpy(b, s->bins, s->nr_bins * sizeof(*b));
+	qsort(b, s->nr_bins, sizeof(*b), cmp_actor_bin);
+	for (i = 0; i < s->nr_bins; i++) {
+		lo = b[i].bin < lo ? b[i].bin : lo;
+		hi = b[i].bin > hi ? b[i].bin : hi;
+		if (b[i].actor < s->nr_actors && (i == 0 || b[i].actor != b[i - 1].actor || b[i].bin != b[i - 1].bin))
+			seen[b[i].actor]++;
+	}
+	span = s->nr_bins ? hi - lo + 1 : 0;
+	for (i = 0; i < s->nr_actors; i++)
+		ap[i].demand = sample_demand(s->actors[i].samples, s->seen.samples, e->online_cpus, seen[i], span);
+	free(b);
+	free(seen);
+	return 0;
+}
+
 /*
  * Each actor's CPU demand: its thread's runtime share (thread_cpus, split
- * among the thread's actors by samples), else its sample share x CPUs.
+ * among the thread's actors by samples), else from its samples alone.
  */
 static int actor_demand(const struct llc_share *s, const struct llc_share_eval *e, struct actor_place *ap)
 {
@@ -335,11 +376,8 @@ static int actor_demand(const struct llc_share *s, const struct llc_share_eval *
 	size_t i;
 	int rc = 0;
 
-	if (!e->thread_cpus) {
-		for (i = 0; i < s->nr_actors; i++)
-			ap[i].demand = s->seen.samples ? (double)s->actors[i].samples / (double)s->seen.samples * e->online_cpus : 0;
-		return 0;
-	}
+	if (!e->thread_cpus)
+		return actor_demand_by_samples(s, e, ap);
 	u64map_init(&tid_samples);
 	for (i = 0; i < s->nr_actors && !rc; i++) {
 		uint64_t *v = u64map_slot(&tid_samples, (uint64_t)s->actors[i].tid);

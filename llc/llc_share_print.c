@@ -147,7 +147,8 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 			  "thread by thread), what a scheduler that packs subcells into LLCs would add"
 			: "each subcell's threads on one LLC (worst fit by CPU demand; a subcell larger than every LLC "
 			  "placed thread by thread); scx_mitosis = each thread on the LLCs of its subcell's CPU run",
-		r->demand_by_runtime ? "runtime / trace duration" : "sample share x CPUs");
+		r->demand_by_runtime ? "runtime / trace duration"
+				     : "sample share x CPUs, at most each thread's time seen (100 ms bins)");
 	fprintf(f, "  timelines: %zu thread%s from the scheduling trace, %zu from their samples' CPUs, %zu with none",
 		r->timeline_sched, r->timeline_sched == 1 ? "" : "s", r->timeline_samples, r->timeline_none);
 	if (r->first_touch)

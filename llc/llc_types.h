@@ -15,6 +15,7 @@
 
 #include "extract/sched/extract_sched.h"
 #include "extract/sharing/sharing.h"
+#include "lib/sample_demand.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"
 #include "llc/llc_est.h"
@@ -24,7 +25,7 @@
 #define LLC_SHARE_MAX_ACTORS ((size_t)1 << 16)
 #define LLC_SHARE_Z95 1.959963984540054
 /* The samples' CPUs are kept per bin of this length (the timelines without a scheduling trace). */
-#define LLC_SHARE_BIN_NS 100000000ULL
+#define LLC_SHARE_BIN_NS SAMPLE_DEMAND_BIN_NS /* also the demand from samples alone (lib/sample_demand.h) */
 
 struct llc_actor {
 	int64_t tid, pid;   /* pid: the first sample's */

@@ -197,7 +197,9 @@ void llc_view_write(FILE *f, const struct llc_view *v)
 		      : ", and <b>predicted</b> with each subcell of the config on one LLC (worst fit by CPU demand), "
 			"beside <b>scx_mitosis</b>, the layout scx_mitosis --cell-config applies (",
 	      f);
-	fputs(v->by_runtime ? "runtime / trace duration" : "sample share x CPUs", f);
+	fputs(v->by_runtime ? "runtime / trace duration"
+			     : "sample share x CPUs, at most each thread's time seen (100 ms bins)",
+	      f);
 	fputs("). Brackets and whiskers: intervals from the pairs' intervals; \"too few to say\" when no pair is "
 	      "decided shared (the clustering's line rule). See docs/llc-sharing.md for the definition, its "
 	      "assumptions and what it does not capture (capacity misses, memory bandwidth, the scheduler's "

@@ -38,6 +38,7 @@ int mem_agg_init(struct mem_agg *a, const struct mem_agg_opts *o)
 	u64map_init_cap(&a->tid_groups, U64MAP_SMALL);
 	u64map_init_cap(&a->pid_groups, U64MAP_SMALL);
 	u64map_init_cap(&a->tid_hint, U64MAP_SMALL);
+	u64map_init_cap(&a->seen_index, U64MAP_SMALL);
 	u64map_init_cap(&a->ident_object, U64MAP_SMALL);
 	strmap_init(&a->objects);
 	re = pcre2_compile((PCRE2_SPTR)o->allotment_re, PCRE2_ZERO_TERMINATED,
@@ -82,6 +83,7 @@ void mem_agg_free(struct mem_agg *a)
 	u64map_free(&a->tid_groups);
 	u64map_free(&a->pid_groups);
 	u64map_free(&a->tid_hint);
+	mem_agg_seen_free(a);
 	u64map_free(&a->ident_object);
 	strmap_free(&a->objects);
 	free(a->object_names);
@@ -185,6 +187,8 @@ int mem_agg_add(struct mem_agg *a, const struct mem_sample *s)
 		if (s->time_ns > a->last_ns)
 			a->last_ns = s->time_ns;
 	}
+	if (a->o.track_seen && s->time_ns && mem_agg_seen_add(a, s, (size_t)gi) < 0)
+		return -1;
 	if (a->o.track_tids) {
 		uint64_t *t = u64map_slot(&a->tid_groups, MEM_AGG_TG_KEY(s->tid, gi)), *p, *hv;
 

@@ -252,6 +252,7 @@ struct mem_agg_opts {
 	bool line_granularity;    /* 64-byte lines instead of pages */
 	size_t max_keys;          /* evidence budget over all units (0: default) */
 	bool track_tids;          /* keep tid -> group/hint (extract mem's sched stats) */
+	bool track_seen;          /* keep when each (tid, group) was seen (demand without a sched trace) */
 	bool objects;             /* keep identity -> data_map/data_sym names (-v's top shared objects) */
 	size_t max_names;         /* k of each group's name counters (0: default) */
 	size_t max_groups;        /* k of the allotment groups' counters (0: default) */
@@ -270,6 +271,18 @@ struct mem_agg_opts {
 #define MEM_AGG_TG_KEY(id, group) ((uint64_t)(id) << 20 | (uint64_t)(group))
 #define MEM_AGG_TG_ID(key) ((key) >> 20)         /* the tid or pid of such a key */
 #define MEM_AGG_TG_GROUP(key) ((key) & 0xfffff)  /* its group index */
+
+/* One (tid, group)'s samples and the time it was seen running (track_seen). */
+struct mem_agg_seen {
+	uint64_t key;      /* MEM_AGG_TG_KEY(tid, group) */
+	uint64_t samples;
+	uint64_t bins;     /* distinct 100 ms bins holding its samples */
+	uint64_t last_bin; /* the bin of its latest sample */
+	uint64_t hint;     /* its first sample's */
+	uint8_t comm_len;
+	char comm[31];     /* its latest sample's comm (cut to 31 bytes) */
+};
+#define MEM_AGG_MAX_SEEN ((size_t)1 << 18)
 
 struct mem_agg {
 	struct mem_agg_opts o;
@@ -302,6 +315,16 @@ struct mem_agg {
 	 * MEM_AGG_TG_KEY, and tid -> hint of its first sample
 	 */
 	struct u64map tid_groups, pid_groups, tid_hint;
+	/*
+	 * with track_seen: per (tid, group), keyed by MEM_AGG_TG_KEY in
+	 * seen_index (index + 1 in seen), its samples and the 100 ms bins
+	 * holding them (lib/sample_demand.h); at most MEM_AGG_MAX_SEEN, the
+	 * samples of later threads counted in seen_dropped
+	 */
+	struct u64map seen_index;
+	struct mem_agg_seen *seen;
+	size_t nr_seen, cap_seen;
+	uint64_t seen_dropped;
 	uint32_t next_ev_id;        /* the next new hint_rec's ev_id */
 	uint32_t *free_ev_ids;      /* the ev_ids of hint_recs folded away, for reuse (shards: their maps emptied first) */
 	size_t nr_free_ev_ids, cap_free_ev_ids;
@@ -365,5 +388,28 @@ const char *mem_agg_object_name(const struct mem_agg *a, size_t obj);
  * (u64map_init'ed here; the caller frees it). -1 (scx_fail, out freed) on OOM.
  */
 int mem_agg_tid_kinds(const struct mem_agg *a, struct u64map *out);
+
+/*
+ * extract/mem/mem_agg_seen.c, with track_seen. mem_agg_seen_add: sample s
+ * of group gi, with a time (-1 on OOM); mem_agg_seen_remap: the groups
+ * renumbered by gmap (records of merged groups add up); mem_agg_seen_free.
+ */
+int mem_agg_seen_add(struct mem_agg *a, const struct mem_sample *s, size_t gi);
+int mem_agg_seen_remap(struct mem_agg *a, const size_t *gmap);
+void mem_agg_seen_free(struct mem_agg *a);
+
+/*
+ * Each unit's CPU demand without a scheduling trace (lib/sample_demand.h),
+ * for the units u of the cell of kind, in a recording of cpus CPUs: the
+ * sum over its threads (a (tid, group) of that kind whose latest comm,
+ * normalized, is the unit's, and for a by-hint unit whose first hint is
+ * its hint) of the smaller of their sample share x cpus and the share of
+ * the recording's bins they were seen in; the unit's samples no thread
+ * accounts for (no time, beyond MEM_AGG_MAX_SEEN, another hint) at their
+ * sample share x cpus. demand[0..u->n) is written.
+ */
+struct unit_list;
+void mem_agg_seen_demand(const struct mem_agg *a, enum group_kind kind, const struct unit_list *u, double cpus,
+			 double *demand);
 
 #endif

@@ -493,6 +493,8 @@ int mem_agg_fold_groups(struct mem_agg *a)
 	if (!rc && a->o.track_tids &&
 	    (remap_tid_groups(&a->tid_groups, gmap) < 0 || remap_tid_groups(&a->pid_groups, gmap) < 0))
 		rc = -1;
+	if (!rc && a->o.track_seen && mem_agg_seen_remap(a, gmap) < 0)
+		rc = -1;
 	free(gmap);
 	free(remap);
 	return rc;

@@ -143,7 +143,7 @@ check "planted: config valid against the schema" validate "$SCHEMA" "$WORK/pl/mo
 check "planted: merged name joins sorted members with +" python3 -c '
 import json,sys; s=json.load(open(sys.argv[1]))[0]["subcells"]
 assert s[0]=={"name":"ga-wa+ga-wb+ga-wc+ga-wd","matches":[[{"CommPrefix":m}] for m in ["ga-wa","ga-wb","ga-wc","ga-wd"]]}, s[0]' "$WORK/pl/moderate.json"
-check "planted: -v uses topology.json next to the input" grep -q "8 online CPUs (topology.json); cap 4.00 CPUs per cell (largest LLC)" "$WORK/pl/moderate.err"
+check "planted: -v uses topology.json next to the input" grep -q "8 online CPUs (topology.json), at most each thread's time seen (100 ms bins); cap 4.00 CPUs per cell (largest LLC)" "$WORK/pl/moderate.err"
 check "planted: -v lists top shared pairs" grep -qE "^    ga-w[a-d] ~ ga-w[a-d]: 0\.[0-9]{3}$" "$WORK/pl/moderate.err"
 check "planted: -v explains each merge" grep -qE "^  merge ga-w.* \+ ga-w.*: affinity 0\.[0-9]{3}, demand [0-9.]+ CPUs$" "$WORK/pl/moderate.err"
 check "planted: -v says why it stopped" grep -qE "^  stop: best remaining affinity 0\.[0-9]{3} <= threshold 0\.065$" "$WORK/pl/moderate.err"
@@ -192,7 +192,7 @@ cp "$SD/perf.jsonl" "$SD/topology.json" "$SD/sched.jsonl" "$WORK/sd/both/"
 (cd "$WORK/sd/only" && "$SCXPROF" extract mem -v $SDMIN --max-cell-cpus 1 -f perf.jsonl >"$WORK/sd/only.json" 2>"$WORK/sd/only.err")
 (cd "$WORK/sd/both" && "$SCXPROF" extract mem -v $SDMIN --max-cell-cpus 1 -f perf.jsonl >"$WORK/sd/both.json" 2>"$WORK/sd/both.err")
 check "sched: without sched.jsonl, demand is the sample share" grep -qx \
-	"CPU demand: share of samples x 8 online CPUs (topology.json); cap 1.00 CPUs per cell (--max-cell-cpus)" "$WORK/sd/only.err"
+	"CPU demand: share of samples x 8 online CPUs (topology.json), at most each thread's time seen (100 ms bins); cap 1.00 CPUs per cell (--max-cell-cpus)" "$WORK/sd/only.err"
 check "sched: sample share 0.50 CPUs <= cap 1: db + web merge" grep -qx "  merge db + web: affinity 1.000, demand 0.50 CPUs" "$WORK/sd/only.err"
 check "sched: no sched lines without sched.jsonl" bash -c "! grep -q '^  sched ' '$WORK/sd/only.err'"
 check "sched: sched.jsonl next to perf.jsonl is the demand source" grep -qx \
@@ -215,6 +215,36 @@ check "sched: a missing --sched FILE is an error" grep -q "nonexistent.jsonl: ca
 : >"$WORK/sd/only/sched.jsonl"
 (cd "$WORK/sd/only" && "$SCXPROF" extract mem -v $SDMIN --max-cell-cpus 1 -f perf.jsonl >/dev/null 2>"$WORK/sd/empty.err")
 check "sched: an empty sched.jsonl next to perf.jsonl is ignored (sample share)" grep -q "^CPU demand: share of samples" "$WORK/sd/empty.err"
+
+# --- demand without a sched trace: a workload-only recording (perf c2c record -- CMD) ---
+# writer and reader share 256 lines for 2 s on a 48-CPU host (4 LLCs of 12),
+# and every sample is theirs: by sample share x CPUs each would demand 24
+# CPUs and the merge would be refused (48 > cap 12); each was seen running
+# all along, so each demands 1 CPU at most: merged, packed on one LLC.
+mkdir -p "$WORK/wo"
+python3 - "$WORK/wo" <<'PY'
+import json, sys
+d = sys.argv[1]
+cg = "/workload.slice/workload-tw-wo.allotment.slice/task"
+with open(d + "/perf.jsonl", "w") as f:
+    for i in range(4000):
+        tid = 10 + i % 2
+        va = 0x7f0000000000 + ((i // 2) * 7) % 256 * 64
+        f.write(json.dumps({"comm": "writer" if tid == 10 else "reader", "tid": tid, "pid": 10, "cgroup": cg,
+                            "addr": "%x" % va, "phys_addr": "%x" % (0x100000 + va % 65536), "data_page_size": 4096,
+                            "hint": 0, "time_ns": 1000000000 + i * 500000, "cpu": 0 if tid == 10 else 12,
+                            "data_map": "//anon", "data_id": "A:10:%x" % (va >> 12)}) + "\n")
+cpus = [{"cpu": c, "core": c, "package": 0, "llc": c // 12 * 12, "llc_level": 3, "llc_size": 33554432,
+         "llc_cpus": "%d-%d" % (c // 12 * 12, c // 12 * 12 + 11), "node": 0, "siblings": str(c)} for c in range(48)]
+json.dump({"version": 1, "cpus": cpus}, open(d + "/topology.json", "w"))
+PY
+(cd "$WORK/wo" && "$SCXPROF" extract -v -f perf.jsonl >wo.json 2>wo.err)
+check "demand by samples: two threads seen all along demand 1 CPU each, not 24: merged" grep -qx \
+	"  merge reader + writer: affinity 1.000, demand 2.00 CPUs" "$WORK/wo/wo.err"
+check "demand by samples: the config holds reader+writer" python3 -c '
+import json,sys; c=json.load(open(sys.argv[1])); assert [x["name"] for x in c[0]["subcells"]]==["reader+writer","rest"], c' "$WORK/wo/wo.json"
+check "demand by samples: LLC-packing places the pair on one LLC (2 CPUs, not thread by thread)" grep -q \
+	"LLC-packing placement: allotment/reader+writer 2.00 CPUs -> LLC 0;" "$WORK/wo/wo.err"
 
 # --- demand attribution: a thread moved into its cgroup after fork, a thread never sampled ---
 # tid 5000 (app) has 2 samples in rest (before the move) and 8 in the allotment;

@@ -2,7 +2,7 @@
  * test_extract.c - unit tests of extract mem's pieces: the perf.jsonl line
  * scanner (escapes, skipped values, errors), comm normalization, the
  * significance rule, cpulists, evidence keys, the affinity's properties and
- * the serde-style config printer.
+ * the serde-style config printer, the CPU demand from samples alone.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -14,6 +14,7 @@
 #include "extract/rec_topology.h"
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
+#include "lib/sample_demand.h"
 
 static int scan(const char *text, struct mem_sample *s, char *err)
 {
@@ -389,4 +390,60 @@ Test(cell_config, empty_config_is_an_empty_array)
 	fclose(f);
 	cr_assert_str_eq(buf, "[]\n");
 	free(buf);
+}
+
+/* lib/sample_demand.h: the smaller of the sample share x CPUs and the share of the recording seen. */
+Test(demand, by_samples_is_the_smaller_bound)
+{
+	cr_assert_eq(sample_demand_span_bins(1000000000, 3999999999), 30);
+	cr_assert_eq(sample_demand_span_bins(0, 5), 0, "no time: no span");
+	cr_assert_float_eq(sample_demand(50, 100, 48, 10, 40), 0.25, 1e-12, "seen a quarter of the time: 0.25, not 24");
+	cr_assert_float_eq(sample_demand(1, 100, 8, 40, 40), 0.08, 1e-12, "a light thread seen all along: its share");
+	cr_assert_float_eq(sample_demand(50, 100, 48, 0, 40), 24, 1e-12, "no bins: the share alone");
+	cr_assert_float_eq(sample_demand(50, 100, 48, 90, 40), 1, 1e-12, "never more than one CPU");
+}
+
+static void seen_sample(struct mem_agg *a, const char *comm, int64_t tid, uint64_t t_ms)
+{
+	struct mem_sample s = {.comm = comm, .comm_len = strlen(comm), .tid = tid, .pid = tid,
+			       .cgroup = "/workload.slice/workload-tw-x.allotment.slice", .phys_addr = 0x1000 + (uint64_t)tid,
+			       .data_page_size = 4096, .time_ns = 1000000000 + t_ms * 1000000};
+
+	s.cgroup_len = strlen(s.cgroup);
+	cr_assert_eq(mem_agg_add(a, &s), 0, "%s", scx_errmsg());
+}
+
+/*
+ * A workload-only recording on 48 CPUs: every sample is one of two threads
+ * that ran one after the other, 1 s each of a 2 s recording. Their sample
+ * shares (1/2 x 48 = 24 CPUs each) would refuse any merge under a 12-CPU
+ * cap; seen half the time each, they demand 0.5 CPU each.
+ */
+Test(demand, units_without_a_sched_trace_are_bounded_by_their_time_seen)
+{
+	struct mem_agg_opts o = {.workload = "workload.slice", .allotment_re = "workload-tw-[^/]+\\.allotment\\.slice",
+				 .track_seen = true};
+	struct mem_agg a;
+	struct comm_summary cs;
+	struct unit_list u;
+	size_t g;
+	double demand[4];
+
+	cr_assert_eq(mem_agg_init(&a, &o), 0);
+	for (uint64_t t = 0; t < 2000; t += 5)
+		seen_sample(&a, t < 1000 ? "writer" : "reader7", t < 1000 ? 10 : 11, t);
+	cr_assert_eq(a.nr_seen, 2);
+	for (g = 0; g < a.nr_groups && a.groups[g].kind != GROUP_ALLOTMENT; g++)
+		;
+	cr_assert_lt(g, a.nr_groups);
+	cr_assert_eq(sharing_summary_build(&a, &g, 1, &cs), 0);
+	sharing_summary_sort_by_name(&cs);
+	cr_assert_eq(sharing_upstream_units(&cs, false, 5, &u), 0);
+	cr_assert_eq(u.n, 2);
+	mem_agg_seen_demand(&a, GROUP_ALLOTMENT, &u, 48, demand);
+	for (size_t i = 0; i < u.n; i++)
+		cr_assert_float_eq(demand[i], 0.5, 1e-9, "%s: %f", u.v[i].name, demand[i]);
+	sharing_unit_list_free(&u);
+	sharing_summary_free(&cs);
+	mem_agg_free(&a);
 }
