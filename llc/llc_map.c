@@ -100,6 +100,10 @@ int llc_map_from_topology(const struct host_topology *topo, const char *source, 
 				rc = scx_fail("out of memory");
 	}
 	snprintf(m->source, sizeof(m->source), "%s", source);
+	m->llc_by_package = topo->n > 0;
+	for (i = 0; i < topo->n; i++)
+		if (topo->cpus[i].llc < 0 || topo->cpus[i].llc_level >= 0)
+			m->llc_by_package = false;
 	if (rc < 0)
 		llc_map_free(m);
 	return rc;

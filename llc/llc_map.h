@@ -9,6 +9,7 @@
 #ifndef SCX_LLC_MAP_H
 #define SCX_LLC_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,7 @@ struct llc_map {
 	int64_t *llc_id;         /* the LLC's id as the source names it */
 	int64_t *node_id;        /* the node's id */
 	char source[4096];       /* --topology's path, "topology.json" (next to the input), or "host" */
+	bool llc_by_package;     /* the source names no cache: each package is taken as one LLC (llc_level -1) */
 	char **cpuset_path;      /* the topology's cpusets: cgroup path ("/a/b") */
 	int **cpuset;            /* and its CPUs */
 	size_t *nr_cpuset, nr_cpusets;

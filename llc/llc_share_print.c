@@ -107,8 +107,9 @@ void llc_share_print(FILE *f, const struct llc_share_result *r)
 	const struct llc_map *m = r->map;
 	size_t i, c;
 
-	fprintf(f, "\nCross-LLC sharing (%s: %u CPUs, %zu LLC%s, %zu node%s):\n", m->source, m->online, m->nr_llcs,
-		m->nr_llcs == 1 ? "" : "s", m->nr_nodes, m->nr_nodes == 1 ? "" : "s");
+	fprintf(f, "\nCross-LLC sharing (%s: %u CPUs, %zu LLC%s, %zu node%s%s):\n", m->source, m->online, m->nr_llcs,
+		m->nr_llcs == 1 ? "" : "s", m->nr_nodes, m->nr_nodes == 1 ? "" : "s",
+		m->llc_by_package ? "; it names no cache: each package taken as one LLC" : "");
 	fprintf(f, "  samples: %llu on data (A:/F: lines), %llu on kernel pages or without a data_id (not estimated), "
 		   "%llu no evidence (R: or no address), %llu without a CPU, %llu on CPUs the topology does not list",
 		(unsigned long long)r->with_key, (unsigned long long)r->page_keys, (unsigned long long)r->seen.no_key,

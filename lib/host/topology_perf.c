@@ -11,6 +11,11 @@
  *                  string cpulist
  *   CACHE:         u32 version (1), u32 nr; per cache u32 level, line_size,
  *                  sets, ways, strings type, size, shared cpulist
+ * A CPU's LLC is its level 3 cache, else level 2 (the reader's rule, as
+ * topology_sysfs.c); a file with no CACHE section (perf before 4.x, pipe
+ * mode, converters) gets its package, the core siblings list of
+ * CPU_TOPOLOGY, as its LLC with llc_level -1: no LLC spans two packages,
+ * so a share across them is cross-LLC whatever the caches were.
  * A string is u32 len and len bytes holding a NUL; a string list u32 nr and
  * nr strings. The file is hostile input: every count and length is checked
  * against what is left of its section.
@@ -233,7 +238,7 @@ static int id_at(const uint8_t *base, size_t idx)
 static int fill_cpu(const struct parsed *x, int cpu, struct host_cpu *c)
 {
 	const struct cache *k = llc_of(x, cpu);
-	const char *sib = list_with(&x->threads, cpu);
+	const char *sib = list_with(&x->threads, cpu), *pkg = NULL;
 	uint32_t i;
 
 	memset(c, 0, sizeof(*c));
@@ -256,8 +261,11 @@ static int fill_cpu(const struct parsed *x, int cpu, struct host_cpu *c)
 		c->llc = host_cpulist_first(k->map);
 		c->llc_level = (int)k->level;
 		c->llc_size = size_bytes(k->size);
+	} else if ((pkg = list_with(&x->cores, cpu))) {
+		/* no cache in the headers: the package is the LLC's bound (no LLC spans two), its level unknown */
+		c->llc = host_cpulist_first(pkg);
 	}
-	c->llc_cpus = strdup(k ? k->map : "");
+	c->llc_cpus = strdup(k ? k->map : pkg ? pkg : "");
 	c->siblings = strdup(sib ? sib : "");
 	return c->llc_cpus && c->siblings ? 0 : scx_fail("out of memory");
 }

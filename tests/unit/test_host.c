@@ -201,7 +201,7 @@ Test(host_perf, epyc9254_headers)
 	pd_close(&f);
 }
 
-/* Without CACHE: the CPUs and their ids, no LLC; without L3: the L2. */
+/* Without CACHE: the CPUs and their ids, each package one LLC of unknown level; without CPU_TOPOLOGY too, no CPUs. */
 Test(host_perf, missing_sections)
 {
 	struct pd_file f;
@@ -214,9 +214,14 @@ Test(host_perf, missing_sections)
 	s.cache_size = 0;
 	cr_assert_eq(host_topology_perf(&s, "x", &t), 0);
 	cr_assert_eq(t.n, 48);
-	cr_assert(t.cpus[5].llc == -1 && t.cpus[5].llc_level == -1 && !t.cpus[5].llc_cpus[0]);
-	cr_assert_eq(host_topology_largest_llc(&t), 48, "no LLC: one domain of every CPU");
+	cr_assert(t.cpus[5].llc == 0 && t.cpus[5].llc_level == -1, "llc %d level %d", t.cpus[5].llc,
+		  t.cpus[5].llc_level);
+	cr_assert_str_eq(t.cpus[5].llc_cpus, "0-47", "the package's CPUs (core siblings)");
+	cr_assert_eq(host_topology_largest_llc(&t), 48, "one package: one LLC of every CPU");
 	host_topology_free(&t);
+	s.cpu_topology = NULL;
+	s.cpu_topology_size = 0;
+	cr_assert_eq(host_topology_perf(&s, "x", &t), 1, "neither CPU_TOPOLOGY nor CACHE: no CPU list");
 	cr_assert_eq(host_topology_perf(&none, "x", &t), 1, "no sections: no CPUs");
 	cr_assert_eq(t.n, 0);
 	pd_close(&f);
