@@ -642,6 +642,12 @@ int extract_mem_run_source(const struct extract_mem_opts *o, const struct extrac
 			 "nothing written", o->per_allotment_dir);
 		goto out;
 	}
+	if (!cfg.nr_cells && !r.agg.total) { /* the reader needs a spec; say why there is none */
+		scx_fail("%s: no samples, so no config: process keeps only samples with a physical address (and not "
+			 "perf's or the idle task's); its process.json says how many it dropped and why",
+			 o->path ? o->path : "-");
+		goto out;
+	}
 	rc = cell_config_write_checked(&cfg, r.limits, o->path ? o->path : "-", out);
 	if (!rc && o->per_allotment_dir)
 		rc = write_per_allotment(&r, &cfg, log);

@@ -90,6 +90,11 @@ bad_line "malformed: tid not an integer" '{"comm":"a","tid":1.5,"pid":1,"cgroup"
 bad_line "malformed: phys_addr not hex" '{"comm":"a","tid":1,"pid":1,"cgroup":"","phys_addr":"zz","data_page_size":0}' '"phys_addr": '"'zz'"' is not hex'
 bad_line "malformed: trailing garbage" '{"comm":"a","tid":1,"pid":1,"cgroup":"","phys_addr":"1","data_page_size":0} x' 'trailing characters'
 bad_line "malformed: empty line" '' 'empty line'
+: >"$WORK/none.jsonl"
+"$SCXPROF" extract mem -f "$WORK/none.jsonl" >"$WORK/none.out" 2>"$WORK/none.err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$WORK/none.out" ] && grep -qF "$WORK/none.jsonl: no samples, so no config:" "$WORK/none.err" \
+	&& pass "no samples (process kept none): exit 1, says why, no config" || fail "no samples" "rc=$rc $(cat "$WORK/none.err")"
 "$SCXPROF" extract mem -f "$G" --workload-allotment-cgroup-regex 'a(b' >/dev/null 2>"$WORK/re.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--workload-allotment-cgroup-regex: missing closing parenthesis at offset 3" "$WORK/re.err" \
