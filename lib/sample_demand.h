@@ -13,7 +13,8 @@
  *   - the share of the recording's time it was seen running: the 100 ms
  *     bins holding one of its samples over the bins the recording spans. A
  *     thread runs on at most one CPU at a time, so it never needs more.
- * A thread (or a recording) without sample times gets the first alone.
+ * A thread (or a recording) without sample times gets the first alone,
+ * and never more than one CPU.
  */
 #ifndef SCX_SAMPLE_DEMAND_H
 #define SCX_SAMPLE_DEMAND_H
@@ -32,17 +33,17 @@ static inline uint64_t sample_demand_span_bins(uint64_t first_ns, uint64_t last_
 }
 
 /*
- * CPUs for samples of total in a recording of cpus CPUs, seen in
- * bins_seen of its bins_span bins (either 0: the share alone).
+ * CPUs of one thread with samples of total in a recording of cpus CPUs,
+ * seen in bins_seen of its bins_span bins (either 0: the share alone), at
+ * most 1.
  */
 static inline double sample_demand(uint64_t samples, uint64_t total, double cpus, uint64_t bins_seen,
 				   uint64_t bins_span)
 {
-	double share = total ? (double)samples / (double)total * cpus : 0, seen;
+	double share = total ? (double)samples / (double)total * cpus : 0, seen = 1.0;
 
-	if (!bins_seen || !bins_span)
-		return share;
-	seen = bins_seen >= bins_span ? 1.0 : (double)bins_seen / (double)bins_span;
+	if (bins_seen && bins_span && bins_seen < bins_span)
+		seen = (double)bins_seen / (double)bins_span;
 	return seen < share ? seen : share;
 }
 

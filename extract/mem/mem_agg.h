@@ -404,7 +404,7 @@ void mem_agg_seen_free(struct mem_agg *a);
  * sum over its threads (a (tid, group) of that kind whose latest comm,
  * normalized, is the unit's, and for a by-hint unit whose first hint is
  * its hint) of the smaller of their sample share x cpus and the share of
- * the recording's bins they were seen in; the unit's samples no thread
+ * the recording's bins they were seen in (at most 1 each); the unit's samples no thread
  * accounts for (no time, beyond MEM_AGG_MAX_SEEN, another hint) at their
  * sample share x cpus. demand[0..u->n) is written.
  */

@@ -129,7 +129,7 @@ void mem_agg_seen_demand(const struct mem_agg *a, enum group_kind kind, const st
 		demand[j] += sample_demand(r->samples, a->total, cpus, r->bins, span);
 		left[j] -= r->samples < left[j] ? r->samples : left[j];
 	}
-	for (i = 0; i < u->n; i++) /* no memory for the rest: every unit at its share, as without times */
-		demand[i] += sample_demand(left ? left[i] : u->v[i].count, a->total, cpus, 0, 0);
+	for (i = 0; i < u->n && a->total; i++) /* samples of no record (of many threads, maybe): their share */
+		demand[i] += (double)(left ? left[i] : u->v[i].count) / (double)a->total * cpus;
 	free(left);
 }

@@ -424,6 +424,11 @@ int mem_perfdata_read(struct emitter *e)
 	e->res->kernel_symbols = e->res->syms.kernel_symbols > 0;
 	if (rc == 0 && kernel_note[0] && wk.kernel_samples && !e->opts->sink)
 		process_warn(e->res, "%s", kernel_note);
+	if (rc == 0 && e->res->total && e->res->skipped_no_phys == e->res->total && !e->opts->sink)
+		process_warn(e->res, "%s: none of its %llu samples has a physical address (perf mem or c2c record without "
+			     "--phys-data?), so none is kept, as upstream drops them; --no-filter keeps them (their data "
+			     "identities come from the data address and the memory maps)",
+			     f.path, (unsigned long long)e->res->total);
 	if (rc == 0 && e->res->unknown_id_records)
 		process_warn(e->res, "%s: %llu records carry a sample id of no event in the file; skipped "
 			     "(perf 6.1's perf script stops at the first instead)", f.path, (unsigned long long)e->res->unknown_id_records);

@@ -135,3 +135,12 @@ if [ "${n_plain:-0}" -gt 0 ] && [ "$named_plain" -eq 0 ] && [ "$named_symfs" -eq
 else
 	fail "--symfs" "plain: $named_plain of $n_plain named; symfs: $named_symfs of $n_symfs"
 fi
+
+# --- a recording without physical addresses (perf record -d, no --phys-data) ----------
+# process drops every sample, as upstream does, and says why and what keeps them
+"$SCXPROF" process -f "$WORK/sy" -o "$WORK/sy-nophys" >"$WORK/sy-nophys.log" 2>&1
+rc=$?
+check "no physical address in any sample: exit 0, a warning naming the file and --no-filter, nothing kept" sh -c \
+	'[ "$1" -eq 0 ] && grep -q "WARNING: $2/perf.data: none of its [0-9]* samples has a physical address .*--no-filter keeps them" "$3" &&
+	 [ ! -s "$4/perf.jsonl" ] && grep -q "has a physical address" "$4/process.json"' \
+	_ "$rc" "$WORK/sy" "$WORK/sy-nophys.log" "$WORK/sy-nophys"

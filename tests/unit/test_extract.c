@@ -399,7 +399,8 @@ Test(demand, by_samples_is_the_smaller_bound)
 	cr_assert_eq(sample_demand_span_bins(0, 5), 0, "no time: no span");
 	cr_assert_float_eq(sample_demand(50, 100, 48, 10, 40), 0.25, 1e-12, "seen a quarter of the time: 0.25, not 24");
 	cr_assert_float_eq(sample_demand(1, 100, 8, 40, 40), 0.08, 1e-12, "a light thread seen all along: its share");
-	cr_assert_float_eq(sample_demand(50, 100, 48, 0, 40), 24, 1e-12, "no bins: the share alone");
+	cr_assert_float_eq(sample_demand(50, 100, 48, 0, 40), 1, 1e-12, "no bins: the share, at most one CPU");
+	cr_assert_float_eq(sample_demand(5, 100, 8, 0, 0), 0.4, 1e-12, "no times: the share alone");
 	cr_assert_float_eq(sample_demand(50, 100, 48, 90, 40), 1, 1e-12, "never more than one CPU");
 }
 
