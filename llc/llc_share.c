@@ -349,9 +349,10 @@ static int actor_demand_by_samples(const struct llc_share *s, const struct llc_s
 		free(seen);
 		return scx_fail("out of memory");
 	}
-	if (s->nr_bins)
+	if (s->nr_bins) {
 		memcpy(b, s->bins, s->nr_bins * sizeof(*b));
-	qsort(b, s->nr_bins, sizeof(*b), cmp_actor_bin);
+		qsort(b, s->nr_bins, sizeof(*b), cmp_actor_bin);
+	}
 	for (i = 0; i < s->nr_bins; i++) {
 		lo = b[i].bin < lo ? b[i].bin : lo;
 		hi = b[i].bin > hi ? b[i].bin : hi;
