@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # closed_loop.sh - issue 27's closed loop on this VM: does a config's
 # placement achieve what extract predicted? Under a topology that puts cpu0
-# and cpu1 in two LLCs, for each workload:
+# and cpu1 in two LLCs (or TOPOLOGY, a topology.json naming this host's
+# online CPUs: e.g. one whose LLCs interleave the CPU numbers, so that a
+# subcell's run of scx_mitosis CPUs straddles two), for each workload:
 #   1. run it unpinned (or pinned badly), record SECS, extract: the config
 #      and the allotment cell's predicted cross-LLC figure with its interval;
 #   2. run it again, fresh, apply that config with `scxprof place --follow`
@@ -31,12 +33,13 @@
 #             pinned apart in run 1, unpinned and placed in run 2
 #   redis     redis-server --io-threads 2 on loopback under redis-benchmark (both in
 #             the run's cgroup), decode backend
-# usage: [MODEL=mitosis] bench/closed_loop.sh [-F HZ] [-t SECS] [-o DIR] [WORKLOAD...]
+# usage: [MODEL=mitosis] [TOPOLOGY=FILE] bench/closed_loop.sh [-F HZ] [-t SECS] [-o DIR] [WORKLOAD...]
 # DIR (default a new /tmp/closed-loop.XXXXXX) keeps every recording, config,
-# plan and --llc-json. Root. The run's workloads are in cgroups of its own
-# (removed at exit or interrupt) and extract counts only those, so two runs
-# at once never count each other's threads (their load still moves the
-# placement: one at a time for figures to quote).
+# plan and --llc-json, and the topology used (DIR/split.json). Root. The
+# run's workloads are in cgroups of its own (removed at exit or interrupt)
+# and extract counts only those, so two runs at once never count each
+# other's threads (their load still moves the placement: one at a time for
+# figures to quote).
 set -u
 if [ -z "${CLOSED_LOOP_SESSION:-}" ] && command -v setsid >/dev/null; then
 	CLOSED_LOOP_SESSION=1 exec setsid -w bash "$0" "$@"
@@ -54,7 +57,7 @@ while getopts "F:t:o:" o; do
 	F) hz=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) dir=$OPTARG ;;
-	*) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -63,7 +66,11 @@ shift $((OPTIND - 1))
 mkdir -p "$dir"
 . "$here/llc_lib.sh"
 llc_cgroup
-llc_split "$dir/split.json"
+if [ -n "${TOPOLOGY:-}" ]; then
+	cp "$TOPOLOGY" "$dir/split.json" || exit 1
+else
+	llc_split "$dir/split.json"
+fi
 OTHER_CG="scxprof-closed-loop-other-$$" # cells: the second process's cgroup (rest cell)
 PLACE_PIDS=()
 # at exit, error or interrupt: this run's cgroups, after what runs in them
@@ -136,7 +143,7 @@ MODEL=${MODEL:-packing}
 extract_args() { echo --sched-model "$MODEL"; [ "$1" = onebyone ] && echo --max-cell-cpus 2; }
 place_args() { if [ "$MODEL" = mitosis ]; then echo --model mitosis; else echo --follow --interval 200; fi; }
 
-# record_run NAME WORKLOAD: record SECS system-wide while the workload runs, extract with the split topology
+# record_run NAME WORKLOAD: record SECS system-wide while the workload runs, extract with the run's topology (DIR/split.json)
 record_run() {
 	local name=$1 w=$2 f=()
 	[ "$hz" = default ] || f=(-F "$hz")
