@@ -11,11 +11,18 @@
 
 #include "lib/error.h"
 
+/*
+ * Room for element n of arr, zeroed. The arrays here grow only through these
+ * helpers, one element at a time from empty, so their capacity is implicit:
+ * it doubles when n is 0 or a power of two. One realloc per element would
+ * copy the whole array each time where realloc moves it (ASan's always
+ * does): quadratic in an allotment cell per group of 12k groups.
+ */
 static void *grow_one(void *arr, size_t n, size_t elem)
 {
-	void *p = realloc(arr, (n + 1) * elem);
+	void *p = arr;
 
-	if (!p) {
+	if (!(n & (n - 1)) && !(p = realloc(arr, (n ? 2 * n : 1) * elem))) {
 		scx_fail("out of memory");
 		return NULL;
 	}

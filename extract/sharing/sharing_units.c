@@ -17,11 +17,18 @@ bool sharing_is_significant(uint64_t count, uint64_t total, double pct)
 	return total > 0 && ((double)count / (double)total) * 100.0 > pct;
 }
 
+/*
+ * elem at the end of *arr. Every array here starts empty and grows only
+ * through append, so its capacity is implicit: it doubles when *n is 0 or a
+ * power of two (a realloc per element copies the whole array each time
+ * where realloc moves it, as ASan's always does: quadratic in a comm seen
+ * in 12k groups).
+ */
 static int append(void **arr, size_t *n, const void *elem, size_t size)
 {
-	void *p = realloc(*arr, (*n + 1) * size);
+	void *p = *arr;
 
-	if (!p)
+	if (!(*n & (*n - 1)) && !(p = realloc(*arr, (*n ? 2 * *n : 1) * size)))
 		return scx_fail("out of memory");
 	memcpy((char *)p + *n * size, elem, size);
 	*arr = p;
