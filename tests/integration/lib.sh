@@ -311,3 +311,25 @@ shared_recording() {
 	fi
 	cp -r "$dir/rec" "$1"
 }
+
+# generated OUT GENERATOR ARGS...: OUT is what `python3 GENERATOR ARGS... OUT`
+# writes. A generator of tests/tools (seeded, so the same arguments give the
+# same bytes) is input, not the code under test: its output is made once per
+# suite run into $SCX_SHARED_DIR/gen, keyed by the generator's bytes and the
+# arguments (under a lock: two scripts asking at once make it once), and OUT
+# is a hard link to it (a copy across file systems). .ci/run keeps that
+# directory for both passes, so the ASan pass reads what the first wrote and
+# generates nothing. Returns the generator's status when it fails.
+generated() {
+	local out=$1 gen=$2 dir=${SCX_SHARED_DIR:-$WORK/shared}/gen key
+	shift 2
+	key=$( { sha256sum <"$gen"; printf '%s\n' "$@"; } | sha256sum | cut -c1-32)
+	mkdir -p "$dir" || return 1
+	(
+		flock 9 || exit 1
+		[ -e "$dir/$key" ] && exit 0
+		python3 "$gen" "$@" "$dir/$key.tmp" && mv "$dir/$key.tmp" "$dir/$key"
+	) 9>"$dir/$key.lock" || { rm -f "$dir/$key.tmp"; return 1; }
+	rm -f "$out"
+	ln "$dir/$key" "$out" 2>/dev/null || cp "$dir/$key" "$out"
+}

@@ -17,11 +17,12 @@
 . "$(dirname "$0")/lib.sh"
 GEN="$TOP/tests/tools/gen_density.py"
 
-# ext NAME GENARGS...: generate, extract -v; subcells in $WORK/NAME.sub
+# ext NAME GENARGS...: generate (lib.sh's generated: once for both of
+# .ci/run's passes), extract -v; subcells in $WORK/NAME.sub
 ext() {
 	local name=$1 f="$WORK/$1.jsonl"
 	shift
-	python3 "$GEN" "$@" "$f" &&
+	generated "$f" "$GEN" "$@" &&
 		"$SCXPROF" extract mem -v --max-cell-cpus 64 -f "$f" >"$WORK/$name.json" 2>"$WORK/$name.err" &&
 		subcells "$WORK/$name.json" >"$WORK/$name.sub"
 	rm -f "$f"
