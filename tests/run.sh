@@ -14,12 +14,13 @@
 # directories of their own, so two can run at once. Lines in a script's
 # first 60 lines tell this runner more:
 #   # suite: alone  it cannot run beside another (it measures the machine
-#                   as a whole): it starts once nothing else runs, and
-#                   nothing starts beside it, in this run or in another
-#                   run on the machine (two suites at once, from two
-#                   worktrees: the lock below);
-#   # suite: long   it takes minutes: it starts first, so the short ones
-#                   fill the other slot meanwhile;
+#                   as a whole): the alone scripts run first, one at a
+#                   time, and nothing starts beside one, in this run or in
+#                   another run on the machine (two suites at once, from
+#                   two worktrees: the lock below);
+#   # suite: long   it takes the longest (half a minute and more under
+#                   ASan): it starts next, so the short ones fill the other
+#                   slot meanwhile and the run does not end on one slot;
 #   # suite: once   what it checks does not depend on the build under test
 #                   (source files, the fuzz targets' own ASan build): with
 #                   SUITE_SECOND_PASS=1 (make asan after make test, .ci/run)
@@ -146,17 +147,20 @@ wanted() {
 	return 1
 }
 
-# the queue: the long scripts, the unit tests (beside the first script),
-# then the rest in name order
-long=() rest=() again=()
+# the queue: the alone scripts (nothing runs yet, so no slot idles while the
+# running jobs drain before one), the long scripts, the unit tests (beside
+# the first long script), then the rest in name order
+first=() long=() rest=() again=()
 for t in "$here"/integration/test_*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
 	wanted "$name" || continue
 	if [ -n "${SUITE_SECOND_PASS:-}" ] && marked "$name" once; then again+=("$name"); continue; fi
-	if marked "$name" long; then long+=("$name"); else rest+=("$name"); fi
+	if alone "$name"; then first+=("$name")
+	elif marked "$name" long; then long+=("$name")
+	else rest+=("$name"); fi
 done
-queue=("${long[@]:0:1}")
+queue=("${first[@]}" "${long[@]:0:1}")
 if [ -x "$top/$BUILD/unit-tests" ] && [ "${UNIT_TESTS:-1}" != 0 ]; then queue+=(unit); fi
 queue+=("${long[@]:1}" "${rest[@]}")
 for name in "${again[@]}"; do

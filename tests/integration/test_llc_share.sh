@@ -24,6 +24,8 @@
 # own at autogroup nice -20 (lib.sh's own_session), so that another test's
 # fault storm does not overflow its ring; a recording with no figure is made
 # again (up to 3 times), then fails with what record said.
+# suite: long
+# (one of the slowest under ASan: started early, so the run does not end on one slot)
 . "$(dirname "$0")/lib.sh"
 own_session "$@"
 TOOLS="$TOP/tests/tools"

@@ -4,6 +4,8 @@
 # by sample and in order, with `perf script` (the oracle nobody here wrote):
 # pid, tid, comm, time (ns), ip, addr, phys_addr, data_page_size, dso, sym.
 # Also checks cgroup paths against `perf report --sort cgroup`.
+# suite: long
+# (one of the slowest under ASan: started early, so the run does not end on one slot)
 . "$(dirname "$0")/lib.sh"
 WL="$TOP/$BUILD/workloads/scxprof-workload"
 

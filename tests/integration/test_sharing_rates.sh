@@ -29,6 +29,8 @@
 # session of its own at autogroup nice -20 (lib.sh's own_session, as the
 # other sharing tests): at load ~20 without it the planted pair at the
 # default rate stayed inconclusive after 3, 6 and 12 s.
+# suite: long
+# (one of the slowest under ASan: started early, so the run does not end on one slot)
 . "$(dirname "$0")/lib.sh"
 own_session "$@"
 
