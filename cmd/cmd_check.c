@@ -3,7 +3,8 @@
  * hand-written) one the scheduler that reads it accepts and reads as
  * written? One line per problem on stderr (the cell, the subcell, the
  * rule), exit 1; a one-line summary on stdout and exit 0 when there is
- * none. The rules live in the library (extract/sharing/cell_config_check.c).
+ * none; with --topology, the layout scx_mitosis would give it. The rules
+ * live in the library (extract/sharing/cell_config_check.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cmd/opts.h"
 #include "extract/extract.h"
 #include "lib/error.h"
+#include "lib/warnings.h"
 #include "llc/llc.h"
 #include "place/place.h"
 
@@ -27,10 +29,12 @@ static const char summary[] =
 	"no unknown key (the reader would ignore it). Prints one line per problem on stderr,\n"
 	"naming the cell, the subcell and the rule, and exits 1; prints a one-line summary\n"
 	"on stdout and exits 0 when there is none. --reader-limits subcells=N,or=N,and=N,prefix=N\n"
-	"checks against another reader's limits. With --topology FILE (a topology.json), a\n"
-	"config with no problem is laid out as scx_mitosis would at equal weights: which of\n"
-	"the cgroups given with --cgroup PATH (repeatable, below /sys/fs/cgroup) become cells,\n"
-	"each cell's and subcell's CPU run and its LLCs (docs/llc-sharing.md). --demands DIR\n"
+	"checks against another reader's limits. With --topology FILE (a topology.json) or\n"
+	"--topology host (this machine's sysfs and cgroup cpusets), a config with no problem\n"
+	"is laid out as scx_mitosis would at equal weights: which of the cgroups given with\n"
+	"--cgroup PATH (repeatable, below /sys/fs/cgroup) become cells, each cell's and\n"
+	"subcell's CPU run (a cell whose cgroup has a cpuset in the topology takes its CPUs)\n"
+	"and its LLCs (docs/llc-sharing.md). --demands DIR\n"
 	"(a PROFILE.out: perf.jsonl and sched.jsonl) adds the recording's threads and a\n"
 	"second layout at their demands (runtime / trace duration), the fixed point of\n"
 	"scx_mitosis --enable-rebalancing, beside the equal one.";
@@ -61,11 +65,15 @@ static int show_layout(const char *config, const char *topology, const struct op
 	struct place_thread *t = NULL, *rec = NULL;
 	struct check_demands_info info = {0};
 	struct mitosis_opts mo = {.llc_aware = true};
+	struct warnings warn = {0};
 	size_t n = cgroups->n, nrec = 0;
 	int rc = -1;
 
-	if (cell_config_read(config, &cfg) < 0 || llc_map_from_json(topology, &map) < 0)
+	if (cell_config_read(config, &cfg) < 0 ||
+	    (strcmp(topology, "host") ? llc_map_from_json(topology, &map) : llc_map_from_host(&map, &warn)) < 0)
 		goto out;
+	for (size_t i = 0; i < warn.nr; i++) /* this host's cpusets: a file that could not be read */
+		fprintf(stderr, "WARNING: %s\n", warn.line[i]);
 	if (demands && check_demands_read(demands, &rec, &nrec, &info) < 0)
 		goto out;
 	if (!(t = calloc(n + nrec + 1, sizeof(*t)))) {
@@ -114,12 +122,13 @@ static int print_problem(void *ctx, const char *where, const char *rule, const c
 int cmd_check(int argc, char **argv)
 {
 	static const struct cmd_usage u = {"check",
-					   "[--reader-limits SPEC] [--topology FILE [--cgroup PATH...] [--demands DIR]] CONFIG",
+					   "[--reader-limits SPEC] [--topology FILE|host [--cgroup PATH...] [--demands DIR]] CONFIG",
 					   summary, true};
 	static struct opt_list cgroups;
 	const char *limits_spec = NULL, *topology = NULL, *demands = NULL;
 	const struct opt opts[] = {
-		OPT_STRING(0, "topology", &topology, "FILE", "show the scx_mitosis layout on this topology.json"),
+		OPT_STRING(0, "topology", &topology, "FILE|host",
+			   "show the scx_mitosis layout on this topology.json, or on this host (sysfs and cpusets)"),
 		OPT_LIST(0, "cgroup", &cgroups, "PATH", "--topology: a cgroup that exists (below /sys/fs/cgroup; repeatable)"),
 		OPT_STRING(0, "demands", &demands, "DIR",
 			   "--topology: also lay out at the demands of the recording in DIR (perf.jsonl, sched.jsonl)"),

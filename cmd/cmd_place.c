@@ -28,14 +28,15 @@ static const char summary[] =
 	"a subcell larger than every LLC has its threads placed one by one). The host's\n"
 	"other threads count too, as the prediction counts every thread of the recording;\n"
 	"they are not pinned. The topology is --topology FILE (a topology.json as extract\n"
-	"takes it) or this host's sysfs; with one LLC there is nothing to place. Prints the\n"
-	"plan (comment lines, then tid, comm, subcell, LLC and CPUs per thread,\n"
-	"tab-separated); --dry-run pins nothing. --follow looks again every --interval MS,\n"
-	"pins threads that appeared (or changed comm or cgroup; --model mitosis lays the\n"
-	"cells out again with them, as the reader would for a new cgroup) and re-pins the\n"
-	"others, until the workload has no thread left or a signal. Record and extract\n"
-	"again to see what the placement achieved (docs/llc-sharing.md, \"Trying a config\n"
-	"without sched_ext\").";
+	"takes it) or this host's sysfs and cgroup cpusets (a cell whose cgroup has a\n"
+	"cpuset takes its CPUs); with one LLC there is nothing to place. Demand is always\n"
+	"measured here, never the recording's. Prints the plan (comment lines, then tid,\n"
+	"comm, subcell, LLC and CPUs per thread, tab-separated); --dry-run pins nothing.\n"
+	"--follow looks again every --interval MS, pins threads that appeared (or changed\n"
+	"comm or cgroup; --model mitosis lays the cells out again with them, as the reader\n"
+	"would for a new cgroup) and re-pins the others, until the workload has no thread\n"
+	"left or a signal. Record and extract again to see what the placement achieved\n"
+	"(docs/llc-sharing.md, \"Trying a config without sched_ext\").";
 
 int cmd_place(int argc, char **argv)
 {
@@ -52,7 +53,7 @@ int cmd_place(int argc, char **argv)
 				    "-c CONFIG"),
 		OPT_LIST('p', "pid", &pid_args, "PID", "a process whose threads are placed (repeatable)"),
 		OPT_STRING(0, "cgroup", &o.cgroup, "PATH", "place every thread of this cgroup v2 subtree"),
-		OPT_STRING(0, "topology", &o.topology, "FILE", "topology.json whose LLCs are used (default: this host)"),
+		OPT_STRING(0, "topology", &o.topology, "FILE", "topology.json whose LLCs and cpusets are used (default: this host's)"),
 		OPT_STRING(0, "workload-cgroup-regex", &o.workload, "S",
 			   "workload cgroup, a plain substring (default: the config's CgroupContains, else extract's)"),
 		OPT_STRING(0, "workload-allotment-cgroup-regex", &o.allotment_re, "RE",

@@ -48,7 +48,7 @@ int rec_topology_load(const char *input_path, const char *topology, struct rec_t
 
 	memset(r, 0, sizeof(*r));
 	if (topology && !strcmp(topology, REC_TOPOLOGY_HOST))
-		return host_topology_sysfs("/sys", &r->t) < 0 ? -1 : found(r, "host");
+		return host_topology_live(&r->t, &r->warnings) < 0 ? -1 : found(r, "host");
 	if (topology)
 		return host_topology_read_json(topology, &r->t) < 0 ? -1 : found(r, topology);
 	if (slash)

@@ -5,7 +5,8 @@
  * llc|node and the cross-LLC figures (llc/) need each CPU's LLC and node.
  *
  * Where it comes from (rec_topology_load): --topology FILE (a topology.json)
- * or --topology host (this machine's sysfs, only when asked); else
+ * or --topology host (this machine's sysfs and cgroup cpusets, only when
+ * asked); else
  * topology.json next to the input (record writes it into the profile,
  * process copies it into PROFILE.out/, or derives it from a perf.data's
  * headers); else, when the input is a perf.data (one-pass extract on a
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 
 #include "lib/host/host.h"
+#include "lib/warnings.h"
 
 /* --topology's value that names this machine's sysfs. */
 #define REC_TOPOLOGY_HOST "host"
@@ -29,6 +31,7 @@ struct rec_topology {
 	char source[4096];      /* "topology.json", "perf.data headers" (the input's, or those a
 				 * topology.json next to it was derived from), "host" or --topology's path */
 	char none[8448];        /* when not found: where it was looked for, one phrase */
+	struct warnings warnings; /* --topology host: the cpuset files that could not be read */
 };
 
 /*

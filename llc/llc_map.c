@@ -1,6 +1,7 @@
 /*
- * llc_map.c - CPU -> LLC and node (see llc_map.h): built from (cpu, llc
- * id, node id) triples of a topology lib/host read.
+ * llc_map.c - CPU -> LLC and node, and the cgroups' cpusets (see
+ * llc_map.h): built from (cpu, llc id, node id) triples of a topology
+ * lib/host read.
  */
 #include "llc/llc_map.h"
 
@@ -122,13 +123,13 @@ int llc_map_from_json(const char *path, struct llc_map *m)
 	return rc;
 }
 
-int llc_map_from_host(struct llc_map *m)
+int llc_map_from_host(struct llc_map *m, struct warnings *w)
 {
 	struct host_topology t;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (host_topology_sysfs("/sys", &t) < 0)
+	if (host_topology_live(&t, w) < 0)
 		return -1;
 	rc = llc_map_from_topology(&t, "host", m);
 	host_topology_free(&t);
@@ -151,6 +152,17 @@ void llc_map_free(struct llc_map *m)
 	free(m->cpuset);
 	free(m->nr_cpuset);
 	memset(m, 0, sizeof(*m));
+}
+
+const int *llc_map_cpuset(const struct llc_map *m, const char *cgroup, size_t *n)
+{
+	for (size_t i = 0; i < m->nr_cpusets; i++)
+		if (!strcmp(m->cpuset_path[i], cgroup)) {
+			*n = m->nr_cpuset[i];
+			return m->cpuset[i];
+		}
+	*n = 0;
+	return NULL;
 }
 
 int llc_map_llc(const struct llc_map *m, int64_t cpu)

@@ -3,8 +3,9 @@
  * for the cross-LLC sharing measure and the placement model: from a
  * topology lib/host read (topology.json, schemas/topology.schema.json, or
  * this host's sysfs: each CPU's "llc", cache index3 else index2, and
- * "node"; -1, no answer, is one domain of its own). LLCs and nodes are
- * numbered 0.. in the order of their lowest CPU.
+ * "node"; -1, no answer, is one domain of its own), with the topology's
+ * cgroup cpusets. LLCs and nodes are numbered 0.. in the order of their
+ * lowest CPU.
  */
 #ifndef SCX_LLC_MAP_H
 #define SCX_LLC_MAP_H
@@ -35,9 +36,22 @@ struct llc_map {
 int llc_map_from_topology(const struct host_topology *t, const char *source, struct llc_map *m);
 /* From topology.json at path. -1 (scx_fail naming path) on error. */
 int llc_map_from_json(const char *path, struct llc_map *m);
-/* From this host's sysfs (source "host"). */
-int llc_map_from_host(struct llc_map *m);
+/*
+ * From this host as it is now (source "host"): its sysfs and its cgroups'
+ * cpusets (host_topology_live; a cpuset file that cannot be read is a line
+ * in w).
+ */
+struct warnings;
+int llc_map_from_host(struct llc_map *m, struct warnings *w);
 void llc_map_free(struct llc_map *m);
+
+/*
+ * The CPUs of cgroup's cpuset ("/a/b", below the cgroup2 mount), *n of
+ * them; NULL (*n 0) when the topology lists none for it. The one lookup
+ * the scx_mitosis model's callers (extract's, check's, place's) make: a
+ * cell whose cgroup has a cpuset claims its CPUs, as the reader does.
+ */
+const int *llc_map_cpuset(const struct llc_map *m, const char *cgroup, size_t *n);
 
 /* LLC / node index of cpu, -1 when the map does not list it. */
 int llc_map_llc(const struct llc_map *m, int64_t cpu);

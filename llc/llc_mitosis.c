@@ -120,14 +120,9 @@ int llc_mitosis_place(const struct llc_share *s, const struct llc_share_eval *e,
 	if (!(in = calloc(m->cells.nr + 1, sizeof(*in))))
 		goto oom;
 	for (i = 0; i < m->cells.nr; i++) {
-		size_t k;
-
 		in[i] = (struct mitosis_cell_in){NULL, 0, m->base[i + 1] - m->base[i], &m->sub_demand[m->base[i]]};
-		for (k = 0; i && k < map->nr_cpusets; k++) /* the reader: a cell whose cgroup has a cpuset claims it */
-			if (!strcmp(map->cpuset_path[k], m->cells.path[i])) {
-				in[i].cpuset = map->cpuset[k];
-				in[i].nr_cpuset = map->nr_cpuset[k];
-			}
+		if (i) /* the reader: a cell whose cgroup has a cpuset claims it (cell 0 never) */
+			in[i].cpuset = llc_map_cpuset(map, m->cells.path[i], &in[i].nr_cpuset);
 	}
 	if (mitosis_layout(&t, &e->mitosis, in, m->cells.nr, &m->layout) < 0) {
 		/* the reader would refuse it: say why, predict nothing */

@@ -187,6 +187,8 @@ static int step_finish(void *state, const struct mem_agg_opts *ao, const struct 
 	}
 	if (!o->topology)
 		eval = rec;
+	for (size_t i = 0; log && o->topology && i < eval.warnings.nr; i++) /* --topology host's cpusets */
+		fprintf(log, "WARNING: --topology %s: %s\n", o->topology, eval.warnings.line[i]);
 	if (!eval.found) {
 		if (log && o->print)
 			fprintf(log, "\nCross-LLC sharing: not computed: the recording has no topology (%s); "

@@ -81,8 +81,11 @@ int place_mitosis_plan(struct place_mitosis *pm, const struct cell_config *cfg, 
 		pm->place[i] = pm->base[cell] + (sp ? mitosis_match_subcell(sp, t[i].comm, strlen(t[i].comm)) : 0);
 		demand[pm->place[i]] += t[i].demand;
 	}
-	for (i = 0; i < pm->cells.nr; i++)
+	for (i = 0; i < pm->cells.nr; i++) {
 		in[i] = (struct mitosis_cell_in){NULL, 0, pm->base[i + 1] - pm->base[i], &demand[pm->base[i]]};
+		if (i) /* the reader: a cell whose cgroup has a cpuset claims it (cell 0 never), as extract's model */
+			in[i].cpuset = llc_map_cpuset(map, pm->cells.path[i], &in[i].nr_cpuset);
+	}
 	if (mitosis_layout(&topo, o, in, pm->cells.nr, &pm->layout) < 0) {
 		scx_fail_prefix("scx_mitosis would refuse the layout");
 		goto out;

@@ -13,6 +13,7 @@
 
 #include "extract/sharing/sharing.h"
 #include "lib/error.h"
+#include "lib/warnings.h"
 #include "llc/llc.h"
 #include "place/place_host.h"
 #include "place/place_mitosis.h"
@@ -31,6 +32,7 @@ struct run {
 	struct place_thread *known; /* threads planned so far */
 	size_t nr_known, cap_known;
 	int hints_fd;
+	struct warnings warnings;   /* without --topology: this host's cpuset files that could not be read */
 };
 
 /* Sleep ms, waking early when *stop is set. */
@@ -338,8 +340,10 @@ int place_run(const struct place_opts *o, FILE *out)
 
 	if (cell_config_read(o->config, &r.cfg) < 0)
 		return -1;
-	if ((o->topology ? llc_map_from_json(o->topology, &r.map) : llc_map_from_host(&r.map)) < 0)
+	if ((o->topology ? llc_map_from_json(o->topology, &r.map) : llc_map_from_host(&r.map, &r.warnings)) < 0)
 		goto out;
+	for (i = 0; i < r.warnings.nr; i++) /* this host's cpusets: a file that could not be read */
+		fprintf(out, "# place: WARNING: %s\n", r.warnings.line[i]);
 	if (o->topology)
 		snprintf(r.map.source, sizeof(r.map.source), "%s", o->topology);
 	if (place_plan_init(&r.plan, &r.cfg, &r.map, o->workload, o->allotment_re) < 0)

@@ -87,13 +87,17 @@ static int close_file(FILE **f, const char *what)
 	return rc;
 }
 
-/* topology.json: this machine's CPUs as sysfs describes them (lib/host: the LLC is index3, else index2). */
-static int write_topology(FILE *f)
+/*
+ * topology.json: this machine's CPUs as sysfs describes them (lib/host: the
+ * LLC is index3, else index2) and its cgroups' cpusets (a cpuset file that
+ * cannot be read: a warning, the cgroup left out).
+ */
+static int write_topology(FILE *f, struct warnings *w)
 {
 	struct host_topology t;
 	int rc;
 
-	if (host_topology_sysfs("/sys", &t) < 0)
+	if (host_topology_live(&t, w) < 0)
 		return -1;
 	rc = host_topology_write_json(f, &t, "topology.json");
 	host_topology_free(&t);
@@ -468,7 +472,7 @@ static int finish_files(struct recorder *rc)
 		return -1;
 	if (!(f = create_file(rc, "topology.json")))
 		return -1;
-	r = write_topology(f);
+	r = write_topology(f, &rc->res->warnings);
 	if (close_file(&f, "topology.json") < 0 || r < 0)
 		return -1;
 	features_clock_pair(&rc->res->end_mono_ns, &rc->res->end_wall_ns);

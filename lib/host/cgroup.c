@@ -1,9 +1,12 @@
 /*
- * cgroup.c - the cgroup2 mount and a cgroup's directory under it (see
- * host.h), for record's CGROUP records and place's thread lists.
+ * cgroup.c - the cgroup2 mount, a cgroup's directory under it and the one
+ * walk of a cgroup tree (see host.h), for record's CGROUP records and
+ * cpusets and place's thread lists.
  */
 #include "lib/host/host.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <string.h>
 
 #include "lib/error.h"
@@ -44,4 +47,40 @@ int host_cgroup_dir(const char *path, char *out, size_t size)
 	if (snprintf(out, size, "%s/%s", mnt, path[0] == '/' ? path + 1 : path) >= (int)size)
 		return scx_fail("%s: path too long", path);
 	return 0;
+}
+
+/* path (a directory of PATH_MAX bytes being built, its root the first root_len) and below it. */
+static int walk(char *path, size_t root_len, int depth, host_cgroup_fn *each, void *ctx)
+{
+	size_t len = strlen(path);
+	struct dirent *e;
+	DIR *d;
+	int rc;
+
+	if ((rc = each(path, len == root_len ? "/" : path + root_len, ctx)) || depth > HOST_CGROUP_MAX_DEPTH ||
+	    !(d = opendir(path)))
+		return rc;
+	while (rc == 0 && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' || len + strlen(e->d_name) + 2 >= PATH_MAX)
+			continue;
+		snprintf(path + len, PATH_MAX - len, "/%s", e->d_name);
+		rc = walk(path, root_len, depth + 1, each, ctx);
+		path[len] = '\0';
+	}
+	closedir(d);
+	return rc;
+}
+
+int host_cgroup_walk(const char *root, host_cgroup_fn *each, void *ctx)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(root);
+
+	while (len > 1 && root[len - 1] == '/') /* "/sys/fs/cgroup/" is "/sys/fs/cgroup" */
+		len--;
+	if (len >= sizeof(path))
+		return scx_fail("%s: path too long", root);
+	memcpy(path, root, len);
+	path[len] = '\0';
+	return walk(path, len, 0, each, ctx);
 }

@@ -10,7 +10,9 @@
  *   sections (CACHE, CPU_TOPOLOGY, NUMA_TOPOLOGY, NRCPUS: the host that
  *   recorded it), or from topology.json (schemas/topology.schema.json),
  *   which is written here too.
- * - The cgroup2 mount point and a cgroup's directory under it.
+ * - The cgroup2 mount point, a cgroup's directory under it, the one walk
+ *   of a cgroup tree, and the cgroups' cpusets (cpuset.cpus.effective of
+ *   each cgroup whose cpuset.cpus is set, as scx_mitosis reads them).
  * - A new file written whole or not at all: a temporary file beside it
  *   (mode 0666 less the umask, as open(2) gives), fsync, then moved to its
  *   name without ever replacing an existing file.
@@ -67,8 +69,9 @@ struct host_topology {
 	size_t n;
 	char source[64];       /* what it was read from: "sysfs", "perf.data headers"; of topology.json,
 				* its "source" (one of those), else "topology.json" */
-	char **cpuset_path;    /* topology.json's cpusets: cgroup paths below the cgroup root ("/a/b") */
-	char **cpuset_cpus;    /* and each one's cpuset.cpus.effective (a cpulist) */
+	char **cpuset_path;    /* the cpusets (topology.json's, host_cgroup_cpusets'): cgroup paths below
+				* the cgroup root ("/a/b"; the host's sorted) */
+	char **cpuset_cpus;    /* and each one's cpuset.cpus.effective (a cpulist, no newline) */
 	size_t nr_cpusets;
 };
 
@@ -124,6 +127,41 @@ int host_cgroup2_mount(char *out, size_t size);
  * mount's root). -1 (scx_fail) when none is mounted or it does not fit.
  */
 int host_cgroup_dir(const char *path, char *out, size_t size);
+
+/* Levels below the root a walk descends (a directory deeper still is visited, not opened). */
+#define HOST_CGROUP_MAX_DEPTH 32
+/* One cgroup of a walk: dir its directory, rel its path below the root ("/" for the root, "/a/b"). */
+typedef int host_cgroup_fn(const char *dir, const char *rel, void *ctx);
+/*
+ * The one walk of a cgroup2 tree (the mount, or a fake tree under a test's
+ * directory): each() for root itself, then for every directory below it,
+ * a parent before its children, siblings in readdir order; names starting
+ * with "." are not cgroups. A directory that cannot be opened is visited
+ * but not descended into. Stops at the first non-zero each(), which is
+ * returned; else 0.
+ */
+int host_cgroup_walk(const char *root, host_cgroup_fn *each, void *ctx);
+
+/* ---- cpusets (cpuset.c) ---------------------------------------------- */
+
+struct warnings;
+/*
+ * The cpusets of the cgroups below root (root itself left out) into t's
+ * cpuset_path/cpuset_cpus (any t had are dropped), sorted by path, as
+ * scx_mitosis reads them: a cgroup has one when its cpuset.cpus exists and
+ * is not empty once whitespace is trimmed; its CPUs are those of its
+ * cpuset.cpus.effective. A file that exists but cannot be read, is not a
+ * CPU list, or an empty cpuset.cpus.effective, is one line in w naming it,
+ * and its cgroup is left out. -1 (scx_fail) only when out of memory.
+ */
+int host_cgroup_cpusets(const char *root, struct host_topology *t, struct warnings *w);
+/*
+ * This machine as a scheduler starting now would see it: the sysfs
+ * topology (/sys) with the cpusets of the cgroup2 mount (none when there
+ * is no cgroup2 mount). What record writes, and what extract --topology
+ * host, check --topology host and place without --topology take.
+ */
+int host_topology_live(struct host_topology *t, struct warnings *w);
 
 /* ---- files (write_file.c) -------------------------------------------- */
 

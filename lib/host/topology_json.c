@@ -1,6 +1,7 @@
 /*
  * topology_json.c - topology.json written and read (see host.h and
- * schemas/topology.schema.json): record writes this machine's, process
+ * schemas/topology.schema.json): record writes this machine's (with its
+ * cgroups' cpusets, when any has one), process
  * one derived from a perf.data's headers, extract, report and place read
  * it. The reader takes what it needs ("cpu"), -1 or "" for the rest.
  */
@@ -45,6 +46,13 @@ int host_topology_write_json(FILE *out, const struct host_topology *t, const cha
 		jsonw_obj_close(&w);
 	}
 	jsonw_arr_close(&w);
+	if (t->nr_cpusets) { /* none (no cgroup has a cpuset, or no cgroup2): no key */
+		jsonw_key(&w, "cpusets");
+		jsonw_obj_open(&w);
+		for (i = 0; i < t->nr_cpusets; i++)
+			jsonw_kv_str(&w, t->cpuset_path[i], t->cpuset_cpus[i]);
+		jsonw_obj_close(&w);
+	}
 	jsonw_obj_close(&w);
 	jsonw_newline(&w);
 	rc = jsonw_flush_to(&w, out, what);

@@ -300,38 +300,32 @@ static int emit_cgroup(struct pd_writer *w, uint64_t id, const char *rel, size_t
 	return rec_end(w, &r, trailer);
 }
 
-static int walk_cgroups(struct pd_writer *w, const char *root, char *path, size_t root_len, size_t trailer,
-			struct synth_stats *st, int depth)
-{
-	size_t len = strlen(path);
-	struct dirent *e;
-	uint64_t id;
-	DIR *d;
-	int rc = 0;
+struct cgroup_walk {
+	struct pd_writer *w;
+	size_t trailer;
+	struct synth_stats *st;
+};
 
-	if (cgroup_id(path, &id) == 0) {
-		rc = emit_cgroup(w, id, len == root_len ? "/" : path + root_len, trailer);
-		st->cgroups += rc == 0;
-	}
-	if (rc || depth > 32 || !(d = opendir(path)))
-		return rc;
-	while (rc == 0 && (e = readdir(d))) {
-		if (e->d_type != DT_DIR || e->d_name[0] == '.' || len + strlen(e->d_name) + 2 >= 4096)
-			continue;
-		snprintf(path + len, 4096 - len, "/%s", e->d_name);
-		rc = walk_cgroups(w, root, path, root_len, trailer, st, depth + 1);
-		path[len] = '\0';
-	}
-	closedir(d);
+/* One cgroup of the walk (lib/host's): its record, when it has an id. */
+static int walk_cgroup(const char *dir, const char *rel, void *ctx)
+{
+	struct cgroup_walk *cw = ctx;
+	uint64_t id;
+	int rc;
+
+	if (cgroup_id(dir, &id) < 0)
+		return 0;
+	rc = emit_cgroup(cw->w, id, rel, cw->trailer);
+	cw->st->cgroups += rc == 0;
 	return rc;
 }
 
 int synth_cgroups(struct pd_writer *w, size_t trailer, struct synth_stats *st)
 {
-	char root[4096], path[4096];
+	struct cgroup_walk cw = {w, trailer, st};
+	char root[4096];
 
 	if (host_cgroup2_mount(root, sizeof(root)) < 0)
 		return 0; /* no cgroup2: no CGROUP records */
-	snprintf(path, sizeof(path), "%s", root);
-	return walk_cgroups(w, root, path, strlen(root), trailer, st, 0);
+	return host_cgroup_walk(root, walk_cgroup, &cw);
 }

@@ -246,6 +246,39 @@ check "check --topology: which cgroups are cells, each cell's and subcell's run 
 	"[ $rc -eq 0 ] && grep -q '^# scx_mitosis cell 0 / CPUs 0-7: rest/rest 0-7 (LLC 0)$' '$WORK/lay.out' &&
 	 grep -q '^# scx_mitosis cell 1 /workload.slice/app.allotment CPUs 8-15: allotment/rest 8-10 (LLC 0), allotment/a+b 11-13 (LLC 0, 12), allotment/c 14-15 (LLC 12)$' '$WORK/lay.out' &&
 	 ! grep -q 'x.service' '$WORK/lay.out'"
+# a topology's cpusets (record writes the host's; here by hand): the cell whose cgroup has one takes
+# its CPUs, 10-13 across both LLCs, where at equal weights without it the cell took 8-15; cell 0 the
+# rest, two runs; a cpuset of a cgroup that is no cell changes nothing
+python3 - "$WORK/t16.json" "$WORK/t16c.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cpusets"] = {"/workload.slice/app.allotment": "10-13", "/system.slice/x.service": "0-1"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check "a topology with cpusets is schema-valid" validate "$TOP/schemas/topology.schema.json" "$WORK/t16c.json"
+"$SCXPROF" check --topology "$WORK/t16c.json" --cgroup /workload.slice/app.allotment --cgroup /system.slice/x.service \
+	"$WORK/lay.json" >"$WORK/layc.out" 2>"$WORK/layc.err"; rc=$?
+check "check --topology: a cell whose cgroup has a cpuset takes its CPUs" bash -c \
+	"[ $rc -eq 0 ] && [ ! -s '$WORK/layc.err' ] && grep -q '^# scx_mitosis cell 0 / CPUs 0-9,14-15: rest/rest 0-9,14-15 (LLC 0, 12)$' '$WORK/layc.out' &&
+	 grep -q '^# scx_mitosis cell 1 /workload.slice/app.allotment CPUs 10-13: allotment/rest 10-11 (LLC 0), allotment/a+b 12 (LLC 12), allotment/c 13 (LLC 12)$' '$WORK/layc.out'"
+# on two CPUs a cpuset of both leaves cell 0 none: the reader refuses ("Cell 0 has no CPUs assigned"), so does the model
+python3 - "$WORK/t2c.json" <<'PY'
+import json, sys
+cpus = [{"cpu": c, "core": c, "package": 0, "llc": c, "llc_level": 3, "llc_size": 1 << 20,
+         "llc_cpus": str(c), "node": 0, "siblings": str(c)} for c in range(2)]
+json.dump({"version": 1, "cpus": cpus, "cpusets": {"/workload.slice/app.allotment": "0-1"}}, open(sys.argv[1], "w"))
+PY
+"$SCXPROF" check --topology "$WORK/t2c.json" --cgroup /workload.slice/app.allotment "$WORK/lay.json" >"$WORK/lay2.out" 2>"$WORK/lay2.err"; rc=$?
+check "check --topology: a cpuset of every CPU leaves cell 0 none: refused, one line, exit 1" bash -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l <'$WORK/lay2.err') -eq 1 ] && grep -q 'scx_mitosis would refuse the layout: recipient 0 would get no CPU (2 CPUs, 2 recipients)' '$WORK/lay2.err'"
+# --topology host: this machine's sysfs and cpusets (where cgroup2 has no cpuset controller, none);
+# one spec of no subcells: cell 1 takes a run of at least one CPU on any machine of two or more
+printf '[{"name": "allotment", "matches": {"CgroupRegex": "app\\\\.allotment"}}, {"name": "rest", "matches": {}}]\n' >"$WORK/lay1.json"
+"$SCXPROF" check --topology host --cgroup /workload.slice/app.allotment "$WORK/lay1.json" >"$WORK/layh.out" 2>"$WORK/layh.err"; rc=$?
+ncpu=$(getconf _NPROCESSORS_ONLN)
+check "check --topology host: this machine's $ncpu CPUs laid out, cell 1 a run of its own" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^$WORK/lay1.json on host ($ncpu CPUs, ' '$WORK/layh.out' &&
+	 grep -q '^# scx_mitosis cell 1 /workload.slice/app.allotment CPUs [0-9]' '$WORK/layh.out' && grep -q ': accepted by ' '$WORK/layh.out'"
 python3 - "$WORK/t4.json" <<'PY'
 import json, sys
 cpus = [{"cpu": c, "core": c, "package": 0, "llc": c // 2, "llc_level": 3, "llc_size": 1 << 20,

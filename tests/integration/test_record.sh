@@ -39,6 +39,22 @@ done
 check "record: files are 0600" bash -c "test \"\$(stat -c %a prof/perf.mem.data)\" = 600"
 check "record: metadata.json valid" validate "$TOP/schemas/metadata.schema.json" prof/metadata.json
 check "record: topology.json valid" validate "$TOP/schemas/topology.schema.json" prof/topology.json
+# its "cpusets": the host's cgroups with cpuset.cpus set; none where cgroup2 has no cpuset controller
+# (this VM's cgroup2 offers hugetlb only), and then no key at all
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$cg2" ] || ! grep -qw cpuset "$cg2/cgroup.controllers" 2>/dev/null; then
+	check "record: topology.json has no \"cpusets\" where cgroup2 has no cpuset controller" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "cpusets" not in d, d["cpusets"]
+' prof/topology.json
+else
+	check "record: topology.json's cpusets are cgroups below the root, sorted" python3 -c '
+import json, sys
+p = list(json.load(open(sys.argv[1])).get("cpusets", {}))
+assert p == sorted(p) and all(x.startswith("/") and x != "/" for x in p), p
+' prof/topology.json
+fi
 check "record: metadata names the page-fault backend" grep -q '"backend":"page-fault"' prof/metadata.json
 check "record: a chosen backend is not warned about" bash -c '! grep -q "no memory-sampling PMU" rec.err'
 
