@@ -21,18 +21,6 @@ void rec_topology_counts(const struct host_topology *t, const char *source, stru
 	snprintf(c->source, sizeof(c->source), "%s", source);
 }
 
-int topology_from_json(const char *path, struct cpu_topology *c)
-{
-	struct host_topology t;
-
-	memset(c, 0, sizeof(*c));
-	if (host_topology_read_json(path, &t) < 0)
-		return -1;
-	rec_topology_counts(&t, "topology.json", c);
-	host_topology_free(&t);
-	return 0;
-}
-
 static int found(struct rec_topology *r, const char *source)
 {
 	r->found = true;

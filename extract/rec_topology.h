@@ -51,7 +51,5 @@ struct cpu_topology {
 
 /* The CPU count and largest LLC of t, source named as given. */
 void rec_topology_counts(const struct host_topology *t, const char *source, struct cpu_topology *c);
-/* Online CPUs and the largest LLC of topology.json at path. -1 (scx_fail naming path) on error. */
-int topology_from_json(const char *path, struct cpu_topology *t);
 
 #endif

@@ -1,16 +1,19 @@
 /*
  * fuzz_topology.c - libFuzzer target for the topology.json reader
- * (lib/host/topology_json.c, through extract/rec_topology.c) and the
- * cpulist reader (lib/host/cpulist.c). With the first byte odd, the rest is
- * one cpulist string; else it is a topology.json file.
+ * (lib/host/topology_json.c, through extract/rec_topology.c as extract
+ * mem takes --topology FILE: rec_topology_load(), then
+ * rec_topology_counts()) and the cpulist reader (lib/host/cpulist.c).
+ * With the first byte odd, the rest is one cpulist string; else it is a
+ * topology.json file.
  *
  * Invariants, besides no crash (UBSan: no overflow while counting):
  *  - host_cpulist_count(): -1, or at least one CPU per comma-separated
  *    entry, and host_cpulist_parse() gives as many CPUs, ascending, each
  *    one host_cpulist_has();
- *  - topology_from_json(): success means online_cpus = entries of "cpus"
- *    (at least 1), largest_llc_cpus >= 1 and the source "topology.json";
- *    a failure names the file.
+ *  - rec_topology_load(): success means a topology found, its source the
+ *    file's path, and its counts online_cpus = entries of "cpus" (at least
+ *    1), largest_llc_cpus >= 1 with that source; a failure names the file
+ *    and finds nothing.
  * Seeds: fuzz/corpus/topology/.
  */
 #include "extract/rec_topology.h"
@@ -54,15 +57,20 @@ static void check_cpulist(const char *s)
 
 static void check_json(const uint8_t *data, size_t size)
 {
+	struct rec_topology r;
 	struct cpu_topology t;
 	struct json_object *root, *cpus;
 
 	fuzz_file_set(&in_file, data, size);
 	scx_clear_error();
-	if (topology_from_json(in_file.path, &t) < 0) {
+	if (rec_topology_load(NULL, in_file.path, &r) < 0) {
 		FUZZ_CHECK(!strncmp(scx_errmsg(), in_file.path, strlen(in_file.path)), "message \"%s\"", scx_errmsg());
+		FUZZ_CHECK(!r.found && !r.t.n && !r.t.cpus, "a failure kept a topology");
 		return;
 	}
+	FUZZ_CHECK(r.found && !strcmp(r.source, in_file.path), "found %d, source \"%s\"", r.found, r.source);
+	rec_topology_counts(&r.t, r.source, &t);
+	rec_topology_unload(&r);
 	root = json_tokener_parse((const char *)data); /* data ends with a NUL (below) */
 	FUZZ_CHECK(root && json_object_object_get_ex(root, "cpus", &cpus) &&
 			   json_object_is_type(cpus, json_type_array),
@@ -70,7 +78,7 @@ static void check_json(const uint8_t *data, size_t size)
 	FUZZ_CHECK(t.online_cpus >= 1 && t.online_cpus == json_object_array_length(cpus),
 		   "online_cpus %u, %zu entries", t.online_cpus, json_object_array_length(cpus));
 	FUZZ_CHECK(t.largest_llc_cpus >= 1, "largest_llc_cpus 0");
-	FUZZ_CHECK(!strcmp(t.source, "topology.json"), "source \"%s\"", t.source);
+	FUZZ_CHECK(!strcmp(t.source, in_file.path), "source \"%s\"", t.source);
 	json_object_put(root);
 }
 

@@ -98,6 +98,7 @@ Test(sharing_units, significance_is_strictly_above_five_percent)
 Test(topology, one_reader_for_both_users)
 {
 	struct host_topology t;
+	struct rec_topology r;
 	struct cpu_topology c;
 	char path[4096], missing[4096];
 	const char *top = getenv("TOP");
@@ -112,9 +113,15 @@ Test(topology, one_reader_for_both_users)
 	cr_assert_eq(t.cpus[5].node, 0);
 	cr_assert_eq(host_cpulist_count(t.cpus[5].llc_cpus), 4);
 	host_topology_free(&t);
-	cr_assert_eq(topology_from_json(path, &c), 0);
+	cr_assert_eq(rec_topology_load(NULL, path, &r), 0, "%s", scx_errmsg()); /* extract mem's --topology FILE */
+	cr_assert(r.found);
+	cr_assert_str_eq(r.source, path);
+	rec_topology_counts(&r.t, r.source, &c);
+	rec_topology_unload(&r);
 	cr_assert_eq(c.online_cpus, 8);
 	cr_assert_eq(c.largest_llc_cpus, 4);
+	cr_assert_eq(rec_topology_load(NULL, missing, &r), -1);
+	cr_assert(!r.found);
 	cr_assert_eq(host_topology_read_json(missing, &t), -1);
 	cr_assert(strstr(scx_errmsg(), "no-such-topology.json"), "%s", scx_errmsg());
 }
