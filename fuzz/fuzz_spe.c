@@ -3,16 +3,18 @@
  *
  * The first byte chooses what the rest is:
  *   even: raw AUX data, cut into up to three buffers at offsets taken from
- *         the next two bytes and fed to one decoder; every record gets its
- *         data source for a Neoverse and a generic MIDR;
+ *         the next two bytes, queued as one AUX queue and decoded with
+ *         spe_queue_advance() (what the replay calls); every record gets
+ *         its data source for a Neoverse and a generic MIDR;
  *   odd:  a perf.data file (written to a memfd): spe_trace_load(), then
  *         spe_trace_before() on every record in file order and
  *         spe_trace_finish(), delivering into a counter.
- * Invariants: the decoder counts no more records than it emitted, skips
- * no more bytes than it was given; every record the trace decoded is
- * delivered once, as a sample or as not a memory access, or dropped as a
- * cut record before its queue's first whole one. Anything else
- * (a crash, a sanitizer report) is a bug.
+ * Invariants: the queue delivers every record the decoder counted but
+ * the cut ones before its first whole one, uses all its data, leaves at
+ * most one record unfinished and skips no more bytes than it was given;
+ * every record the trace decoded is delivered once, as a sample or as not
+ * a memory access, or dropped as a cut record before its queue's first
+ * whole one. Anything else (a crash, a sanitizer report) is a bug.
  *
  * Seeds: fuzz/corpus/spe/ holds the fixtures of tests/fixtures/spe with the
  * byte 0x01 in front (perf.data mode).
@@ -30,24 +32,12 @@ static volatile uint64_t sink;
 static struct fuzz_file file;
 static bool file_ready;
 
-struct raw_count {
-	uint64_t emitted;
-};
-
-static int raw_record(void *ctx, const struct spe_record *r)
-{
-	struct raw_count *c = ctx;
-
-	c->emitted++;
-	sink ^= spe_data_src(r, 0x410fd0c1ULL) ^ spe_data_src(r, 0x410fd4f0ULL) ^ r->pc ^ r->va ^ r->pa;
-	return 0;
-}
-
 static void raw(const uint8_t *d, size_t n)
 {
-	struct spe_counts counts = {0};
-	struct spe_decoder dec;
-	struct raw_count c = {0};
+	struct spe_trace t = {0};
+	struct spe_queue q = {0};
+	struct spe_aux_buf bufs[3];
+	uint64_t emitted = 0;
 	size_t a, b;
 
 	if (n < 2)
@@ -58,14 +48,30 @@ static void raw(const uint8_t *d, size_t n)
 	n -= 2;
 	a %= n + 1;                 /* 0 <= a <= n */
 	b = a + b % (n - a + 1);    /* a <= b <= n */
-	spe_decoder_init(&dec, &counts);
-	spe_decoder_feed(&dec, d, a, raw_record, &c);
-	spe_decoder_feed(&dec, d + a, b - a, raw_record, &c);
-	spe_decoder_feed(&dec, d + b, n - b, raw_record, &c);
-	FUZZ_CHECK(counts.records == c.emitted, "%llu records counted, %llu emitted",
-		   (unsigned long long)counts.records, (unsigned long long)c.emitted);
-	FUZZ_CHECK(counts.bad_bytes <= n, "%llu bad bytes of %zu", (unsigned long long)counts.bad_bytes, n);
-	FUZZ_CHECK(counts.cut_records <= counts.records, "more cut records than records");
+	/* one queue of up to three buffers, as spe_trace_load queues AUXTRACE
+	 * data (empty ones are not queued), decoded as the replay does */
+	if (a)
+		bufs[q.nbufs++] = (struct spe_aux_buf){d, a};
+	if (b > a)
+		bufs[q.nbufs++] = (struct spe_aux_buf){d + a, b - a};
+	if (n > b)
+		bufs[q.nbufs++] = (struct spe_aux_buf){d + b, n - b};
+	q.bufs = bufs;
+	spe_decoder_init(&q.dec, &t.counts);
+	while (spe_queue_advance(&t, &q)) {
+		const struct spe_record *r = &q.head;
+
+		FUZZ_CHECK(q.has_head && q.started, "a record delivered before the queue's first whole one");
+		emitted++;
+		sink ^= spe_data_src(r, 0x410fd0c1ULL) ^ spe_data_src(r, 0x410fd4f0ULL) ^ r->pc ^ r->va ^ r->pa;
+	}
+	FUZZ_CHECK(!q.has_head && !q.dec.open && q.bi == q.nbufs, "the queue's data not used up");
+	FUZZ_CHECK(t.counts.records == emitted + t.counts.dropped_first, "%llu records counted, %llu emitted + %llu dropped",
+		   (unsigned long long)t.counts.records, (unsigned long long)emitted,
+		   (unsigned long long)t.counts.dropped_first);
+	FUZZ_CHECK(t.counts.bad_bytes <= n, "%llu bad bytes of %zu", (unsigned long long)t.counts.bad_bytes, n);
+	FUZZ_CHECK(t.counts.cut_records <= t.counts.records, "more cut records than records");
+	FUZZ_CHECK(t.counts.unfinished <= 1, "%llu records unfinished in one queue", (unsigned long long)t.counts.unfinished);
 }
 
 struct deliveries {

@@ -122,11 +122,6 @@ void spe_decoder_init(struct spe_decoder *d, struct spe_counts *counts);
  * for the next buffer). */
 int spe_decoder_step(struct spe_decoder *d, const uint8_t *buf, size_t len, size_t *pos,
 		     struct spe_record *out);
-/* Feed one AUX buffer; emit(ctx, rec) for every finished record (cut ones
- * included). emit returning -1 stops (and is returned). A record still open
- * at the end of the buffer continues in the next one. */
-int spe_decoder_feed(struct spe_decoder *d, const uint8_t *buf, size_t len,
-		     int (*emit)(void *ctx, const struct spe_record *r), void *ctx);
 
 /* The instruction / data addresses of address packets as perf reads them
  * (bytes 0-6; the top byte filled for EL1/EL2 code and kernel data). */

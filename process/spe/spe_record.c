@@ -133,15 +133,3 @@ int spe_decoder_step(struct spe_decoder *d, const uint8_t *buf, size_t len, size
 	}
 	return 0;
 }
-
-int spe_decoder_feed(struct spe_decoder *d, const uint8_t *buf, size_t len,
-		     int (*emit)(void *ctx, const struct spe_record *r), void *ctx)
-{
-	struct spe_record r;
-	size_t pos = 0;
-
-	while (spe_decoder_step(d, buf, len, &pos, &r))
-		if (emit(ctx, &r) < 0)
-			return -1;
-	return 0;
-}

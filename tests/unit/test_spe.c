@@ -118,13 +118,18 @@ struct got {
 	int n;
 };
 
-static int take(void *ctx, const struct spe_record *r)
+/* One AUX buffer through the decoder as the replay's queue steps it
+ * (spe_queue_advance): every record it finishes into g. */
+static void feed(struct spe_decoder *d, const uint8_t *buf, size_t len, struct got *g)
 {
-	struct got *g = ctx;
+	struct spe_record r;
+	size_t pos = 0;
 
-	cr_assert_lt(g->n, 8);
-	g->r[g->n++] = *r;
-	return 0;
+	while (spe_decoder_step(d, buf, len, &pos, &r)) {
+		cr_assert_lt(g->n, 8);
+		g->r[g->n++] = r;
+	}
+	cr_assert_eq(pos, len, "the buffer used up");
 }
 
 /* a load at pc 0x400 of va 0x1000, lat 42, events L1D refill, source L2, ts 77 */
@@ -147,9 +152,9 @@ Test(spe_record, one_record_split_across_buffers_at_a_packet_boundary)
 	struct got g = {0};
 
 	spe_decoder_init(&d, &c);
-	cr_assert_eq(spe_decoder_feed(&d, LOAD, 14, take, &g), 0);
+	feed(&d, LOAD, 14, &g);
 	cr_assert_eq(g.n, 0, "open at the end of the first buffer");
-	cr_assert_eq(spe_decoder_feed(&d, LOAD + 14, sizeof(LOAD) - 14, take, &g), 0);
+	feed(&d, LOAD + 14, sizeof(LOAD) - 14, &g);
 	cr_assert_eq(g.n, 1);
 	cr_assert_eq(g.r[0].pc, 0x400);
 	cr_assert_eq(g.r[0].va, 0x1000);
@@ -174,14 +179,14 @@ Test(spe_record, a_packet_cut_by_the_buffer_end_is_skipped_byte_by_byte)
 	 * across buffers; the record so far is kept (cut), the tail bytes are
 	 * read as headers (0x00 pads) */
 	spe_decoder_init(&d, &c);
-	spe_decoder_feed(&d, LOAD, 20, take, &g);
+	feed(&d, LOAD, 20, &g);
 	cr_assert_eq(g.n, 1, "cut at the bad byte");
 	cr_assert(g.r[0].cut);
 	cr_assert_eq(g.r[0].pc, 0x400);
 	cr_assert_eq(g.r[0].va, 0, "the cut packet never read");
 	cr_assert_eq(g.r[0].timestamp, 0);
 	cr_assert_eq(c.bad_bytes, 2, "0xb2 cut short, 0x10 no header; the zeros pad");
-	spe_decoder_feed(&d, LOAD + 20, sizeof(LOAD) - 20, take, &g);
+	feed(&d, LOAD + 20, sizeof(LOAD) - 20, &g);
 	cr_assert_eq(g.n, 2);
 	cr_assert_eq(g.r[1].op, 0, "the rest has no operation type");
 	cr_assert_eq(g.r[1].lat, 42);
@@ -201,7 +206,7 @@ Test(spe_record, end_terminates_and_reserved_class_cuts)
 	};
 
 	spe_decoder_init(&d, &c);
-	spe_decoder_feed(&d, b, sizeof(b), take, &g);
+	feed(&d, b, sizeof(b), &g);
 	cr_assert_eq(g.n, 4);
 	cr_assert_eq(g.r[0].op, SPE_OP_ST);
 	cr_assert_eq(g.r[0].lat, 5);
