@@ -1,6 +1,8 @@
 /*
  * fuzz_kallsyms.c - libFuzzer target for the kernel symbol reader
- * (process/sym/sym_kallsyms.c, sym_blocks.c): the input is a kallsyms
+ * (process/sym/sym_kallsyms.c, sym_blocks.c) and the _text / _etext
+ * reader process's relocation check and record's kernel map take
+ * (lib/kernel_id.c, kid_kallsyms_text): the input is a kallsyms
  * snapshot, as a profile archive may carry one.
  *
  * Invariants, besides no crash or leak (ASan, UBSan):
@@ -8,12 +10,15 @@
  *    as offsets into one arena: a wrong offset gives another string);
  *  - the address at the start of a line that names a kept symbol (16 hex
  *    digits, type T/W/D/B in either case, a name not starting with '$',
- *    not all addresses zero) always finds a symbol.
+ *    not all addresses zero) always finds a symbol;
+ *  - kid_kallsyms_text() reads the file, and finds _text (_etext) only
+ *    in an input that names it.
  * Addresses looked up: each line's, and one past it.
  * Seeds: fuzz/corpus/kallsyms/.
  */
 #include "fuzz/fuzz_util.h"
 #include "lib/error.h"
+#include "lib/kernel_id.h"
 #include "process/sym/symbols.h"
 
 #include <ctype.h>
@@ -52,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *p = (const char *)data, *end = p + size;
 	struct sym_cache *c;
 	bool any_nonzero = false;
+	uint64_t text, etext;
 	int lines = 0;
 
 	fuzz_file_set(&in_file, data, size);
@@ -89,8 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p = nl + 1;
 	}
-	(void)sym_kernel_symbol_addr(c, "_text");
 	sym_cache_free(c);
+	FUZZ_CHECK(kid_kallsyms_text(in_file.path, &text, &etext) == 0, "%s", scx_errmsg());
+	FUZZ_CHECK(!text || in_input(data, size, "_text"), "_text at %#" PRIx64 " in an input without it", text);
+	FUZZ_CHECK(!etext || in_input(data, size, "_etext"), "_etext at %#" PRIx64 " in an input without it", etext);
 	return 0;
 }
 

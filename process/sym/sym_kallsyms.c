@@ -352,14 +352,3 @@ const char *sym_kernel_lookup(struct sym_cache *c, uint64_t addr, const char **m
 		*module = c->kt.str.buf + c->kt.n[i].module;
 	return sym_tree_name(&c->kt, i);
 }
-
-uint64_t sym_kernel_symbol_addr(struct sym_cache *c, const char *name)
-{
-	if (!c || !kernel_ready(c))
-		return 0;
-	/* Scan every parsed symbol, also those fixup_duplicate dropped. */
-	for (uint32_t i = 1; i < c->kt.count; i++)
-		if (!c->kt.n[i].module && !strcmp(sym_tree_name(&c->kt, i), name))
-			return c->kt.n[i].start;
-	return 0;
-}

@@ -78,9 +78,6 @@ const char *sym_kernel_lookup(struct sym_cache *c, uint64_t addr, const char **m
  * nearly) at the first kernel lookup. No effect without a kallsyms source. */
 void sym_cache_prefetch_kernel(struct sym_cache *c);
 
-/* Address of a kallsyms symbol (e.g. "_text"), 0 if unknown. */
-uint64_t sym_kernel_symbol_addr(struct sym_cache *c, const char *name);
-
 /* Statistics for process.json. */
 struct sym_stats {
 	size_t dsos_loaded;
