@@ -8,7 +8,8 @@
  * (kernel build-id, kernel map record) run on it, and the recording host's
  * topology is read from its CACHE, CPU_TOPOLOGY, NUMA_TOPOLOGY and NRCPUS
  * sections (lib/host/topology_perf.c: 0 with CPUs ascending, each with a
- * well-formed or empty LLC list, and an LLC index per CPU; 1 with none;
+ * well-formed or empty LLC list, and an LLC and node index per CPU in the
+ * CPU -> LLC map built from it, llc/llc_map.c; 1 with none;
  * -1 with a message and nothing kept). Anything but a clean -1 or 0 (a crash,
  * a sanitizer report) is a bug.
  *
@@ -20,6 +21,7 @@
 #include "lib/host/host.h"
 #include "lib/kernel_id.h"
 #include "lib/perfdata.h"
+#include "llc/llc_map.h"
 #include "process/mem/kernel_match.h"
 
 #include <fcntl.h>
@@ -123,8 +125,8 @@ static void kernel_identity(const struct pd_file *f, const uint8_t *data, size_t
 static void topology(const struct pd_file *f)
 {
 	struct host_topology t;
-	int *llc_of;
-	size_t nr_cpus, nr_llcs, i;
+	struct llc_map m;
+	size_t i;
 	int rc;
 
 	scx_clear_error();
@@ -141,15 +143,18 @@ static void topology(const struct pd_file *f)
 		    (t.cpus[i].llc_cpus[0] && host_cpulist_count(t.cpus[i].llc_cpus) < 1) ||
 		    (t.cpus[i].llc >= 0 && t.cpus[i].llc != host_cpulist_first(t.cpus[i].llc_cpus)))
 			abort();
-	if (host_topology_llc_index(&t, &llc_of, &nr_cpus, &nr_llcs) < 0)
+	/* the CPU -> LLC map extract's cross-LLC figures build from it */
+	if (t.n && llc_map_from_topology(&t, t.source, &m) < 0)
 		abort();
-	if (nr_llcs > t.n || (t.n && nr_cpus != (size_t)t.cpus[t.n - 1].cpu + 1))
+	if (t.n && (m.nr_llcs > t.n || m.nr_cpus != (size_t)t.cpus[t.n - 1].cpu + 1 || m.online != t.n))
 		abort();
 	for (i = 0; i < t.n; i++)
-		if (llc_of[t.cpus[i].cpu] < 0 || (size_t)llc_of[t.cpus[i].cpu] >= nr_llcs)
+		if (m.llc_of[t.cpus[i].cpu] < 0 || (size_t)m.llc_of[t.cpus[i].cpu] >= m.nr_llcs ||
+		    m.node_of[t.cpus[i].cpu] < 0 || (size_t)m.node_of[t.cpus[i].cpu] >= m.nr_nodes)
 			abort();
+	if (t.n)
+		llc_map_free(&m);
 	sink = host_topology_largest_llc(&t);
-	free(llc_of);
 	host_topology_free(&t);
 }
 

@@ -79,14 +79,6 @@ void host_topology_free(struct host_topology *t);
 /* CPUs sharing the largest LLC (by llc_cpus, else by CPUs of the same llc id); n when no CPU has an LLC. */
 unsigned host_topology_largest_llc(const struct host_topology *t);
 
-/*
- * Each CPU's LLC index by CPU number, for models that take plain arrays:
- * *llc_of[cpu] for cpu < *nr_cpus (highest CPU + 1) is 0.. in the order of
- * each LLC's lowest CPU, -1 for a CPU not listed; CPUs without an LLC
- * share one LLC of their own. *nr_llcs LLCs. -1 on OOM.
- */
-int host_topology_llc_index(const struct host_topology *t, int **llc_of, size_t *nr_cpus, size_t *nr_llcs);
-
 /* The online CPUs under sys_root ("/sys", or a fixture's tree). */
 int host_topology_sysfs(const char *sys_root, struct host_topology *t);
 

@@ -45,32 +45,3 @@ unsigned host_topology_largest_llc(const struct host_topology *t)
 	}
 	return best ? best : (unsigned)t->n;
 }
-
-int host_topology_llc_index(const struct host_topology *t, int **llc_of, size_t *nr_cpus, size_t *nr_llcs)
-{
-	int64_t *ids;
-	size_t i, j;
-
-	*llc_of = NULL;
-	*nr_cpus = t->n ? (size_t)t->cpus[t->n - 1].cpu + 1 : 0;
-	*nr_llcs = 0;
-	*llc_of = malloc((*nr_cpus ? *nr_cpus : 1) * sizeof(int));
-	ids = malloc((t->n ? t->n : 1) * sizeof(*ids));
-	if (!*llc_of || !ids) {
-		free(*llc_of);
-		free(ids);
-		*llc_of = NULL;
-		return scx_fail("out of memory (%zu CPUs)", t->n);
-	}
-	for (i = 0; i < *nr_cpus; i++)
-		(*llc_of)[i] = -1;
-	for (i = 0; i < t->n; i++) { /* ascending CPUs: LLCs numbered by their lowest CPU */
-		for (j = 0; j < *nr_llcs && ids[j] != t->cpus[i].llc; j++)
-			;
-		if (j == *nr_llcs)
-			ids[(*nr_llcs)++] = t->cpus[i].llc;
-		(*llc_of)[t->cpus[i].cpu] = (int)j;
-	}
-	free(ids);
-	return 0;
-}

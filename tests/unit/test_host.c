@@ -18,6 +18,7 @@
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/host/host.h"
+#include "llc/llc_map.h"
 #include "lib/perfdata.h"
 
 static void fixture(char *out, size_t size, const char *rel)
@@ -72,7 +73,7 @@ Test(host_cpulist, malformed)
 struct expect {
 	const char *host;
 	size_t ncpus;
-	const char *llc_of;   /* LLC index by CPU (host_topology_llc_index), one digit each, '-' not listed */
+	const char *llc_of;   /* LLC index by CPU (llc_map_from_topology's), one digit each, '-' not listed */
 	int level;            /* of every CPU's LLC */
 	unsigned largest;
 	const char *cpu0_llc_cpus;
@@ -100,17 +101,16 @@ Test(host_sysfs, every_fixture_host)
 		const struct expect *e = &hosts[h];
 		struct host_topology t;
 		char root[4096], rel[256], got[64] = "";
-		int *llc_of;
-		size_t nr_cpus, nr_llcs;
+		struct llc_map m;
 
 		snprintf(rel, sizeof(rel), "tests/fixtures/sysfs/%s", e->host);
 		fixture(root, sizeof(root), rel);
 		cr_assert_eq(host_topology_sysfs(root, &t), 0, "%s: %s", e->host, scx_errmsg());
 		cr_assert_eq(t.n, e->ncpus, "%s: %zu CPUs", e->host, t.n);
 		cr_assert_str_eq(t.source, "sysfs");
-		cr_assert_eq(host_topology_llc_index(&t, &llc_of, &nr_cpus, &nr_llcs), 0);
-		for (i = 0; i < nr_cpus && i < sizeof(got) - 1; i++)
-			got[i] = llc_of[i] < 0 ? '-' : (char)('0' + llc_of[i]);
+		cr_assert_eq(llc_map_from_topology(&t, t.source, &m), 0, "%s", scx_errmsg());
+		for (i = 0; i < m.nr_cpus && i < sizeof(got) - 1; i++)
+			got[i] = m.llc_of[i] < 0 ? '-' : (char)('0' + m.llc_of[i]);
 		cr_assert_str_eq(got, e->llc_of, "%s: LLC by CPU %s", e->host, got);
 		for (i = 0; i < t.n; i++)
 			cr_assert_eq(t.cpus[i].llc_level, e->level, "%s: cpu%d's LLC level %d", e->host, t.cpus[i].cpu,
@@ -119,7 +119,7 @@ Test(host_sysfs, every_fixture_host)
 		cr_assert_str_eq(t.cpus[0].llc_cpus, e->cpu0_llc_cpus, "%s", e->host);
 		cr_assert_eq(t.cpus[t.n - 1].node, e->last_node, "%s", e->host);
 		cr_assert_eq(t.cpus[t.n - 1].package, e->last_package, "%s", e->host);
-		free(llc_of);
+		llc_map_free(&m);
 		host_topology_free(&t);
 	}
 }
@@ -176,19 +176,19 @@ Test(host_perf, epyc9254_headers)
 {
 	struct pd_file f;
 	struct host_topology t;
-	int *llc_of;
-	size_t nr_cpus, nr_llcs, i;
+	struct llc_map m;
+	size_t i;
 
 	open_epyc(&f);
 	cr_assert_eq(host_topology_perfdata(&f, &t), 0, "%s", scx_errmsg());
 	cr_assert_str_eq(t.source, "perf.data headers");
 	cr_assert_eq(t.n, 48);
-	cr_assert_eq(host_topology_llc_index(&t, &llc_of, &nr_cpus, &nr_llcs), 0);
-	cr_assert_eq(nr_llcs, 4);
-	cr_assert_eq(nr_cpus, 48);
+	cr_assert_eq(llc_map_from_topology(&t, t.source, &m), 0, "%s", scx_errmsg());
+	cr_assert_eq(m.nr_llcs, 4);
+	cr_assert_eq(m.nr_cpus, 48);
 	for (i = 0; i < 48; i++)
-		cr_assert_eq(llc_of[i], (int)((i % 24) / 6), "cpu%zu in LLC %d", i, llc_of[i]);
-	free(llc_of);
+		cr_assert_eq(m.llc_of[i], (int)((i % 24) / 6), "cpu%zu in LLC %d", i, m.llc_of[i]);
+	llc_map_free(&m);
 	cr_assert_eq(host_topology_largest_llc(&t), 12);
 	cr_assert_str_eq(t.cpus[30].llc_cpus, "6-11,30-35");
 	cr_assert_eq(t.cpus[30].llc_level, 3);
