@@ -214,8 +214,8 @@ Test(host_perf, missing_sections)
 	s.cache_size = 0;
 	cr_assert_eq(host_topology_perf(&s, "x", &t), 0);
 	cr_assert_eq(t.n, 48);
-	cr_assert(t.cpus[5].llc == 0 && t.cpus[5].llc_level == -1, "llc %d level %d", t.cpus[5].llc,
-		  t.cpus[5].llc_level);
+	cr_assert(t.cpus[5].llc == 0 && t.cpus[5].llc_level == -1, "llc %lld level %d",
+		  (long long)t.cpus[5].llc, t.cpus[5].llc_level);
 	cr_assert_str_eq(t.cpus[5].llc_cpus, "0-47", "the package's CPUs (core siblings)");
 	cr_assert_eq(host_topology_largest_llc(&t), 48, "one package: one LLC of every CPU");
 	host_topology_free(&t);
