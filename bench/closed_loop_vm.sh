@@ -18,6 +18,13 @@
 # hand: not part of make test (minutes of guest time). Tried so far only on
 # a host whose KVM is PVM, where the guest kernel does not boot: the guest
 # side (the 9p root, the loop in the guest) has not run to its end yet.
+# ACCEL=tcg emulates the vCPUs instead (qemu's multi-threaded TCG: slow,
+# but it needs no KVM and boots a stock kernel where KVM is PVM; the
+# guest's clock is real time, so a workload gets a fraction of its CPU).
+# VM_CMD='COMMAND' runs that shell command in the guest (from this tree's
+# top) instead of the closed loop and prints its output: e.g.
+# VM_CMD='build/scxprof record -v -t 3 -o /tmp/r -- sleep 1' checks that
+# the BPF programs load on the guest's kernel.
 # usage: bench/closed_loop_vm.sh [-c VCPUS] [-m MEM] [-t SECS] [-o DIR] [WORKLOAD...]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,15 +37,22 @@ while getopts "c:m:t:o:" o; do
 	m) mem=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) dir=$OPTARG ;;
-	*) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- planted prodcons redis
-[ -c /dev/kvm ] || die "no /dev/kvm: this host cannot run a KVM guest"
+accel=${ACCEL:-kvm}
 command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-[ -d /sys/module/kvm_pvm ] && [ -z "${FORCE_PVM:-}" ] &&
-	die "/dev/kvm is PVM (kvm_pvm): a stock Debian kernel does not boot under it (FORCE_PVM=1 tries anyway)"
+case $accel in
+kvm)
+	[ -c /dev/kvm ] || die "no /dev/kvm: this host cannot run a KVM guest (ACCEL=tcg emulates the CPUs instead)"
+	[ -d /sys/module/kvm_pvm ] && [ -z "${FORCE_PVM:-}" ] &&
+		die "/dev/kvm is PVM (kvm_pvm): a stock Debian kernel does not boot under it (ACCEL=tcg emulates the CPUs instead; FORCE_PVM=1 tries anyway)"
+	qaccel="-accel kvm -cpu host" ;;
+tcg) qaccel="-accel tcg,thread=multi -cpu max" ;;
+*) die "ACCEL=$accel: kvm or tcg" ;;
+esac
 command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "needs apt-get and dpkg-deb (a Debian host)"
 [ -x "$top/build/scxprof" ] || die "no $top/build/scxprof: run make first"
 
@@ -65,7 +79,7 @@ kimg=$work/k/boot/vmlinuz-$kver
 [ -f "$kimg" ] || die "$kpkg has no /boot/vmlinuz-$kver"
 
 # the initramfs: busybox, the modules 9p and overlay need (in load order), /init
-mods="virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci 9pnet 9pnet_virtio netfs fscache 9p overlay"
+mods="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci 9pnet 9pnet_virtio netfs fscache 9p overlay"
 mkdir -p "$work/ir/bin" "$work/ir/mod" "$work/ir/proc" "$work/ir/sys" "$work/ir/dev" "$work/ir/lower" "$work/ir/rw" "$work/ir/newroot"
 cp "$work/bb/bin/busybox" "$work/ir/bin/" || die "busybox-static has no /bin/busybox"
 for m in $mods; do
@@ -114,12 +128,20 @@ print(json.dumps({"version": 1, "cpus": [{"cpu": c, "core": c, "package": 0, "ll
 PY
 echo "guest: \$(uname -r), \$n vCPUs"
 "$top/build/scxprof" --version
+if [ -f /vmout/cmd.sh ]; then
+	cd "$top" && bash /vmout/cmd.sh >/vmout/cmd.log 2>&1
+	echo "VM_CMD exit \$?"
+	exit 0
+fi
 MODEL=mitosis TOPOLOGY=/vmout/topology.json "$top/bench/closed_loop.sh" -t $secs -o /vmout/loop $* >/vmout/table.md 2>/vmout/loop.err
 echo "closed_loop.sh exit \$?"
 EOF
+rm -f "$dir/cmd.sh"
+[ -z "${VM_CMD:-}" ] || printf '%s\n' "$VM_CMD" >"$dir/cmd.sh"
 
 echo "closed_loop_vm.sh: $kpkg, $vcpus vCPUs, $mem, workloads $*; console in $dir/console.log" >&2
-qemu-system-x86_64 -accel kvm -cpu host -smp "$vcpus" -m "$mem" -display none -no-reboot \
+# shellcheck disable=SC2086 # qaccel is two options
+qemu-system-x86_64 $qaccel -smp "$vcpus" -m "$mem" -display none -no-reboot \
 	-serial "file:$dir/console.log" -nic none \
 	-kernel "$kimg" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 rdinit=/init" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -138,6 +160,10 @@ if ! grep -qs 'vm init: up' "$dir/console.log"; then
 fi
 wait "$qpid"
 qpid=""
-grep -s '^guest:\|^closed_loop.sh exit\|^vm init: insmod\|failed$' "$dir/console.log" >&2
+grep -s '^guest:\|^closed_loop.sh exit\|^VM_CMD exit\|^vm init: insmod\|failed$' "$dir/console.log" >&2
+if [ -n "${VM_CMD:-}" ]; then
+	cat "$dir/cmd.log"
+	exit 0
+fi
 [ -s "$dir/table.md" ] || die "the guest wrote no table: $(tail -n 2 "$dir/loop.err" 2>/dev/null | tr '\n' ' ')"
 cat "$dir/table.md"

@@ -320,10 +320,17 @@ static __always_inline int on_task(__u16 type, struct task_struct *p, __u32 arg0
 	return 0;
 }
 
+/*
+ * The tracepoint's group_dead argument exists only since Linux 6.16; the
+ * verifier refuses a program that reads it on older kernels (Debian 12's
+ * 6.1: "func 'sched_process_exit' doesn't have 2-th argument"). do_exit()
+ * computes it as atomic_dec_and_test(&tsk->signal->live) before the
+ * tracepoint on every kernel, so the count it leaves is the same answer.
+ */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
+int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
-	return on_task(SCHED_PROCESS_EXIT, p, group_dead, 0);
+	return on_task(SCHED_PROCESS_EXIT, p, BPF_CORE_READ(p, signal, live.counter) == 0, 0);
 }
 
 SEC("tp_btf/sched_process_exec")

@@ -513,6 +513,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 		return scx_fail("nothing to record: the memory and sched streams are off and no "
 				"--hints-map was given");
 	features_clock_pair(&res->start_mono_ns, &res->start_wall_ns);
+	streams_verbose(o->verbose > 0);
 	if ((o->mem && start_mem(&rc) < 0) || (o->sched && start_sched(&rc) < 0) ||
 	    (o->hints_map && start_hints(&rc) < 0))
 		goto out;

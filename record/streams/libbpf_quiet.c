@@ -10,12 +10,25 @@
 
 static _Thread_local char first[LIBBPF_QUIET_MSG_MAX];
 static libbpf_print_fn_t saved_print;
+static bool echo;
+
+void libbpf_quiet_echo(bool on)
+{
+	echo = on;
+}
 
 static int capture_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char line[sizeof(first)], *p;
 	size_t n;
 
+	if (echo && level != LIBBPF_DEBUG) { /* the verifier's log, whole */
+		va_list copy;
+
+		va_copy(copy, ap);
+		vfprintf(stderr, fmt, copy);
+		va_end(copy);
+	}
 	/* the ones after the first only repeat that the object failed */
 	if (level == LIBBPF_DEBUG || first[0])
 		return 0;

@@ -90,6 +90,14 @@ struct mem_stream {
 	uint64_t aux_reference;         /* Arm SPE: the session's AUXTRACE reference */
 };
 
+/*
+ * record -v: libbpf's messages (all but its debug ones) go to stderr too,
+ * so a program the kernel refuses comes with the verifier's log; off, the
+ * BPF streams keep only the first for their one-line errors
+ * (record/streams/libbpf_quiet.c).
+ */
+void streams_verbose(bool on);
+
 /* Open every event on every online CPU and map the rings; the attrs and
  * their ids are added to w. Events start disabled. */
 int mem_stream_open(struct mem_stream *ms, struct mem_backend *be, struct pd_writer *w,
