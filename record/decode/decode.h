@@ -81,8 +81,6 @@ const struct insn_decoder *insn_decoder_for_host(void);
 /* The x86-64 decoder (every machine can decode x86-64 bytes). */
 const struct insn_decoder *insn_decoder_x86_64(void);
 
-const char *insn_status_name(enum insn_status s);
-
 /* ---- the counters of `record --backend decode` (decode_stream.c, below),
  * held inside the memory stream's counters (record/streams/streams.h).
  */

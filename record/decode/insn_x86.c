@@ -179,14 +179,3 @@ const struct insn_decoder *insn_decoder_for_host(void)
 	return NULL;
 #endif
 }
-
-const char *insn_status_name(enum insn_status s)
-{
-	static const char *const names[] = {
-		[INSN_ACCESS] = "access", [INSN_NO_MEMORY] = "no_memory_operand",
-		[INSN_SEGMENT] = "fs_gs_segment", [INSN_UNSUPPORTED] = "vector_index",
-		[INSN_TRUNCATED] = "truncated", [INSN_INVALID] = "invalid", [INSN_CLOBBERED] = "clobbered",
-	};
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
