@@ -90,7 +90,8 @@ run demand/extract.jdef "$BIN" extract -v -f sched-demand/perf.jsonl
 # gen_planted.py, gen_rules.py, gen_llc_synth.py: page and line evidence,
 # --evidence-out then --evidence-in, several -f); extract sched stats/util
 # over tests/fixtures/sched.
-FX="$TOP/tests/fixtures/extract"
+cp -r "$TOP/tests/fixtures/extract" fx-extract
+FX=fx-extract
 SPLIT="$FX/topology-8cpu-2llc.json"
 TOOLS="$TOP/tests/tools"
 for f in groups hints; do
@@ -123,7 +124,8 @@ SYN=(--share-threshold 0.3 --min-shared-keys 1 --min-shared-samples 1
 	--workload-allotment-cgroup-regex 'workload-tw-syn\.allotment\.slice')
 run llcsyn/own "$BIN" extract -v "${SYN[@]}" --llc-json out/llcsyn/own.json -f syn/perf.jsonl
 run llcsyn/split "$BIN" extract -v "${SYN[@]}" --topology "$SPLIT" --llc-json out/llcsyn/split.json -f syn/perf.jsonl
-SF="$TOP/tests/fixtures/sched"
+cp -r "$TOP/tests/fixtures/sched" fx-sched
+SF=fx-sched
 for by in thread process cpu; do
 	run "sched/stats-basic-$by" "$BIN" extract sched stats -f "$SF/stats_basic.jsonl" --by $by
 done
