@@ -38,6 +38,9 @@ struct extract_mem_cell {
 	const char *name;                 /* the top-level cell's name */
 	int kind;                         /* enum group_kind */
 	uint64_t samples;                 /* the samples of the cell's groups */
+	uint64_t total_samples;           /* every sample of the input, all cells */
+	unsigned evidence_level;          /* evidence maps keep 2^-level of the key space */
+	bool line_granularity;            /* evidence keys are 64-byte lines, not pages */
 	const struct mem_agg *agg;        /* all samples, evidence maps */
 	const struct unit_list *units;    /* the cell's units (may be empty) */
 	const struct clustering *cl;      /* its subcells as clusters of units; NULL with --cluster comm */

@@ -191,9 +191,9 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	m->cells = grown;
 	c = &m->cells[m->ncells++];
 	memset(c, 0, sizeof(*c));
-	m->total_samples = x->agg->total;
-	m->evidence_level = x->agg->level;
-	m->line_granularity = x->agg->o.line_granularity;
+	m->total_samples = x->total_samples;
+	m->evidence_level = x->evidence_level;
+	m->line_granularity = x->line_granularity;
 	c->kind = x->kind;
 	c->samples = x->samples;
 	if (!(c->name = dup_or_fail(x->name)) || copy_units(c, x->units) < 0)
