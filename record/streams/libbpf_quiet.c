@@ -1,7 +1,9 @@
 /*
- * libbpf_quiet.c - captures libbpf's messages (see libbpf_quiet.h).
+ * libbpf_quiet.c - captures libbpf's messages (see libbpf_quiet.h), and
+ * with record -v prints them too (streams_verbose(), streams.h).
  */
 #include "libbpf_quiet.h"
+#include "record/streams/streams.h"
 
 #include <bpf/libbpf.h>
 #include <stdarg.h>
@@ -12,7 +14,7 @@ static _Thread_local char first[LIBBPF_QUIET_MSG_MAX];
 static libbpf_print_fn_t saved_print;
 static bool echo;
 
-void libbpf_quiet_echo(bool on)
+void streams_verbose(bool on)
 {
 	echo = on;
 }
