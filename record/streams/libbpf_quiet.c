@@ -1,9 +1,7 @@
 /*
- * libbpf_quiet.c - captures libbpf's messages (see libbpf_quiet.h), and
- * with record -v prints them too (streams_verbose(), streams.h).
+ * libbpf_quiet.c - captures libbpf's messages (see libbpf_quiet.h).
  */
 #include "libbpf_quiet.h"
-#include "record/streams/streams.h"
 
 #include <bpf/libbpf.h>
 #include <stdarg.h>
@@ -14,7 +12,7 @@ static _Thread_local char first[LIBBPF_QUIET_MSG_MAX];
 static libbpf_print_fn_t saved_print;
 static bool echo;
 
-void streams_verbose(bool on)
+void libbpf_quiet_echo(bool on)
 {
 	echo = on;
 }
