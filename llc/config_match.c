@@ -7,6 +7,7 @@
 
 #include <pcre2.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +170,25 @@ int config_match(const struct config_matcher *m, const char *cgroup, size_t cgro
 			return 0;
 		}
 	return 0;
+}
+
+size_t config_match_nr_scopes(const struct cell_config *cfg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->nr_cells; i++)
+		n += cfg->cells[i].nr_subcells ? cfg->cells[i].nr_subcells : 1;
+	return n;
+}
+
+char *config_match_scope_name(const struct cell_config *cfg, long cell, long sub)
+{
+	const struct cell *c = &cfg->cells[cell];
+	char *s;
+
+	if (sub < 0 || !c->nr_subcells)
+		return strdup(c->name);
+	if (asprintf(&s, "%s/%s", c->name, c->subcells[sub].name) < 0)
+		return NULL;
+	return s;
 }

@@ -43,4 +43,13 @@ void config_match_free(struct config_matcher *m);
 int config_match(const struct config_matcher *m, const char *cgroup, size_t cgroup_len, const char *comm,
 		 size_t comm_len, uint64_t hint, long *cell, long *sub);
 
+/*
+ * The places config_match() puts threads in: a subcell, or a cell without
+ * subcells, one each (config_match_nr_scopes()); named "cell/subcell", or
+ * "cell" for a cell, as extract -v names them (config_match_scope_name():
+ * malloc'd, NULL on OOM; sub -1 names the cell itself).
+ */
+size_t config_match_nr_scopes(const struct cell_config *cfg);
+char *config_match_scope_name(const struct cell_config *cfg, long cell, long sub);
+
 #endif

@@ -271,27 +271,11 @@ struct actor_place {
 	double demand;    /* CPUs */
 };
 
-static char *scope_name(const struct cell *c, const struct cell *sub)
-{
-	size_t n = strlen(c->name) + (sub ? strlen(sub->name) + 1 : 0) + 1;
-	char *s = malloc(n);
-
-	if (!s)
-		return NULL;
-	if (sub)
-		snprintf(s, n, "%s/%s", c->name, sub->name);
-	else
-		snprintf(s, n, "%s", c->name);
-	return s;
-}
-
 /* One scope per subcell (a cell without subcells is one scope of its own), and one per cell. */
 static int make_scopes(const struct cell_config *cfg, struct llc_share_result *r)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = config_match_nr_scopes(cfg);
 
-	for (i = 0; i < cfg->nr_cells; i++)
-		n += cfg->cells[i].nr_subcells ? cfg->cells[i].nr_subcells : 1;
 	r->subs = calloc(n ? n : 1, sizeof(*r->subs));
 	r->cells = calloc(cfg->nr_cells ? cfg->nr_cells : 1, sizeof(*r->cells));
 	if (!r->subs || !r->cells)
@@ -300,7 +284,7 @@ static int make_scopes(const struct cell_config *cfg, struct llc_share_result *r
 		const struct cell *c = &cfg->cells[i];
 
 		r->cells[i] = (struct llc_share_scope){.cell = (long)i, .sub = -1, .llc = -1};
-		if (!(r->cells[i].name = scope_name(c, NULL)))
+		if (!(r->cells[i].name = config_match_scope_name(cfg, (long)i, -1)))
 			return scx_fail("out of memory");
 		r->nr_cells++;
 		for (j = 0; j < (c->nr_subcells ? c->nr_subcells : 1); j++) {
@@ -308,7 +292,7 @@ static int make_scopes(const struct cell_config *cfg, struct llc_share_result *r
 
 			*s = (struct llc_share_scope){.cell = (long)i, .sub = c->nr_subcells ? (long)j : -1, .llc = -1};
 			s->merged = c->nr_subcells && strchr(c->subcells[j].name, '+') != NULL;
-			if (!(s->name = scope_name(c, c->nr_subcells ? &c->subcells[j] : NULL)))
+			if (!(s->name = config_match_scope_name(cfg, s->cell, s->sub)))
 				return scx_fail("out of memory");
 			r->nr_subs++;
 		}

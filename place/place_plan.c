@@ -13,16 +13,6 @@
 #include "lib/error.h"
 #include "llc/llc.h"
 
-static char *scope_name(const struct cell *c, const struct cell *sub)
-{
-	size_t n = strlen(c->name) + (sub ? strlen(sub->name) + 1 : 0) + 1;
-	char *s = malloc(n);
-
-	if (s)
-		snprintf(s, n, "%s%s%s", c->name, sub ? "/" : "", sub ? sub->name : "");
-	return s;
-}
-
 /* The config's value of the first top-level cell of kind top, or NULL. */
 static const char *config_value(const struct cell_config *cfg, enum cell_top_match top)
 {
@@ -37,7 +27,7 @@ static const char *config_value(const struct cell_config *cfg, enum cell_top_mat
 int place_plan_init(struct place_plan *p, const struct cell_config *cfg, const struct llc_map *map,
 		    const char *workload, const char *allotment_re)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = config_match_nr_scopes(cfg);
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = cfg;
@@ -48,8 +38,6 @@ int place_plan_init(struct place_plan *p, const struct cell_config *cfg, const s
 		workload = EXTRACT_DEFAULT_WORKLOAD;
 	if (!allotment_re && !(allotment_re = config_value(cfg, TOP_CGROUP_REGEX)))
 		allotment_re = EXTRACT_DEFAULT_ALLOTMENT_RE;
-	for (i = 0; i < cfg->nr_cells; i++)
-		n += cfg->cells[i].nr_subcells ? cfg->cells[i].nr_subcells : 1;
 	p->scopes = calloc(n + 1, sizeof(*p->scopes));
 	p->load = calloc(map->nr_llcs, sizeof(*p->load));
 	if (!p->scopes || !p->load) {
@@ -65,7 +53,7 @@ int place_plan_init(struct place_plan *p, const struct cell_config *cfg, const s
 			s->cell = (long)i;
 			s->sub = c->nr_subcells ? (long)j : -1;
 			s->llc = PLACEMENT_UNSET;
-			if (!(s->name = scope_name(c, c->nr_subcells ? &c->subcells[j] : NULL))) {
+			if (!(s->name = config_match_scope_name(cfg, s->cell, s->sub))) {
 				place_plan_free(p);
 				return scx_fail("out of memory");
 			}
