@@ -20,6 +20,7 @@
 #include "archive.h"
 #include "archive_internal.h"
 #include "error.h"
+#include "fsutil.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -89,25 +90,6 @@ static int open_dirs(struct extract *x, const char *rel, size_t len)
 	return fd;
 }
 
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		if (w == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copy the current entry's data to fd, counting the bytes actually read. */
 static int copy_data(struct extract *x, int fd)
 {
@@ -121,7 +103,7 @@ static int copy_data(struct extract *x, int fd)
 		if ((uint64_t)n > x->s.max_bytes - x->s.bytes)
 			return archive_scan_size_fail(&x->s);
 		x->s.bytes += (uint64_t)n;
-		if (write_all(fd, x->buf, (size_t)n) < 0)
+		if (fs_write_all(fd, x->buf, (size_t)n) < 0)
 			return scx_fail_errno("%s/%s: write", x->dest, x->s.rel);
 	}
 }

@@ -9,22 +9,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-
-/* write(2) the whole buffer (stdio would copy it once more); errno or 0. */
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+#include "lib/fsutil.h"
 
 /* A FILE without a descriptor (a compressing one, lib/zwrite.h): fwrite. */
 static int write_stdio(FILE *f, const char *p, size_t len)
@@ -53,7 +38,9 @@ static void *writer_main(void *arg)
 		if (!bw->busy && bw->stopping)
 			break;
 		pthread_mutex_unlock(&bw->lock);
-		int err = bw->fd >= 0 ? write_all(bw->fd, bw->buf, bw->len) : write_stdio(bw->f, bw->buf, bw->len);
+		/* with a descriptor, write(2) the whole buffer: stdio would copy it once more */
+		int err = bw->fd >= 0 ? (fs_write_all(bw->fd, bw->buf, bw->len) < 0 ? errno : 0)
+				     : write_stdio(bw->f, bw->buf, bw->len);
 		pthread_mutex_lock(&bw->lock);
 		if (err && !bw->err)
 			bw->err = err;

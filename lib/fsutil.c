@@ -164,22 +164,22 @@ FILE *fs_create_in(const char *dir, const char *name, unsigned mode)
 	return f;
 }
 
-/* All of buf, or -1 naming the real reason: a short write sets no errno,
- * the retry that follows it does (ENOSPC on a full file system). */
-static int write_all(int fd, const char *buf, size_t len, const char *path)
+int fs_write_all(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
+
 	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return scx_fail_errno("%s: write failed", path);
+			return -1;
 		if (n == 0) {
 			errno = ENOSPC;
-			return scx_fail_errno("%s: write failed", path);
+			return -1;
 		}
-		buf += n;
+		p += n;
 		len -= (size_t)n;
 	}
 	return 0;
@@ -206,7 +206,8 @@ int fs_copy_file(const char *src, const char *dst)
 			rc = scx_fail_errno("%s: read failed", src);
 			break;
 		}
-		rc = write_all(out, buf, (size_t)n, dst);
+		if (fs_write_all(out, buf, (size_t)n) < 0)
+			rc = scx_fail_errno("%s: write failed", dst);
 	}
 	if (close(out) < 0 && !rc)
 		rc = scx_fail_errno("%s: write failed", dst);

@@ -2,7 +2,8 @@
  * fsutil.h - small filesystem helpers shared by the stages: recursive
  * removal that never follows symlinks, existence checks, path joining,
  * temporary sibling directories, the "write to a temp name, rename at
- * the end" pattern for output directories, and reading a small file whole.
+ * the end" pattern for output directories, reading a small file whole and
+ * writing a buffer whole.
  */
 #ifndef SCX_FSUTIL_H
 #define SCX_FSUTIL_H
@@ -36,6 +37,11 @@ int fs_commit_dir(const char *tmp, const char *final, bool replace);
 /* Create dir/name for writing: it must not exist, a symlink there is never
  * followed. NULL (scx_fail naming the path) on error. */
 FILE *fs_create_in(const char *dir, const char *name, unsigned mode);
+
+/* write(2) all of len bytes, again after EINTR and a partial write: 0, or
+ * -1 with errno (ENOSPC when write() takes nothing, as a short write sets
+ * none). */
+int fs_write_all(int fd, const void *buf, size_t len);
 
 /* Copy a regular file (refuses symlinks at src; dst must not exist). */
 int fs_copy_file(const char *src, const char *dst);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/fsutil.h"
 
 int vdso_image(const void **start, size_t *len)
 {
@@ -46,11 +47,7 @@ int vdso_save(const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return scx_fail_errno("%s: cannot create", path);
-	ssize_t n = write(fd, start, len);
-
-	if (n != (ssize_t)len) {
-		if (n >= 0)
-			errno = ENOSPC; /* a short write sets no errno */
+	if (fs_write_all(fd, start, len) < 0) {
 		scx_fail_errno("%s: write failed", path);
 		close(fd);
 		unlink(path);

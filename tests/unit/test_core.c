@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/error.h"
@@ -672,6 +675,45 @@ Test(fsutil, read_file_whole_or_one_line_naming_it)
 	cr_assert_eq(fs_read_file(path, 1 << 20, &buf, &n), -1);
 	cr_assert(strstr(scx_errmsg(), "No such file"), "%s", scx_errmsg());
 	fs_remove_tree(base);
+}
+
+/* Every byte, in order, through a pipe four times its buffer that the
+ * reader drains 4 kB at a time; ENOSPC from a device that takes nothing. */
+Test(fsutil, write_all_whole_buffer_or_errno)
+{
+	static char big[1 << 18], got[sizeof(big)];
+	int p[2], full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	size_t n = 0, i;
+	pid_t pid;
+
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 7 + i / 251);
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		_exit(fs_write_all(p[1], big, sizeof(big)) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t r = read(p[0], got + n, n + 4096 <= sizeof(got) ? 4096 : sizeof(got) - n);
+
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(p[0]);
+	cr_assert_eq(n, sizeof(big), "every byte arrives (%zu of %zu)", n, sizeof(big));
+	cr_assert(!memcmp(got, big, sizeof(big)), "in order");
+	cr_assert_eq(waitpid(pid, &p[0], 0), pid);
+	cr_assert(WIFEXITED(p[0]) && WEXITSTATUS(p[0]) == 0, "fs_write_all returned 0");
+	if (full < 0)
+		cr_skip_test("no /dev/full");
+	errno = 0;
+	cr_assert_eq(fs_write_all(full, big, 10), -1);
+	cr_assert_eq(errno, ENOSPC, "%s", strerror(errno));
+	close(full);
 }
 
 /* ---- BUILD_ID feature lookup (lib/perfdata) ---- */
