@@ -17,8 +17,21 @@
 
 /* --- average linkage --- */
 
+/* A cluster slot: the cluster whose smallest unit index is the slot's. */
+struct slot {
+	bool alive;
+	size_t size;      /* units */
+	double demand;    /* CPUs */
+};
+
+/* A merge done (with evidence): its evidence, the slot it merged into. */
+struct done_merge {
+	struct sharing_merge m;
+	size_t slot;
+};
+
 struct agglo {
-	size_t n;         /* units */
+	size_t n;         /* units (and slots) */
 	const double *unit_aff;       /* unit x unit affinity (for -v: the strongest link) */
 	const struct evidence *ev;    /* per unit */
 	const struct u64map *df;
@@ -26,13 +39,10 @@ struct agglo {
 	const struct sharing_params *p;
 	double *aff;      /* cluster x cluster average affinity (indexed by first unit slot) */
 	bool *refused;    /* pair already refused for the cap */
-	bool *alive;
-	size_t *size;     /* units per cluster */
-	double *demand;
+	struct slot *slots;
 	size_t *owner;    /* unit -> cluster slot */
 	double duration_s; /* of the samples (-v: seconds more that would decide) */
-	struct sharing_merge *merges; /* with evidence (ev): each merge done, in order */
-	size_t *merge_slot;           /* the slot each merged into */
+	struct done_merge *merges; /* with evidence (ev): each merge done, in order */
 	size_t nmerges;
 };
 
@@ -79,10 +89,10 @@ static bool best_pair(const struct agglo *g, double threshold, size_t *pa, size_
 
 	*best = -1;
 	for (a = 0; a < n; a++) {
-		if (!g->alive[a])
+		if (!g->slots[a].alive)
 			continue;
 		for (b = a + 1; b < n; b++) {
-			if (!g->alive[b] || g->refused[a * n + b])
+			if (!g->slots[b].alive || g->refused[a * n + b])
 				continue;
 			if (g->aff[a * n + b] > *best) {
 				*best = g->aff[a * n + b];
@@ -99,17 +109,17 @@ static bool best_pair(const struct agglo *g, double threshold, size_t *pa, size_
 static void merge_slots(struct agglo *g, size_t a, size_t b)
 {
 	size_t k, n = g->n;
-	double sa = (double)g->size[a], sb = (double)g->size[b];
+	double sa = (double)g->slots[a].size, sb = (double)g->slots[b].size;
 
 	for (k = 0; k < n; k++) {
-		if (!g->alive[k] || k == a || k == b)
+		if (!g->slots[k].alive || k == a || k == b)
 			continue;
 		g->aff[a * n + k] = g->aff[k * n + a] = (sa * g->aff[a * n + k] + sb * g->aff[b * n + k]) / (sa + sb);
 		g->refused[a * n + k] = g->refused[k * n + a] = g->refused[a * n + k] || g->refused[b * n + k];
 	}
-	g->size[a] += g->size[b];
-	g->demand[a] += g->demand[b];
-	g->alive[b] = false;
+	g->slots[a].size += g->slots[b].size;
+	g->slots[a].demand += g->slots[b].demand;
+	g->slots[b].alive = false;
 	for (k = 0; k < n; k++)
 		if (g->owner[k] == b)
 			g->owner[k] = a;
@@ -221,10 +231,10 @@ static void log_step(FILE *log, const struct unit_list *u, const struct agglo *g
 
 	if (refused)
 		fprintf(log, "  refuse %s + %s: affinity %.3f, demand %.2f CPUs > cap %.2f\n", na ? na : "?",
-			nb ? nb : "?", aff, g->demand[a] + g->demand[b], cap);
+			nb ? nb : "?", aff, g->slots[a].demand + g->slots[b].demand, cap);
 	else
 		fprintf(log, "  merge %s + %s: affinity %.3f, demand %.2f CPUs\n", na ? na : "?", nb ? nb : "?",
-			aff, g->demand[a] + g->demand[b]);
+			aff, g->slots[a].demand + g->slots[b].demand);
 	if (m)
 		log_link(log, u, g, m);
 	free(na);
@@ -237,14 +247,14 @@ static void agglomerate(struct agglo *g, const struct unit_list *u, const struct
 	double best;
 
 	while (best_pair(g, p->threshold, &a, &b, &best)) {
-		bool too_big = g->demand[a] + g->demand[b] > p->cap_cpus;
-		struct sharing_merge step = {.affinity = best, .demand = g->demand[a] + g->demand[b]}, *m = NULL;
+		bool too_big = g->slots[a].demand + g->slots[b].demand > p->cap_cpus;
+		struct sharing_merge step = {.affinity = best, .demand = g->slots[a].demand + g->slots[b].demand}, *m = NULL;
 
 		if (g->ev) {
 			size_t x = a, y = b;
 
 			/* a merge's evidence goes to its cluster; a refused one's only to -v */
-			m = too_big ? &step : &g->merges[g->nmerges];
+			m = too_big ? &step : &g->merges[g->nmerges].m;
 			*m = step;
 			strongest_link(g, a, b, &x, &y);
 			link_evidence(g, x, y, m);
@@ -255,7 +265,7 @@ static void agglomerate(struct agglo *g, const struct unit_list *u, const struct
 			g->refused[a * g->n + b] = g->refused[b * g->n + a] = true;
 		} else {
 			if (g->ev)
-				g->merge_slot[g->nmerges++] = a;
+				g->merges[g->nmerges++].slot = a;
 			merge_slots(g, a, b);
 		}
 	}
@@ -279,26 +289,26 @@ static int collect_clusters(const struct agglo *g, const struct unit_list *u, st
 	for (slot = 0; slot < g->n; slot++) {
 		struct unit_cluster *c;
 
-		if (!g->alive[slot])
+		if (!g->slots[slot].alive)
 			continue;
 		c = &out->v[out->n++];
-		c->members = malloc(g->size[slot] * sizeof(size_t));
+		c->members = malloc(g->slots[slot].size * sizeof(size_t));
 		if (!c->members)
 			return scx_fail("out of memory");
 		for (i = 0; i < g->n; i++)
 			if (g->owner[i] == slot)
 				c->members[c->n++] = i;
-		c->demand = g->demand[slot];
+		c->demand = g->slots[slot].demand;
 		name_units = u;
 		qsort(c->members, c->n, sizeof(size_t), unit_name_cmp);
 		for (i = 0; i < g->nmerges; i++)
-			c->nmerges += g->owner[g->merge_slot[i]] == slot;
+			c->nmerges += g->owner[g->merges[i].slot] == slot;
 		if (c->nmerges && !(c->merges = malloc(c->nmerges * sizeof(*c->merges))))
 			return scx_fail("out of memory");
 		c->nmerges = 0;
 		for (i = 0; i < g->nmerges; i++)
-			if (g->owner[g->merge_slot[i]] == slot)
-				c->merges[c->nmerges++] = g->merges[i];
+			if (g->owner[g->merges[i].slot] == slot)
+				c->merges[c->nmerges++] = g->merges[i].m;
 	}
 	return 0;
 }
@@ -308,12 +318,9 @@ static void agglo_free(struct agglo *g)
 	free(g->aff);
 	free((void *)g->unit_aff);
 	free(g->refused);
-	free(g->alive);
-	free(g->size);
-	free(g->demand);
+	free(g->slots);
 	free(g->owner);
 	free(g->merges);
-	free(g->merge_slot);
 }
 
 static int agglo_init(struct agglo *g, const struct unit_list *u, const struct sharing_params *p, double *aff)
@@ -324,22 +331,18 @@ static int agglo_init(struct agglo *g, const struct unit_list *u, const struct s
 	g->n = n;
 	g->aff = aff;
 	g->refused = calloc(n * n + 1, sizeof(bool));
-	g->alive = calloc(n ? n : 1, sizeof(bool));
-	g->size = calloc(n ? n : 1, sizeof(size_t));
-	g->demand = calloc(n ? n : 1, sizeof(double));
+	g->slots = calloc(n ? n : 1, sizeof(*g->slots));
 	g->owner = calloc(n ? n : 1, sizeof(size_t));
 	g->merges = calloc(n ? n : 1, sizeof(*g->merges));
-	g->merge_slot = calloc(n ? n : 1, sizeof(size_t));
-	if (!g->refused || !g->alive || !g->size || !g->demand || !g->owner || !g->merges || !g->merge_slot)
+	if (!g->refused || !g->slots || !g->owner || !g->merges)
 		return scx_fail("out of memory");
 	for (i = 0; i < n; i++) {
-		g->alive[i] = true;
-		g->size[i] = 1;
+		g->slots[i] = (struct slot){.alive = true, .size = 1};
 		g->owner[i] = i;
 		if (p->demand)
-			g->demand[i] = p->demand[i];
+			g->slots[i].demand = p->demand[i];
 		else
-			g->demand[i] = p->total_samples ? (double)u->v[i].count / (double)p->total_samples * p->online_cpus : 0;
+			g->slots[i].demand = p->total_samples ? (double)u->v[i].count / (double)p->total_samples * p->online_cpus : 0;
 	}
 	return 0;
 }
