@@ -25,6 +25,12 @@ void llc_order_free(struct llc_share_result *r)
 	r->nr_orders = 0;
 }
 
+/* An actor, for the config cell being ordered. */
+struct search_actor {
+	bool mine;            /* in a cell of spec */
+	unsigned mask;        /* the subcells (bits over u) its comm matches; when mine */
+};
+
 struct search {
 	const struct llc_share *s;
 	const struct llc_share_eval *e;
@@ -32,13 +38,14 @@ struct search {
 	const double *demand;
 	long spec;            /* the config cell being ordered */
 	size_t n;             /* its non-catch-all subcells */
-	size_t *u;            /* their file indexes */
-	unsigned *mask;       /* per actor: the subcells (bits over u) its comm matches; in a cell of spec */
-	bool *mine;           /* per actor: in a cell of spec */
+	size_t u[LLC_ORDER_MAX_SUBS]; /* their file indexes */
+	struct search_actor *actor;
 	const struct llc_pair_w **pw; /* the directions touching an actor of spec */
 	size_t npw;
 	double fixed_w, fixed_wp; /* the other directions: sum w, sum w P (whatever the order) */
 	struct mitosis_layout lay;   /* rebalancing: the layout of the order being tried */
+	float *ta, *tb;       /* the objective's scratch: a direction's two places' shares (nr_llcs) */
+	double *sub_demand;   /* and, rebalancing, each place's demand */
 };
 
 /* An actor's place (index into r->mitosis' places) when spec's subcells are in order perm (positions). */
@@ -47,13 +54,13 @@ static size_t place_of(const struct search *q, size_t a, const size_t *rank)
 	const struct llc_mitosis_result *m = &q->r->mitosis;
 	size_t cell = (size_t)m->cells.cell_of[q->s->actors[a].cgroup], best = 0, bestrank = (size_t)-1;
 
-	if (!q->mine[a]) {
+	if (!q->actor[a].mine) {
 		const struct cell *sp = m->cells.spec[cell] >= 0 ? &q->e->cfg->cells[m->cells.spec[cell]] : NULL;
 
 		return m->base[cell] + (sp ? mitosis_match_subcell(sp, q->s->actors[a].comm, q->s->actors[a].comm_len) : 0);
 	}
 	for (size_t k = 0; k < q->n; k++)
-		if ((q->mask[a] >> k & 1) && rank[k] < bestrank) {
+		if ((q->actor[a].mask >> k & 1) && rank[k] < bestrank) {
 			bestrank = rank[k];
 			best = rank[k] + 1;
 		}
@@ -80,7 +87,7 @@ static const float *dist_of(const struct search *q, size_t p, float *tmp)
 }
 
 /* The objective of one order (rank[k]: position of u[k]); -1 (scx_fail) when the layout fails. */
-static double objective(struct search *q, const size_t *rank, float *ta, float *tb, double *sub_demand)
+static double objective(struct search *q, const size_t *rank)
 {
 	const struct llc_mitosis_result *m = &q->r->mitosis;
 	double w = q->fixed_w, wp = q->fixed_wp;
@@ -93,11 +100,11 @@ static double objective(struct search *q, const size_t *rank, float *ta, float *
 
 		if (!in)
 			return scx_fail("out of memory");
-		memset(sub_demand, 0, m->base[m->cells.nr] * sizeof(double));
+		memset(q->sub_demand, 0, m->base[m->cells.nr] * sizeof(double));
 		for (size_t a = 0; a < q->s->nr_actors; a++)
-			sub_demand[place_of(q, a, rank)] += q->demand[a];
+			q->sub_demand[place_of(q, a, rank)] += q->demand[a];
 		for (size_t i = 0; i < m->cells.nr; i++)
-			in[i] = (struct mitosis_cell_in){NULL, 0, m->base[i + 1] - m->base[i], &sub_demand[m->base[i]]};
+			in[i] = (struct mitosis_cell_in){NULL, 0, m->base[i + 1] - m->base[i], &q->sub_demand[m->base[i]]};
 		mitosis_layout_free(&q->lay);
 		rc = mitosis_layout(&t, &q->e->mitosis, in, m->cells.nr, &q->lay);
 		free(in);
@@ -106,7 +113,7 @@ static double objective(struct search *q, const size_t *rank, float *ta, float *
 	}
 	for (size_t k = 0; k < q->npw; k++) {
 		const struct llc_pair_w *d = q->pw[k];
-		const float *a = dist_of(q, place_of(q, d->i, rank), ta), *b = dist_of(q, place_of(q, d->j, rank), tb);
+		const float *a = dist_of(q, place_of(q, d->i, rank), q->ta), *b = dist_of(q, place_of(q, d->j, rank), q->tb);
 
 		w += d->w;
 		wp += d->w * mitosis_pcross(a, b, q->e->map->nr_llcs);
@@ -138,16 +145,11 @@ static bool next_perm(size_t *v, size_t n)
 static int order_spec(struct search *q, struct llc_order *out)
 {
 	const struct cell *c = &q->e->cfg->cells[q->spec];
-	const struct llc_mitosis_result *m = &q->r->mitosis;
 	size_t perm[LLC_ORDER_MAX_SUBS], rank[LLC_ORDER_MAX_SUBS], best[LLC_ORDER_MAX_SUBS], k;
-	float *ta = malloc((q->e->map->nr_llcs + 1) * sizeof(float)), *tb = malloc((q->e->map->nr_llcs + 1) * sizeof(float));
-	double *sd = calloc(m->base[m->cells.nr] + 1, sizeof(double)), bestv = 2;
-	int rc = -1;
+	double bestv = 2;
 
-	if (!ta || !tb || !sd || !(out->order = calloc(c->nr_subcells + 1, sizeof(size_t)))) {
-		scx_fail("out of memory");
-		goto out;
-	}
+	if (!(out->order = calloc(c->nr_subcells + 1, sizeof(size_t))))
+		return scx_fail("out of memory");
 	for (k = 0; k < q->n; k++)
 		perm[k] = k; /* perm[pos] = k: u[k] is written at position pos */
 	do {
@@ -155,8 +157,8 @@ static int order_spec(struct search *q, struct llc_order *out)
 
 		for (k = 0; k < q->n; k++)
 			rank[perm[k]] = k;
-		if ((v = objective(q, rank, ta, tb, sd)) < 0)
-			goto out;
+		if ((v = objective(q, rank)) < 0)
+			return -1;
 		if (!out->tried)
 			out->written = v;
 		out->tried++;
@@ -168,15 +170,11 @@ static int order_spec(struct search *q, struct llc_order *out)
 	out->best = bestv;
 	out->cell = q->spec;
 	out->nr = c->nr_subcells;
-	if (!(out->name = calloc(c->nr_subcells + 1, sizeof(char *))) || !(out->cell_name = strdup(c->name))) {
-		scx_fail("out of memory");
-		goto out;
-	}
+	if (!(out->name = calloc(c->nr_subcells + 1, sizeof(char *))) || !(out->cell_name = strdup(c->name)))
+		return scx_fail("out of memory");
 	for (size_t j = 0; j < c->nr_subcells; j++)
-		if (!(out->name[j] = strdup(c->subcells[j].name))) {
-			scx_fail("out of memory");
-			goto out;
-		}
+		if (!(out->name[j] = strdup(c->subcells[j].name)))
+			return scx_fail("out of memory");
 	/* the written order with the non-catch-all subcells' positions taken in the best order */
 	for (size_t j = 0, pos = 0; j < c->nr_subcells; j++) {
 		bool ca = true;
@@ -185,12 +183,7 @@ static int order_spec(struct search *q, struct llc_order *out)
 			ca &= q->u[k] != j;
 		out->order[j] = ca ? j : q->u[best[pos++]];
 	}
-	rc = 0;
-out:
-	free(ta);
-	free(tb);
-	free(sd);
-	return rc;
+	return 0;
 }
 
 int llc_order_choose(const struct llc_share *s, const struct llc_share_eval *e, const double *demand,
@@ -202,8 +195,9 @@ int llc_order_choose(const struct llc_share *s, const struct llc_share_eval *e, 
 
 	if (!m->ran || !r->npw)
 		return 0;
-	if (!(q.u = calloc(LLC_ORDER_MAX_SUBS + 1, sizeof(size_t))) || !(q.mask = calloc(s->nr_actors + 1, sizeof(unsigned))) ||
-	    !(q.mine = calloc(s->nr_actors + 1, sizeof(bool))) || !(q.pw = calloc(r->npw + 1, sizeof(*q.pw))) ||
+	if (!(q.actor = calloc(s->nr_actors + 1, sizeof(*q.actor))) || !(q.pw = calloc(r->npw + 1, sizeof(*q.pw))) ||
+	    !(q.ta = malloc((e->map->nr_llcs + 1) * sizeof(float))) || !(q.tb = malloc((e->map->nr_llcs + 1) * sizeof(float))) ||
+	    !(q.sub_demand = calloc(m->base[m->cells.nr] + 1, sizeof(double))) ||
 	    !(r->orders = calloc(e->cfg->nr_cells + 1, sizeof(*r->orders)))) {
 		scx_fail("out of memory");
 		goto out;
@@ -231,9 +225,9 @@ int llc_order_choose(const struct llc_share *s, const struct llc_share_eval *e, 
 			const struct llc_actor *ac = &s->actors[a];
 			size_t cell = (size_t)m->cells.cell_of[ac->cgroup];
 
-			q.mine[a] = m->cells.spec[cell] == (long)ci;
-			q.mask[a] = 0;
-			for (size_t k = 0; q.mine[a] && k < q.n; k++) {
+			q.actor[a].mine = m->cells.spec[cell] == (long)ci;
+			q.actor[a].mask = 0;
+			for (size_t k = 0; q.actor[a].mine && k < q.n; k++) {
 				const struct cell *sc = &c->subcells[q.u[k]];
 
 				for (size_t x = 0; x < sc->nr_clauses; x++) {
@@ -241,7 +235,7 @@ int llc_order_choose(const struct llc_share *s, const struct llc_share_eval *e, 
 					size_t pl = p ? strnlen(p, 15) : 0, cl = ac->comm_len < 15 ? ac->comm_len : 15;
 
 					if (p && pl <= cl && !memcmp(ac->comm, p, pl))
-						q.mask[a] |= 1u << k;
+						q.actor[a].mask |= 1u << k;
 				}
 			}
 		}
@@ -250,7 +244,7 @@ int llc_order_choose(const struct llc_share *s, const struct llc_share_eval *e, 
 		for (size_t k = 0; k < r->npw; k++) {
 			const struct llc_pair_w *d = &r->pw[k];
 
-			if (q.mine[d->i] || q.mine[d->j]) {
+			if (q.actor[d->i].mine || q.actor[d->j].mine) {
 				q.pw[q.npw++] = d;
 			} else {
 				const float *a = &m->dist[place_of(&q, d->i, NULL) * m->stride],
@@ -267,9 +261,10 @@ int llc_order_choose(const struct llc_share *s, const struct llc_share_eval *e, 
 	rc = 0;
 out:
 	mitosis_layout_free(&q.lay);
-	free(q.u);
-	free(q.mask);
-	free(q.mine);
+	free(q.actor);
 	free(q.pw);
+	free(q.ta);
+	free(q.tb);
+	free(q.sub_demand);
 	return rc;
 }
