@@ -500,37 +500,18 @@ static void no_mitosis(struct llc_share_result *r)
 		r->subs[i].f.llc_other = r->subs[i].f.node_other = (struct llc_est_fig){.state = LLC_EST_NONE};
 }
 
-/* The subcell orders for the scx_mitosis layout (llc_order.h). */
-static int choose_orders(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
-			 const struct actor_place *ap)
-{
-	double *d = malloc((s->nr_actors + 1) * sizeof(double));
-	int rc;
-
-	if (!d)
-		return scx_fail("out of memory");
-	for (size_t i = 0; i < s->nr_actors; i++)
-		d[i] = ap[i].demand;
-	rc = llc_order_choose(s, e, d, r);
-	free(d);
-	return rc;
-}
-
-/* The scx_mitosis model: each actor's LLC and node shares into ma[].mllc, mnode. */
+/* The scx_mitosis model (demand: each actor's CPUs): each actor's LLC and node shares into ma[].mllc, mnode. */
 static int place_mitosis(const struct llc_share *s, const struct llc_share_eval *e, struct llc_share_result *r,
-			 const struct actor_place *ap, struct llc_measure_actor *ma)
+			 const double *demand, struct llc_measure_actor *ma)
 {
-	double *d = malloc((s->nr_actors + 1) * sizeof(double));
 	const float **pl = malloc((s->nr_actors + 1) * sizeof(*pl)), **pn = malloc((s->nr_actors + 1) * sizeof(*pn));
 	int rc = -1;
 
-	if (!d || !pl || !pn) {
+	if (!pl || !pn) {
 		scx_fail("out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < s->nr_actors; i++)
-		d[i] = ap[i].demand;
-	if (llc_mitosis_place(s, e, d, r, pl, pn) < 0)
+	if (llc_mitosis_place(s, e, demand, r, pl, pn) < 0)
 		goto out;
 	for (size_t i = 0; i < s->nr_actors; i++) {
 		ma[i].mllc = pl[i];
@@ -538,7 +519,6 @@ static int place_mitosis(const struct llc_share *s, const struct llc_share_eval 
 	}
 	rc = 0;
 out:
-	free(d);
 	free(pl);
 	free(pn);
 	return rc;
@@ -550,6 +530,7 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 	struct actor_place *ap;
 	struct llc_measure_actor *ma = NULL;
 	struct placement_item *extra = NULL;
+	double *demand = NULL; /* ap[].demand, as the scx_mitosis model and the subcell order take it */
 	size_t i, nextra = 0;
 	int rc = -1;
 
@@ -579,15 +560,18 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 	if (actor_demand(s, e, ap) < 0 || unsampled_items(s, e, &cm, r, &extra, &nextra) < 0 ||
 	    place(s, e, r, ap, extra, nextra) < 0)
 		goto out;
-	if (!(ma = calloc(s->nr_actors + 1, sizeof(*ma)))) {
+	if (!(ma = calloc(s->nr_actors + 1, sizeof(*ma))) || !(demand = malloc((s->nr_actors + 1) * sizeof(*demand)))) {
 		scx_fail("out of memory");
 		goto out;
 	}
-	for (i = 0; i < s->nr_actors; i++)
+	for (i = 0; i < s->nr_actors; i++) {
 		ma[i] = (struct llc_measure_actor){ap[i].scope, ap[i].scope >= 0 ? ap[i].cell : -1, ap[i].pllc, ap[i].pnode,
 						   NULL, NULL};
-	if (place_mitosis(s, e, r, ap, ma) < 0 || llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0 ||
-	    choose_orders(s, e, r, ap) < 0)
+		demand[i] = ap[i].demand;
+	}
+	/* llc_order_choose: the subcell orders for the scx_mitosis layout (llc_order.h) */
+	if (place_mitosis(s, e, r, demand, ma) < 0 || llc_measure(s, e, ma, r) < 0 || count_threads(s, r, ap) < 0 ||
+	    llc_order_choose(s, e, demand, r) < 0)
 		goto out;
 	if (!r->mitosis.ran) /* the reader would refuse the layout: no figure of it */
 		no_mitosis(r);
@@ -604,6 +588,7 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 out:
 	free(ap);
 	free(ma);
+	free(demand);
 	free(extra);
 	config_match_free(&cm);
 	return rc;
