@@ -95,6 +95,12 @@ static int is_known(const struct run *r, int64_t tid)
 	return 0;
 }
 
+/* A thread's first reading in measure(). */
+struct reading {
+	uint64_t runtime_ns; /* its CPU time then */
+	bool live;           /* read: a thread not known yet, not gone */
+};
+
 /*
  * Read the threads of tids not known yet into *t: CPU demand = CPU time
  * over window_ms (first) or, for threads found by a follow round, their CPU
@@ -102,34 +108,33 @@ static int is_known(const struct run *r, int64_t tid)
  */
 static int measure(struct run *r, const struct place_tids *tids, bool first, struct place_thread **t, size_t *n)
 {
-	uint64_t *t0 = calloc(tids->n + 1, sizeof(*t0));
+	struct reading *r0 = calloc(tids->n + 1, sizeof(*r0));
 	struct place_thread *v = calloc(tids->n + 1, sizeof(*v));
-	char *live = calloc(tids->n + 1, 1);
 	size_t i, k = 0;
 	int rc = -1, x = 0;
 
-	if (!t0 || !v || !live) {
+	if (!r0 || !v) {
 		scx_fail("out of memory");
 		goto out;
 	}
 	for (i = 0; i < tids->n; i++) {
 		if (is_known(r, tids->v[i]))
 			continue;
-		if ((x = place_host_thread(tids->v[i], &v[i], &t0[i])) < 0)
+		if ((x = place_host_thread(tids->v[i], &v[i], &r0[i].runtime_ns)) < 0)
 			goto out;
-		live[i] = x == 0;
+		r0[i].live = x == 0;
 	}
 	if (first)
 		nap(r->o, r->o->window_ms);
 	for (i = 0; i < tids->n; i++) {
-		uint64_t t1 = t0[i];
+		uint64_t t1 = r0[i].runtime_ns;
 
-		if (!live[i] || (first && (x = place_host_thread(tids->v[i], &v[i], &t1)) != 0)) {
-			if (first && live[i] && x < 0)
+		if (!r0[i].live || (first && (x = place_host_thread(tids->v[i], &v[i], &t1)) != 0)) {
+			if (first && r0[i].live && x < 0)
 				goto out;
 			continue;
 		}
-		v[i].demand = first ? (double)(t1 - t0[i]) / ((double)r->o->window_ms * 1e6)
+		v[i].demand = first ? (double)(t1 - r0[i].runtime_ns) / ((double)r->o->window_ms * 1e6)
 				    : (double)t1 / ((double)r->o->interval_ms * 1e6);
 		if (v[i].demand > 1) /* a thread renamed long after it started: one thread uses at most one CPU */
 			v[i].demand = 1;
@@ -146,9 +151,8 @@ static int measure(struct run *r, const struct place_tids *tids, bool first, str
 	v = NULL;
 	rc = 0;
 out:
-	free(t0);
+	free(r0);
 	free(v);
-	free(live);
 	return rc;
 }
 
