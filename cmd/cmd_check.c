@@ -70,7 +70,7 @@ static int show_layout(const char *config, const char *topology, const struct op
 	int rc = -1;
 
 	if (cell_config_read(config, &cfg) < 0 ||
-	    (strcmp(topology, "host") ? llc_map_from_json(topology, &map) : llc_map_from_host(&map, &warn)) < 0)
+	    llc_map_read(strcmp(topology, "host") ? topology : NULL, &map, &warn) < 0)
 		goto out;
 	for (size_t i = 0; i < warn.nr; i++) /* this host's cpusets: a file that could not be read */
 		fprintf(stderr, "WARNING: %s\n", warn.line[i]);

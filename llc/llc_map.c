@@ -110,28 +110,15 @@ int llc_map_from_topology(const struct host_topology *topo, const char *source, 
 	return rc;
 }
 
-int llc_map_from_json(const char *path, struct llc_map *m)
+int llc_map_read(const char *path, struct llc_map *m, struct warnings *w)
 {
 	struct host_topology t;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (host_topology_read_json(path, &t) < 0)
+	if ((path ? host_topology_read_json(path, &t) : host_topology_live(&t, w)) < 0)
 		return -1;
-	rc = llc_map_from_topology(&t, path, m);
-	host_topology_free(&t);
-	return rc;
-}
-
-int llc_map_from_host(struct llc_map *m, struct warnings *w)
-{
-	struct host_topology t;
-	int rc;
-
-	memset(m, 0, sizeof(*m));
-	if (host_topology_live(&t, w) < 0)
-		return -1;
-	rc = llc_map_from_topology(&t, "host", m);
+	rc = llc_map_from_topology(&t, path ? path : "host", m);
 	host_topology_free(&t);
 	return rc;
 }

@@ -34,15 +34,14 @@ struct llc_map {
 
 /* From a topology (source: what m->source says). -1 (scx_fail) on error. */
 int llc_map_from_topology(const struct host_topology *t, const char *source, struct llc_map *m);
-/* From topology.json at path. -1 (scx_fail naming path) on error. */
-int llc_map_from_json(const char *path, struct llc_map *m);
 /*
- * From this host as it is now (source "host"): its sysfs and its cgroups'
- * cpusets (host_topology_live; a cpuset file that cannot be read is a line
- * in w).
+ * From topology.json at path; path NULL: from this host as it is now
+ * (source "host"), its sysfs and its cgroups' cpusets (host_topology_live;
+ * a cpuset file that cannot be read is a line in w). -1 (scx_fail naming
+ * path) on error.
  */
 struct warnings;
-int llc_map_from_host(struct llc_map *m, struct warnings *w);
+int llc_map_read(const char *path, struct llc_map *m, struct warnings *w);
 void llc_map_free(struct llc_map *m);
 
 /*

@@ -344,7 +344,7 @@ int place_run(const struct place_opts *o, FILE *out)
 
 	if (cell_config_read(o->config, &r.cfg) < 0)
 		return -1;
-	if ((o->topology ? llc_map_from_json(o->topology, &r.map) : llc_map_from_host(&r.map, &r.warnings)) < 0)
+	if (llc_map_read(o->topology, &r.map, &r.warnings) < 0)
 		goto out;
 	for (i = 0; i < r.warnings.nr; i++) /* this host's cpusets: a file that could not be read */
 		fprintf(out, "# place: WARNING: %s\n", r.warnings.line[i]);

@@ -345,7 +345,7 @@ static void two_llc_map(struct llc_map *map)
 	fprintf(f, "{\"version\":1,\"cpus\":[{\"cpu\":0,\"llc\":0,\"node\":0,\"llc_cpus\":\"0\"},"
 		   "{\"cpu\":1,\"llc\":1,\"node\":0,\"llc_cpus\":\"1\"}]}");
 	fclose(f);
-	cr_assert_eq(llc_map_from_json(path, map), 0);
+	cr_assert_eq(llc_map_read(path, map, NULL), 0);
 	unlink(path);
 }
 

@@ -52,7 +52,7 @@ static void map_of(struct llc_map *map, bool one_llc)
 			one_llc ? 0 : i / 2 * 2, one_llc ? "0-3" : i < 2 ? "0-1" : "2-3");
 	fprintf(f, "]}");
 	fclose(f);
-	int rc = llc_map_from_json(path, map);
+	int rc = llc_map_read(path, map, NULL);
 
 	unlink(path); /* before the assertion: a failing test leaves no file either */
 	cr_assert_eq(rc, 0);
