@@ -456,12 +456,6 @@ void sharing_line_side(const struct line_estimate *o, bool side_b, double z, dou
 /* The bounds, verdict and "more" of o's counts (set by sharing_line_estimate, or summed over recordings;
  * o->first_touch as the caller sets it). */
 void sharing_line_decide(struct line_estimate *o, double floor, double z);
-/*
- * Is this key of one unit on shared data: a line key whose line the other
- * unit (its evidence) was sampled on within window epochs. For callers that
- * ask which samples are on shared data (pairs decided shared).
- */
-bool sharing_key_is_shared(const struct evidence *other, uint64_t key, unsigned window);
 /* The index of e's first line key (e->n when none). */
 size_t sharing_first_line_key(const struct evidence *e);
 const char *sharing_verdict_name(enum sharing_verdict v);

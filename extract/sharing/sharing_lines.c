@@ -358,27 +358,6 @@ void sharing_line_decide(struct line_estimate *o, double floor, double z)
 		o->more = more_needed(o, floor, z);
 }
 
-bool sharing_key_is_shared(const struct evidence *other, uint64_t key, unsigned window)
-{
-	size_t lo = 0, hi = other->n;
-	uint64_t line = EV_LINE_IDENT(key);
-
-	if (!EV_IS_LINE(key))
-		return false;
-	while (lo < hi) { /* the first key of other at or after the line */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (other->keys[mid] < line << EV_LINE_SHIFT)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < other->n && EV_LINE_IDENT(other->keys[lo]) == line; lo++)
-		if (within(key, other->keys[lo], window))
-			return true;
-	return false;
-}
-
 const char *sharing_verdict_name(enum sharing_verdict v)
 {
 	return v == SHARING_SHARED ? "shared" : v == SHARING_APART ? "apart" : "cannot tell";
