@@ -78,8 +78,6 @@ struct insn_decoder {
 
 /* The decoder for the machine we run on, NULL when there is none. */
 const struct insn_decoder *insn_decoder_for_host(void);
-/* The x86-64 decoder (every machine can decode x86-64 bytes). */
-const struct insn_decoder *insn_decoder_x86_64(void);
 
 /* ---- the counters of `record --backend decode` (decode_stream.c, below),
  * held inside the memory stream's counters (record/streams/streams.h).
