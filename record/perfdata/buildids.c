@@ -22,11 +22,6 @@
 #define MMAP_NAME_OFF (8 + 8 + 24)   /* header, pid/tid, start/len/pgoff */
 #define MMAP2_NAME_OFF (MMAP_NAME_OFF + 24 + 8) /* + maj/min/ino/gen, prot/flags */
 
-void buildids_init(struct buildids *b)
-{
-	memset(b, 0, sizeof(*b));
-}
-
 static int grow(struct buildids *b)
 {
 	size_t cap = b->cap ? b->cap * 2 : 256;

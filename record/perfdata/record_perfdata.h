@@ -81,7 +81,7 @@ void features_clock_pair(uint64_t *mono_ns, uint64_t *wall_ns);
  * them. perf report / perf script on another host use them to find the
  * right binaries (build-id cache, debuginfod); process checks them too.
  *
- *   struct buildids b; buildids_init(&b);
+ *   struct buildids b = {0};                            // zeroed: empty
  *   w.observe = buildids_observe; w.observe_ctx = &b;   // every record written
  *   ... buildids_add_feature(&b, &w, "/sys/kernel/notes"); buildids_free(&b);
  */
@@ -94,7 +94,6 @@ struct buildids {
 	size_t written; /* entries in the feature (after buildids_add_feature) */
 };
 
-void buildids_init(struct buildids *b);
 /* pd_writer observer: notes the file name of MMAP/MMAP2 records. */
 void buildids_observe(void *ctx, const void *rec, size_t size);
 /* Read the build-ids and add the BUILD_ID feature to w. Files that are
