@@ -146,6 +146,12 @@ static int start_hints(struct recorder *rc)
 	if (hints_tracer_start(&rc->ht, &ho) < 0)
 		return -1;
 	rc->res->hints_on = true;
+	/* -v: the mode from the start (snapshots miss values held for less than a period) */
+	if (rc->o->verbose && rc->o->status && !strcmp(hints_tracer_mode(rc->ht), "iter-snapshot"))
+		fprintf(rc->o->status, "hints: tracing %s by iter-snapshot, every %u ms\n", rc->o->hints_map,
+			hints_poll_ms(rc->o));
+	else if (rc->o->verbose && rc->o->status)
+		fprintf(rc->o->status, "hints: tracing %s by %s\n", rc->o->hints_map, hints_tracer_mode(rc->ht));
 	return 0;
 }
 

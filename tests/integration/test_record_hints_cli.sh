@@ -23,7 +23,7 @@ if ! "$TRACE" --create "$PIN" 2>"$WORK/create.err"; then
 	exit 0
 fi
 cd "$WORK" || exit 1
-"$SCXPROF" record -t 600 -o prof --disable-archive --backend page-fault --hints-map "$PIN" -- \
+"$SCXPROF" record -v -t 600 -o prof --disable-archive --backend page-fault --hints-map "$PIN" -- \
 	sh -c "exec '$SETTER' '$PIN' 3 4 40 'seen:$WORK/prof.tmp.*/hints.jsonl' > '$WORK/set.jsonl'" >rec.out 2>rec.err
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -34,6 +34,13 @@ pass "record --hints-map -- hint-setter exits 0"
 assert_onepass "hints recording" "$WORK/prof" --use-hints
 check "hints.jsonl valid" validate "$TOP/schemas/hints.schema.json" prof/hints.jsonl --jsonl
 check "metadata names the hints mode" grep -qE '"mode":"(fentry|iter-snapshot)"' prof/metadata.json
+# -v: record's first line about hints names the mode metadata.json ends with
+mode_said() {
+	local m
+	m=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hints"]["mode"])' prof/metadata.json) &&
+		grep -E "^hints: tracing " rec.err && grep -qxE "hints: tracing $PIN by $m(, every 10 ms)?" rec.err
+}
+check "-v names the hints mode at the start, as metadata does" mode_said
 # snapshot mode: the longest gap between snapshots is in metadata.json, and
 # record warned (only) when it reached 5 periods of --hints-poll-ms (10 ms)
 check "metadata: max_snapshot_gap_ns in snapshot mode, the warning when >= 50 ms" python3 - prof/metadata.json rec.err <<'PY'
