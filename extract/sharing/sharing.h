@@ -383,7 +383,7 @@ struct pair_evidence {
 	size_t keys;                  /* shared identities (pages; lines for line keys) */
 	uint64_t samples_a, samples_b; /* samples of a / b on them */
 	double share_a, share_b;      /* part of a's / b's weight on them (no idf) */
-	double affinity;              /* what the clustering uses (see sharing_affinity_matrix_at) */
+	double affinity;              /* what the clustering uses (see sharing_affinity_matrix_df) */
 	double page_affinity;         /* the affinity of the keys without lines (K:, no data_id) */
 	double page_wa, page_wb;      /* a's / b's idf-weighed weight on the shared keys without lines */
 	struct line_estimate line;
@@ -433,13 +433,11 @@ void sharing_pair_evidence_at(const struct evidence *a, const struct evidence *b
 			      const struct sharing_params *p, struct pair_evidence *out);
 
 /*
- * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence: the
- * page affinity described above over keys without lines, or, when larger,
- * the line estimate f of a pair whose verdict is shared. Caller frees.
- * NULL on OOM.
+ * Affinity matrix (n x n, row-major, diagonal 1) of n units' evidence, with
+ * their df (sharing_evidence_df): the page affinity described above over
+ * keys without lines, or, when larger, the line estimate f of a pair whose
+ * verdict is shared. Caller frees. NULL on OOM.
  */
-double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p);
-/* The same with the units' df already made (sharing_evidence_df). */
 double *sharing_affinity_matrix_df(const struct evidence *ev, size_t n, const struct u64map *df,
 				   const struct sharing_params *p);
 

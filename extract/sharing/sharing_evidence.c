@@ -245,16 +245,3 @@ double *sharing_affinity_matrix_df(const struct evidence *ev, size_t n, const st
 	}
 	return m;
 }
-
-double *sharing_affinity_matrix_at(const struct evidence *ev, size_t n, const struct sharing_params *p)
-{
-	struct u64map df;
-	double *m = NULL;
-
-	if (sharing_evidence_df(ev, n, &df) < 0)
-		scx_fail("out of memory (affinity of %zu units)", n);
-	else
-		m = sharing_affinity_matrix_df(ev, n, &df, p);
-	u64map_free(&df);
-	return m;
-}

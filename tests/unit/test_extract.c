@@ -154,8 +154,14 @@ static struct evidence vec(const uint64_t *keys, const double *w, size_t n)
 static double *affinity_at_defaults(const struct evidence *ev, size_t n, size_t min_keys, uint64_t min_samples)
 {
 	struct sharing_params p = {.threshold = SHARE_THRESHOLD_DEFAULT, .min_keys = min_keys, .min_samples = min_samples};
+	struct u64map df;
+	double *m;
 
-	return sharing_affinity_matrix_at(ev, n, &p);
+	/* as extract's clustering does (sharing.c): the units' df, then the matrix */
+	cr_assert_eq(sharing_evidence_df(ev, n, &df), 0);
+	m = sharing_affinity_matrix_df(ev, n, &df, &p);
+	u64map_free(&df);
+	return m;
 }
 
 Test(sharing, affinity_bounds_scale_invariance_and_background)
