@@ -121,13 +121,6 @@ double llc_est_pcross_bounds(const struct llc_timeline *i, const struct llc_time
 	return cross / kn;
 }
 
-double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known)
-{
-	double lo, hi;
-
-	return llc_est_pcross_bounds(i, j, by_node, known, &lo, &hi);
-}
-
 /* A change of one timeline's density at a time (co-run's sweep); k == m for i itself. */
 struct corun_ev {
 	uint64_t t;

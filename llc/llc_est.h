@@ -66,20 +66,18 @@ int llc_timeline_add_run(struct llc_timeline *t, uint64_t start, uint64_t end, u
 void llc_timeline_free(struct llc_timeline *t);
 
 /*
- * P_ij: of i's weight while j's place is known (from j's first segment
- * on: running there, or last ran there), the share during which j's LLC
- * (node with by_node) is not i's. *known = that weight; 0 when none.
- */
-double llc_est_pcross(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known);
-/*
- * The same with the bounds of P that the segments' fill leaves (i's
- * runtime anywhere within each of its spans): *lo <= P <= *hi.
- */
-/*
  * Add to *lo, *hi the bounds of the cross weight of a span of weight w,
  * fill f, during a share c of which the partner is on another LLC.
  */
 void llc_est_span_bounds(double w, double f, double c, double *lo, double *hi);
+
+/*
+ * P_ij: of i's weight while j's place is known (from j's first segment
+ * on: running there, or last ran there), the share during which j's LLC
+ * (node with by_node) is not i's. *known = that weight; 0 when none.
+ * *lo <= P <= *hi are the bounds of P that the segments' fill leaves
+ * (i's runtime anywhere within each of its spans).
+ */
 double llc_est_pcross_bounds(const struct llc_timeline *i, const struct llc_timeline *j, bool by_node, double *known,
 			     double *lo, double *hi);
 

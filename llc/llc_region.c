@@ -58,7 +58,7 @@ static int by_time(const void *x, const void *y)
  * P of each member k of a big region against the others in aggregate: at
  * time t, of the others' weight (their samples in the region) whose last
  * place is known, the share not on k's place; over k's timeline as
- * llc_est_pcross does with one partner. The others' places are kept as
+ * llc_est_pcross_bounds does with one partner. The others' places are kept as
  * masses per place at each change of a member's place, so the cost is the
  * members' segments plus, per member, the changes within its segments.
  */
