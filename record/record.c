@@ -291,14 +291,17 @@ static void status_line(struct recorder *rc, uint64_t start, bool final)
 {
 	const struct record_opts *o = rc->o;
 	double el = (double)(monotime_ns() - start) / 1e9;
+	struct hints_tracer_stats hs = {.updates_written = rc->res->hints_updates};
 
 	if (!o->status)
 		return;
+	if (rc->ht) /* running: its count so far (res has it once the tracer stops) */
+		hints_tracer_counts(rc->ht, &hs);
 	fprintf(o->status, "%s[record] %5.1fs of %us  samples %llu  lost %llu  sched %llu  hints %llu%s",
 		o->status_tty ? "\r" : "", el, o->timeout_s, (unsigned long long)rc->ms.st.samples,
 		(unsigned long long)(rc->ms.st.lost_events + rc->ms.st.lost_samples),
 		(unsigned long long)sched_stream_records(rc->ss),
-		(unsigned long long)rc->res->hints_updates, o->status_tty && !final ? "   " : "\n");
+		(unsigned long long)hs.updates_written, o->status_tty && !final ? "   " : "\n");
 	fflush(o->status);
 }
 

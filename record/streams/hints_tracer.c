@@ -409,9 +409,9 @@ int hints_tracer_fd(const struct hints_tracer *t)
 	return t->rb ? ring_buffer__epoll_fd(t->rb) : -1;
 }
 
-uint64_t hints_tracer_snapshots(const struct hints_tracer *t)
+void hints_tracer_counts(const struct hints_tracer *t, struct hints_tracer_stats *st)
 {
-	return t->st.snapshots;
+	*st = t->st;
 }
 
 const char *hints_tracer_mode(const struct hints_tracer *t)

@@ -179,10 +179,10 @@ int hints_tracer_poll(struct hints_tracer *t);
  * mode; 0 when a snapshot is due), or -1 (fentry mode: poll the fd). */
 int hints_tracer_timeout_ms(const struct hints_tracer *t);
 
-/* Snapshots completed so far (fentry mode: the initial one). A change made
- * before a snapshot started is in the tracer's view once this has risen by
- * two since the change. */
-uint64_t hints_tracer_snapshots(const struct hints_tracer *t);
+/* The stats so far, while it runs (record's status line shows
+ * updates_written). A change made before a snapshot started is in the
+ * tracer's view once snapshots has risen by two since the change. */
+void hints_tracer_counts(const struct hints_tracer *t, struct hints_tracer_stats *st);
 
 /* The mode that runs ("fentry" or "iter-snapshot"). */
 const char *hints_tracer_mode(const struct hints_tracer *t);

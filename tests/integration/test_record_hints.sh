@@ -2,7 +2,8 @@
 # test_record_hints.sh - the hints tracer (record/streams/hints_tracer.c) end to end:
 # a pinned task-storage map, a helper that sets hints of its threads at known
 # CLOCK_MONOTONIC times (tests/workloads/hint-setter.c) and the tracer driver
-# (tests/workloads/hints-trace.c, until `scxprof record --hints-map` uses it).
+# (tests/workloads/hints-trace.c, which can force snapshot mode; test_record_hints_cli.sh
+# drives `scxprof record --hints-map`).
 # Every update the helper made must be in hints.jsonl, in order, with the
 # right pid/tgid/value and a timestamp between the update and the next one.
 # The default run tries fentry first (the mode it ends up in is checked either

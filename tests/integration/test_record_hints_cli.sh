@@ -41,6 +41,16 @@ mode_said() {
 		grep -E "^hints: tracing " rec.err && grep -qxE "hints: tracing $PIN by $m(, every 10 ms)?" rec.err
 }
 check "-v names the hints mode at the start, as metadata does" mode_said
+# the status line counts the updates written so far while the tracer runs
+# (its last line comes after the setter has seen its updates in hints.jsonl,
+# before the tracer's final drain): more than 0, at most metadata.json's count
+check "the status line's hints count is live" python3 - prof/metadata.json rec.err <<'PY'
+import json, re, sys
+total = json.load(open(sys.argv[1]))["hints"]["updates"]
+seen = [int(n) for n in re.findall(r"\[record\] .* hints (\d+)", open(sys.argv[2]).read())]
+assert seen and 0 < seen[-1] <= total, (seen, total)
+print("last status line: hints", seen[-1], "of", total)
+PY
 # snapshot mode: the longest gap between snapshots is in metadata.json, and
 # record warned (only) when it reached 5 periods of --hints-poll-ms (10 ms)
 check "metadata: max_snapshot_gap_ns in snapshot mode, the warning when >= 50 ms" python3 - prof/metadata.json rec.err <<'PY'

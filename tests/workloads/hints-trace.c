@@ -109,6 +109,7 @@ static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned sec
 {
 	int pfd_progress = -1;
 	uint64_t snaps_told = UINT64_MAX;
+	struct hints_tracer_stats so_far;
 	struct hints_tracer *t;
 	struct hints_tracer_stats st;
 	struct pollfd pfd[2];
@@ -167,8 +168,9 @@ static int trace(struct hints_tracer_opts *o, const char *out_path, unsigned sec
 			rc = 1;
 			break;
 		}
-		if (hints_tracer_snapshots(t) != snaps_told) {
-			snaps_told = hints_tracer_snapshots(t);
+		hints_tracer_counts(t, &so_far);
+		if (so_far.snapshots != snaps_told) {
+			snaps_told = so_far.snapshots;
 			put_progress(pfd_progress, snaps_told);
 		}
 	}
