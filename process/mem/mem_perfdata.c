@@ -358,6 +358,23 @@ static struct sym_cache *open_symbols(struct emitter *e, const struct pd_file *f
 	return sym_cache_new(&so);
 }
 
+#define WITHOUT_SYMBOLS_NAMED 5 /* DSOs named in warnings; process.json counts them all */
+
+static void warn_one_without_symbols(void *ctx, const char *file, const char *why)
+{
+	process_warn(ctx, "%s: %s: its samples have no symbols", file, why);
+}
+
+/* perf's "Failed to open FILE, continuing without symbols", for the DSOs samples fell in */
+static void warn_without_symbols(struct process_result *res, struct sym_cache *syms)
+{
+	size_t n = sym_cache_without_symbols(syms, WITHOUT_SYMBOLS_NAMED, warn_one_without_symbols, res);
+
+	if (n > WITHOUT_SYMBOLS_NAMED)
+		process_warn(res, "and %zu more DSOs whose samples have no symbols (--symfs DIR: where their files are)",
+			     n - WITHOUT_SYMBOLS_NAMED);
+}
+
 int mem_perfdata_read(struct emitter *e)
 {
 	struct pd_file f;
@@ -421,6 +438,8 @@ int mem_perfdata_read(struct emitter *e)
 	e->res->cgroups = s.stats.cgroups;
 	e->res->dsos = s.stats.dsos;
 	sym_cache_stats(syms, &e->res->syms);
+	if (rc == 0 && !e->opts->sink)
+		warn_without_symbols(e->res, syms);
 	e->res->kernel_symbols = e->res->syms.kernel_symbols > 0;
 	if (rc == 0 && kernel_note[0] && wk.kernel_samples && !e->opts->sink)
 		process_warn(e->res, "%s", kernel_note);

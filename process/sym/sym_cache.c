@@ -117,6 +117,40 @@ void sym_cache_stats(struct sym_cache *c, struct sym_stats *st)
 	}
 }
 
+static int cmp_dso_name(const void *x, const void *y)
+{
+	const struct sym_dso *a = *(const struct sym_dso *const *)x, *b = *(const struct sym_dso *const *)y;
+
+	return strcmp(a->filename, b->filename);
+}
+
+size_t sym_cache_without_symbols(struct sym_cache *c, size_t max,
+				 void (*fn)(void *ctx, const char *file, const char *why), void *ctx)
+{
+	const struct sym_dso **v = NULL, **grown;
+	size_t n = 0, i;
+	const struct sym_dso *d;
+
+	if (!c)
+		return 0;
+	for (d = c->dsos; d; d = d->next) {
+		if (!d->loaded || !d->note)
+			continue;
+		if (!(grown = realloc(v, (n + 1) * sizeof(*v)))) { /* out of memory: the count alone */
+			free(v);
+			return c->without_symbols;
+		}
+		v = grown;
+		v[n++] = d;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_dso_name);
+	for (i = 0; i < n && i < max; i++)
+		fn(ctx, v[i]->filename, sym_dso_note(v[i]));
+	free(v);
+	return n;
+}
+
 /* Copy this process's vdso image into a memfd; "/proc/self/fd/N" in path. */
 static int dump_own_vdso(struct sym_cache *c, char *path, size_t size)
 {

@@ -86,4 +86,13 @@ struct sym_stats {
 };
 void sym_cache_stats(struct sym_cache *c, struct sym_stats *st);
 
+/*
+ * Each DSO a lookup loaded that has no symbols, with sym_dso_note()'s
+ * reason, by file name (perf's "Failed to open FILE, continuing without
+ * symbols"): fn is called for the first max of them; returns how many
+ * there are.
+ */
+size_t sym_cache_without_symbols(struct sym_cache *c, size_t max,
+				 void (*fn)(void *ctx, const char *file, const char *why), void *ctx);
+
 #endif

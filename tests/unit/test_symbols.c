@@ -241,6 +241,20 @@ Test(symbols, build_id)
 	sym_cache_free(c);
 }
 
+struct named {
+	char file[4][512], why[4][512];
+	size_t n;
+};
+
+static void name_one(void *ctx, const char *file, const char *why)
+{
+	struct named *g = ctx;
+
+	snprintf(g->file[g->n], sizeof(g->file[0]), "%s", file);
+	snprintf(g->why[g->n], sizeof(g->why[0]), "%s", why);
+	g->n++;
+}
+
 Test(symbols, missing_and_not_elf)
 {
 	struct sym_cache *c = sym_cache_new(NULL);
@@ -263,6 +277,16 @@ Test(symbols, missing_and_not_elf)
 	sym_cache_stats(c, &st);
 	cr_assert_eq(st.dsos_loaded, 3);
 	cr_assert_eq(st.dsos_without_symbols, 3);
+	/* process's warnings: the loaded ones without symbols, by name, with why;
+	 * a DSO no lookup loaded is not among them */
+	sym_dso_new(c, "/nonexistent/never-looked-up.so", NULL, 0);
+	struct named got = {0};
+	cr_assert_eq(sym_cache_without_symbols(c, 2, name_one, &got), 3);
+	cr_assert_eq(got.n, 2, "at most max of them");
+	cr_assert_str_eq(got.file[0], "/nonexistent/libnothing.so");
+	cr_assert(strstr(got.why[0], "cannot open"), "%s", got.why[0]);
+	cr_assert_str_eq(got.file[1], path);
+	cr_assert(strstr(got.why[1], "not an ELF file"), "%s", got.why[1]);
 	sym_cache_free(c);
 }
 
