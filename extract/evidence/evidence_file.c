@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/sharing/sharing.h"
 #include "lib/error.h"
 #include "lib/fsutil.h"
 #include "lib/jsonw.h"
@@ -327,6 +328,22 @@ static int parse_cell(struct parse *p, struct json_object *o, struct evf_cell *c
 		return -1;
 	if (c->kind == EVF_REST && c->match)
 		return bad(p, "the rest cell has a \"match\"", "");
+	/* the combine writes the match into the config: refuse what the config's reader would */
+	if (c->kind == EVF_ALLOTMENT) {
+		size_t at;
+		const char *why = reader_regex_problem(c->match, &at);
+		char msg[192];
+
+		if (why) {
+			snprintf(msg, sizeof(msg), "\"match\" at byte %zu: %s", at, why);
+			return bad(p, msg, "");
+		}
+	} else if (c->kind == EVF_WORKLOAD && reader_contains_problem(c->match)) {
+		char msg[192];
+
+		snprintf(msg, sizeof(msg), "\"match\": %s", reader_contains_problem(c->match));
+		return bad(p, msg, "");
+	}
 	if (!(units = field(p, o, "units", json_type_array, false, &rc)) ||
 	    !(pairs = field(p, o, "pairs", json_type_array, false, &rc)))
 		return -1;
