@@ -11,8 +11,9 @@
  *  - a config that is JSON and that place's reader accepts, printed as
  *    extract prints configs (cell_config_write), is JSON and breaks no rule
  *    of form (type, name, term, unknown-key): the writer and the checker
- *    agree on the format (place's reader takes text that is not UTF-8,
- *    hence "that is JSON" to the checker first).
+ *    agree on the format;
+ *  - place's reader refuses, with the same message, the text the checker
+ *    refuses as not UTF-8 or a lone surrogate (cell_config_reader_text).
  * Seeds: fuzz/corpus/check_config/.
  */
 #include "extract/sharing/sharing.h"
@@ -70,6 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(m == n, "twice: %ld then %ld", n, m);
 
 	fuzz_file_set(&in_file, data, size);
+	if (n < 0 && (strstr(scx_errmsg(), ": not UTF-8 at byte ") || strstr(scx_errmsg(), ": a lone surrogate "))) {
+		FUZZ_CHECK(cell_config_read(in_file.path, &c) < 0, "place's reader takes text the checker refuses");
+		FUZZ_CHECK(strstr(scx_errmsg(), ": not UTF-8 at byte ") || strstr(scx_errmsg(), ": a lone surrogate "),
+			   "place's reader refuses the text otherwise: %s", scx_errmsg());
+	}
 	if (n >= 0 && cell_config_read(in_file.path, &c) == 0) {
 		struct seen p = {0};
 		char *s = NULL;

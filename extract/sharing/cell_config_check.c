@@ -312,8 +312,7 @@ static void check_cell(struct checker *k, size_t ci, struct json_object *cell, b
 			catch_alls ? "" : " with the catch-all the reader adds", k->l->subcells, k->l->name);
 }
 
-/* serde_json takes UTF-8 only, and no lone surrogate escape. -1 + scx_fail. */
-static int reader_text(const char *name, const char *buf, size_t n)
+int cell_config_reader_text(const char *name, const char *buf, size_t n)
 {
 	size_t i = 0;
 
@@ -367,7 +366,7 @@ static struct json_object *parse(const char *name, const char *buf, size_t n)
 
 	if (n > (size_t)INT32_MAX - 1)
 		return scx_fail("%s: too large", name), NULL;
-	if (reader_text(name, buf, n) < 0)
+	if (cell_config_reader_text(name, buf, n) < 0)
 		return NULL;
 	if (!(tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH)))
 		return scx_fail("%s: out of memory", name), NULL;

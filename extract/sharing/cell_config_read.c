@@ -181,6 +181,10 @@ static struct json_object *parse_file(const char *path)
 
 	if (fs_read_file(path, CELL_CONFIG_MAX_BYTES, &buf, &n) < 0)
 		return NULL;
+	if (cell_config_reader_text(path, buf, n) < 0) { /* json-c takes any bytes in a string */
+		free(buf);
+		return NULL;
+	}
 	if (!(tok = json_tokener_new())) {
 		scx_fail("%s: out of memory", path);
 	} else {

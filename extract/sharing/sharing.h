@@ -76,8 +76,9 @@ int cell_config_write_checked(const struct cell_config *c, const struct reader_l
  * [[{"CommPrefix": S}?, {"Hint": U64}?], ...]} (clauses OR, conditions
  * AND; an empty clause matches anything). Unknown keys, a subcell with
  * subcells, a Hint that is not an unsigned 64-bit integer or a string with
- * a NUL in it are refused: the config a scheduler would read must be the
- * one placed.
+ * a NUL in it are refused, and so is text the reader's JSON parser
+ * refuses (not UTF-8, a lone surrogate escape: cell_config_reader_text):
+ * the config a scheduler would read must be the one placed.
  */
 /* Largest config file read. */
 #define CELL_CONFIG_MAX_BYTES (64u << 20)
@@ -149,6 +150,10 @@ struct cell_config_summary {
  * -1), or -1 (scx_fail naming name) when buf is not JSON. sum may be NULL. */
 long cell_config_check_buf(const char *name, const char *buf, size_t n, const struct reader_limits *l,
 			   reader_problem_fn fn, void *ctx, struct cell_config_summary *sum);
+/* The text of a config as the reader's JSON parser (serde_json) takes it:
+ * UTF-8 only, no lone surrogate escape. 0, or -1 (scx_fail: "NAME: not
+ * UTF-8 at byte N ..."); both readers here (check's, place's) call it. */
+int cell_config_reader_text(const char *name, const char *buf, size_t n);
 /* The same on a file (at most CELL_CONFIG_MAX_BYTES). */
 long cell_config_check_file(const char *path, const struct reader_limits *l, reader_problem_fn fn, void *ctx,
 			    struct cell_config_summary *sum);

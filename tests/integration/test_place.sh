@@ -64,6 +64,13 @@ expect_err "a config that does not parse: one line naming it, exit 1" 1 "bad.jso
 echo '[{"name": "a", "matches": {"Cgroup": "x"}}]' >"$WORK/bad2.json"
 expect_err "a config with an unknown key: one line naming it and where, exit 1" 1 'bad2.json: cells\[0\]: unknown key "Cgroup"' \
 	-c "$WORK/bad2.json" --topology "$WORK/split.json" -p $$
+# the scheduler's JSON parser (serde_json) refuses text that is not UTF-8: so does place, at the first bad byte
+printf '[{"name": "a\xff", "matches": {}}]\n' >"$WORK/bad3.json"
+expect_err "a config that is not UTF-8: one line naming it and the byte, exit 1" 1 'bad3.json: not UTF-8 at byte 12 ' \
+	-c "$WORK/bad3.json" --topology "$WORK/split.json" -p $$
+printf '[{"name": "a\\udc00", "matches": {}}]\n' >"$WORK/bad4.json"
+expect_err "a config with a lone surrogate escape: one line naming it, exit 1" 1 'bad4.json: a lone surrogate .udc00 at byte 12 ' \
+	-c "$WORK/bad4.json" --topology "$WORK/split.json" -p $$
 expect_err "one LLC: nothing to place, exit 1" 1 "nothing to place: one LLC" \
 	-c "$WORK/cfg0.json" --topology "$WORK/one.json" -p $$
 "$SCXPROF" place --model packing -c "$WORK/cfg0.json" --topology "$WORK/split.json" >"$WORK/err.out" 2>"$WORK/err.log"; rc=$?
