@@ -184,7 +184,7 @@ check "--model mitosis pins: cell 0 gets CPU 0, the allotment cell CPU 1: every 
 	--interval 100 >"$WORK/follow" 2>"$WORK/follow.err" &
 fp=$!
 pids+=($fp)
-while [ "$(grep -vc '^#' "$WORK/follow" 2>/dev/null)" -lt 5 ] && kill -0 $fp 2>/dev/null; do sleep 0.05; done
+while [ "$(grep -vs '^#' "$WORK/follow" | wc -l)" -lt 5 ] && kill -0 $fp 2>/dev/null; do sleep 0.05; done
 start b gamma-1 alpha-1
 q=${pids[-1]}
 for i in $(seq 1 2400); do
@@ -216,7 +216,9 @@ p=${pids[-1]}
 	--interval 100 >"$WORK/mfollow" 2>"$WORK/mfollow.err" &
 fp=$!
 pids+=($fp)
-while [ "$(grep -vc '^#' "$WORK/mfollow" 2>/dev/null)" -lt 4 ] && kill -0 $fp 2>/dev/null; do sleep 0.05; done
+# (wc: while the shell has not yet made the file, grep -c prints nothing, and
+# the test would end the wait before place's first layout)
+while [ "$(grep -vs '^#' "$WORK/mfollow" | wc -l)" -lt 4 ] && kill -0 $fp 2>/dev/null; do sleep 0.05; done
 start d alpha-3 gamma-3
 q=${pids[-1]}
 for i in $(seq 1 2400); do
