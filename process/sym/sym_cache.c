@@ -127,28 +127,20 @@ static int cmp_dso_name(const void *x, const void *y)
 size_t sym_cache_without_symbols(struct sym_cache *c, size_t max,
 				 void (*fn)(void *ctx, const char *file, const char *why), void *ctx)
 {
-	const struct sym_dso **v = NULL, **grown;
+	const struct sym_dso **v, *d;
 	size_t n = 0, i;
-	const struct sym_dso *d;
 
-	if (!c)
-		return 0;
-	for (d = c->dsos; d; d = d->next) {
-		if (!d->loaded || !d->note)
-			continue;
-		if (!(grown = realloc(v, (n + 1) * sizeof(*v)))) { /* out of memory: the count alone */
-			free(v);
-			return c->without_symbols;
-		}
-		v = grown;
-		v[n++] = d;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_dso_name);
+	/* dso_load() gives every DSO it counts in without_symbols a note */
+	if (!c || !c->without_symbols || !(v = malloc(c->without_symbols * sizeof(*v))))
+		return c ? c->without_symbols : 0; /* out of memory: the count alone */
+	for (d = c->dsos; d && n < c->without_symbols; d = d->next)
+		if (d->loaded && d->note)
+			v[n++] = d;
+	qsort(v, n, sizeof(*v), cmp_dso_name);
 	for (i = 0; i < n && i < max; i++)
 		fn(ctx, v[i]->filename, sym_dso_note(v[i]));
 	free(v);
-	return n;
+	return c->without_symbols;
 }
 
 /* Copy this process's vdso image into a memfd; "/proc/self/fd/N" in path. */
