@@ -58,19 +58,21 @@ expect_err() {
 /bin/true & gone=$!; wait $gone  # a pid that existed and is gone
 expect_err "a pid that does not exist: one line, exit 1" 1 "pid $gone: no such process" \
 	-c "$WORK/cfg0.json" --topology "$WORK/split.json" -p $gone
-echo '[{"name": "a", "matches": {}, "subcells": [' >"$WORK/bad.json"
-expect_err "a config that does not parse: one line naming it, exit 1" 1 "bad.json: not JSON" \
-	-c "$WORK/bad.json" --topology "$WORK/split.json" -p $$
-echo '[{"name": "a", "matches": {"Cgroup": "x"}}]' >"$WORK/bad2.json"
-expect_err "a config with an unknown key: one line naming it and where, exit 1" 1 'bad2.json: cells\[0\]: unknown key "Cgroup"' \
-	-c "$WORK/bad2.json" --topology "$WORK/split.json" -p $$
+# bad_config FILE TEXT LABEL WANT: place refuses the config TEXT (a printf format) with one line
+bad_config() {
+	# shellcheck disable=SC2059 # TEXT is the format
+	printf "$2" >"$WORK/$1"
+	expect_err "$3" 1 "$4" -c "$WORK/$1" --topology "$WORK/split.json" -p $$
+}
+bad_config bad.json '[{"name": "a", "matches": {}, "subcells": [\n' \
+	"a config that does not parse: one line naming it, exit 1" "bad.json: not JSON"
+bad_config bad2.json '[{"name": "a", "matches": {"Cgroup": "x"}}]\n' \
+	"a config with an unknown key: one line naming it and where, exit 1" 'bad2.json: cells\[0\]: unknown key "Cgroup"'
 # the scheduler's JSON parser (serde_json) refuses text that is not UTF-8: so does place, at the first bad byte
-printf '[{"name": "a\xff", "matches": {}}]\n' >"$WORK/bad3.json"
-expect_err "a config that is not UTF-8: one line naming it and the byte, exit 1" 1 'bad3.json: not UTF-8 at byte 12 ' \
-	-c "$WORK/bad3.json" --topology "$WORK/split.json" -p $$
-printf '[{"name": "a\\udc00", "matches": {}}]\n' >"$WORK/bad4.json"
-expect_err "a config with a lone surrogate escape: one line naming it, exit 1" 1 'bad4.json: a lone surrogate .udc00 at byte 12 ' \
-	-c "$WORK/bad4.json" --topology "$WORK/split.json" -p $$
+bad_config bad3.json '[{"name": "a\xff", "matches": {}}]\n' \
+	"a config that is not UTF-8: one line naming it and the byte, exit 1" 'bad3.json: not UTF-8 at byte 12 '
+bad_config bad4.json '[{"name": "a\\udc00", "matches": {}}]\n' \
+	"a config with a lone surrogate escape: one line naming it, exit 1" 'bad4.json: a lone surrogate .udc00 at byte 12 '
 expect_err "one LLC: nothing to place, exit 1" 1 "nothing to place: one LLC" \
 	-c "$WORK/cfg0.json" --topology "$WORK/one.json" -p $$
 "$SCXPROF" place --model packing -c "$WORK/cfg0.json" --topology "$WORK/split.json" >"$WORK/err.out" 2>"$WORK/err.log"; rc=$?
