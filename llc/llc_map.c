@@ -14,6 +14,7 @@
 
 #include "extract/rec_topology.h"
 #include "lib/error.h"
+#include "lib/mempool.h"
 
 struct triple {
 	int64_t cpu, llc, node;
@@ -47,12 +48,12 @@ static int build(struct llc_map *m, struct triple *t, size_t n, const char *what
 		if (t[i].cpu == t[i - 1].cpu)
 			return scx_fail("%s: CPU %lld is listed twice", what, (long long)t[i].cpu);
 	m->nr_cpus = n ? (size_t)t[n - 1].cpu + 1 : 0;
-	m->llc_of = malloc((m->nr_cpus ? m->nr_cpus : 1) * sizeof(int));
-	m->node_of = malloc((m->nr_cpus ? m->nr_cpus : 1) * sizeof(int));
-	m->llc_cpus = calloc(n ? n : 1, sizeof(unsigned));
-	m->llc_node = calloc(n ? n : 1, sizeof(int));
-	m->llc_id = calloc(n ? n : 1, sizeof(int64_t));
-	m->node_id = calloc(n ? n : 1, sizeof(int64_t));
+	m->llc_of = mempool_calloc(&m->mem, m->nr_cpus, sizeof(int));
+	m->node_of = mempool_calloc(&m->mem, m->nr_cpus, sizeof(int));
+	m->llc_cpus = mempool_calloc(&m->mem, n, sizeof(unsigned));
+	m->llc_node = mempool_calloc(&m->mem, n, sizeof(int));
+	m->llc_id = mempool_calloc(&m->mem, n, sizeof(int64_t));
+	m->node_id = mempool_calloc(&m->mem, n, sizeof(int64_t));
 	if (!m->llc_of || !m->node_of || !m->llc_cpus || !m->llc_node || !m->llc_id || !m->node_id)
 		return scx_fail("out of memory (%zu CPUs)", n);
 	for (i = 0; i < m->nr_cpus; i++)
@@ -88,16 +89,17 @@ int llc_map_from_topology(const struct host_topology *topo, const char *source, 
 	rc = build(m, t, topo->n, source);
 	free(t);
 	if (rc == 0 && topo->nr_cpusets) {
-		m->cpuset_path = calloc(topo->nr_cpusets, sizeof(char *));
-		m->cpuset = calloc(topo->nr_cpusets, sizeof(int *));
-		m->nr_cpuset = calloc(topo->nr_cpusets, sizeof(size_t));
+		m->cpuset_path = mempool_calloc(&m->mem, topo->nr_cpusets, sizeof(char *));
+		m->cpuset = mempool_calloc(&m->mem, topo->nr_cpusets, sizeof(int *));
+		m->nr_cpuset = mempool_calloc(&m->mem, topo->nr_cpusets, sizeof(size_t));
 		if (!m->cpuset_path || !m->cpuset || !m->nr_cpuset)
 			rc = scx_fail("out of memory");
 		else
-			m->nr_cpusets = topo->nr_cpusets; /* slots not filled stay NULL */
+			m->nr_cpusets = topo->nr_cpusets;
 		for (i = 0; rc == 0 && i < topo->nr_cpusets; i++)
-			if (!(m->cpuset_path[i] = strdup(topo->cpuset_path[i])) ||
-			    host_cpulist_parse(topo->cpuset_cpus[i], &m->cpuset[i], &m->nr_cpuset[i]) < 0)
+			if (!(m->cpuset_path[i] = mempool_strdup(&m->mem, topo->cpuset_path[i])) ||
+			    host_cpulist_parse(topo->cpuset_cpus[i], &m->cpuset[i], &m->nr_cpuset[i]) < 0 ||
+			    mempool_adopt(&m->mem, m->cpuset[i]) < 0)
 				rc = scx_fail("out of memory");
 	}
 	snprintf(m->source, sizeof(m->source), "%s", source);
@@ -125,19 +127,7 @@ int llc_map_read(const char *path, struct llc_map *m, struct warnings *w)
 
 void llc_map_free(struct llc_map *m)
 {
-	free(m->llc_of);
-	free(m->node_of);
-	free(m->llc_cpus);
-	free(m->llc_node);
-	free(m->llc_id);
-	free(m->node_id);
-	for (size_t i = 0; i < m->nr_cpusets; i++) {
-		free(m->cpuset_path[i]);
-		free(m->cpuset[i]);
-	}
-	free(m->cpuset_path);
-	free(m->cpuset);
-	free(m->nr_cpuset);
+	mempool_free(&m->mem);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "lib/host/host.h"
+#include "lib/mempool.h"
 
 struct llc_map {
 	int *llc_of, *node_of;   /* CPU -> LLC / node index; -1 for a CPU not listed */
@@ -30,6 +31,7 @@ struct llc_map {
 	char **cpuset_path;      /* the topology's cpusets: cgroup path ("/a/b") */
 	int **cpuset;            /* and its CPUs */
 	size_t *nr_cpuset, nr_cpusets;
+	struct mempool mem;      /* owns every array above */
 };
 
 /* From a topology (source: what m->source says). -1 (scx_fail) on error. */
