@@ -9,19 +9,12 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/mempool.h"
 #include "lib/u64map.h"
 
 void llc_mitosis_result_free(struct llc_mitosis_result *m)
 {
-	size_t n = m->base ? m->base[m->cells.nr] : 0;
-
-	for (size_t i = 0; m->sub_name && i < n; i++)
-		free(m->sub_name[i]);
-	free(m->sub_name);
-	free(m->sub_demand);
-	free(m->sub_threads);
-	free(m->base);
-	free(m->dist);
+	mempool_free(&m->mem);
 	mitosis_layout_free(&m->layout);
 	mitosis_cells_free(&m->cells);
 	memset(m, 0, sizeof(*m));
@@ -37,7 +30,7 @@ static int places(const struct llc_share_eval *e, struct llc_mitosis_result *m)
 	size_t i, n;
 	int rc = 0;
 
-	if (mitosis_places(e->cfg, &m->cells, &m->base, &sub) < 0)
+	if (mitosis_places(e->cfg, &m->cells, &m->mem, &m->base, &sub) < 0)
 		return -1;
 	for (i = 0; i < m->cells.nr; i++)
 		if (m->base[i + 1] - m->base[i] > MITOSIS_MAX_SUBCELLS) {
@@ -48,11 +41,12 @@ static int places(const struct llc_share_eval *e, struct llc_mitosis_result *m)
 			return 1;
 		}
 	n = m->base[m->cells.nr];
-	if (!(m->sub_name = calloc(n + 1, sizeof(char *))) || !(m->sub_demand = calloc(n + 1, sizeof(double))) ||
-	    !(m->sub_threads = calloc(n + 1, sizeof(size_t))))
+	if (!(m->sub_name = mempool_calloc(&m->mem, n + 1, sizeof(char *))) ||
+	    !(m->sub_demand = mempool_calloc(&m->mem, n + 1, sizeof(double))) ||
+	    !(m->sub_threads = mempool_calloc(&m->mem, n + 1, sizeof(size_t))))
 		rc = scx_fail("out of memory");
 	for (i = 0; !rc && i < n; i++)
-		if (!(m->sub_name[i] = strdup(sub[i])))
+		if (!(m->sub_name[i] = mempool_strdup(&m->mem, sub[i])))
 			rc = scx_fail("out of memory");
 	free(sub);
 	return rc;
@@ -133,7 +127,7 @@ int llc_mitosis_place(const struct llc_share *s, const struct llc_share_eval *e,
 	}
 	m->ran = true;
 	m->stride = map->nr_llcs + map->nr_nodes;
-	if (!(m->dist = calloc(np * m->stride + 1, sizeof(float))))
+	if (!(m->dist = mempool_calloc(&m->mem, np * m->stride + 1, sizeof(float))))
 		goto oom;
 	for (i = 0; i < m->cells.nr; i++)
 		for (size_t j = 0; j < m->layout.cells[i].nr_subs; j++) {

@@ -15,6 +15,7 @@
 
 #include "extract/sched/extract_sched.h"
 #include "extract/sharing/sharing.h"
+#include "lib/mempool.h"
 #include "lib/sample_demand.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"
@@ -124,6 +125,7 @@ struct llc_mitosis_result {
 	size_t *sub_threads;         /* per place: distinct tids */
 	float *dist;
 	size_t stride;
+	struct mempool mem;          /* owns base, sub_*, dist */
 };
 
 /* One direction i -> j of the profile figure: its weight (the point's), for the subcell order (llc_order.c). */

@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "extract/sharing/sharing.h"
+#include "lib/mempool.h"
 
 #define MITOSIS_MODEL_NAME "scx_mitosis"
 #define MITOSIS_MODEL_VERSION "mitosis-next 1be7d9fea"
@@ -190,10 +191,12 @@ const struct cell *mitosis_cell_spec(const struct cell_config *cfg, const struct
  * (*base)[i] .. (*base)[i + 1] - 1, its subcell of id k place (*base)[i] + k,
  * (*base)[c->nr] the number of places; (*sub)[p] the name of place p's
  * subcell in cfg (the first spec subcell of that id), "rest" for an id 0
- * no spec subcell names. Both arrays the caller's to free, *sub's names
- * cfg's. -1 (scx_fail) on OOM, nothing allocated.
+ * no spec subcell names. *base from mem (freed with it), *sub the
+ * caller's to free, its names cfg's. -1 (scx_fail) on OOM, *sub not
+ * allocated.
  */
-int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c, size_t **base, const char ***sub);
+int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c, struct mempool *mem, size_t **base,
+		   const char ***sub);
 
 /* CPU numbers as a cpulist ("0-5,24-29") into buf. */
 const char *mitosis_cpulist(char *buf, size_t len, const int *cpus, size_t n);

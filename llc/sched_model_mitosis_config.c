@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/mempool.h"
 
 static bool is_catch_all(const struct cell *sub)
 {
@@ -110,7 +111,8 @@ const struct cell *mitosis_cell_spec(const struct cell_config *cfg, const struct
 	return c->spec[i] >= 0 ? &cfg->cells[c->spec[i]] : NULL;
 }
 
-int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c, size_t **base, const char ***sub)
+int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c, struct mempool *mem, size_t **base,
+		   const char ***sub)
 {
 	size_t i, n = 0, most = 1;
 	long *id;
@@ -119,8 +121,8 @@ int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c,
 	for (i = 0; i < cfg->nr_cells; i++)
 		if (cfg->cells[i].nr_subcells > most)
 			most = cfg->cells[i].nr_subcells;
-	if (!(*base = calloc(c->nr + 1, sizeof(size_t))) || !(id = calloc(most + 1, sizeof(long))))
-		goto oom;
+	if (!(*base = mempool_calloc(mem, c->nr + 1, sizeof(size_t))) || !(id = calloc(most + 1, sizeof(long))))
+		return scx_fail("out of memory");
 	for (i = 0; i < c->nr; i++) {
 		const struct cell *sp = mitosis_cell_spec(cfg, c, i);
 		size_t nr = 1;
@@ -133,7 +135,7 @@ int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c,
 	(*base)[c->nr] = n;
 	if (!(*sub = calloc(n + 1, sizeof(char *)))) {
 		free(id);
-		goto oom;
+		return scx_fail("out of memory");
 	}
 	for (i = 0; i < c->nr; i++) {
 		const struct cell *sp = mitosis_cell_spec(cfg, c, i);
@@ -149,10 +151,6 @@ int mitosis_places(const struct cell_config *cfg, const struct mitosis_cells *c,
 	}
 	free(id);
 	return 0;
-oom:
-	free(*base);
-	*base = NULL;
-	return scx_fail("out of memory");
 }
 
 struct cg {

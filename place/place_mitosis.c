@@ -7,14 +7,11 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/mempool.h"
 
 void place_mitosis_free(struct place_mitosis *pm)
 {
-	for (size_t i = 0; pm->name && i < pm->nr_places; i++)
-		free(pm->name[i]);
-	free(pm->name);
-	free(pm->base);
-	free(pm->place);
+	mempool_free(&pm->mem);
 	mitosis_layout_free(&pm->layout);
 	mitosis_cells_free(&pm->cells);
 	memset(pm, 0, sizeof(*pm));
@@ -25,26 +22,25 @@ static int places(struct place_mitosis *pm, const struct cell_config *cfg)
 {
 	const char **sub;
 	size_t i, p;
+	int rc = 0;
 
-	if (mitosis_places(cfg, &pm->cells, &pm->base, &sub) < 0)
+	if (mitosis_places(cfg, &pm->cells, &pm->mem, &pm->base, &sub) < 0)
 		return -1;
 	pm->nr_places = pm->base[pm->cells.nr];
-	if (!(pm->name = calloc(pm->nr_places + 1, sizeof(char *)))) {
-		free(sub);
-		return scx_fail("out of memory");
-	}
-	for (i = 0; i < pm->cells.nr; i++) {
+	if (!(pm->name = mempool_calloc(&pm->mem, pm->nr_places + 1, sizeof(char *))))
+		rc = scx_fail("out of memory");
+	for (i = 0; !rc && i < pm->cells.nr; i++) {
 		const struct cell *sp = mitosis_cell_spec(cfg, &pm->cells, i);
 
-		for (p = pm->base[i]; p < pm->base[i + 1]; p++)
-			if (asprintf(&pm->name[p], "%s/%s", sp ? sp->name : "rest", sub[p]) < 0) {
+		for (p = pm->base[i]; !rc && p < pm->base[i + 1]; p++)
+			if (asprintf(&pm->name[p], "%s/%s", sp ? sp->name : "rest", sub[p]) < 0 ||
+			    mempool_adopt(&pm->mem, pm->name[p]) < 0) {
 				pm->name[p] = NULL;
-				free(sub);
-				return scx_fail("out of memory");
+				rc = scx_fail("out of memory");
 			}
 	}
 	free(sub);
-	return 0;
+	return rc;
 }
 
 int place_mitosis_plan(struct place_mitosis *pm, const struct cell_config *cfg, const struct llc_map *map,
@@ -69,7 +65,7 @@ int place_mitosis_plan(struct place_mitosis *pm, const struct cell_config *cfg, 
 		cg[i] = t[i].cgroup;
 	if (mitosis_resolve_cells(cfg, cg, n, &pm->cells) < 0 || places(pm, cfg) < 0)
 		goto out;
-	if (!(pm->place = calloc(n + 1, sizeof(size_t))) || !(demand = calloc(pm->nr_places + 1, sizeof(double))) ||
+	if (!(pm->place = mempool_calloc(&pm->mem, n + 1, sizeof(size_t))) || !(demand = calloc(pm->nr_places + 1, sizeof(double))) ||
 	    !(in = calloc(pm->cells.nr + 1, sizeof(*in)))) {
 		scx_fail("out of memory");
 		goto out;

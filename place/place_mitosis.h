@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "lib/mempool.h"
 #include "llc/llc.h"
 #include "place/place_plan.h"
 
@@ -21,6 +22,7 @@ struct place_mitosis {
 	size_t *place;       /* per thread planned: its place */
 	char **name;         /* per place: "cell/subcell" */
 	size_t nr_places;
+	struct mempool mem;  /* owns base, place, name */
 };
 
 /*
