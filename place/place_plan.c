@@ -11,6 +11,7 @@
 
 #include "extract/extract_mem.h"
 #include "lib/error.h"
+#include "lib/mempool.h"
 #include "llc/llc.h"
 
 /* The config's value of the first top-level cell of kind top, or NULL. */
@@ -38,8 +39,8 @@ int place_plan_init(struct place_plan *p, const struct cell_config *cfg, const s
 		workload = EXTRACT_DEFAULT_WORKLOAD;
 	if (!allotment_re && !(allotment_re = config_value(cfg, TOP_CGROUP_REGEX)))
 		allotment_re = EXTRACT_DEFAULT_ALLOTMENT_RE;
-	p->scopes = calloc(n + 1, sizeof(*p->scopes));
-	p->load = calloc(map->nr_llcs, sizeof(*p->load));
+	p->scopes = mempool_calloc(&p->mem, n + 1, sizeof(*p->scopes));
+	p->load = mempool_calloc(&p->mem, map->nr_llcs, sizeof(*p->load));
 	if (!p->scopes || !p->load) {
 		place_plan_free(p);
 		return scx_fail("out of memory");
@@ -53,7 +54,8 @@ int place_plan_init(struct place_plan *p, const struct cell_config *cfg, const s
 			s->cell = (long)i;
 			s->sub = c->nr_subcells ? (long)j : -1;
 			s->llc = PLACEMENT_UNSET;
-			if (!(s->name = config_match_scope_name(cfg, s->cell, s->sub))) {
+			s->name = config_match_scope_name(cfg, s->cell, s->sub);
+			if (!s->name || mempool_adopt(&p->mem, s->name) < 0) {
 				place_plan_free(p);
 				return scx_fail("out of memory");
 			}
@@ -68,24 +70,9 @@ int place_plan_init(struct place_plan *p, const struct cell_config *cfg, const s
 
 void place_plan_free(struct place_plan *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->nr_scopes; i++)
-		free(p->scopes[i].name);
-	free(p->scopes);
-	free(p->load);
+	mempool_free(&p->mem);
 	config_match_free(&p->cm);
 	memset(p, 0, sizeof(*p));
-}
-
-static long scope_of(const struct place_plan *p, long cell, long sub)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_scopes; i++)
-		if (p->scopes[i].cell == cell && p->scopes[i].sub == sub)
-			return (long)i;
-	return -1;
 }
 
 int place_plan_add(struct place_plan *p, struct place_thread *t, size_t n)
@@ -106,7 +93,7 @@ int place_plan_add(struct place_plan *p, struct place_thread *t, size_t n)
 		if (config_match(&p->cm, t[i].cgroup, strlen(t[i].cgroup), t[i].comm, strlen(t[i].comm), t[i].hint, &cell,
 				 &sub) < 0)
 			goto out;
-		t[i].scope = cell >= 0 ? scope_of(p, cell, sub) : -1;
+		t[i].scope = config_match_scope_index(p->cfg, cell, sub);
 		it[i] = (struct placement_item){t[i].scope, t[i].tid, t[i].demand};
 	}
 	/* place now the subcells seen for the first time; leave alone those with no thread yet */

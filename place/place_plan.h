@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "extract/sharing/sharing.h"
+#include "lib/mempool.h"
 #include "llc/llc.h"
 
 struct place_thread {
@@ -44,6 +45,7 @@ struct place_plan {
 	struct place_scope *scopes;
 	size_t nr_scopes;
 	double *load;     /* CPUs placed on each LLC */
+	struct mempool mem; /* owns scopes (and their names) and load */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/mempool.h"
 #include "report/html.h"
 
 #define CHART_MAX_ROWS 16
@@ -17,7 +18,7 @@ static int add_row(struct llc_view *v, const char *name, int level, const struct
 	struct llc_view_row *row = &v->rows[v->nrows];
 
 	memset(row, 0, sizeof(*row));
-	if (!(row->name = strdup(name)))
+	if (!(row->name = mempool_strdup(&v->mem, name)))
 		return scx_fail("out of memory");
 	row->level = level;
 	row->f = *f;
@@ -31,8 +32,8 @@ static int add_row(struct llc_view *v, const char *name, int level, const struct
 	return 0;
 }
 
-/* What print writes of r, as a string into *out (the caller's to free). */
-static int as_text(char **out, void (*print)(FILE *f, const struct llc_share_result *r),
+/* What print writes of r, as a string into *out (v's pool owns it). */
+static int as_text(struct llc_view *v, char **out, void (*print)(FILE *f, const struct llc_share_result *r),
 		   const struct llc_share_result *r)
 {
 	size_t len = 0;
@@ -41,8 +42,14 @@ static int as_text(char **out, void (*print)(FILE *f, const struct llc_share_res
 	if (!m)
 		return scx_fail("out of memory");
 	print(m, r);
-	if (fclose(m))
+	if (fclose(m) != 0) {
+		free(*out);
+		*out = NULL;
+	}
+	if (!*out || mempool_adopt(&v->mem, *out) < 0) {
+		*out = NULL;
 		return scx_fail("out of memory");
+	}
 	return 0;
 }
 
@@ -63,11 +70,11 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 	v->timelines_from_samples = r->timeline_samples > 0;
 	v->model = r->model;
 	v->mitosis_refused = !r->mitosis.ran;
-	if (r->map->nr_llcs > 1 && as_text(&v->layout, llc_mitosis_print, r) < 0) /* -v's layout line */
+	if (r->map->nr_llcs > 1 && as_text(v, &v->layout, llc_mitosis_print, r) < 0) /* -v's layout line */
 		return -1;
-	if (r->allot.n && as_text(&v->allot_cost, llc_share_print_allot_cost, r) < 0) /* -v's union-cost line */
+	if (r->allot.n && as_text(v, &v->allot_cost, llc_share_print_allot_cost, r) < 0) /* -v's union-cost line */
 		return -1;
-	if (!(v->rows = calloc(1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
+	if (!(v->rows = mempool_calloc(&v->mem, 1 + r->nr_cells + r->nr_subs, sizeof(*v->rows))))
 		return scx_fail("out of memory");
 	if (add_row(v, "profile", 0, NULL, &r->total, r) < 0)
 		return -1;
@@ -84,13 +91,7 @@ int llc_view_collect(void *ctx, const struct llc_share_result *r)
 
 void llc_view_free(struct llc_view *v)
 {
-	size_t i;
-
-	for (i = 0; i < v->nrows; i++)
-		free(v->rows[i].name);
-	free(v->rows);
-	free(v->layout);
-	free(v->allot_cost);
+	mempool_free(&v->mem);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/mempool.h"
 #include "llc/llc.h"
 
 struct llc_view_row {
@@ -41,6 +42,7 @@ struct llc_view {
 	char *allot_cost;            /* the union allotment spec's cost, -v's line (NULL: not computed) */
 	struct llc_view_row *rows;
 	size_t nrows;
+	struct mempool mem;          /* owns layout, allot_cost, rows and their names */
 };
 
 /* extract_mem_observer.on_llc (ctx: struct llc_view *). -1 on OOM. */

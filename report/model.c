@@ -13,26 +13,27 @@
 #include "extract/extract.h"
 #include "lib/error.h"
 
-static char *dup_or_fail(const char *s)
+/* A copy of s ("" for NULL) that m's pool owns; NULL with scx_fail. */
+static char *model_strdup(struct model *m, const char *s)
 {
-	char *d = strdup(s ? s : "");
+	char *d = mempool_strdup(&m->mem, s ? s : "");
 
 	if (!d)
 		scx_fail("out of memory");
 	return d;
 }
 
-static int copy_units(struct model_cell *c, const struct unit_list *u)
+static int copy_units(struct model *mo, struct model_cell *c, const struct unit_list *u)
 {
 	size_t i;
 
-	if (!(c->units = calloc(u->n ? u->n : 1, sizeof(*c->units))))
+	if (!(c->units = mempool_calloc(&mo->mem, u->n, sizeof(*c->units))))
 		return scx_fail("out of memory");
 	c->nunits = u->n;
 	for (i = 0; i < u->n; i++) {
 		struct model_unit *m = &c->units[i];
 
-		if (!(m->name = dup_or_fail(u->v[i].name)) || !(m->comm = dup_or_fail(u->v[i].comm->name)))
+		if (!(m->name = model_strdup(mo, u->v[i].name)) || !(m->comm = model_strdup(mo, u->v[i].comm->name)))
 			return -1;
 		m->by_hint = u->v[i].by_hint;
 		m->hint = u->v[i].hint;
@@ -46,13 +47,13 @@ static int copy_units(struct model_cell *c, const struct unit_list *u)
  * each merge that built it with its strongest link (cl->merges), and the
  * mean and least affinity of its member pairs in the clustering's matrix.
  */
-static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cluster *cl, const double *aff,
-			  struct model_merge *g)
+static int merge_evidence(struct model *mo, const struct extract_mem_cell *x, const struct unit_cluster *cl,
+			  const double *aff, struct model_merge *g)
 {
 	const struct mem_agg *agg = x->agg;
 	size_t n = x->units->n, i, k;
 
-	if (!(g->links = calloc(cl->nmerges + 1, sizeof(*g->links))))
+	if (!(g->links = mempool_calloc(&mo->mem, cl->nmerges + 1, sizeof(*g->links))))
 		return scx_fail("out of memory");
 	g->min_pair_affinity = cl->min_pair_affinity;
 	g->mean_pair_affinity = cl->mean_pair_affinity;
@@ -66,8 +67,8 @@ static int merge_evidence(const struct extract_mem_cell *x, const struct unit_cl
 					 .unit_affinity = aff[m->x * n + m->y]};
 		for (i = 0; i < m->nobj && i < sizeof(l->top) / sizeof(l->top[0]); i++) {
 			l->top[i].share = m->obj_total > 0 ? m->obj[i].weight / m->obj_total : 0;
-			if (m->obj[i].obj && !(l->top[i].name = strdup(mem_agg_object_name(agg, m->obj[i].obj))))
-				return scx_fail("out of memory");
+			if (m->obj[i].obj && !(l->top[i].name = model_strdup(mo, mem_agg_object_name(agg, m->obj[i].obj))))
+				return -1;
 			l->ntop++;
 		}
 	}
@@ -110,7 +111,7 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 
 	if (!u->n)
 		return 0;
-	if (!(c->subs = calloc(ns + 1, sizeof(*c->subs))))
+	if (!(c->subs = mempool_calloc(&m->mem, ns + 1, sizeof(*c->subs))))
 		return scx_fail("out of memory");
 	c->nsubs = ns + 1;
 	for (i = 0; i < ns; i++) {
@@ -118,8 +119,9 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 		size_t n = x->cl ? x->cl->v[i].n : 1;
 
 		s->series = (long)m->nseries++;
-		s->name = x->cl ? sharing_cluster_name(u, &x->cl->v[i]) : strdup(u->v[i].name);
-		if (!s->name || !(s->units = calloc(n, sizeof(size_t))))
+		s->name = x->cl ? sharing_cluster_name(u, &x->cl->v[i]) : mempool_strdup(&m->mem, u->v[i].name);
+		if (!s->name || (x->cl && mempool_adopt(&m->mem, s->name) < 0) ||
+		    !(s->units = mempool_calloc(&m->mem, n, sizeof(size_t))))
 			return scx_fail("out of memory");
 		s->nunits = n;
 		for (j = 0; j < n; j++) {
@@ -131,15 +133,15 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
 		if (x->cl) {
 			s->demand = x->cl->v[i].demand;
 			if (n > 1) {
-				if (!(s->merge = calloc(1, sizeof(*s->merge))))
+				if (!(s->merge = mempool_calloc(&m->mem, 1, sizeof(*s->merge))))
 					return scx_fail("out of memory");
-				if (merge_evidence(x, &x->cl->v[i], c->aff, s->merge) < 0)
+				if (merge_evidence(m, x, &x->cl->v[i], c->aff, s->merge) < 0)
 					return -1;
 			}
 		}
 	}
 	c->subs[ns].series = -1;
-	if (!(c->subs[ns].name = dup_or_fail("rest")))
+	if (!(c->subs[ns].name = model_strdup(m, "rest")))
 		return -1;
 	c->subs[ns].samples = c->samples > in_units ? c->samples - in_units : 0;
 	return 0;
@@ -149,14 +151,14 @@ static int add_subcells(struct model *m, struct model_cell *c, const struct extr
  * The pairs whose line evidence cannot decide, as extract's clustering
  * hands them out (clustering.undecided), in -v's words (c->undecided).
  */
-static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *x)
+static int undecided_pairs(struct model *m, struct model_cell *c, const struct extract_mem_cell *x)
 {
 	const struct clustering *cl = x->cl;
 	size_t n = x->units->n, len = 0;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, &len);
 
-	if (!f || !(c->unknown = calloc(n * n + 1, 1))) {
+	if (!f || !(c->unknown = mempool_calloc(&m->mem, n * n + 1, 1))) {
 		if (f)
 			fclose(f);
 		free(buf);
@@ -174,10 +176,13 @@ static int undecided_pairs(struct model_cell *c, const struct extract_mem_cell *
 		free(buf);
 		return scx_fail("out of memory");
 	}
-	if (len)
-		c->undecided = buf;
-	else
+	if (!len) {
 		free(buf);
+		return 0;
+	}
+	if (mempool_adopt(&m->mem, buf) < 0)
+		return scx_fail("out of memory");
+	c->undecided = buf;
 	return 0;
 }
 
@@ -196,17 +201,17 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	m->line_granularity = x->line_granularity;
 	c->kind = x->kind;
 	c->samples = x->samples;
-	if (!(c->name = dup_or_fail(x->name)) || copy_units(c, x->units) < 0)
+	if (!(c->name = model_strdup(m, x->name)) || copy_units(m, c, x->units) < 0)
 		return -1;
 	if (x->cl) {
 		c->clustered = true;
 		c->threshold = x->sp->threshold;
 		c->cap_cpus = x->sp->cap_cpus;
 		/* the matrix the clustering used, as extract hands it out */
-		if (!(c->aff = malloc((x->units->n * x->units->n + 1) * sizeof(*c->aff))))
+		if (!(c->aff = mempool_calloc(&m->mem, x->units->n * x->units->n + 1, sizeof(*c->aff))))
 			return scx_fail("out of memory");
 		memcpy(c->aff, x->cl->unit_aff, x->units->n * x->units->n * sizeof(*c->aff));
-		if (undecided_pairs(c, x) < 0)
+		if (undecided_pairs(m, c, x) < 0)
 			return -1;
 	}
 	if (add_subcells(m, c, x) < 0 || add_sched(m, c, x) < 0)
@@ -247,32 +252,7 @@ long model_series_of(void *ctx, int64_t tid, const char *comm, uint64_t hint)
 
 void model_free(struct model *m)
 {
-	size_t ci, i;
-
-	for (ci = 0; ci < m->ncells; ci++) {
-		struct model_cell *c = &m->cells[ci];
-
-		for (i = 0; i < c->nunits; i++) {
-			free(c->units[i].name);
-			free(c->units[i].comm);
-		}
-		for (i = 0; i < c->nsubs; i++) {
-			free(c->subs[i].name);
-			free(c->subs[i].units);
-			for (size_t l = 0; c->subs[i].merge && l < c->subs[i].merge->nlinks; l++)
-				for (size_t k = 0; k < c->subs[i].merge->links[l].ntop; k++)
-					free(c->subs[i].merge->links[l].top[k].name);
-			if (c->subs[i].merge)
-				free(c->subs[i].merge->links);
-			free(c->subs[i].merge);
-		}
-		free(c->units);
-		free(c->subs);
-		free(c->aff);
-		free(c->unknown);
-		free(c->undecided);
-		free(c->name);
-	}
+	mempool_free(&m->mem);
 	free(m->cells);
 	if (m->has_tids)
 		u64map_free(&m->tid_kind);

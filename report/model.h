@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "extract/extract.h"
+#include "lib/mempool.h"
 #include "lib/u64map.h"
 
 struct model_unit {
@@ -92,6 +93,7 @@ struct model {
 	struct u64map tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples
 				  * (mem_agg_tid_kinds) */
 	bool has_tids;
+	struct mempool mem;      /* owns everything the cells point to (not cells itself, which grows) */
 };
 
 /* The extract mem observer callback (ctx: struct model *). -1 with scx_fail. */
