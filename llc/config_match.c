@@ -181,6 +181,19 @@ size_t config_match_nr_scopes(const struct cell_config *cfg)
 	return n;
 }
 
+long config_match_scope_index(const struct cell_config *cfg, long cell, long sub)
+{
+	long i, index = 0;
+
+	if (cell < 0 || (size_t)cell >= cfg->nr_cells)
+		return -1;
+	if (cfg->cells[cell].nr_subcells ? sub < 0 || (size_t)sub >= cfg->cells[cell].nr_subcells : sub != -1)
+		return -1;
+	for (i = 0; i < cell; i++)
+		index += cfg->cells[i].nr_subcells ? (long)cfg->cells[i].nr_subcells : 1;
+	return index + (sub > 0 ? sub : 0);
+}
+
 char *config_match_scope_name(const struct cell_config *cfg, long cell, long sub)
 {
 	const struct cell *c = &cfg->cells[cell];

@@ -47,9 +47,13 @@ int config_match(const struct config_matcher *m, const char *cgroup, size_t cgro
  * The places config_match() puts threads in: a subcell, or a cell without
  * subcells, one each (config_match_nr_scopes()); named "cell/subcell", or
  * "cell" for a cell, as extract -v names them (config_match_scope_name():
- * malloc'd, NULL on OOM; sub -1 names the cell itself).
+ * malloc'd, NULL on OOM; sub -1 names the cell itself). They are in the
+ * config's order, each cell's subcells in turn: config_match_scope_index()
+ * is the scope of config_match()'s (cell, sub), -1 for no scope (cell -1,
+ * or a sub the cell does not have).
  */
 size_t config_match_nr_scopes(const struct cell_config *cfg);
+long config_match_scope_index(const struct cell_config *cfg, long cell, long sub);
 char *config_match_scope_name(const struct cell_config *cfg, long cell, long sub);
 
 #endif

@@ -300,16 +300,6 @@ static int make_scopes(const struct cell_config *cfg, struct llc_share_result *r
 	return 0;
 }
 
-static long scope_of(const struct llc_share_result *r, long cell, long sub)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr_subs; i++)
-		if (r->subs[i].cell == cell && r->subs[i].sub == sub)
-			return (long)i;
-	return -1;
-}
-
 static int cmp_actor_bin(const void *x, const void *y)
 {
 	const struct llc_bin *a = x, *b = y;
@@ -433,7 +423,7 @@ out:
  * they land in: a subcell's demand is all of its threads'. -1 on OOM.
  */
 static int unsampled_items(const struct llc_share *s, const struct llc_share_eval *e, const struct config_matcher *cm,
-			   const struct llc_share_result *r, struct placement_item **out, size_t *n)
+			   struct placement_item **out, size_t *n)
 {
 	struct llc_thread_demand *d = NULL;
 	size_t nd = 0, i;
@@ -450,7 +440,7 @@ static int unsampled_items(const struct llc_share *s, const struct llc_share_eva
 	}
 	for (i = 0; i < nd; i++)
 		if (d[i].by_process && d[i].cell >= 0 && d[i].cpus > 0)
-			(*out)[(*n)++] = (struct placement_item){scope_of(r, d[i].cell, d[i].sub), d[i].tid, d[i].cpus};
+			(*out)[(*n)++] = (struct placement_item){config_match_scope_index(e->cfg, d[i].cell, d[i].sub), d[i].tid, d[i].cpus};
 	free(d);
 	return 0;
 }
@@ -554,10 +544,10 @@ int llc_share_evaluate(const struct llc_share *s, const struct llc_share_eval *e
 
 		if (config_match(&cm, cg, strlen(cg), a->comm, a->comm_len, a->hint, &ap[i].cell, &ap[i].sub) < 0)
 			goto out;
-		ap[i].scope = ap[i].cell >= 0 ? scope_of(r, ap[i].cell, ap[i].sub) : -1;
+		ap[i].scope = config_match_scope_index(e->cfg, ap[i].cell, ap[i].sub);
 	}
 	r->demand_by_runtime = e->thread_cpus != NULL;
-	if (actor_demand(s, e, ap) < 0 || unsampled_items(s, e, &cm, r, &extra, &nextra) < 0 ||
+	if (actor_demand(s, e, ap) < 0 || unsampled_items(s, e, &cm, &extra, &nextra) < 0 ||
 	    place(s, e, r, ap, extra, nextra) < 0)
 		goto out;
 	if (!(ma = calloc(s->nr_actors + 1, sizeof(*ma))) || !(demand = malloc((s->nr_actors + 1) * sizeof(*demand)))) {

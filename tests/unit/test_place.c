@@ -115,6 +115,31 @@ Test(place, plan_is_the_predictions_model)
 	cell_config_free(&cfg);
 }
 
+/* config_match_scope_index is each scope's place in the plan's list; a (cell, sub) the config does not have is -1. */
+Test(place, scope_index_is_the_scope_lists_order)
+{
+	struct cell_config cfg;
+	struct llc_map map;
+	struct place_plan p;
+	size_t i;
+
+	build_config(&cfg);
+	map_of(&map, false);
+	cr_assert_eq(place_plan_init(&p, &cfg, &map, NULL, NULL), 0);
+	for (i = 0; i < p.nr_scopes; i++)
+		cr_assert_eq(config_match_scope_index(&cfg, p.scopes[i].cell, p.scopes[i].sub), (long)i, "%s",
+			     p.scopes[i].name);
+	cr_assert_eq(config_match_scope_index(&cfg, 1, -1), 3, "the rest cell, no subcells");
+	cr_assert_eq(config_match_scope_index(&cfg, -1, -1), -1, "no cell");
+	cr_assert_eq(config_match_scope_index(&cfg, 0, -1), -1, "a cell with subcells has no scope of its own");
+	cr_assert_eq(config_match_scope_index(&cfg, 0, 3), -1, "no fourth subcell");
+	cr_assert_eq(config_match_scope_index(&cfg, 1, 0), -1, "the rest cell has no subcell 0");
+	cr_assert_eq(config_match_scope_index(&cfg, 2, -1), -1, "no third cell");
+	place_plan_free(&p);
+	llc_map_free(&map);
+	cell_config_free(&cfg);
+}
+
 static double demand_of(void *ctx, int64_t tid)
 {
 	const struct place_thread *t = ctx;
