@@ -333,8 +333,8 @@ static int notify(struct run *r, const struct cell *cell, enum group_kind kind, 
 		  const struct unit_list *u, const struct clustering *cl, const struct sharing_params *sp)
 {
 	struct extract_mem_cell c = {
-		.name = cell->name, .kind = (int)kind, .samples = s->total, .total_samples = r->agg.total,
-		.evidence_level = r->agg.level, .line_granularity = r->agg.o.line_granularity, .agg = &r->agg,
+		.name = cell->name, .kind = (int)kind, .samples = s->total,
+		.input = {r->agg.total, r->agg.level, r->agg.o.line_granularity}, .agg = &r->agg,
 		.units = u, .cl = cl, .sp = sp, .sched = r->has_sched ? &r->sched : NULL,
 	};
 

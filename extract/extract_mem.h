@@ -34,13 +34,18 @@ struct reader_fit_log;
  * What extract mem decided for one top-level cell, for callers that show
  * more than the config (scxprof report). Valid only during the callback.
  */
+/* What holds for the whole input, the same in every cell's callback. */
+struct extract_mem_input {
+	uint64_t total_samples;  /* every sample of the input, all cells */
+	unsigned evidence_level; /* evidence maps keep 2^-level of the key space */
+	bool line_granularity;   /* evidence keys are 64-byte lines, not pages */
+};
+
 struct extract_mem_cell {
 	const char *name;                 /* the top-level cell's name */
 	int kind;                         /* enum group_kind */
 	uint64_t samples;                 /* the samples of the cell's groups */
-	uint64_t total_samples;           /* every sample of the input, all cells */
-	unsigned evidence_level;          /* evidence maps keep 2^-level of the key space */
-	bool line_granularity;            /* evidence keys are 64-byte lines, not pages */
+	struct extract_mem_input input;
 	const struct mem_agg *agg;        /* all samples, evidence maps */
 	const struct unit_list *units;    /* the cell's units (may be empty) */
 	const struct clustering *cl;      /* its subcells as clusters of units; NULL with --cluster comm */

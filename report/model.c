@@ -196,9 +196,7 @@ int model_collect_cell(void *ctx, const struct extract_mem_cell *x)
 	m->cells = grown;
 	c = &m->cells[m->ncells++];
 	memset(c, 0, sizeof(*c));
-	m->total_samples = x->total_samples;
-	m->evidence_level = x->evidence_level;
-	m->line_granularity = x->line_granularity;
+	m->input = x->input;
 	c->kind = x->kind;
 	c->samples = x->samples;
 	if (!(c->name = model_strdup(m, x->name)) || copy_units(m, c, x->units) < 0)

@@ -85,9 +85,7 @@ struct model_cell {
 struct model {
 	struct model_cell *cells;
 	size_t ncells;
-	uint64_t total_samples;
-	unsigned evidence_level; /* evidence kept for 1 in 2^level keys */
-	bool line_granularity;
+	struct extract_mem_input input; /* the samples, evidence level and granularity of extract's input */
 	size_t nseries;          /* subcells with units, over all cells */
 	uint64_t sched_duration_ns; /* sched.jsonl's span, 0 without one */
 	struct u64map tid_kind;  /* with sched.jsonl: tid -> kind + 1 of the groups with most of its samples

@@ -93,7 +93,7 @@ static void write_tree(FILE *f, const struct model *m)
 		fputs("\"><span class=\"name\">", f);
 		html_esc(f, c->name);
 		fprintf(f, "</span><span class=\"stats\">%llu samples (%.1f%%), %zu units", (unsigned long long)c->samples,
-			pct(c->samples, m->total_samples), c->nunits);
+			pct(c->samples, m->input.total_samples), c->nunits);
 		if (c->has_sched)
 			write_sched(f, &c->sched);
 		fputs("</span>\n<ul>\n", f);
@@ -149,8 +149,8 @@ static void write_heatmaps(FILE *f, const struct page_in *p)
 					"samples cannot tell (unknown, not 0: too few line coincidences to decide; listed "
 					"below). Units ordered by subcell; merged subcells are outlined in red. Hover a "
 					"square for its value.%s</p>\n<div class=\"heatmaps\">\n",
-					m->line_granularity ? "line" : "page",
-					m->evidence_level ? " Evidence was sampled (see the -v text)." : "");
+					m->input.line_granularity ? "line" : "page",
+					m->input.evidence_level ? " Evidence was sampled (see the -v text)." : "");
 			fputs("<figure class=\"heatmap-box\" data-cell=\"", f);
 			html_esc(f, c->name);
 			fputs("\"><figcaption>", f);

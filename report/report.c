@@ -133,7 +133,7 @@ int report_run(const struct report_opts *o)
 			goto out;
 		snprintf(util_note, sizeof(util_note), "%s", scx_errmsg());
 	}
-	src.analysed = m.total_samples;
+	src.analysed = m.input.total_samples;
 	p = (struct page_in){.model = &m, .src = &src, .config = cfg.buf, .config_len = cfg.len, .vtext = vlog.buf,
 			     .vtext_len = vlog.len, .util = w.nwindows ? &w : NULL,
 			     .heatmap_max_units = o->heatmap_max_units, .util_note = util_note[0] ? util_note : NULL,
