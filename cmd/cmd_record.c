@@ -61,6 +61,7 @@ static void archive_top(const char *archive, char *out, size_t size)
 
 static void print_summary(const struct record_result *r, const char *where)
 {
+	const struct decode_stats *d = &r->mem.decode;
 	size_t i;
 
 	for (i = 0; i < r->warnings.nr; i++)
@@ -83,11 +84,12 @@ static void print_summary(const struct record_result *r, const char *where)
 		printf("Decoded: %llu of %llu cpu-clock samples gave data addresses (%llu at the IP, %llu the "
 		       "instruction before; skipped: %llu kernel mode, %llu no memory operand, %llu fs/gs, "
 		       "%llu unreadable text; see metadata.json)\n",
-		       (unsigned long long)(r->mem.decode.decoded + r->mem.decode.decoded_prev),
-		       (unsigned long long)r->mem.decode.ticks, (unsigned long long)r->mem.decode.decoded,
-		       (unsigned long long)r->mem.decode.decoded_prev, (unsigned long long)r->mem.decode.skip_kernel,
-		       (unsigned long long)r->mem.decode.skip_no_memory, (unsigned long long)r->mem.decode.skip_segment,
-		       (unsigned long long)r->mem.decode.skip_unreadable);
+		       (unsigned long long)(d->decoded + d->decoded_prev), (unsigned long long)d->ticks,
+		       (unsigned long long)d->decoded, (unsigned long long)d->decoded_prev,
+		       (unsigned long long)d->skipped[DECODE_SKIP_KERNEL],
+		       (unsigned long long)d->skipped[DECODE_SKIP_NO_MEMORY],
+		       (unsigned long long)d->skipped[DECODE_SKIP_SEGMENT],
+		       (unsigned long long)d->skipped[DECODE_SKIP_UNREADABLE]);
 	if (r->sched_on)
 		printf("Sched records: %llu (%zu tracepoints; dropped %llu)\n", (unsigned long long)r->sched.records,
 		       r->sched.nr_attached, (unsigned long long)r->sched.drops);

@@ -75,6 +75,7 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 {
 	const struct decode_stats *d = &r->mem.decode;
 	const struct perf_event_attr *a = &r->backend.ev[0].attr;
+	size_t i;
 
 	if (!jsonw_kv_obj_or_null(w, "decode", r->backend.kind == MEM_BACKEND_DECODE))
 		return;
@@ -89,14 +90,8 @@ static void decode_json(struct jsonw *w, const struct record_result *r)
 	JSONW_KV_U64S(w, d->accesses, d->loads, d->stores);
 	jsonw_key(w, "skipped");
 	jsonw_obj_open(w);
-	jsonw_kv_u64(w, "kernel_mode", d->skip_kernel);
-	jsonw_kv_u64(w, "no_user_regs", d->skip_no_regs);
-	jsonw_kv_u64(w, "unreadable_text", d->skip_unreadable);
-	jsonw_kv_u64(w, "undecodable", d->skip_invalid);
-	jsonw_kv_u64(w, "no_memory_operand", d->skip_no_memory);
-	jsonw_kv_u64(w, "fs_gs_segment", d->skip_segment);
-	jsonw_kv_u64(w, "vector_index", d->skip_unsupported);
-	jsonw_kv_u64(w, "previous_clobbered", d->skip_clobbered);
+	for (i = 0; i < DECODE_SKIP_NR; i++)
+		jsonw_kv_u64(w, decode_skip_name(i), d->skipped[i]);
 	jsonw_obj_close(w);
 	JSONW_KV_U64S(w, d->phys_resolved, d->phys_unresolved, d->decode_ns, d->text.maps_reads);
 	jsonw_kv_u64(w, "dsos_mapped", d->text.dsos_opened);

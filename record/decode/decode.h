@@ -45,6 +45,7 @@ enum insn_status {
 	INSN_TRUNCATED,   /* the bytes given end inside the instruction */
 	INSN_INVALID,     /* not an instruction */
 	INSN_CLOBBERED,   /* executed: it overwrote a register its address is made of */
+	INSN_NR_STATUS
 };
 
 struct insn_access {
@@ -102,20 +103,30 @@ struct pagemap_stats {
 	uint64_t exited;
 };
 
+/* Why a tick gave no data address: decode_stats' skipped[], in the order
+ * metadata.json lists them, named there by decode_skip_name(). */
+enum decode_skip {
+	DECODE_SKIP_KERNEL,      /* IP in kernel mode (or the idle task) */
+	DECODE_SKIP_NO_REGS,     /* no user registers in the sample */
+	DECODE_SKIP_UNREADABLE,  /* no bytes at the IP (process gone, no exec mapping) */
+	DECODE_SKIP_INVALID,     /* bytes that do not decode (or end too early) */
+	DECODE_SKIP_NO_MEMORY,   /* no memory operand (lea, register-only) */
+	DECODE_SKIP_SEGMENT,     /* only fs/gs-based operands (TLS) */
+	DECODE_SKIP_UNSUPPORTED, /* gather/scatter (vector index), bound tables */
+	DECODE_SKIP_CLOBBERED,   /* the instruction before overwrote its own address registers */
+	DECODE_SKIP_NR
+};
+
+/* metadata.json's key of a skip reason: "kernel_mode", ... */
+const char *decode_skip_name(enum decode_skip why);
+
 struct decode_stats {
 	uint64_t ticks;            /* cpu-clock samples read */
 	uint64_t decoded;          /* ticks whose instruction at the IP gave >= 1 access */
 	uint64_t decoded_prev;     /* ticks whose IP had no memory operand, but the instruction before it did */
 	uint64_t accesses;         /* samples written (one per access) */
 	uint64_t loads, stores;    /* of those (a read-modify-write counts in both) */
-	uint64_t skip_kernel;      /* IP in kernel mode (or the idle task) */
-	uint64_t skip_no_regs;     /* no user registers in the sample */
-	uint64_t skip_unreadable;  /* no bytes at the IP (process gone, no exec mapping) */
-	uint64_t skip_invalid;     /* bytes that do not decode (or end too early) */
-	uint64_t skip_no_memory;   /* no memory operand (lea, register-only) */
-	uint64_t skip_segment;     /* only fs/gs-based operands (TLS) */
-	uint64_t skip_unsupported; /* gather/scatter (vector index), bound tables */
-	uint64_t skip_clobbered;   /* the instruction before overwrote its own address registers */
+	uint64_t skipped[DECODE_SKIP_NR]; /* the other ticks, by why */
 	uint64_t phys_resolved, phys_unresolved;
 	uint64_t decode_ns;        /* recorder thread CPU time draining the stream: text, decoding, pagemap, writing */
 	struct insn_text_stats text; /* the instruction bytes read */

@@ -141,30 +141,32 @@ static int write_access(struct decode_stream *ds, const struct in_sample *s, con
 	return pd_writer_add_record(w, &out, sizeof(out));
 }
 
-static void count_status(struct decode_stats *st, enum insn_status s)
+/* decode_stats' skipped[] in metadata.json, by enum decode_skip */
+static const char *const skip_names[DECODE_SKIP_NR] = {
+	[DECODE_SKIP_KERNEL] = "kernel_mode",
+	[DECODE_SKIP_NO_REGS] = "no_user_regs",
+	[DECODE_SKIP_UNREADABLE] = "unreadable_text",
+	[DECODE_SKIP_INVALID] = "undecodable",
+	[DECODE_SKIP_NO_MEMORY] = "no_memory_operand",
+	[DECODE_SKIP_SEGMENT] = "fs_gs_segment",
+	[DECODE_SKIP_UNSUPPORTED] = "vector_index",
+	[DECODE_SKIP_CLOBBERED] = "previous_clobbered",
+};
+
+const char *decode_skip_name(enum decode_skip why)
 {
-	switch (s) {
-	case INSN_ACCESS:
-		st->decoded++;
-		break;
-	case INSN_NO_MEMORY:
-		st->skip_no_memory++;
-		break;
-	case INSN_SEGMENT:
-		st->skip_segment++;
-		break;
-	case INSN_UNSUPPORTED:
-		st->skip_unsupported++;
-		break;
-	case INSN_TRUNCATED:
-	case INSN_INVALID:
-		st->skip_invalid++;
-		break;
-	case INSN_CLOBBERED:
-		st->skip_clobbered++;
-		break;
-	}
+	return skip_names[why];
 }
+
+/* The skip reason of each decoder status but INSN_ACCESS (decoded) */
+static const enum decode_skip status_skip[INSN_NR_STATUS] = {
+	[INSN_NO_MEMORY] = DECODE_SKIP_NO_MEMORY,
+	[INSN_SEGMENT] = DECODE_SKIP_SEGMENT,
+	[INSN_UNSUPPORTED] = DECODE_SKIP_UNSUPPORTED,
+	[INSN_TRUNCATED] = DECODE_SKIP_INVALID,
+	[INSN_INVALID] = DECODE_SKIP_INVALID,
+	[INSN_CLOBBERED] = DECODE_SKIP_CLOBBERED,
+};
 
 int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, uint64_t id, struct pd_writer *w,
 			 struct mem_stream_stats *ms)
@@ -187,16 +189,16 @@ int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, uint64_t 
 	}
 	pid = (int)(uint32_t)s.pid_tid;
 	if ((h.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || pid <= 0) {
-		ds->st.skip_kernel++;
+		ds->st.skipped[DECODE_SKIP_KERNEL]++;
 		goto out;
 	}
 	if (!s.has_regs) {
-		ds->st.skip_no_regs++;
+		ds->st.skipped[DECODE_SKIP_NO_REGS]++;
 		goto out;
 	}
 	n = insn_text_read(ds->text, pid, s.ip, code, sizeof(code));
 	if (!n) {
-		ds->st.skip_unreadable++;
+		ds->st.skipped[DECODE_SKIP_UNREADABLE]++;
 		goto out;
 	}
 	ds->dec->decode(code, n, s.ip, s.regs, false, &r);
@@ -220,8 +222,10 @@ int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, uint64_t 
 	}
 	if (via_prev)
 		ds->st.decoded_prev++;
+	else if (r.status == INSN_ACCESS)
+		ds->st.decoded++;
 	else
-		count_status(&ds->st, r.status);
+		ds->st.skipped[status_skip[r.status]]++;
 	for (size_t i = 0; i < r.nr && rc == 0; i++)
 		rc = write_access(ds, &s, &r.acc[i], w);
 	ms->samples += r.nr;

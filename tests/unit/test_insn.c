@@ -3,12 +3,13 @@
  * (record/decode/insn_x86.c) and instruction-byte reader (record/decode/insn_text.c):
  * x86-64 instruction forms (bytes from GNU as) with a fixed register
  * context and the data addresses, sizes and load/store marks they must
- * give; the skip reasons (lea, fs/gs, gather, bad and short bytes); an
- * instruction that crosses a page boundary from a file-backed page into an
- * anonymous one, read back from this very process; the data_src bits; the
- * instruction before an IP, found from the start of a function of this
- * binary with known bytes; an executed instruction that overwrote its
- * address registers; and the ELF function table (record/decode/elf_funcs.c).
+ * give; the skip reasons (lea, fs/gs, gather, bad and short bytes) and
+ * their metadata.json keys; an instruction that crosses a page boundary
+ * from a file-backed page into an anonymous one, read back from this very
+ * process; the data_src bits; the instruction before an IP, found from the
+ * start of a function of this binary with known bytes; an executed
+ * instruction that overwrote its address registers; and the ELF function
+ * table (record/decode/elf_funcs.c).
  * The decoder is the one record picks for the host (insn_decoder_for_host):
  * on a machine that has none, the cases that decode skip, saying why.
  */
@@ -243,6 +244,20 @@ Test(insn, data_src_marks_only_the_op)
 	cr_assert_eq(l.mem_snoop, PERF_MEM_SNOOP_NA);
 	cr_assert_eq(l.mem_lvl_num, 0);
 	cr_assert_eq(l.mem_remote, 0);
+}
+
+/* metadata.json's "skipped" keys, in the order the schema lists them: one
+ * per reason, none left unnamed. */
+Test(insn, skip_reasons_are_named_in_metadata_order)
+{
+	static const char *const want[DECODE_SKIP_NR] = { "kernel_mode", "no_user_regs", "unreadable_text",
+							   "undecodable", "no_memory_operand", "fs_gs_segment",
+							   "vector_index", "previous_clobbered" };
+
+	for (int i = 0; i < DECODE_SKIP_NR; i++) {
+		cr_assert(decode_skip_name(i), "reason %d has no name", i);
+		cr_assert_str_eq(decode_skip_name(i), want[i]);
+	}
 }
 
 /* An instruction whose first 3 bytes are the last of a file-backed
