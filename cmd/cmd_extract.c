@@ -1,6 +1,6 @@
 /*
  * cmd_extract.c - `scxprof extract [mem] ...`: parse options into
- * extract_mem_opts and call the stage (extract/extract_mem.c); the config
+ * extract_mem_opts (cmd/extract_args.h) and call the stage (extract/extract_mem.c); the config
  * goes to stdout, the -v report to stderr. `extract sched util` and
  * `extract sched stats` parse theirs into sched_util_opts / sched_stats_opts
  * (extract/sched/sched_util.c, extract/sched/sched_stats.c). `extract -f ...` without a
@@ -199,9 +199,10 @@ static int run_with_llc_json(struct extract_mem_opts *o, const char *path, const
 }
 
 /* Several recordings, --evidence-in or --evidence-out: extract/evidence/evidence_*.h through cmd/extract_multi.c. */
-static int run_multi(struct extract_mem_opts *o, const struct extract_args *a, const struct opt_list *files,
-		     const char *const *ev, size_t ne, const char *evidence_out, long jobs)
+static int run_multi(struct extract_args *a, const struct opt_list *files, const char *const *ev, size_t ne,
+		     const char *evidence_out, long jobs)
 {
+	struct extract_mem_opts *o = &a->o;
 	struct evidence_merge_opts mo = {
 		.share_threshold = o->share_threshold, .max_cell_cpus = o->max_cell_cpus, .min_keys = o->min_keys,
 		.min_samples = o->min_samples, .verbose = o->verbose, .limits = o->limits,
@@ -241,7 +242,6 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 			 "options are evidence files too"),
 		OPT_END(),
 	};
-	struct extract_mem_opts o;
 
 	files.n = evidence_in.n = 0;
 	argc = opts_parse(argc, argv, opts, u);
@@ -264,8 +264,8 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		       EXIT_USAGE;
 	if ((files.n > 1 || evidence_in.n || evidence_out) && a.cluster != CLUSTER_SHARING)
 		return opts_usage_error(u, "several recordings and evidence files need --cluster sharing"), EXIT_USAGE;
-	a.file = files.n ? files.v[0] : "-";
-	if (extract_args_to_opts("extract", &a, &o) < 0) {
+	a.o.path = files.n ? files.v[0] : "-";
+	if (extract_args_finish("extract", &a) < 0) {
 		opts_print_usage(u);
 		return EXIT_USAGE;
 	}
@@ -273,7 +273,7 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 		fprintf(stderr, "scxprof extract: %s: already exists, not overwritten\n", per_allotment);
 		return EXIT_ERROR;
 	}
-	o.per_allotment_dir = per_allotment;
+	a.o.per_allotment_dir = per_allotment;
 	if (files.n > 1 || evidence_in.n || evidence_out) {
 		const char **ev = (const char **)argv; /* --evidence-in values, then the arguments */
 		size_t ne = 0, i;
@@ -286,12 +286,12 @@ static int cmd_extract_mem(int argc, char **argv, const struct cmd_usage *u)
 			ev[ne++] = evidence_in.v[i];
 		for (i = 0; i < (size_t)argc; i++)
 			ev[ne++] = argv[i];
-		int rc = run_multi(&o, &a, &files, ev, ne, evidence_out, jobs);
+		int rc = run_multi(&a, &files, ev, ne, evidence_out, jobs);
 
 		free(ev);
 		return rc;
 	}
-	return llc_json ? run_with_llc_json(&o, llc_json, a.sched, jobs) : run(&o, a.sched, jobs);
+	return llc_json ? run_with_llc_json(&a.o, llc_json, a.sched, jobs) : run(&a.o, a.sched, jobs);
 }
 
 static int cmd_extract_sched_util(int argc, char **argv, const struct cmd_usage *u)

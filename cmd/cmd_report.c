@@ -63,11 +63,12 @@ int cmd_report(int argc, char **argv)
 		snprintf(perf, sizeof(perf), "%s", file);
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
 	}
-	a.file = perf;
-	if (extract_args_to_opts("report", &a, &o.mem) < 0) {
+	a.o.path = perf;
+	if (extract_args_finish("report", &a) < 0) {
 		opts_print_usage(&u);
 		return EXIT_USAGE;
 	}
+	o.mem = a.o;
 	if (!out) {
 		if (fs_join(output, sizeof(output), dir, "report.html") < 0) {
 			fprintf(stderr, "scxprof report: %s\n", scx_errmsg());

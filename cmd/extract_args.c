@@ -1,7 +1,7 @@
 /*
  * extract_args.c - extract mem's options shared by `scxprof extract mem` and
  * `scxprof report` (see extract_args.h): the --cluster and --granularity
- * choices and the checks and conversions into extract_mem_opts.
+ * choices, and the checks and conversions that complete extract_mem_opts.
  */
 #include "cmd/extract_args.h"
 
@@ -78,42 +78,22 @@ const char *extract_args_sched_next_to(const char *file)
 	return NULL;
 }
 
-/* --sched FILE, else sched.jsonl (or process -z's sched.jsonl.zst) in the
- * directory of -f FILE when it exists, else NULL */
-static const char *sched_next_to(const struct extract_args *a)
+int extract_args_finish(const char *cmd, struct extract_args *a)
 {
-	return a->sched ? a->sched : extract_args_sched_next_to(a->file);
-}
+	struct extract_mem_opts *o = &a->o;
 
-int extract_args_to_opts(const char *cmd, struct extract_args *a, struct extract_mem_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->path = a->file;
-	o->workload = a->workload;
-	o->allotment_re = a->allotment_re;
-	o->use_hints = a->use_hints;
-	o->verbose = a->verbose;
 	o->share_threshold = -1;
-	o->max_cell_cpus = (double)a->max_cell_cpus;
-	o->max_keys = (size_t)a->evidence_keys;
-	o->max_names = (size_t)a->max_names;
-	o->max_groups = (size_t)a->max_groups;
-	o->stop = (volatile int *)&cmd_interrupted;
-	o->sched_path = sched_next_to(a);
-	o->topology = a->topology;
 	if (a->threshold && parse_number(cmd, "--share-threshold", a->threshold, 1, &o->share_threshold) < 0)
 		return -1;
-	o->min_share = SIGNIFICANT_PCT;
 	if (a->min_share && parse_number(cmd, "--min-share", a->min_share, 100, &o->min_share) < 0)
 		return -1;
-	o->min_keys = a->min_keys ? (size_t)a->min_keys : SHARE_MIN_KEYS_DEFAULT;
-	o->min_samples = a->min_samples ? (uint64_t)a->min_samples : SHARE_MIN_SAMPLES_DEFAULT;
+	o->max_cell_cpus = (double)a->max_cell_cpus;
 	o->cluster = (enum cluster_mode)a->cluster;
 	o->line_granularity = a->line;
-	o->sched_model = a->sched_model;
-	o->mitosis_rebalancing = a->mitosis_rebalancing;
-	o->mitosis_no_llc_aware = a->mitosis_no_llc_aware;
-	o->order_subcells = a->order_subcells;
+	/* --sched FILE, else sched.jsonl (or process -z's sched.jsonl.zst) in the
+	 * directory of -f FILE when it exists, else NULL */
+	o->sched_path = a->sched ? a->sched : extract_args_sched_next_to(o->path);
+	o->stop = (volatile int *)&cmd_interrupted;
 	o->step = &llc_extract_step; /* the cross-LLC figures (llc/) */
 	if (a->mitosis_virt_llc && parse_virt_llc(cmd, a->mitosis_virt_llc, &o->mitosis_vllc_min, &o->mitosis_vllc_max) < 0)
 		return -1;
