@@ -26,14 +26,11 @@
 struct process_args {
 	const char *file;
 	const char *outdir;
-	const char *symfs;
 	bool force;
-	bool no_filter;
 	bool no_perfetto;
 	bool zstd;
 	int zstd_level;
-	int verbose;
-	long jobs;
+	struct process_opts po; /* --symfs, --no-filter, -v and -j; write_outputs sets the rest */
 };
 
 /* Outputs are plain files others may read. */
@@ -116,16 +113,18 @@ static int write_outputs(const struct process_args *a, const struct process_inpu
 			 const char *tmp, struct process_result *res)
 {
 	struct process_outputs out = {0};
-	struct process_opts po = {
-		.in = in, .symfs = a->symfs, .no_filter = a->no_filter, .verbose = a->verbose,
-		.log = stderr, .stop = &cmd_interrupted,
-		.jobs = a->jobs > 0 ? (int)a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN),
-	};
+	struct process_opts po = a->po;
 	FILE *summary = NULL;
 	int rc;
 
 	const char *perf_name = a->zstd ? "perf.jsonl.zst" : "perf.jsonl";
 	const char *sched_name = a->zstd ? "sched.jsonl.zst" : "sched.jsonl";
+
+	po.in = in;
+	po.log = stderr;
+	po.stop = &cmd_interrupted;
+	if (!po.jobs)
+		po.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	if ((in->mem_kind != MEM_NONE && !(out.perf_jsonl = create_jsonl(a, tmp, "perf.jsonl"))) ||
 	    (in->sched_kind != SCHED_IN_NONE && !(out.sched_jsonl = create_jsonl(a, tmp, "sched.jsonl"))) ||
@@ -276,15 +275,15 @@ int cmd_process(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_STRING_REQUIRED('f', "file", &a.file, "PATH", "profile directory or .tar.gz (required)", "-f PATH"),
 		OPT_STRING('o', "output", &a.outdir, "OUTDIR", "output directory (default PROFILE.out)"),
-		OPT_STRING(0, "symfs", &a.symfs, "DIR", "look for binaries under DIR, as perf --symfs"),
+		OPT_STRING(0, "symfs", &a.po.symfs, "DIR", "look for binaries under DIR, as perf --symfs"),
 		OPT_FLAG(0, "force", &a.force, "replace OUTDIR if it exists"),
-		OPT_FLAG(0, "no-filter", &a.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper) and the recorder's"),
+		OPT_FLAG(0, "no-filter", &a.po.no_filter, "keep samples upstream drops (no phys_addr, perf, swapper) and the recorder's"),
 		OPT_FLAG(0, "no-perfetto", &a.no_perfetto, "do not write trace.pftrace"),
 		OPT_FLAG('z', "zstd", &a.zstd, "write perf.jsonl.zst and sched.jsonl.zst (zstd-compressed)"),
 		OPT_INT(0, "zstd-level", &a.zstd_level, "N", "zstd level with -z, 1 (fastest, default) to 19", 1, 19),
-		OPT_INT('j', "jobs", &a.jobs, "N", "threads: 1, or N (decode | N-1 formatting, at most 8; default: online CPUs)",
+		OPT_INT('j', "jobs", &a.po.jobs, "N", "threads: 1, or N (decode | N-1 formatting, at most 8; default: online CPUs)",
 			1, 4096),
-		OPT_COUNT('v', "verbose", &a.verbose, "print each skipped record and its reason to stderr"),
+		OPT_COUNT('v', "verbose", &a.po.verbose, "print each skipped record and its reason to stderr"),
 		OPT_END(),
 	};
 
