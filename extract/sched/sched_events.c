@@ -265,9 +265,8 @@ static bool fast_line(char *line, size_t len, struct sched_event *ev)
 
 	if (!sched_events_fast_parse(line, len, &l))
 		return false;
-	memset(ev, 0, sizeof(*ev));
+	*ev = l.ev;
 	if (l.has_time_ns) {
-		ev->time_ns = l.time_ns;
 		ev->time_ok = true;
 	} else {
 		char buf[SCHED_FAST_TIME_MAX + 1];
@@ -276,25 +275,10 @@ static bool fast_line(char *line, size_t len, struct sched_event *ev)
 		buf[l.time_len] = '\0';
 		ev->time_ok = sched_events_seconds_to_ns(buf, &ev->time_ns) == 0;
 	}
-	ev->comm = l.comm;
-	ev->event = l.event;
-	ev->trace = l.trace;
-	ev->pid = l.pid;
-	ev->tid = l.tid;
-	ev->cpu = l.cpu;
-	ev->hint = l.hint;
-	ev->kind = sched_events_kind(l.event);
+	ev->kind = sched_events_kind(ev->event);
 	ev->has_fields = true;
-	ev->prev_comm = l.prev_comm;
-	ev->prev_state = l.prev_state;
-	ev->next_comm = l.next_comm;
-	ev->prev_pid = l.prev_pid;
-	ev->next_pid = l.next_pid;
-	ev->next_hint = l.next_hint;
-	ev->f_pid = l.f_pid;
-	ev->target_cpu = l.target_cpu;
-	ev->dest_cpu = l.dest_cpu;
-	ev->action = l.action ? l.action : "";
+	if (!ev->action)
+		ev->action = "";
 	return true;
 }
 

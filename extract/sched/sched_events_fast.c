@@ -143,7 +143,7 @@ static void end_at(struct ends *z, const char *e)
 
 /* Key k's value as sched_events.c's opt_* read it: s (a string), v (an
  * integer) or neither (a boolean); a later duplicate replaces it, as in json-c. */
-static void field_value(struct sched_fast_line *ev, enum fkey k, const char *s, const int64_t *v)
+static void field_value(struct sched_event *ev, enum fkey k, const char *s, const int64_t *v)
 {
 	switch (k) {
 	case F_PREV_COMM: ev->prev_comm = s; break;
@@ -161,7 +161,7 @@ static void field_value(struct sched_fast_line *ev, enum fkey k, const char *s, 
 }
 
 /* The fields object, its values of string, integer or boolean type. */
-static bool fields(struct cursor *c, struct sched_fast_line *ev, struct ends *z)
+static bool fields(struct cursor *c, struct sched_event *ev, struct ends *z)
 {
 	if (!LIT(c, "{"))
 		return false;
@@ -198,14 +198,15 @@ static bool fields(struct cursor *c, struct sched_fast_line *ev, struct ends *z)
 	}
 }
 
-int sched_events_fast_parse(char *line, size_t len, struct sched_fast_line *ev)
+int sched_events_fast_parse(char *line, size_t len, struct sched_fast_line *l)
 {
+	struct sched_event *ev = &l->ev;
 	struct cursor c = {line, line + len};
 	struct ends z = {.n = 0};
 	const char *s, *e, *te;
 	int64_t x, tns = -1;
 
-	memset(ev, 0, sizeof(*ev));
+	memset(l, 0, sizeof(*l));
 	ev->prev_pid = -1;
 	ev->next_pid = INT64_MIN;
 	ev->f_pid = ev->target_cpu = ev->dest_cpu = -1;
@@ -215,9 +216,9 @@ int sched_events_fast_parse(char *line, size_t len, struct sched_fast_line *ev)
 	end_at(&z, e);
 	if (!LIT(&c, ",\"pid\":") || !int_in(&c, INT32_MIN, INT32_MAX, &ev->pid) || !LIT(&c, ",\"tid\":") ||
 	    !int_in(&c, INT32_MIN, INT32_MAX, &ev->tid) || !LIT(&c, ",\"cpu\":") || !int_in(&c, 0, UINT32_MAX, &x) ||
-	    !LIT(&c, ",\"time\":") || !seconds(&c, &ev->time_text, &te))
+	    !LIT(&c, ",\"time\":") || !seconds(&c, &l->time_text, &te))
 		return 0;
-	if ((ev->time_len = (size_t)(te - ev->time_text)) > SCHED_FAST_TIME_MAX)
+	if ((l->time_len = (size_t)(te - l->time_text)) > SCHED_FAST_TIME_MAX)
 		return 0;
 	ev->cpu = (uint32_t)x;
 	if (!LIT(&c, ",\"event\":") || !str(&c, &s, &e))
@@ -239,7 +240,7 @@ int sched_events_fast_parse(char *line, size_t len, struct sched_fast_line *ev)
 		return 0;
 	if (!LIT(&c, "}") || c.p != c.end)
 		return 0;
-	if ((ev->has_time_ns = tns >= 0))
+	if ((l->has_time_ns = tns >= 0))
 		ev->time_ns = (uint64_t)tns;
 	/* taken: the strings end here */
 	for (int i = 0; i < z.n; i++)

@@ -15,22 +15,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "extract/sched/sched_events.h"
+
 #define SCHED_FAST_TIME_MAX 40
 
-/* What a line holds, as sched_events.c's struct sched_event wants it but
- * for the time (its text, and time_ns when the line has one) and the kind. */
+/* What a line holds: the struct sched_event sched_events.c hands out, but
+ * for the time (its text here, and time_ns when the line has one), kind,
+ * has_fields and an absent action (NULL here, "" there). */
 struct sched_fast_line {
-	const char *comm, *event, *trace;
-	int64_t pid, tid;
-	uint32_t cpu;
+	struct sched_event ev;  /* prev_comm, prev_state, next_comm, action: NULL when absent or not strings */
 	const char *time_text;  /* "time"'s digits (not NUL-terminated, at most SCHED_FAST_TIME_MAX) */
 	size_t time_len;
-	bool has_time_ns;
-	uint64_t time_ns;
-	uint64_t hint;
-	const char *prev_comm, *prev_state, *next_comm, *action; /* NULL when absent or not strings */
-	int64_t prev_pid, next_pid, f_pid, target_cpu, dest_cpu;  /* the reader's defaults when absent */
-	uint64_t next_hint;
+	bool has_time_ns;       /* ev.time_ns is the line's */
 };
 
 /*
