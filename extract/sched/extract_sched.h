@@ -3,7 +3,8 @@
  * computed from it: `extract sched util` (sched_util.c, sched_util_cats.c),
  * and extract mem's scheduling stats per cell and unit (sched_cells.c), read
  * beside perf.jsonl on a thread of its own (sched_cells_async.c). The reader of
- * sched JSONL (sched_events.h) and `extract sched stats` (sched_stats.h) are
+ * sched JSONL (sched_events.h, its line in sched_event_types.h) and `extract
+ * sched stats` (sched_stats.h) are
  * part of the contract through this header, files of their own;
  * sched_events_fast.h, sched_stats_internal.h and sched_util_internal.h are
  * the room's own.

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract/sched/sched_events.h"
+#include "extract/sched/sched_event_types.h"
 
 #define SCHED_FAST_TIME_MAX 40
 
