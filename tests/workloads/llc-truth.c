@@ -32,12 +32,16 @@
  * region in from the first thread's CPU), so they never run elsewhere.
  * -u PCT: each thread works PCT% of every 10 ms and sleeps the rest
  * (default 100), so its CPU demand is at most PCT/100 of a CPU.
- * -z MS (rw): every MS ms the first thread drops the region's page-table
- *   entries in its process (MADV_DONTNEED; the shared memory keeps its
- *   data), so the next touch of each page faults again: page faults (the
- *   page-fault backend's samples) from whichever thread touches a page
- *   first, on the same placements. Their counts are first touches, not
- *   access rates.
+ * -z MS (rw): every MS ms a thread of the first THREAD's process drops the
+ *   region's page-table entries in that process (MADV_DONTNEED; the shared memory
+ *   keeps its data), so the next touch of each page faults again: page
+ *   faults (the page-fault backend's samples) from whichever thread touches
+ *   a page first, on the same placements. The threads take turns (the k-th
+ *   drop is thread k mod N's): the one that drops runs at that moment, so it
+ *   touches most pages first (a region's pages fault back in within
+ *   microseconds, shmem's fault-around mapping 16 at a time), and a single
+ *   dropper would take nearly every fault, its partners none. Their counts
+ *   are first touches, not access rates.
  * -s MS[:CPU]: set-up: before the threads start, the main thread memsets
  *   the region again and again for MS ms of its CPU time (on CPU, when
  *   given, where it then also waits), then only waits for them: a thread
@@ -105,6 +109,8 @@ static double now(void)
 
 static int busy_pct = 100;
 static long drop_ms; /* -z */
+static int nr_droppers; /* -z: the threads of the first THREAD's process, which take turns */
+static double t_start; /* when the threads' run began: -z's turns count from it */
 static long setup_ms; /* -s */
 static int setup_cpu = -1;
 
@@ -161,7 +167,8 @@ static void rw_loop(struct thread *th, double t0)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(th->index + 1), sum = 0;
 	int on = th->cpu_a;
-	double slice = t0, dropped = t0;
+	double slice = t0;
+	long dropped = -1; /* the last turn this thread dropped in */
 
 	while (now() < t_end) {
 		int want = cpu_at(th, now(), t0), i;
@@ -169,10 +176,14 @@ static void rw_loop(struct thread *th, double t0)
 		if (want >= 0 && want != on)
 			pin(on = want);
 		duty(&slice);
-		if (drop_ms && th->index == 0 && now() - dropped >= (double)drop_ms * 1e-3) {
-			if (madvise(region, words * 8, MADV_DONTNEED) < 0)
-				die("madvise");
-			dropped = now();
+		if (drop_ms && th->index < nr_droppers) {
+			long turn = (long)((now() - t_start) * 1000.0 / (double)drop_ms);
+
+			if (turn % nr_droppers == th->index && turn != dropped) {
+				if (madvise(region, words * 8, MADV_DONTNEED) < 0)
+					die("madvise");
+				dropped = turn;
+			}
 		}
 		for (i = 0; i < 4096; i++) {
 			x ^= x << 13;
@@ -402,7 +413,9 @@ int main(int argc, char **argv)
 		memset(region, (int)(t0 * 1e3) & 0xff, words * 8);
 	if (sched_setaffinity(0, sizeof(all), &all) < 0) /* unpinned threads inherit it */
 		die("sched_setaffinity");
-	t_end = now() + seconds;
+	t_start = now();
+	t_end = t_start + seconds;
+	nr_droppers = split > 0 ? split : nr_threads;
 	if (split >= 0) {
 		if (pipe(fds) < 0)
 			die("pipe");
