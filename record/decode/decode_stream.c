@@ -167,6 +167,7 @@ static const enum decode_skip status_skip[INSN_NR_STATUS] = {
 	[INSN_INVALID] = DECODE_SKIP_INVALID,
 	[INSN_CLOBBERED] = DECODE_SKIP_CLOBBERED,
 };
+_Static_assert(INSN_NR_STATUS == 7, "status_skip[] names a skip reason for each insn_status: add the new one's");
 
 int decode_stream_sample(struct decode_stream *ds, const uint8_t *rec, uint64_t id, struct pd_writer *w,
 			 struct mem_stream_stats *ms)
