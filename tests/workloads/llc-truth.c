@@ -33,8 +33,8 @@
  * -u PCT: each thread works PCT% of every 10 ms and sleeps the rest
  * (default 100), so its CPU demand is at most PCT/100 of a CPU.
  * -z MS (rw): every MS ms a thread of the first THREAD's process drops the
- *   region's page-table entries in that process (MADV_DONTNEED; the shared memory
- *   keeps its data), so the next touch of each page faults again: page
+ *   region's page-table entries in that process (MADV_DONTNEED; the shared
+ *   memory keeps its data), so the next touch of each page faults again: page
  *   faults (the page-fault backend's samples) from whichever thread touches
  *   a page first, on the same placements. The threads take turns (the k-th
  *   drop is thread k mod N's): the one that drops runs at that moment, so it
@@ -109,8 +109,7 @@ static double now(void)
 
 static int busy_pct = 100;
 static long drop_ms; /* -z */
-static int nr_droppers; /* -z: the threads of the first THREAD's process, which take turns */
-static double t_start; /* when the threads' run began: -z's turns count from it */
+static int split = -1; /* threads from here run in the second process ("+"), -1: none */
 static long setup_ms; /* -s */
 static int setup_cpu = -1;
 
@@ -168,6 +167,9 @@ static void rw_loop(struct thread *th, double t0)
 	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(th->index + 1), sum = 0;
 	int on = th->cpu_a;
 	double slice = t0;
+	/* -z's turns: the first THREAD's process's threads, counted from the run's start */
+	const int droppers = split > 0 ? split : nr_threads;
+	const double run_start = t_end - seconds;
 	long dropped = -1; /* the last turn this thread dropped in */
 
 	while (now() < t_end) {
@@ -176,10 +178,10 @@ static void rw_loop(struct thread *th, double t0)
 		if (want >= 0 && want != on)
 			pin(on = want);
 		duty(&slice);
-		if (drop_ms && th->index < nr_droppers) {
-			long turn = (long)((now() - t_start) * 1000.0 / (double)drop_ms);
+		if (drop_ms && th->index < droppers) {
+			long turn = (long)((now() - run_start) * 1000.0 / (double)drop_ms);
 
-			if (turn % nr_droppers == th->index && turn != dropped) {
+			if (turn % droppers == th->index && turn != dropped) {
 				if (madvise(region, words * 8, MADV_DONTNEED) < 0)
 					die("madvise");
 				dropped = turn;
@@ -262,7 +264,6 @@ static void *run(void *arg)
 	return NULL;
 }
 
-static int split = -1; /* threads from here run in the second process ("+"), -1: none */
 
 /* Start threads [from, to) and wait until they all run. */
 static void start_threads(int from, int to)
@@ -413,9 +414,7 @@ int main(int argc, char **argv)
 		memset(region, (int)(t0 * 1e3) & 0xff, words * 8);
 	if (sched_setaffinity(0, sizeof(all), &all) < 0) /* unpinned threads inherit it */
 		die("sched_setaffinity");
-	t_start = now();
-	t_end = t_start + seconds;
-	nr_droppers = split > 0 ? split : nr_threads;
+	t_end = now() + seconds;
 	if (split >= 0) {
 		if (pipe(fds) < 0)
 			die("pipe");
