@@ -99,8 +99,16 @@ if "$SCXPROF" process -f prof --no-filter -o all >/dev/null 2>proc.err; then
 	check "process: samples are on CLOCK_MONOTONIC" grep -q '"clockid":1,"monotonic":true' all/process.json
 	# only the workload this record started (other suites may run the same
 	# generator): minor/major-fault samples get their physical address from
-	# the kernel at the fault, so every planted write has one, however late
-	# record drains or whether the process is gone by then
+	# the kernel at the fault, however late record drains or whether the
+	# process is gone by then. All but a race's: a thread sharing the region
+	# can drop the page (the workload's MADV_DONTNEED) between another's
+	# fault and the kernel's lookup, and again before record's pagemap
+	# fallback. Seen: 1 of 17,789 planted writes in a CI run, 0 of 100,741
+	# in six runs of this recording, 17 of 1.6M with -H 0 and two threads a
+	# region, 0 of 1.9M with one thread a region. So: at most 1 in 5,000
+	# without one, and the kernel gives most of the recording's addresses
+	# (98.8% in a run here, every process's; with page-faults, whose
+	# samples come before the page is mapped, it gave none)
 	python3 - all/perf.jsonl prof/metadata.json >phys.txt <<'PY'
 import json, sys, collections
 pid = json.load(open(sys.argv[2]))["recorder"]["command_pid"]
@@ -120,14 +128,18 @@ for line in open(sys.argv[1]):
         nzwork += p != 0
         if p:
             pages[g].add(p >> 12)
+ph = json.load(open(sys.argv[2]))["mem"]["phys_addr"]
 print(n, nz, nwork, nzwork, len(pages["alpha"] & pages["beta"]), len(pages["alpha"] & pages["gamma"]),
-      len(pages["beta"] & pages["gamma"]), len(pages["alpha"]))
+      len(pages["beta"] & pages["gamma"]), len(pages["alpha"]), ph["from_kernel"],
+      ph["from_kernel"] + ph["from_pagemap"] + ph["unresolved"])
 PY
-	read -r n nz nwork nzwork ab ag bg na <phys.txt
-	if [ "${nwork:-0}" -gt 100 ] && [ "$nzwork" -eq "$nwork" ]; then
-		pass "phys_addr: every planted write of the workload has one ($nzwork of $nwork; all its samples: $nz of $n)"
+	read -r n nz nwork nzwork ab ag bg na fk ftot <phys.txt
+	if [ "${nwork:-0}" -gt 100 ] && [ $(((nwork - nzwork) * 5000)) -le "$nwork" ] &&
+		[ $((fk * 2)) -gt "$ftot" ]; then
+		pass "phys_addr: the planted writes of the workload have one ($nzwork of $nwork; all its samples: $nz of $n; from the kernel: $fk of $ftot)"
 	else
-		fail "phys_addr: every planted write of the workload has one" "$nzwork of $nwork (all its samples: $nz of $n)"
+		fail "phys_addr: the planted writes of the workload have one (all but 1 in 5,000; most from the kernel)" \
+			"$nzwork of $nwork (all its samples: $nz of $n; from the kernel: $fk of $ftot)"
 	fi
 	if [ "${ab:-0}" -ge 16 ] && [ "${ag:-1}" -eq 0 ] && [ "${bg:-1}" -eq 0 ]; then
 		pass "planted sharing: alpha and beta share $ab physical pages, gamma none"
